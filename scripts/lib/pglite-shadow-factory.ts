@@ -1,0 +1,79 @@
+import { messages, PGlite } from "@electric-sql/pglite";
+import { DriverAdapterError } from "@prisma/driver-adapter-utils";
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+
+/**
+ * A driver adapter factory for the wasm schema engine whose databases are throw-away in-memory
+ * PGlite instances, so diffing needs no PostgreSQL and can never touch a real database.
+ */
+export class PgliteShadowFactory implements SqlMigrationAwareDriverAdapterFactory {
+  readonly provider = "postgres";
+  readonly adapterName = "pglite-prisma-adapter";
+  private readonly instances = new Set<PGlite>();
+
+  // The engine only needs a "main" connection for some commands; it is created on demand.
+  connect(): Promise<SqlDriverAdapter> {
+    return this.open();
+  }
+
+  connectToShadowDb(): Promise<SqlDriverAdapter> {
+    return this.open();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.instances].map((db) => db.close().catch(() => {})));
+    this.instances.clear();
+  }
+
+  private async open(): Promise<SqlDriverAdapter> {
+    const db = await PGlite.create({ loadDataDir: await emptyCluster() });
+    this.instances.add(db);
+    const adapter = await new PrismaPGlite(db).connect();
+    return Object.assign(adapter, {
+      // pglite-prisma-adapter 0.7.2 does not await exec(): a failing script would count as applied
+      // and crash the process with an unhandled rejection.
+      async executeScript(script: string) {
+        try {
+          await db.exec(script);
+        } catch (err) {
+          throw toDriverAdapterError(err);
+        }
+      },
+      // Upstream dispose() leaves the instance running.
+      dispose: async () => {
+        this.instances.delete(db);
+        await db.close();
+      },
+    });
+  }
+}
+
+let emptyClusterDump: Promise<Blob> | undefined;
+
+// initdb takes seconds and the engine opens two databases per diff; loading a dump of a fresh
+// cluster takes under one.
+function emptyCluster(): Promise<Blob> {
+  emptyClusterDump ??= (async () => {
+    const db = await PGlite.create("memory://");
+    try {
+      return await db.dumpDataDir("none");
+    } finally {
+      await db.close();
+    }
+  })();
+  return emptyClusterDump;
+}
+
+function toDriverAdapterError(err: unknown): unknown {
+  if (!(err instanceof messages.DatabaseError)) return err;
+  return new DriverAdapterError({
+    kind: "postgres",
+    code: err.code ?? "",
+    severity: err.severity ?? "ERROR",
+    message: err.message,
+    detail: err.detail,
+    column: err.column,
+    hint: err.hint,
+  });
+}

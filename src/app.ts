@@ -1,0 +1,160 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { ulid } from "ulid";
+import type { Config } from "./config.ts";
+import { openDatabase, type Database } from "./db/client.ts";
+import { AppError, isProblemSlug } from "./errors.ts";
+import { graphiqlAssetsDir, graphiqlAssetsPath, graphiqlCsp, graphiqlStartScript } from "./graphql/graphiql.ts";
+import { createGraphQLWebSocket } from "./graphql/ws.ts";
+import { createGraphQLServer } from "./graphql/yoga.ts";
+import { createLogger, safeUrl, type Logger } from "./logger.ts";
+import { buildOpenApi } from "./rest/openapi.ts";
+import { problemPage, sendProblem, toAppError } from "./rest/problems.ts";
+import type { AnyRoute } from "./rest/route.ts";
+import { buildRestRouter } from "./rest/router.ts";
+import { routes } from "./rest/routes.ts";
+import type { AppDeps, ServiceContext } from "./services/context.ts";
+import { UpgradeDispatcher } from "./upgrade.ts";
+
+export interface AppOptions {
+  log?: Logger;
+  /** An already-open database (tests); otherwise one is opened from the configuration. */
+  db?: Database;
+  /** Routes added to the table (tests exercise the machinery with them; never part of the product). */
+  extraRoutes?: AnyRoute[];
+  checkResponses?: boolean;
+}
+
+export interface App {
+  deps: AppDeps;
+  server: http.Server;
+  /** Base URL the server listens on, once started. */
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The composition root: database, services, REST, GraphQL and WebSockets on one HTTP server. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const db =
+    options.db ??
+    (await openDatabase(
+      { url: config.database.url, dataDir: path.join(config.database.dataDir, "pglite") },
+      (msg) => log.info(msg),
+    ));
+  const deps: AppDeps = { config, db, log };
+  const table = [...routes, ...(options.extraRoutes ?? [])];
+
+  const contextFor = (requestId: string): ServiceContext => ({ deps, requestId, log: log.child({ requestId }) });
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const inbound = req.get("x-request-id");
+    const requestId = inbound && requestIdPattern.test(inbound) ? inbound : ulid();
+    res.locals.requestId = requestId;
+    res.locals.baseUrl = config.publicBaseUrl;
+    res.setHeader("X-Request-Id", requestId);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Referrer-Policy", "no-referrer");
+    const started = performance.now();
+    res.on("finish", () => {
+      log.info(
+        { requestId, method: req.method, url: safeUrl(req.originalUrl), status: res.statusCode, ms: Math.round(performance.now() - started) },
+        "request",
+      );
+    });
+    next();
+  });
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (req, res) => {
+    try {
+      await db.ping();
+      res.json({ status: "ready" });
+    } catch (err) {
+      log.warn({ err }, "readiness: database unreachable");
+      sendProblem(req, res, new AppError("service-unavailable", "The database is not reachable."));
+    }
+  });
+
+  const openapi = JSON.stringify(buildOpenApi(table, config.publicBaseUrl), null, 2);
+  app.get("/openapi.json", (_req, res) => {
+    res.type("application/json").send(openapi);
+  });
+  app.get("/errors/:slug", (req, res) => {
+    const slug = req.params.slug;
+    if (!isProblemSlug(slug)) throw new AppError("not-found", "There is no problem type with this name.");
+    res.type("html").send(problemPage(slug));
+  });
+
+  const yoga = createGraphQLServer({
+    graphiql: config.graphiql,
+    log: log.child({ component: "graphql" }),
+    context: (req) => {
+      const fromExpress = (req as Request).res?.locals.requestId as string | undefined;
+      return contextFor(fromExpress ?? ulid());
+    },
+  });
+  if (config.graphiql) {
+    app.get(`${graphiqlAssetsPath}/start.js`, (_req, res) => res.sendFile(graphiqlStartScript));
+    app.use(graphiqlAssetsPath, express.static(graphiqlAssetsDir, { maxAge: "1d", immutable: true, index: false }));
+  }
+  app.use(yoga.graphqlEndpoint, (req: Request, res: Response, next: NextFunction) => {
+    if (config.graphiql && req.method === "GET" && req.accepts(["application/json", "text/html"]) === "text/html") {
+      res.setHeader("Content-Security-Policy", graphiqlCsp);
+    }
+    next();
+  });
+  app.use(yoga.graphqlEndpoint, (req: Request, res: Response) => void yoga(req, res, { req }));
+
+  app.use(buildRestRouter(table, { context: (_req, res) => contextFor(res.locals.requestId as string), checkResponses: options.checkResponses }));
+
+  app.use(() => {
+    throw new AppError("not-found", "No resource lives at this path.");
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const { error, unexpected } = toAppError(err);
+    if (unexpected) log.error({ err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) }, "unhandled error");
+    if (res.headersSent) return void res.end();
+    sendProblem(req, res, error);
+  });
+
+  const server = http.createServer(app);
+  const upgrades = new UpgradeDispatcher(log);
+  const graphqlWs = createGraphQLWebSocket(yoga);
+  upgrades.register("/graphql", graphqlWs.handleUpgrade);
+  upgrades.attach(server);
+
+  const result: App = {
+    deps,
+    server,
+    url: "",
+    async start() {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(config.port, config.host, () => resolve());
+      });
+      const { port } = server.address() as AddressInfo;
+      result.url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
+      log.info({ url: result.url, publicBaseUrl: config.publicBaseUrl, database: db.kind }, "Vessel is listening");
+    },
+    async stop() {
+      await graphqlWs.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      if (!options.db) await db.close();
+    },
+  };
+  return result;
+}

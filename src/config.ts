@@ -1,0 +1,163 @@
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The only reader of process.env. Sources, later ones winning: built-in defaults, a JSON config
+ * file (VESSEL_CONFIG, or ./vessel.config.json when present), then environment variables.
+ * Every problem is collected and reported at once.
+ */
+
+const RegionName = z
+  .string()
+  .trim()
+  .min(1, { message: "a region name cannot be empty", abort: true })
+  .regex(/^[a-z0-9][a-z0-9-]*$/, "a region name is lower-case letters, digits and dashes");
+
+const ConfigSchema = z.object({
+  port: z.coerce
+    .number<string | number>({ error: "must be a whole number from 0 to 65535" })
+    .int("must be a whole number from 0 to 65535")
+    .min(0, "must be a whole number from 0 to 65535")
+    .max(65535, "must be a whole number from 0 to 65535"),
+  host: z.string().min(1),
+  publicBaseUrl: z
+    .url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" })
+    .transform((u) => u.replace(/\/+$/, "")),
+  regions: z
+    .array(RegionName)
+    .min(1, "at least one region is required")
+    .refine((r) => new Set(r).size === r.length, "region names must be unique"),
+  database: z.object({
+    url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
+    dataDir: z.string().min(1),
+  }),
+  redis: z.object({
+    url: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  }),
+  dashboard: z.object({
+    api: z.object({
+      bootstrapAdminEmails: z.array(z.email().transform((e) => e.toLowerCase())),
+    }),
+  }),
+  graphiql: z.boolean(),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+});
+
+export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+/** One documented setting: where it lives in the file, which variable overrides it, and its default. */
+interface Setting {
+  key: string;
+  env: string;
+  kind: "string" | "number" | "list" | "boolean";
+  description: string;
+  fallback?: (partial: Record<string, unknown>) => unknown;
+}
+
+export const settings: readonly Setting[] = [
+  { key: "port", env: "PORT", kind: "number", description: "HTTP port", fallback: () => 8080 },
+  { key: "host", env: "VESSEL_HOST", kind: "string", description: "Interface to listen on", fallback: () => "0.0.0.0" },
+  {
+    key: "publicBaseUrl", env: "VESSEL_PUBLIC_BASE_URL", kind: "string",
+    description: "Address clients use to reach the service; used in `connect_url`, `live_view_url` and problem `type`s",
+    fallback: (c) => `http://localhost:${typeof c.port === "number" || typeof c.port === "string" ? c.port : 8080}`,
+  },
+  { key: "regions", env: "VESSEL_REGIONS", kind: "list", description: "Regions this deployment serves (comma-separated)", fallback: () => ["us-east1"] },
+  { key: "database.url", env: "DATABASE_URL", kind: "string", description: "PostgreSQL URL; unset = embedded PGlite in the data folder" },
+  { key: "database.dataDir", env: "VESSEL_DATA_DIR", kind: "string", description: "Folder for embedded data (PGlite, generated keys)", fallback: () => ".data" },
+  { key: "redis.url", env: "REDIS_URL", kind: "string", description: "Redis URL for rate limits and pub/sub across nodes; unset = in-process" },
+  {
+    key: "dashboard.api.bootstrapAdminEmails", env: "VESSEL_BOOTSTRAP_ADMIN_EMAILS", kind: "list",
+    description: "Organization admins allowed to sign in and create workspaces (comma-separated)", fallback: () => [],
+  },
+  { key: "graphiql", env: "VESSEL_GRAPHIQL", kind: "boolean", description: "Serve GraphiQL at `/graphql`", fallback: () => true },
+  { key: "logLevel", env: "LOG_LEVEL", kind: "string", description: "Log level (`fatal` … `trace`, `silent`)", fallback: () => "info" },
+];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+function getPath(obj: Record<string, unknown>, key: string): unknown {
+  return key.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+function setPath(obj: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split(".");
+  let o = obj;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof o[p] !== "object" || o[p] === null) o[p] = {};
+    o = o[p] as Record<string, unknown>;
+  }
+  o[parts.at(-1)!] = value;
+}
+
+function fromEnv(setting: Setting, raw: string): unknown {
+  switch (setting.kind) {
+    case "list":
+      return raw.split(",").map((s) => s.trim());
+    case "boolean":
+      return ["1", "true", "yes", "on"].includes(raw.trim().toLowerCase())
+        ? true
+        : ["0", "false", "no", "off"].includes(raw.trim().toLowerCase())
+          ? false
+          : raw;
+    default:
+      return raw;
+  }
+}
+
+function readFile(file: string, problems: string[]): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    problems.push(`${file}: must contain a JSON object`);
+  } catch (err) {
+    problems.push(`${file}: ${(err as Error).message}`);
+  }
+  return {};
+}
+
+/** Parses configuration; throws ConfigError listing every problem (with the variable or file key that caused it). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const explicitFile = env.VESSEL_CONFIG;
+  const defaultFile = path.join(cwd, "vessel.config.json");
+  const file = explicitFile ? path.resolve(cwd, explicitFile) : fs.existsSync(defaultFile) ? defaultFile : undefined;
+  const fileValues = file ? readFile(file, problems) : {};
+
+  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} } };
+  const origin = new Map<string, string>();
+  for (const s of settings) {
+    const envValue = env[s.env];
+    if (envValue !== undefined && envValue !== "") {
+      setPath(raw, s.key, fromEnv(s, envValue));
+      origin.set(s.key, s.env);
+    } else if (getPath(fileValues, s.key) !== undefined) {
+      setPath(raw, s.key, getPath(fileValues, s.key));
+      origin.set(s.key, `${path.basename(file!)}: ${s.key}`);
+    }
+  }
+  for (const s of settings) if (getPath(raw, s.key) === undefined && s.fallback) setPath(raw, s.key, s.fallback(raw));
+
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.filter((p) => typeof p === "string").join(".");
+      const index = issue.path.find((p) => typeof p === "number");
+      const where = origin.get(key) ?? key;
+      problems.push(`${where}${index !== undefined ? ` (entry ${index + 1})` : ""}: ${issue.message}`);
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  return Object.freeze(parsed.data);
+}
+
+/** The version in package.json, reported by health checks. */
+export const version: string = JSON.parse(
+  fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+).version;

@@ -1,0 +1,153 @@
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "../generated/prisma/client.ts";
+import { applyMigrations, fromPgClient, pendingMigrations } from "./migrate.ts";
+import type { MigrationConnection } from "./migrate.ts";
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection URL. Without it the embedded PGlite database in `dataDir` is used. */
+  url?: string;
+  /** PGlite data folder, or "memory://" for a throw-away in-memory database. */
+  dataDir: string;
+  /** Default: "apply" for PGlite, "verify" for PostgreSQL. */
+  migrate?: "apply" | "verify";
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: "postgres" | "pglite";
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+type Log = (msg: string) => void;
+
+export async function openDatabase(opts: DatabaseOptions, log: Log = () => {}): Promise<Database> {
+  return opts.url ? openPostgres(opts.url, opts.migrate ?? "verify", log) : openPglite(opts.dataDir, opts.migrate ?? "apply", log);
+}
+
+async function openPostgres(url: string, mode: "apply" | "verify", log: Log): Promise<Database> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await migrateOrVerify(fromPgClient(client), mode, log);
+  } finally {
+    await client.end();
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPg(url) });
+  return database(prisma, "postgres", () => prisma.$disconnect());
+}
+
+async function openPglite(dataDir: string, mode: "apply" | "verify", log: Log): Promise<Database> {
+  const inMemory = dataDir.startsWith("memory://");
+  let unlock = async () => {};
+  if (!inMemory) {
+    await mkdir(dataDir, { recursive: true });
+    unlock = await lockDataDir(dataDir);
+  }
+  let pglite: PGlite | undefined;
+  try {
+    const started = performance.now();
+    pglite = await PGlite.create(dataDir);
+    log(`pglite: opened ${inMemory ? dataDir : path.resolve(dataDir)} in ${Math.round(performance.now() - started)} ms`);
+    await migrateOrVerify(pglite, mode, log);
+  } catch (err) {
+    await pglite?.close().catch(() => {});
+    await unlock();
+    throw err;
+  }
+  const db = pglite;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  return database(prisma, "pglite", async () => {
+    await prisma.$disconnect();
+    await db.close();
+    await unlock();
+  });
+}
+
+async function migrateOrVerify(conn: MigrationConnection, mode: "apply" | "verify", log: Log): Promise<void> {
+  if (mode === "apply") {
+    const started = performance.now();
+    const applied = await applyMigrations(conn, undefined, log);
+    log(`migrations: ${applied.length} applied in ${Math.round(performance.now() - started)} ms`);
+    return;
+  }
+  const pending = await pendingMigrations(conn);
+  if (pending.length > 0) {
+    throw new Error(
+      `the database is missing ${pending.length} migration(s): ${pending.join(", ")}; ` +
+        "run `npm run db:migrate:deploy` with the same DATABASE_URL first",
+    );
+  }
+}
+
+function database(prisma: PrismaClient, kind: Database["kind"], shutdown: () => Promise<void>): Database {
+  let closing: Promise<void> | undefined;
+  return {
+    prisma,
+    kind,
+    async ping() {
+      await prisma.$queryRaw`SELECT 1`;
+    },
+    close() {
+      closing ??= shutdown();
+      return closing;
+    },
+  };
+}
+
+// PGlite does not guard its folder, and two processes writing to one folder lose rows.
+const lockFileName = "vessel.lock";
+const locksHeldHere = new Set<string>();
+
+/** Takes the lock file of a PGlite data folder; resolves to the function that releases it. */
+export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const file = path.resolve(dataDir, lockFileName);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await writeFile(file, `${process.pid}\n`, { flag: "wx" });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || attempt === 3) throw err;
+    }
+    const holder = await readHolder(file);
+    if (holder !== undefined && isHeld(holder, file)) {
+      throw new Error(
+        `the PGlite data folder ${path.resolve(dataDir)} is in use by process ${holder} (lock file ${file}); ` +
+          "stop that process, or set DATABASE_URL to use PostgreSQL",
+      );
+    }
+    await rm(file, { force: true }); // stale: its process is gone
+  }
+  locksHeldHere.add(file);
+  return async () => {
+    locksHeldHere.delete(file);
+    if ((await readHolder(file)) === process.pid) await rm(file, { force: true });
+  };
+}
+
+async function readHolder(file: string): Promise<number | undefined> {
+  // A competing process may have created the file and not written its pid yet.
+  for (let i = 0; i < 5; i++) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    const pid = Number.parseInt(text, 10);
+    if (pid > 0) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return undefined;
+}
+
+function isHeld(pid: number, file: string): boolean {
+  // Our own pid in a lock we do not hold is left from an earlier run (containers reuse pid 1).
+  if (pid === process.pid) return locksHeldHere.has(file);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

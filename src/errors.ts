@@ -1,0 +1,121 @@
+/**
+ * Transport-neutral errors. Services throw AppError with a slug from this catalogue; the REST layer
+ * turns it into an RFC 9457 problem document (`type` = {base_url}/errors/<slug>), GraphQL into an
+ * error with a stable `code`. GET /errors/<slug> serves the description as a short human page.
+ */
+export const problemTypes = {
+  "validation-failed": {
+    status: 400,
+    title: "Validation failed",
+    description: "The request did not match the operation's schema. The `errors` member lists each field and what is wrong with it.",
+  },
+  "malformed-json": {
+    status: 400,
+    title: "Malformed JSON",
+    description: "The request body could not be parsed as JSON. Check quoting, commas and the Content-Type header.",
+  },
+  unauthenticated: {
+    status: 401,
+    title: "Unauthenticated",
+    description: "The request carries no valid credential. Send `Authorization: Bearer <API key>`; a revoked key is refused.",
+  },
+  forbidden: {
+    status: 403,
+    title: "Forbidden",
+    description: "The credential is valid but does not allow this action (for example an API key calling a dashboard-only operation).",
+  },
+  "not-found": {
+    status: 404,
+    title: "Not found",
+    description: "No such resource, or it belongs to another workspace. Unknown paths answer with this problem too.",
+  },
+  "method-not-allowed": {
+    status: 405,
+    title: "Method not allowed",
+    description: "The path exists but does not accept this HTTP method. The `Allow` header lists the methods it accepts.",
+  },
+  conflict: {
+    status: 409,
+    title: "Conflict",
+    description: "The request conflicts with the current state of the resource.",
+  },
+  "payload-too-large": {
+    status: 413,
+    title: "Payload too large",
+    description: "The request body is larger than this operation accepts.",
+  },
+  "unsupported-media-type": {
+    status: 415,
+    title: "Unsupported media type",
+    description: "Request bodies must be JSON, sent with `Content-Type: application/json`.",
+  },
+  "unknown-region": {
+    status: 422,
+    title: "Unknown region",
+    description: "The region is not one this deployment serves. `GET /v1/health` lists the available regions.",
+  },
+  "rate-limited": {
+    status: 429,
+    title: "Too many requests",
+    description: "The request rate limit was exceeded. Wait for the number of seconds in `Retry-After`, then retry.",
+  },
+  "internal-error": {
+    status: 500,
+    title: "Internal server error",
+    description: "An unexpected fault. The response carries a reference (`request_id`) that operators can find in the server log. Retrying is safe for idempotent requests.",
+  },
+  "service-unavailable": {
+    status: 503,
+    title: "Service unavailable",
+    description: "A dependency (such as the database) is not reachable. Retry with backoff.",
+  },
+  "insufficient-capacity": {
+    status: 503,
+    title: "Insufficient capacity",
+    description: "No spare browser capacity in the region. Retry with exponential backoff, honouring `Retry-After`.",
+  },
+} as const satisfies Record<string, { status: number; title: string; description: string }>;
+
+export type ProblemSlug = keyof typeof problemTypes;
+
+export interface FieldError {
+  /** Where the bad value was, for example `body.region` or `query.limit`. */
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly title: string;
+
+  constructor(
+    readonly slug: ProblemSlug,
+    readonly detail: string,
+    /** Extra members of the problem document (for example `errors`); never secrets. */
+    readonly extensions: Record<string, unknown> = {},
+    /** Response headers the problem needs (Allow, Retry-After). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = "AppError";
+    this.status = problemTypes[slug].status;
+    this.title = problemTypes[slug].title;
+  }
+
+  /** A stable GraphQL error code: `not-found` → `NOT_FOUND`. */
+  get code(): string {
+    return this.slug.toUpperCase().replaceAll("-", "_");
+  }
+}
+
+export function validationError(errors: FieldError[]): AppError {
+  const first = errors[0];
+  const detail = first
+    ? `${first.field}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`
+    : "The request is invalid.";
+  return new AppError("validation-failed", detail, { errors });
+}
+
+export function isProblemSlug(value: string): value is ProblemSlug {
+  return Object.hasOwn(problemTypes, value);
+}

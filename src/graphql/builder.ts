@@ -1,0 +1,29 @@
+import SchemaBuilder from "@pothos/core";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import type PrismaTypes from "../generated/pothos-types.ts";
+import { getDatamodel } from "../generated/pothos-types.ts";
+import type { ServiceContext } from "../services/context.ts";
+
+export interface GraphQLContext {
+  services: ServiceContext;
+}
+
+/** Plugins and configuration only; types live in ./types/<domain>.ts next to their root fields. */
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  Scalars: { DateTime: { Input: Date; Output: Date } };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [PrismaPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    // The client comes from the request's context, so tests and nodes each use their own database.
+    client: (ctx) => ctx.services.deps.db.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    filterConnectionTotalCount: true,
+  },
+});
+
+builder.queryType({});

@@ -1,0 +1,20 @@
+import { GraphQLError } from "graphql";
+import { AppError } from "../errors.ts";
+
+/**
+ * Expected failures (AppError) reach the client with a stable `code`; anything else is masked,
+ * so no stack, SQL or path ever leaves the server. Yoga logs the original of masked errors.
+ */
+export function maskError(error: unknown, message: string): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof AppError) {
+    const path = error instanceof GraphQLError ? error.path : undefined;
+    return new GraphQLError(original.detail, {
+      path,
+      extensions: { code: original.code, status: original.status, ...original.extensions },
+    });
+  }
+  if (error instanceof GraphQLError && !error.originalError) return error; // parse/validation errors are safe to show
+  const path = error instanceof GraphQLError ? error.path : undefined;
+  return new GraphQLError(message, { path, extensions: { code: "INTERNAL_SERVER_ERROR" } });
+}

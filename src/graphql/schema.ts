@@ -1,0 +1,6 @@
+import { lexicographicSortSchema } from "graphql";
+import { builder } from "./builder.ts";
+import "./types/health.ts";
+
+/** Sorted so the printed schema (schema/schema.graphql) does not churn with import order. */
+export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,0 +1,38 @@
+import type { IncomingMessage } from "node:http";
+import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import type { Logger } from "../logger.ts";
+import type { ServiceContext } from "../services/context.ts";
+import type { GraphQLContext } from "./builder.ts";
+import { maskError } from "./errors.ts";
+import { graphiqlPage } from "./graphiql.ts";
+import { schema } from "./schema.ts";
+
+export interface ServerContext {
+  req: IncomingMessage;
+}
+
+export type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
+
+export function createGraphQLServer(options: {
+  graphiql: boolean;
+  log: Logger;
+  context(req: IncomingMessage): ServiceContext;
+}): Yoga {
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    landingPage: false,
+    // Yoga's own GraphiQL page loads its code from a CDN; ours serves the same bundle from this origin.
+    graphiql: options.graphiql ? { title: "Vessel GraphQL", subscriptionsProtocol: "WS" } : false,
+    renderGraphiQL: graphiqlPage,
+    batching: false,
+    maskedErrors: { maskError },
+    logging: {
+      debug: (...args) => options.log.debug(args.map(String).join(" ")),
+      info: (...args) => options.log.info(args.map(String).join(" ")),
+      warn: (...args) => options.log.warn(args.map(String).join(" ")),
+      error: (...args) => options.log.error({ err: args.find((a) => a instanceof Error) }, args.map(String).join(" ")),
+    },
+    context: ({ req }) => ({ services: options.context(req) }),
+  });
+}

@@ -1,0 +1,34 @@
+import { ConfigError, loadConfig } from "./config.ts";
+import { createApp } from "./app.ts";
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) fail(err.message);
+  throw err;
+}
+
+const app = await createApp(config).catch((err: Error) => fail(`Vessel could not start: ${err.message}`));
+await app.start().catch((err: Error) => fail(`Vessel could not listen on ${config.host}:${config.port}: ${err.message}`));
+
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    app.deps.log.info({ signal }, "shutting down");
+    app.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.deps.log.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,52 @@
+import type { Request, Response } from "express";
+import { AppError, problemTypes, type ProblemSlug } from "../errors.ts";
+
+/** The RFC 9457 body for an AppError. `instance` is the path only: query strings can carry tokens. */
+export function problemBody(err: AppError, baseUrl: string, path: string, requestId: string): Record<string, unknown> {
+  return {
+    type: `${baseUrl}/errors/${err.slug}`,
+    title: err.title,
+    status: err.status,
+    detail: err.detail,
+    instance: path,
+    request_id: requestId,
+    ...err.extensions,
+  };
+}
+
+export function sendProblem(req: Request, res: Response, err: AppError): void {
+  const { baseUrl, requestId } = res.locals as { baseUrl: string; requestId: string };
+  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  res.status(err.status).type("application/problem+json").send(JSON.stringify(problemBody(err, baseUrl, req.path, requestId)));
+}
+
+/** body-parser reports its failures with a `type`; map each to our problem. */
+const bodyParserErrors: Record<string, (err: { limit?: number }) => AppError> = {
+  "entity.parse.failed": () => new AppError("malformed-json", "The request body is not valid JSON."),
+  "entity.too.large": (e) =>
+    new AppError("payload-too-large", `The request body exceeds the limit of ${e.limit ?? "the"} bytes.`),
+  "encoding.unsupported": () => new AppError("unsupported-media-type", "The body's Content-Encoding is not supported."),
+  "charset.unsupported": () => new AppError("unsupported-media-type", "The body's charset is not supported; use UTF-8."),
+};
+
+/** Maps anything thrown to an AppError; unexpected faults become a bare 500 (details stay in the log). */
+export function toAppError(err: unknown): { error: AppError; unexpected: boolean } {
+  if (err instanceof AppError) return { error: err, unexpected: false };
+  const type = (err as { type?: unknown })?.type;
+  if (typeof type === "string" && bodyParserErrors[type]) return { error: bodyParserErrors[type](err as { limit?: number }), unexpected: false };
+  return { error: new AppError("internal-error", "An unexpected error occurred. Quote the request_id when reporting it."), unexpected: true };
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The human page behind each problem `type` address. */
+export function problemPage(slug: ProblemSlug): string {
+  const p = problemTypes[slug];
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(p.title)} · Vessel</title>
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2328}code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}</style>
+</head><body><p>HTTP ${p.status} · problem type <code>${escapeHtml(slug)}</code></p><h1>${escapeHtml(p.title)}</h1>
+<p>${escapeHtml(p.description).replace(/`([^`]+)`/g, "<code>$1</code>")}</p></body></html>`;
+}

@@ -1,0 +1,57 @@
+import type { Request, Response } from "express";
+import type { z } from "zod";
+import type { ProblemSlug } from "../errors.ts";
+import type { ServiceContext } from "../services/context.ts";
+
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+
+/** Zod schemas for each part of the request; each is parsed before the handler runs. */
+export interface RouteInput {
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  headers?: z.ZodObject;
+  body?: z.ZodType;
+}
+
+export type ParsedInput<I extends RouteInput> = {
+  [K in keyof I]: I[K] extends z.ZodType ? z.output<I[K]> : never;
+};
+
+/** A handler may return a Reply to choose another documented status or add headers. */
+export class Reply<T = unknown> {
+  constructor(
+    readonly status: number,
+    readonly body: T,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export interface Route<I extends RouteInput = RouteInput, R = unknown> {
+  method: HttpMethod;
+  /** OpenAPI form: `/v1/sessions/{id}`. */
+  path: string;
+  /** Equals the GraphQL root field that exposes the same service function. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  input: I;
+  /** Success status. */
+  status: number;
+  /** Success body; omitted for 204. */
+  response?: z.ZodType;
+  /** Other success statuses the handler may answer with through Reply (for example 200 for a replay). */
+  alternatives?: Record<number, { description: string; headers?: Record<string, string> }>;
+  /** Problem types this operation can answer with, beyond the ones every route has. */
+  problems?: ProblemSlug[];
+  /** Largest accepted JSON body (bytes-style string for body-parser); default 1mb. */
+  bodyLimit?: string;
+  handler(ctx: ServiceContext, input: ParsedInput<I>, http: { req: Request; res: Response }): Promise<R | Reply<R>>;
+}
+
+export type AnyRoute = Route<RouteInput, unknown>;
+
+/** Keeps each route's handler typed against its own input, then widens it for the table. */
+export function defineRoute<I extends RouteInput, R>(route: Route<I, R>): AnyRoute {
+  return route as unknown as AnyRoute;
+}

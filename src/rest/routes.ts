@@ -1,0 +1,5 @@
+import { healthRoutes } from "./routes/health.ts";
+import type { AnyRoute } from "./route.ts";
+
+/** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
+export const routes: readonly AnyRoute[] = [...healthRoutes];

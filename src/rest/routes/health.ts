@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { getHealth, type Health } from "../../services/health.ts";
+import { defineRoute } from "../route.ts";
+
+export const HealthDto = z
+  .object({
+    status: z.enum(["ok", "degraded"]).describe("`ok` when the database answers and browsers can be launched."),
+    version: z.string(),
+    regions: z.array(z.string()).describe("Regions this deployment serves."),
+    database: z.object({
+      status: z.enum(["ok", "unavailable"]),
+      kind: z.enum(["postgres", "pglite"]),
+      latency_ms: z.number().nullable(),
+    }),
+    browser_pool: z.object({
+      state: z.enum(["ready", "unavailable"]),
+      capacity: z.number().int(),
+      in_use: z.number().int(),
+      warm: z.number().int(),
+    }),
+  })
+  .meta({ id: "Health" });
+
+export function toHealthDto(h: Health): z.infer<typeof HealthDto> {
+  return {
+    status: h.status,
+    version: h.version,
+    regions: h.regions,
+    database: { status: h.database.status, kind: h.database.kind, latency_ms: h.database.latencyMs },
+    browser_pool: { state: h.browserPool.state, capacity: h.browserPool.capacity, in_use: h.browserPool.inUse, warm: h.browserPool.warm },
+  };
+}
+
+export const healthRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/v1/health",
+    operationId: "health",
+    summary: "Service health",
+    description: "The state of the database and the browser pool, the version, and the regions served.",
+    tags: ["Service"],
+    input: {},
+    status: 200,
+    response: HealthDto,
+    handler: async (ctx) => toHealthDto(await getHealth(ctx)),
+  }),
+];

@@ -1,0 +1,34 @@
+import { version } from "../config.ts";
+import type { BrowserPoolReport, ServiceContext } from "./context.ts";
+
+export interface Health {
+  status: "ok" | "degraded";
+  version: string;
+  regions: string[];
+  database: { status: "ok" | "unavailable"; kind: "postgres" | "pglite"; latencyMs: number | null };
+  browserPool: BrowserPoolReport;
+}
+
+const noPool: BrowserPoolReport = { state: "unavailable", capacity: 0, inUse: 0, warm: 0 };
+
+/** The service's own view of its dependencies. Never throws: a failing dependency is reported, not raised. */
+export async function getHealth(ctx: ServiceContext): Promise<Health> {
+  const { db, config, browserPool } = ctx.deps;
+  const started = performance.now();
+  let latencyMs: number | null = null;
+  try {
+    await db.ping();
+    latencyMs = Math.round((performance.now() - started) * 10) / 10;
+  } catch (err) {
+    ctx.log.warn({ err }, "health: database ping failed");
+  }
+  const pool = browserPool?.report() ?? noPool;
+  const healthy = latencyMs !== null && pool.state === "ready";
+  return {
+    status: healthy ? "ok" : "degraded",
+    version,
+    regions: [...config.regions],
+    database: { status: latencyMs === null ? "unavailable" : "ok", kind: db.kind, latencyMs },
+    browserPool: pool,
+  };
+}
