@@ -1,6 +1,12 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS (main) and ESM (module) without an exports map. Node resolves libraries'
+    // imports to the CJS build while Vite would give our files the ESM one: two copies, and
+    // "Cannot use GraphQLScalarType from another module". Pin everyone to what Node picks.
+    alias: [{ find: /^graphql$/, replacement: "graphql/index.js" }],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     // Real PostgreSQL, PGlite and Chromium make some set-up slow on a 2-core machine.

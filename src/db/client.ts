@@ -15,6 +15,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Default: "apply" for PGlite, "verify" for PostgreSQL. */
   migrate?: "apply" | "verify";
+  /** PGlite only: start from this `dumpDataDir()` tarball (the folder must not hold a database yet). */
+  loadDataDir?: Blob;
 }
 
 export interface Database {
@@ -27,7 +29,8 @@ export interface Database {
 type Log = (msg: string) => void;
 
 export async function openDatabase(opts: DatabaseOptions, log: Log = () => {}): Promise<Database> {
-  return opts.url ? openPostgres(opts.url, opts.migrate ?? "verify", log) : openPglite(opts.dataDir, opts.migrate ?? "apply", log);
+  if (opts.url) return openPostgres(opts.url, opts.migrate ?? "verify", log);
+  return openPglite(opts.dataDir, opts.migrate ?? "apply", opts.loadDataDir, log);
 }
 
 async function openPostgres(url: string, mode: "apply" | "verify", log: Log): Promise<Database> {
@@ -42,7 +45,12 @@ async function openPostgres(url: string, mode: "apply" | "verify", log: Log): Pr
   return database(prisma, "postgres", () => prisma.$disconnect());
 }
 
-async function openPglite(dataDir: string, mode: "apply" | "verify", log: Log): Promise<Database> {
+async function openPglite(
+  dataDir: string,
+  mode: "apply" | "verify",
+  loadDataDir: Blob | undefined,
+  log: Log,
+): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
   let unlock = async () => {};
   if (!inMemory) {
@@ -52,7 +60,7 @@ async function openPglite(dataDir: string, mode: "apply" | "verify", log: Log): 
   let pglite: PGlite | undefined;
   try {
     const started = performance.now();
-    pglite = await PGlite.create(dataDir);
+    pglite = await PGlite.create({ dataDir, loadDataDir });
     log(`pglite: opened ${inMemory ? dataDir : path.resolve(dataDir)} in ${Math.round(performance.now() - started)} ms`);
     await migrateOrVerify(pglite, mode, log);
   } catch (err) {

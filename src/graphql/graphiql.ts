@@ -26,7 +26,7 @@ export function graphiqlPage(options?: GraphiQLOptions): string {
   const json = JSON.stringify(options ?? {}).replace(/</g, "\\u003c");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Vessel GraphQL</title>
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<link rel="stylesheet" href="${graphiqlAssetsPath}/graphiql.css"></head>
+<link rel="icon" href="data:,"><link rel="stylesheet" href="${graphiqlAssetsPath}/graphiql.css"></head>
 <body><div id="root">Loading GraphiQL…</div>
 <script id="graphiql-options" type="application/json">${json}</script>
 <script src="${graphiqlAssetsPath}/start.js"></script>

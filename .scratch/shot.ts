@@ -1,0 +1,14 @@
+import puppeteer from "puppeteer-core";
+const browser = await puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox","--disable-background-networking","--disable-component-update","--disable-sync","--no-first-run","--disable-quic","--disable-gpu"] });
+const page = await browser.newPage();
+const errors: string[] = [];
+page.on("console", (m) => { if (m.type() === "error" || m.type() === "warn") errors.push(m.type() + ": " + m.text()); });
+page.on("pageerror", (e) => errors.push("pageerror: " + e.message));
+page.on("requestfailed", (r) => errors.push("failed: " + r.url()));
+await page.setViewport({ width: 1280, height: 800 });
+await page.goto("http://localhost:18080/graphql", { waitUntil: "networkidle0" });
+await page.waitForSelector(".graphiql-container", { timeout: 20000 });
+await new Promise(r => setTimeout(r, 1500));
+await page.screenshot({ path: "/tmp/graphiql.png" });
+console.log(errors.join("\n"));
+await browser.close();

@@ -1,0 +1,44 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { generate } from "@graphql-codegen/cli";
+import { printSchema } from "graphql";
+import codegenConfig from "../codegen.ts";
+import { schema } from "../src/graphql/schema.ts";
+import { buildOpenApi } from "../src/rest/openapi.ts";
+import { routes } from "../src/rest/routes.ts";
+
+export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+
+export interface Artifact {
+  /** Relative to the project root. */
+  path: string;
+  content: string;
+}
+
+/** The committed OpenAPI document names the local default address; the live one names the configured base URL. */
+export const committedServerUrl = "http://localhost:8080";
+
+/** Builds every generated artifact in memory, in dependency order (codegen reads the printed schema). */
+export async function buildArtifacts(): Promise<Artifact[]> {
+  const graphql: Artifact = { path: "schema/schema.graphql", content: `${printSchema(schema)}\n` };
+  const openapi: Artifact = {
+    path: "schema/openapi.json",
+    content: `${JSON.stringify(buildOpenApi(routes, committedServerUrl), null, 2)}\n`,
+  };
+  const generated = (await generate(
+    { ...codegenConfig, cwd: root, schema: graphql.content, silent: true, verbose: false },
+    false,
+  )) as Array<{ filename: string; content: string }>;
+  const codegen = generated.map((f) => ({ path: path.relative(root, path.resolve(root, f.filename)), content: f.content }));
+  return [graphql, openapi, ...codegen];
+}
+
+/** Paths whose committed content differs from what the code generates now. */
+export async function driftedArtifacts(dir = root): Promise<string[]> {
+  const drifted: string[] = [];
+  for (const artifact of await buildArtifacts()) {
+    const committed = await fs.readFile(path.join(dir, artifact.path), "utf8").catch(() => null);
+    if (committed !== artifact.content) drifted.push(artifact.path);
+  }
+  return drifted;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Set-up shared by `npm start` and `npm test`, safe to run every time: it only does what is missing.
+# Dependencies (npm ci, whose postinstall generates the Prisma client), the generated client when the
+# schema changed, and Chromium from Debian's packages. Database migrations run at start-up (embedded
+# default) or through `npm run db:migrate:deploy` (PostgreSQL).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+stamp=node_modules/.vessel-installed
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
+  echo "vessel setup: installing dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+  touch "$stamp"
+fi
+
+if [ ! -f src/generated/prisma/client.ts ] || [ prisma/schema.prisma -nt src/generated/prisma/client.ts ]; then
+  echo "vessel setup: generating the Prisma client"
+  npx --no-install prisma generate >/dev/null
+fi
+
+have_chromium() {
+  command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 ||
+    [ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ]
+}
+if ! have_chromium; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "vessel setup: installing Chromium from Debian's packages"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    # The headless shell launches ~4x faster and idles ~180 MiB lighter; optional where unavailable.
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1 || true
+  else
+    echo "vessel setup: Chromium is missing; install it with: sudo apt-get install chromium chromium-headless-shell" >&2
+  fi
+fi

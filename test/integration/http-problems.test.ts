@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { problemTypes, type ProblemSlug } from "../../src/errors.ts";
+import { defineRoute } from "../../src/rest/route.ts";
+import { startTestApp, type TestApp } from "../support/app.ts";
+
+// Two routes that exist only in this test, to drive the route-table machinery: one with a strict
+// body, one that fails the way a bug would (an Error whose message holds SQL and a file path).
+const testRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/v1/test-echo/{name}",
+    operationId: "testEcho",
+    summary: "test",
+    tags: ["Test"],
+    input: {
+      params: z.object({ name: z.string().regex(/^[a-z]+$/) }),
+      body: z.strictObject({ count: z.number().int().min(1), label: z.string().optional() }),
+    },
+    status: 201,
+    response: z.object({ name: z.string(), count: z.number() }),
+    bodyLimit: "2kb",
+    handler: async (_ctx, { params, body }) => ({ name: params.name, count: body.count }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/test-fault",
+    operationId: "testFault",
+    summary: "test",
+    tags: ["Test"],
+    input: {},
+    status: 200,
+    handler: async () => {
+      throw new Error('relation "secret_table" does not exist: SELECT * FROM secret_table at /work/main/src/x.ts:12:3');
+    },
+  }),
+];
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ extraRoutes: testRoutes, env: { VESSEL_PUBLIC_BASE_URL: "https://vessel.example.test" } });
+});
+afterAll(async () => t?.stop());
+
+const json = { "content-type": "application/json" };
+const cases: Array<{ name: string; method: string; path: string; headers?: Record<string, string>; body?: string; slug: ProblemSlug; detail?: RegExp; check?: (body: Record<string, unknown>, res: Response) => void }> = [
+  { name: "unknown /v1 route", method: "GET", path: "/v1/no-such-thing", slug: "not-found" },
+  { name: "unknown route outside /v1, asking for HTML", method: "GET", path: "/no/such/page", headers: { accept: "text/html" }, slug: "not-found" },
+  {
+    name: "wrong method", method: "DELETE", path: "/v1/health", slug: "method-not-allowed",
+    check: (_b, res) => expect(res.headers.get("allow")).toBe("GET, HEAD"),
+  },
+  { name: "malformed JSON", method: "POST", path: "/v1/test-echo/abc", headers: json, body: '{"count": 1,', slug: "malformed-json" },
+  { name: "body too large", method: "POST", path: "/v1/test-echo/abc", headers: json, body: JSON.stringify({ count: 1, label: "x".repeat(4000) }), slug: "payload-too-large" },
+  { name: "not JSON", method: "POST", path: "/v1/test-echo/abc", headers: { "content-type": "text/plain" }, body: "count=1", slug: "unsupported-media-type" },
+  {
+    name: "validation names each field", method: "POST", path: "/v1/test-echo/ABC", headers: json, body: JSON.stringify({ count: 0, extra: true }), slug: "validation-failed",
+    detail: /params\.name/,
+    check: (b) => {
+      const fields = (b.errors as Array<{ field: string }>).map((e) => e.field).sort();
+      expect(fields).toEqual(["body", "body.count", "params.name"]);
+    },
+  },
+  { name: "missing body", method: "POST", path: "/v1/test-echo/abc", headers: json, slug: "validation-failed", detail: /^body/ },
+  {
+    name: "unexpected fault", method: "GET", path: "/v1/test-fault", slug: "internal-error",
+    check: (b) => {
+      const text = JSON.stringify(b);
+      expect(text).not.toMatch(/secret_table|SELECT|\/work\/|\.ts:\d+|at .+\.(ts|js):\d+/);
+    },
+  },
+  { name: "unknown problem type page", method: "GET", path: "/errors/no-such-problem", slug: "not-found" },
+];
+
+describe("every failure is an RFC 9457 problem document", () => {
+  it.each(cases)("$name → $slug", async ({ method, path, headers, body, slug, detail, check }) => {
+    const res = await fetch(`${t.url}${path}?token=should-not-echo`, { method, headers, body });
+    const problem = problemTypes[slug];
+    expect(res.status).toBe(problem.status);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    const b = (await res.json()) as Record<string, unknown>;
+    expect(b.type).toBe(`https://vessel.example.test/errors/${slug}`);
+    expect(b.title).toBe(problem.title);
+    expect(b.status).toBe(problem.status);
+    expect(typeof b.detail).toBe("string");
+    expect((b.detail as string).length).toBeGreaterThan(0);
+    if (detail) expect(b.detail).toMatch(detail);
+    expect(b.instance).toBe(path);
+    expect(b.request_id).toBe(res.headers.get("x-request-id"));
+    expect(JSON.stringify(b)).not.toContain("should-not-echo");
+    check?.(b, res);
+  });
+
+  it("a valid request through the same route succeeds", async () => {
+    const res = await fetch(`${t.url}/v1/test-echo/abc`, { method: "POST", headers: json, body: JSON.stringify({ count: 3 }) });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ name: "abc", count: 3 });
+  });
+
+  it("serves a human page for every problem type", async () => {
+    for (const [slug, p] of Object.entries(problemTypes)) {
+      const res = await fetch(`${t.url}/errors/${slug}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await res.text()).toContain(p.title);
+    }
+  });
+});
