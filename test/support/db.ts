@@ -112,52 +112,57 @@ export async function withAdmin<T>(fn: (admin: pg.Client) => Promise<T>): Promis
 }
 
 async function createPgliteDatabase(): Promise<TestDatabase> {
-  const db = await openDatabase({ dataDir: "memory://", loadDataDir: await migratedPgliteDump() });
+  const db = await openDatabase({ dataDir: "memory://", loadDataDir: await pgliteDump("migrated") });
   return { backend: "pglite", db, dispose: () => db.close() };
 }
 
-let dump: Promise<Blob> | undefined;
+const dumps = new Map<string, Promise<Blob>>();
 
 /**
- * A tarball of a migrated PGlite cluster. initdb plus migrations costs seconds, loading the tarball
- * under one, so it is built once per set of migrations and kept in the temp folder for every worker.
+ * A tarball of a PGlite cluster, empty or migrated. initdb plus migrations costs seconds, loading
+ * a tarball about one, so each is built once and kept in the temp folder for every worker.
  */
-export function migratedPgliteDump(): Promise<Blob> {
-  dump ??= (async () => {
-    const file = path.join(os.tmpdir(), `vessel-pglite-${await templateKey()}.tar`);
-    const cached = await readFile(file).catch(() => undefined);
-    if (cached) return new Blob([cached]);
-    const db = await PGlite.create("memory://");
-    try {
-      await applyMigrations(db);
-      const blob = await db.dumpDataDir("none");
-      await removeStaleDumps(file);
-      const partial = `${file}.${process.pid}.partial`;
-      await writeFile(partial, new Uint8Array(await blob.arrayBuffer()));
-      await rename(partial, file); // atomic, so a concurrent worker never reads half a file
-      return blob;
-    } finally {
-      await db.close();
-    }
-  })();
+export function pgliteDump(contents: "empty" | "migrated"): Promise<Blob> {
+  let dump = dumps.get(contents);
+  if (!dump) {
+    dump = buildDump(contents);
+    dumps.set(contents, dump);
+  }
   return dump;
 }
 
-async function templateKey(): Promise<string> {
+async function buildDump(contents: "empty" | "migrated"): Promise<Blob> {
+  const file = path.join(os.tmpdir(), `vessel-pglite-${await dumpKey(contents)}.tar`);
+  const cached = await readFile(file).catch(() => undefined);
+  if (cached) return new Blob([cached]);
+  const db = await PGlite.create("memory://");
+  try {
+    if (contents === "migrated") await applyMigrations(db);
+    const blob = await db.dumpDataDir("none");
+    await removeStaleDumps(contents, file);
+    const partial = `${file}.${process.pid}.partial`;
+    await writeFile(partial, new Uint8Array(await blob.arrayBuffer()));
+    await rename(partial, file); // atomic, so a concurrent worker never reads half a file
+    return blob;
+  } finally {
+    await db.close();
+  }
+}
+
+async function dumpKey(contents: "empty" | "migrated"): Promise<string> {
   const require = createRequire(import.meta.url);
   const pkg = path.join(path.dirname(require.resolve("@electric-sql/pglite")), "..", "package.json");
   const { version } = JSON.parse(await readFile(pkg, "utf8")) as { version: string };
   const hash = createHash("sha256").update(`pglite ${version}\n`);
-  for (const m of await readMigrations()) hash.update(`${m.name} ${m.checksum}\n`);
-  return hash.digest("hex").slice(0, 16);
+  if (contents === "migrated") for (const m of await readMigrations()) hash.update(`${m.name} ${m.checksum}\n`);
+  return `${contents}-${hash.digest("hex").slice(0, 16)}`;
 }
 
-async function removeStaleDumps(keep: string): Promise<void> {
-  const dir = path.dirname(keep);
-  for (const name of await readdir(dir)) {
-    if (/^vessel-pglite-[0-9a-f]{16}\.tar$/.test(name) && path.join(dir, name) !== keep) {
-      await rm(path.join(dir, name), { force: true });
-    }
+/** Dumps of older migrations or PGlite versions are 40 MB each: keep only the current one. */
+async function removeStaleDumps(contents: string, keep: string): Promise<void> {
+  for (const name of await readdir(os.tmpdir())) {
+    const file = path.join(os.tmpdir(), name);
+    if (name.startsWith(`vessel-pglite-${contents}-`) && file !== keep) await rm(file, { force: true });
   }
 }
 

@@ -1,0 +1,94 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, settings } from "../../src/config.ts";
+
+const noFile = "/nonexistent";
+
+function problemsOf(env: Record<string, string>, cwd = noFile): string[] {
+  try {
+    loadConfig(env, cwd);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error("expected the configuration to be refused");
+}
+
+describe("configuration", () => {
+  it("has working defaults for the embedded mode", () => {
+    const c = loadConfig({}, noFile);
+    expect(c.port).toBe(8080);
+    expect(c.regions).toEqual(["us-east1"]);
+    expect(c.publicBaseUrl).toBe("http://localhost:8080");
+    expect(c.database.url).toBeUndefined();
+    expect(c.redis.url).toBeUndefined();
+    expect(c.dashboard.api.bootstrapAdminEmails).toEqual([]);
+  });
+
+  it("reads the environment, normalising lists, e-mails and the base URL", () => {
+    const c = loadConfig(
+      {
+        PORT: "9090",
+        VESSEL_REGIONS: "us-east1, eu-west1",
+        VESSEL_PUBLIC_BASE_URL: "https://vessel.example.com/",
+        VESSEL_BOOTSTRAP_ADMIN_EMAILS: "Ada@Example.com,bob@example.com",
+        DATABASE_URL: "postgresql://u@db:5432/vessel",
+      },
+      noFile,
+    );
+    expect(c.port).toBe(9090);
+    expect(c.regions).toEqual(["us-east1", "eu-west1"]);
+    expect(c.publicBaseUrl).toBe("https://vessel.example.com");
+    expect(c.dashboard.api.bootstrapAdminEmails).toEqual(["ada@example.com", "bob@example.com"]);
+    expect(c.database.url).toBe("postgresql://u@db:5432/vessel");
+  });
+
+  it("reads a config file, and the environment wins over it", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-config-"));
+    fs.writeFileSync(
+      path.join(dir, "vessel.config.json"),
+      JSON.stringify({ port: 7000, regions: ["eu-west1"], dashboard: { api: { bootstrapAdminEmails: ["Root@Example.com"] } } }),
+    );
+    const fromFile = loadConfig({}, dir);
+    expect(fromFile.port).toBe(7000);
+    expect(fromFile.regions).toEqual(["eu-west1"]);
+    expect(fromFile.dashboard.api.bootstrapAdminEmails).toEqual(["root@example.com"]);
+    expect(fromFile.publicBaseUrl).toBe("http://localhost:7000");
+    expect(loadConfig({ PORT: "7001" }, dir).port).toBe(7001);
+  });
+
+  it("reports every problem at once, naming where each came from", () => {
+    const problems = problemsOf({
+      PORT: "abc",
+      VESSEL_REGIONS: "us-east1,,EU",
+      VESSEL_PUBLIC_BASE_URL: "ftp://example.com",
+      VESSEL_BOOTSTRAP_ADMIN_EMAILS: "not-an-email",
+      DATABASE_URL: "mysql://x",
+      LOG_LEVEL: "loud",
+    });
+    expect(problems).toHaveLength(7);
+    expect(problems.join("\n")).toMatch(/^PORT: /m);
+    expect(problems.join("\n")).toMatch(/^VESSEL_REGIONS \(entry 2\): a region name cannot be empty/m);
+    expect(problems.join("\n")).toMatch(/^VESSEL_REGIONS \(entry 3\): /m);
+    for (const env of ["VESSEL_PUBLIC_BASE_URL", "VESSEL_BOOTSTRAP_ADMIN_EMAILS", "DATABASE_URL", "LOG_LEVEL"]) {
+      expect(problems.join("\n")).toMatch(new RegExp(`^${env}`, "m"));
+    }
+  });
+
+  it("names file keys for problems that come from the file, and refuses a broken file", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-config-"));
+    fs.writeFileSync(path.join(dir, "vessel.config.json"), JSON.stringify({ regions: [], port: 70000 }));
+    const problems = problemsOf({}, dir);
+    expect(problems).toContainEqual(expect.stringMatching(/^vessel\.config\.json: regions: at least one region/));
+    expect(problems).toContainEqual(expect.stringMatching(/^vessel\.config\.json: port: /));
+    fs.writeFileSync(path.join(dir, "broken.json"), "{ nope");
+    expect(problemsOf({ VESSEL_CONFIG: "broken.json" }, dir)[0]).toMatch(/broken\.json: /);
+  });
+
+  it("documents every setting in the README", () => {
+    const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    for (const s of settings) expect(readme, s.env).toContain(`\`${s.env}\``);
+  });
+});
