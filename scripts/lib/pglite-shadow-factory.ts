@@ -4,17 +4,22 @@ import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from "@p
 import { PrismaPGlite } from "pglite-prisma-adapter";
 
 /**
- * A driver adapter factory for the wasm schema engine whose databases are throw-away in-memory
- * PGlite instances, so diffing needs no PostgreSQL and can never touch a real database.
+ * A driver adapter factory for the wasm schema engine whose shadow databases are throw-away
+ * in-memory PGlite instances, so diffing needs no PostgreSQL and can never touch a real database.
+ * The main database is `main` when given (left open), else another throw-away instance.
  */
 export class PgliteShadowFactory implements SqlMigrationAwareDriverAdapterFactory {
   readonly provider = "postgres";
   readonly adapterName = "pglite-prisma-adapter";
   private readonly instances = new Set<PGlite>();
 
-  // The engine only needs a "main" connection for some commands; it is created on demand.
-  connect(): Promise<SqlDriverAdapter> {
-    return this.open();
+  constructor(private readonly main?: PGlite) {}
+
+  async connect(): Promise<SqlDriverAdapter> {
+    if (!this.main) return this.open();
+    const main = this.main;
+    const adapter = await new PrismaPGlite(main).connect();
+    return Object.assign(adapter, { executeScript: (script: string) => execScript(main, script) });
   }
 
   connectToShadowDb(): Promise<SqlDriverAdapter> {
@@ -33,19 +38,21 @@ export class PgliteShadowFactory implements SqlMigrationAwareDriverAdapterFactor
     return Object.assign(adapter, {
       // pglite-prisma-adapter 0.7.2 does not await exec(): a failing script would count as applied
       // and crash the process with an unhandled rejection.
-      async executeScript(script: string) {
-        try {
-          await db.exec(script);
-        } catch (err) {
-          throw toDriverAdapterError(err);
-        }
-      },
+      executeScript: (script: string) => execScript(db, script),
       // Upstream dispose() leaves the instance running.
       dispose: async () => {
         this.instances.delete(db);
         await db.close();
       },
     });
+  }
+}
+
+async function execScript(db: PGlite, script: string): Promise<void> {
+  try {
+    await db.exec(script);
+  } catch (err) {
+    throw toDriverAdapterError(err);
   }
 }
 

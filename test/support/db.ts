@@ -8,7 +8,8 @@ import pg from "pg";
 import { beforeAll, describe } from "vitest";
 import { openDatabase } from "../../src/db/client.ts";
 import type { Database } from "../../src/db/client.ts";
-import { applyMigrations, readMigrations } from "../../src/db/migrate.ts";
+import { applyMigrations, fromPgClient, readMigrations } from "../../src/db/migrate.ts";
+import type { MigrationConnection } from "../../src/db/migrate.ts";
 
 export type Backend = "pglite" | "postgres";
 export const backends: readonly Backend[] = ["pglite", "postgres"];
@@ -52,24 +53,31 @@ const postgresUnavailableBecause = await postgresProblem();
 
 /** Declares the suite once per backend. PostgreSQL runs skip when it is down, or fail under VESSEL_REQUIRE_SERVICES=1. */
 export function describeEachBackend(name: string, fn: (backend: Backend) => void): void {
-  for (const backend of backends) {
-    const problem = backend === "postgres" ? postgresUnavailableBecause : undefined;
-    if (problem !== undefined && !servicesRequired) {
-      describe.skip(`${name} [${backend}: PostgreSQL at ${redact(adminUrl)} unreachable]`, () => fn(backend));
-      continue;
-    }
-    describe(`${name} [${backend}]`, () => {
-      if (problem !== undefined) {
-        beforeAll(() => {
-          throw new Error(
-            `VESSEL_REQUIRE_SERVICES=1 but PostgreSQL at ${redact(adminUrl)} is unreachable: ${problem} ` +
-              "(set VESSEL_TEST_DATABASE_URL to a server where this user may CREATE DATABASE)",
-          );
-        });
-      }
-      fn(backend);
-    });
+  for (const backend of backends) describeOn(backend, name, () => fn(backend));
+}
+
+/** A suite that needs PostgreSQL itself (same skip and failure rules as describeEachBackend). */
+export function describePostgres(name: string, fn: () => void): void {
+  describeOn("postgres", name, fn);
+}
+
+function describeOn(backend: Backend, name: string, fn: () => void): void {
+  const problem = backend === "postgres" ? postgresUnavailableBecause : undefined;
+  if (problem !== undefined && !servicesRequired) {
+    describe.skip(`${name} [${backend}: PostgreSQL at ${redact(adminUrl)} is unreachable]`, fn);
+    return;
   }
+  describe(`${name} [${backend}]`, () => {
+    if (problem !== undefined) {
+      beforeAll(() => {
+        throw new Error(
+          `VESSEL_REQUIRE_SERVICES=1 but PostgreSQL at ${redact(adminUrl)} is unreachable: ${problem} ` +
+            "(set VESSEL_TEST_DATABASE_URL to a server where this user may CREATE DATABASE)",
+        );
+      });
+    }
+    fn();
+  });
 }
 
 /** A new, migrated, empty database of its own. */
@@ -78,20 +86,50 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
 }
 
 async function createPostgresDatabase(): Promise<TestDatabase> {
-  const name = `vessel_t_${randomBytes(6).toString("hex")}`;
-  await withAdmin((admin) => admin.query(`CREATE DATABASE ${name}`));
-  const url = databaseUrl(name);
+  const { url, drop } = await createPostgresCluster();
   try {
     const db = await openDatabase({ url, dataDir: "memory://", migrate: "apply" });
     const dispose = async () => {
       await db.close();
-      await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await drop();
     };
     return { backend: "postgres", db, url, dispose };
   } catch (err) {
-    await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await drop();
     throw err;
   }
+}
+
+async function createPostgresCluster(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `vessel_t_${randomBytes(6).toString("hex")}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${name}`));
+  const drop = () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+  return { url: databaseUrl(name), drop };
+}
+
+export interface EmptyDatabase {
+  backend: Backend;
+  /** One session: a `pg` client or the PGlite instance. */
+  conn: MigrationConnection;
+  /** PostgreSQL only. */
+  url?: string;
+  dispose(): Promise<void>;
+}
+
+/** A new database without any migrations, for tests of migrating itself. */
+export async function createEmptyDatabase(backend: Backend): Promise<EmptyDatabase> {
+  if (backend === "pglite") {
+    const db = await PGlite.create({ loadDataDir: await pgliteDump("empty") });
+    return { backend, conn: db, dispose: () => db.close() };
+  }
+  const { url, drop } = await createPostgresCluster();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const dispose = async () => {
+    await client.end();
+    await drop();
+  };
+  return { backend, conn: fromPgClient(client), url, dispose };
 }
 
 /** The URL of database `name` on the admin URL's server. */
@@ -162,7 +200,8 @@ async function dumpKey(contents: "empty" | "migrated"): Promise<string> {
 async function removeStaleDumps(contents: string, keep: string): Promise<void> {
   for (const name of await readdir(os.tmpdir())) {
     const file = path.join(os.tmpdir(), name);
-    if (name.startsWith(`vessel-pglite-${contents}-`) && file !== keep) await rm(file, { force: true });
+    const stale = new RegExp(`^vessel-pglite-${contents}-[0-9a-f]{16}\\.tar$`).test(name) && file !== keep;
+    if (stale) await rm(file, { force: true });
   }
 }
 

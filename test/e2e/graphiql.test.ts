@@ -1,0 +1,52 @@
+import fs from "node:fs/promises";
+import puppeteer, { type Browser } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../support/app.ts";
+import { chromiumPath, servicesRequired } from "../support/services.ts";
+
+const executablePath = chromiumPath();
+if (!executablePath && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
+
+describe.skipIf(!executablePath)("GraphiQL in headless Chromium", () => {
+  let t: TestApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    t = await startTestApp();
+    browser = await puppeteer.launch({
+      executablePath,
+      headless: true,
+      args: [
+        ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--no-first-run", "--disable-quic", "--disable-gpu",
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it("renders from this origin alone and runs a query", async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+    page.on("pageerror", (e) => problems.push(String(e)));
+    page.on("requestfailed", (r) => problems.push(`failed: ${r.url()}`));
+    page.on("request", (r) => { if (!r.url().startsWith(t.url) && !r.url().startsWith("data:") && !r.url().startsWith("blob:")) problems.push(`foreign: ${r.url()}`); });
+    await page.setViewport({ width: 1280, height: 800 });
+
+    const res = await page.goto(`${t.url}/graphql?query=${encodeURIComponent("{ health { version database { kind } } }")}`, { waitUntil: "networkidle0" });
+    expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
+    await page.waitForSelector(".graphiql-container", { timeout: 30_000 });
+    await page.waitForSelector(".graphiql-execute-button", { timeout: 30_000 });
+    await page.click(".graphiql-execute-button");
+    await page.waitForFunction(() => document.querySelector(".result-window")?.textContent?.includes("PGLITE"), { timeout: 30_000 });
+
+    await fs.mkdir("test-results", { recursive: true });
+    await page.screenshot({ path: "test-results/graphiql.png" });
+    const result = await page.$eval(".result-window", (el) => el.textContent ?? "");
+    expect(result).toContain('"version"');
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,22 @@
+import { GraphQLError } from "graphql";
+import { describe, expect, it } from "vitest";
+import { AppError } from "../../src/errors.ts";
+import { maskError } from "../../src/graphql/errors.ts";
+
+describe("GraphQL error masking", () => {
+  it("exposes expected errors with a stable code", () => {
+    const wrapped = new GraphQLError("x", { originalError: new AppError("unknown-region", "No region called mars-1."), path: ["createSession"] });
+    const out = maskError(wrapped, "Unexpected error.") as GraphQLError;
+    expect(out.message).toBe("No region called mars-1.");
+    expect(out.extensions).toMatchObject({ code: "UNKNOWN_REGION", status: 422 });
+    expect(out.path).toEqual(["createSession"]);
+  });
+
+  it("masks unexpected errors completely", () => {
+    const leak = new Error('duplicate key value violates unique constraint "api_keys_prefix_key" at /src/x.ts:1:1');
+    const out = maskError(new GraphQLError(leak.message, { originalError: leak }), "Unexpected error.") as GraphQLError;
+    expect(out.message).toBe("Unexpected error.");
+    expect(out.extensions).toEqual({ code: "INTERNAL_SERVER_ERROR" });
+    expect(JSON.stringify(out.toJSON())).not.toMatch(/api_keys|\.ts:/);
+  });
+});
