@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/db/client.ts";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+
+/** The real entry point, as `npm start` runs it (set-up already done by the test command). */
+function runMain(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, VESSEL_HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function listeningUrl(run: ReturnType<typeof runMain>): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    const match = /"url":"(http:\/\/[^"]+)"[^\n]*Vessel is listening/.exec(run.output());
+    if (match) return match[1]!;
+    if (run.child.exitCode !== null) throw new Error(`exited early:\n${run.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`did not start:\n${run.output()}`);
+}
+
+describe("the service process", () => {
+  it("refuses an invalid configuration, naming each problem, and exits non-zero", async () => {
+    const run = runMain({ PORT: "abc", VESSEL_REGIONS: "us-east1,", VESSEL_PUBLIC_BASE_URL: "not a url" });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toMatch(/PORT: /);
+    expect(run.output()).toMatch(/VESSEL_REGIONS \(entry 2\): a region name cannot be empty/);
+    expect(run.output()).toMatch(/VESSEL_PUBLIC_BASE_URL: /);
+  });
+
+  it("starts on the embedded default, stops on SIGTERM, and keeps its data across restarts", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "vessel-data-"));
+    const env = { PORT: "0", VESSEL_DATA_DIR: dataDir };
+    try {
+      const first = runMain(env);
+      const url = await listeningUrl(first);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      expect(((await (await fetch(`${url}/v1/health`)).json()) as { database: { kind: string } }).database.kind).toBe("pglite");
+      first.child.kill("SIGTERM");
+      expect(await first.exited).toBe(0);
+
+      // Write through the database directly (no API writes data yet), then restart the service.
+      const db = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
+      await db.prisma.workspace.create({ data: { id: "01J00000000000000000000000", slug: "kept", name: "Kept" } });
+      await db.close();
+
+      const second = runMain(env);
+      const url2 = await listeningUrl(second);
+      expect((await fetch(`${url2}/readyz`)).status).toBe(200);
+      expect(second.output()).not.toMatch(/applied migration/);
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toBe(0);
+
+      const reopened = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
+      expect(await reopened.prisma.workspace.findUnique({ where: { slug: "kept" } })).toMatchObject({ name: "Kept" });
+      await reopened.close();
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
