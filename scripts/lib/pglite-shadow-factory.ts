@@ -2,6 +2,7 @@ import { messages, PGlite } from "@electric-sql/pglite";
 import { DriverAdapterError } from "@prisma/driver-adapter-utils";
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { pgliteDump } from "./pglite-dumps.ts";
 
 /**
  * A driver adapter factory for the wasm schema engine whose shadow databases are throw-away
@@ -32,7 +33,7 @@ export class PgliteShadowFactory implements SqlMigrationAwareDriverAdapterFactor
   }
 
   private async open(): Promise<SqlDriverAdapter> {
-    const db = await PGlite.create({ loadDataDir: await emptyCluster() });
+    const db = await PGlite.create({ loadDataDir: await pgliteDump("empty") });
     this.instances.add(db);
     const adapter = await new PrismaPGlite(db).connect();
     return Object.assign(adapter, {
@@ -54,22 +55,6 @@ async function execScript(db: PGlite, script: string): Promise<void> {
   } catch (err) {
     throw toDriverAdapterError(err);
   }
-}
-
-let emptyClusterDump: Promise<Blob> | undefined;
-
-// initdb takes seconds and the engine opens two databases per diff; loading a dump of a fresh
-// cluster takes under one.
-function emptyCluster(): Promise<Blob> {
-  emptyClusterDump ??= (async () => {
-    const db = await PGlite.create("memory://");
-    try {
-      return await db.dumpDataDir("none");
-    } finally {
-      await db.close();
-    }
-  })();
-  return emptyClusterDump;
 }
 
 function toDriverAdapterError(err: unknown): unknown {

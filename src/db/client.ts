@@ -99,6 +99,8 @@ function database(prisma: PrismaClient, kind: Database["kind"], shutdown: () => 
     prisma,
     kind,
     async ping() {
+      // Prisma would quietly reconnect after $disconnect() and keep a new pool open.
+      if (closing) throw new Error("the database is closed");
       await prisma.$queryRaw`SELECT 1`;
     },
     close() {

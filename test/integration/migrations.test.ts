@@ -8,7 +8,8 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { diagnoseHistory, diffMigrationsToSchema, isEmptyDiff } from "../../scripts/lib/schema-engine.ts";
 import { applyMigrations, fromPgClient, pendingMigrations } from "../../src/db/migrate.ts";
-import { createEmptyDatabase, describeEachBackend, describePostgres, pgliteDump } from "../support/db.ts";
+import { pgliteDump } from "../../scripts/lib/pglite-dumps.ts";
+import { createEmptyDatabase, describeEachBackend, describePostgres } from "../support/db.ts";
 import type { EmptyDatabase } from "../support/db.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

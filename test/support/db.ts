@@ -1,15 +1,13 @@
-import { createHash, randomBytes } from "node:crypto";
-import { readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import os from "node:os";
-import path from "node:path";
+import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { beforeAll, describe } from "vitest";
 import { openDatabase } from "../../src/db/client.ts";
 import type { Database } from "../../src/db/client.ts";
-import { applyMigrations, fromPgClient, readMigrations } from "../../src/db/migrate.ts";
+import { fromPgClient } from "../../src/db/migrate.ts";
 import type { MigrationConnection } from "../../src/db/migrate.ts";
+import { pgliteDump } from "../../scripts/lib/pglite-dumps.ts";
+import { servicesRequired, testDatabaseUrl } from "./services.ts";
 
 export type Backend = "pglite" | "postgres";
 export const backends: readonly Backend[] = ["pglite", "postgres"];
@@ -22,8 +20,8 @@ export interface TestDatabase {
   dispose(): Promise<void>;
 }
 
-export const adminUrl = process.env.VESSEL_TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-const servicesRequired = process.env.VESSEL_REQUIRE_SERVICES === "1";
+/** Where test databases are created (VESSEL_TEST_DATABASE_URL); the user needs CREATEDB. */
+const adminUrl = testDatabaseUrl;
 
 let probe: Promise<string | undefined> | undefined;
 
@@ -86,7 +84,7 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
 }
 
 async function createPostgresDatabase(): Promise<TestDatabase> {
-  const { url, drop } = await createPostgresCluster();
+  const { url, drop } = await createBlankPostgresDatabase();
   try {
     const db = await openDatabase({ url, dataDir: "memory://", migrate: "apply" });
     const dispose = async () => {
@@ -100,7 +98,7 @@ async function createPostgresDatabase(): Promise<TestDatabase> {
   }
 }
 
-async function createPostgresCluster(): Promise<{ url: string; drop(): Promise<void> }> {
+async function createBlankPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `vessel_t_${randomBytes(6).toString("hex")}`;
   await withAdmin((admin) => admin.query(`CREATE DATABASE ${name}`));
   const drop = () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
@@ -122,7 +120,7 @@ export async function createEmptyDatabase(backend: Backend): Promise<EmptyDataba
     const db = await PGlite.create({ loadDataDir: await pgliteDump("empty") });
     return { backend, conn: db, dispose: () => db.close() };
   }
-  const { url, drop } = await createPostgresCluster();
+  const { url, drop } = await createBlankPostgresDatabase();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const dispose = async () => {
@@ -152,57 +150,6 @@ export async function withAdmin<T>(fn: (admin: pg.Client) => Promise<T>): Promis
 async function createPgliteDatabase(): Promise<TestDatabase> {
   const db = await openDatabase({ dataDir: "memory://", loadDataDir: await pgliteDump("migrated") });
   return { backend: "pglite", db, dispose: () => db.close() };
-}
-
-const dumps = new Map<string, Promise<Blob>>();
-
-/**
- * A tarball of a PGlite cluster, empty or migrated. initdb plus migrations costs seconds, loading
- * a tarball about one, so each is built once and kept in the temp folder for every worker.
- */
-export function pgliteDump(contents: "empty" | "migrated"): Promise<Blob> {
-  let dump = dumps.get(contents);
-  if (!dump) {
-    dump = buildDump(contents);
-    dumps.set(contents, dump);
-  }
-  return dump;
-}
-
-async function buildDump(contents: "empty" | "migrated"): Promise<Blob> {
-  const file = path.join(os.tmpdir(), `vessel-pglite-${await dumpKey(contents)}.tar`);
-  const cached = await readFile(file).catch(() => undefined);
-  if (cached) return new Blob([cached]);
-  const db = await PGlite.create("memory://");
-  try {
-    if (contents === "migrated") await applyMigrations(db);
-    const blob = await db.dumpDataDir("none");
-    await removeStaleDumps(contents, file);
-    const partial = `${file}.${process.pid}.partial`;
-    await writeFile(partial, new Uint8Array(await blob.arrayBuffer()));
-    await rename(partial, file); // atomic, so a concurrent worker never reads half a file
-    return blob;
-  } finally {
-    await db.close();
-  }
-}
-
-async function dumpKey(contents: "empty" | "migrated"): Promise<string> {
-  const require = createRequire(import.meta.url);
-  const pkg = path.join(path.dirname(require.resolve("@electric-sql/pglite")), "..", "package.json");
-  const { version } = JSON.parse(await readFile(pkg, "utf8")) as { version: string };
-  const hash = createHash("sha256").update(`pglite ${version}\n`);
-  if (contents === "migrated") for (const m of await readMigrations()) hash.update(`${m.name} ${m.checksum}\n`);
-  return `${contents}-${hash.digest("hex").slice(0, 16)}`;
-}
-
-/** Dumps of older migrations or PGlite versions are 40 MB each: keep only the current one. */
-async function removeStaleDumps(contents: string, keep: string): Promise<void> {
-  for (const name of await readdir(os.tmpdir())) {
-    const file = path.join(os.tmpdir(), name);
-    const stale = new RegExp(`^vessel-pglite-${contents}-[0-9a-f]{16}\\.tar$`).test(name) && file !== keep;
-    if (stale) await rm(file, { force: true });
-  }
 }
 
 function redact(url: string): string {
