@@ -27,13 +27,14 @@ export interface Database {
 }
 
 type Log = (msg: string) => void;
+type MigrateMode = NonNullable<DatabaseOptions["migrate"]>;
 
 export async function openDatabase(opts: DatabaseOptions, log: Log = () => {}): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts.migrate ?? "verify", log);
   return openPglite(opts.dataDir, opts.migrate ?? "apply", opts.loadDataDir, log);
 }
 
-async function openPostgres(url: string, mode: "apply" | "verify", log: Log): Promise<Database> {
+async function openPostgres(url: string, mode: MigrateMode, log: Log): Promise<Database> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -47,7 +48,7 @@ async function openPostgres(url: string, mode: "apply" | "verify", log: Log): Pr
 
 async function openPglite(
   dataDir: string,
-  mode: "apply" | "verify",
+  mode: MigrateMode,
   loadDataDir: Blob | undefined,
   log: Log,
 ): Promise<Database> {
@@ -77,7 +78,7 @@ async function openPglite(
   });
 }
 
-async function migrateOrVerify(conn: MigrationConnection, mode: "apply" | "verify", log: Log): Promise<void> {
+async function migrateOrVerify(conn: MigrationConnection, mode: MigrateMode, log: Log): Promise<void> {
   if (mode === "apply") {
     const started = performance.now();
     const applied = await applyMigrations(conn, undefined, log);

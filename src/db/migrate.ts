@@ -157,11 +157,14 @@ function warnAboutDrift(migrations: Migration[], applied: Map<string, string>, l
   for (const [name, checksum] of applied) {
     const local = byName.get(name);
     if (!local) log(`warning: migration ${name} is applied but missing from the migrations folder`);
-    // Prisma also accepts the file with its line endings converted, so a git checkout on Windows is not drift.
-    else if (![local.checksum, checksumOf(local.sql.replaceAll("\r\n", "\n")), checksumOf(local.sql.replaceAll(/\r?\n/g, "\r\n"))].includes(checksum)) {
-      log(`warning: migration ${name} was modified after it was applied`);
-    }
+    else if (!checksumsOf(local).includes(checksum)) log(`warning: migration ${name} was modified after it was applied`);
   }
+}
+
+// Prisma also accepts the file with its line endings converted, so a checkout on Windows is not drift.
+function checksumsOf(m: Migration): string[] {
+  const lf = m.sql.replaceAll("\r\n", "\n");
+  return [m.checksum, checksumOf(lf), checksumOf(lf.replaceAll("\n", "\r\n"))];
 }
 
 function byCodeUnit(a: string, b: string): number {

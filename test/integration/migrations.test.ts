@@ -124,6 +124,36 @@ describeEachBackend("applyMigrations", (backend) => {
     await expect(database.conn.query("SELECT 1")).resolves.toBeDefined();
   });
 
+  test("a migration whose history row cannot be written leaves nothing behind", async () => {
+    // The script itself succeeds; the trigger it creates then rejects the runner's bookkeeping insert.
+    const dir = await migrationsWith(
+      "99990101100000_unrecorded",
+      `CREATE TABLE "unrecorded_probe" (id int);
+CREATE FUNCTION refuse_history() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'history refused'; END $$;
+CREATE TRIGGER refuse_history BEFORE INSERT ON "_prisma_migrations" FOR EACH ROW EXECUTE FUNCTION refuse_history();
+`,
+    );
+    tempDirs.push(dir);
+    await expect(applyMigrations(database.conn, dir)).rejects.toThrow(/99990101100000_unrecorded.*history refused/s);
+    expect(await tableExists(database, "unrecorded_probe")).toBe(false);
+    const triggers = await database.conn.query("SELECT tgname FROM pg_trigger WHERE tgname = 'refuse_history'");
+    expect(triggers.rows).toEqual([]);
+  });
+
+  test("warns about a migration edited after it was applied, but not about its line endings", async () => {
+    const dir = await migrationsWith("99990101200000_edited", 'CREATE TABLE "edited_probe" (id int);\n');
+    tempDirs.push(dir);
+    expect(await applyMigrations(database.conn, dir)).toEqual(["99990101200000_edited"]);
+    const file = path.join(dir, "99990101200000_edited", "migration.sql");
+    const messages: string[] = [];
+    await writeFile(file, 'CREATE TABLE "edited_probe" (id int);\r\n');
+    await applyMigrations(database.conn, dir, (msg) => messages.push(msg));
+    expect(messages).toEqual([]);
+    await writeFile(file, 'CREATE TABLE "edited_probe" (id bigint);\n');
+    await applyMigrations(database.conn, dir, (msg) => messages.push(msg));
+    expect(messages).toEqual(["warning: migration 99990101200000_edited was modified after it was applied"]);
+  });
+
   test("refuses to run while the history holds a failed migration", async () => {
     const dir = await migrationsWith("99990102000000_next", 'CREATE TABLE "next_probe" (id int);\n');
     tempDirs.push(dir);

@@ -10,8 +10,7 @@ describe("the OpenAPI document", () => {
   it("is valid OpenAPI 3.1", async () => {
     expect(doc.openapi).toBe("3.1.0");
     const result = await validate(structuredClone(doc) as never);
-    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
-    expect(result.valid).toBe(true);
+    expect(result.valid ? [] : result.errors).toEqual([]);
   });
 
   it("a broken document is refused by the same validator", async () => {
