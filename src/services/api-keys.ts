@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { generateApiKey } from "../auth/api-key-format.ts";
+import { hashSecret } from "../auth/api-key-hash.ts";
+import { AppError } from "../errors.ts";
+import type { ApiKey } from "../generated/prisma/client.ts";
+import type { ServiceContext } from "./context.ts";
+import { conflictOnDuplicate, parseInput, prismaErrorCode, prismaOf } from "./support.ts";
+import type { DbSource } from "./support.ts";
+
+/** An API key as the service hands it out: every column except the hash. */
+export type ApiKeyRecord = Omit<ApiKey, "secretHash">;
+
+/** What authentication needs to check a presented key. Only for the auth layer; never serialised. */
+export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix" | "secretHash" | "revokedAt">;
+
+/** Trimmed, 1–100 characters. */
+export const ApiKeyLabel = z
+  .string({ error: "must be a string" })
+  .trim()
+  .min(1, "cannot be empty")
+  .max(100, "must be at most 100 characters");
+
+const Id = z.string({ error: "must be a string" }).min(1, "cannot be empty");
+
+const CreateApiKeyInput = z.object({ workspaceId: Id, label: ApiKeyLabel, createdById: Id.optional() });
+const RevokeApiKeyInput = z.object({ workspaceId: Id, id: Id, revokedById: Id.optional() });
+
+// Selecting column by column (rather than omitting the hash) keeps a future secret-bearing column out by default.
+const publicColumns = {
+  id: true,
+  workspaceId: true,
+  label: true,
+  prefix: true,
+  createdById: true,
+  createdAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+  revokedById: true,
+} as const satisfies Record<keyof ApiKeyRecord, true>;
+
+export interface CreateApiKeyInput {
+  workspaceId: string;
+  label: string;
+  createdById?: string;
+}
+
+export interface CreatedApiKey {
+  apiKey: ApiKeyRecord;
+  /** The full key, `vs_<id>.<secret>`. Returned here once and never again. */
+  secret: string;
+}
+
+/**
+ * Mints a key for a workspace: stores the argon2id hash of the secret and the `vs_<id>` prefix,
+ * and returns the full key once. Unknown workspace (or creator) → AppError("not-found").
+ */
+export async function createApiKey(ctx: ServiceContext, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+  const { workspaceId, label, createdById } = parseInput(CreateApiKeyInput, input);
+  const prisma = prismaOf(ctx);
+  const generated = generateApiKey();
+  const secretHash = await hashSecret(generated.secret);
+  let apiKey: ApiKeyRecord;
+  try {
+    apiKey = await conflictOnDuplicate(
+      () =>
+        prisma.apiKey.create({
+          data: { id: generated.id, workspaceId, label, prefix: generated.prefix, secretHash, createdById: createdById ?? null },
+          select: publicColumns,
+        }),
+      "Could not create the API key; try again.",
+    );
+  } catch (err) {
+    if (prismaErrorCode(err) === "P2003") {
+      throw new AppError("not-found", createdById === undefined ? "No such workspace." : "No such workspace or user.");
+    }
+    throw err;
+  }
+  ctx.log.info({ workspaceId, apiKeyId: apiKey.id, prefix: apiKey.prefix }, "api key created");
+  return { apiKey, secret: generated.key };
+}
+
+/** Every key of the workspace, revoked ones included, newest first. Never the hash. */
+export async function listApiKeys(ctx: ServiceContext, workspaceId: string): Promise<ApiKeyRecord[]> {
+  return prismaOf(ctx).apiKey.findMany({
+    where: { workspaceId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: publicColumns,
+  });
+}
+
+export interface RevokeApiKeyInput {
+  workspaceId: string;
+  id: string;
+  revokedById?: string;
+}
+
+/**
+ * Revokes a key of the workspace and returns it. Idempotent: revoking a revoked key returns it
+ * unchanged (the first revokedAt and revokedById stay). A key of another workspace, or no key at
+ * all → AppError("not-found"), the same answer for both.
+ */
+export async function revokeApiKey(ctx: ServiceContext, input: RevokeApiKeyInput): Promise<ApiKeyRecord> {
+  const { workspaceId, id, revokedById } = parseInput(RevokeApiKeyInput, input);
+  const prisma = prismaOf(ctx);
+  // The revokedAt: null condition makes concurrent revocations agree on the first one.
+  const { count } = await prisma.apiKey.updateMany({
+    where: { id, workspaceId, revokedAt: null },
+    data: { revokedAt: new Date(), revokedById: revokedById ?? null },
+  });
+  const apiKey = await prisma.apiKey.findFirst({ where: { id, workspaceId }, select: publicColumns });
+  if (!apiKey) throw new AppError("not-found", "No such API key in this workspace.");
+  if (count > 0) ctx.log.info({ workspaceId, apiKeyId: id, prefix: apiKey.prefix }, "api key revoked");
+  return apiKey;
+}
+
+/** The record a presented key id refers to, with its hash, or null. For the authentication layer only. */
+export async function findKeyForVerification(source: DbSource, id: string): Promise<ApiKeyForVerification | null> {
+  return prismaOf(source).apiKey.findUnique({
+    where: { id },
+    select: { id: true, workspaceId: true, prefix: true, secretHash: true, revokedAt: true },
+  });
+}
