@@ -10,7 +10,7 @@ import type { Database } from "../src/db/client.ts";
 import { AppError } from "../src/errors.ts";
 import { createLogger } from "../src/logger.ts";
 import { createApiKey } from "../src/services/api-keys.ts";
-import type { ServiceContext } from "../src/services/context.ts";
+import { createDeps, internalContext } from "../src/deps.ts";
 import { createWorkspace, findWorkspaceBySlug } from "../src/services/workspaces.ts";
 
 const usage = "usage: seed [--workspace <slug>] [--label <label>] [--name <workspace name>]";
@@ -55,9 +55,11 @@ async function main(): Promise<number> {
     throw err;
   }
 
+  let closeDeps = async () => {};
   try {
-    const log = createLogger("silent");
-    const ctx: ServiceContext = { deps: { config, db, log }, requestId: "seed", log };
+    const { deps, close } = await createDeps(config, db, createLogger("silent"));
+    closeDeps = close;
+    const ctx = internalContext(deps, "seed");
     const slug = options.workspace;
     let created = false;
     let workspace = await findWorkspaceBySlug(ctx, slug);
@@ -81,6 +83,7 @@ async function main(): Promise<number> {
     );
     return 0;
   } finally {
+    await closeDeps();
     await db.close();
   }
 }

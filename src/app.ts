@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ulid } from "ulid";
+import type { UserAuthenticator } from "./auth/request-auth.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { AppError, isProblemSlug } from "./errors.ts";
@@ -15,16 +16,19 @@ import { problemPage, sendProblem, toAppError } from "./rest/problems.ts";
 import type { AnyRoute } from "./rest/route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes.ts";
+import { createDeps, type DepsOptions } from "./deps.ts";
 import type { AppDeps, ServiceContext } from "./services/context.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 
-export interface AppOptions {
+export interface AppOptions extends DepsOptions {
   log?: Logger;
   /** An already-open database (tests); otherwise one is opened from the configuration. */
   db?: Database;
   /** Routes added to the table (tests exercise the machinery with them; never part of the product). */
   extraRoutes?: AnyRoute[];
   checkResponses?: boolean;
+  /** Dashboard users; the dashboard sign-in provides it (tests use a fixture). */
+  users?: UserAuthenticator;
 }
 
 export interface App {
@@ -47,10 +51,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { url: config.database.url, dataDir: path.join(config.database.dataDir, "pglite") },
       (msg) => log.info(msg),
     ));
-  const deps: AppDeps = { config, db, log };
+  const { deps, close: closeDeps } = await createDeps(config, db, log, options);
   const table = [...routes, ...(options.extraRoutes ?? [])];
 
-  const contextFor = (requestId: string): ServiceContext => ({ deps, requestId, log: log.child({ requestId }) });
+  const contextFor = (requestId: string, ip: string | undefined): ServiceContext => ({
+    deps,
+    requestId,
+    log: log.child({ requestId }),
+    principal: null,
+    ip: ip ?? null,
+  });
 
   const app = express();
   app.disable("x-powered-by");
@@ -99,9 +109,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const yoga = createGraphQLServer({
     graphiql: config.graphiql,
     log: log.child({ component: "graphql" }),
+    users: options.users,
     context: (req) => {
       const fromExpress = (req as Request).res?.locals.requestId as string | undefined;
-      return contextFor(fromExpress ?? ulid());
+      return contextFor(fromExpress ?? ulid(), req.socket.remoteAddress);
     },
   });
   if (config.graphiql) {
@@ -116,7 +127,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   app.use(yoga.graphqlEndpoint, (req: Request, res: Response) => void yoga(req, res, { req }));
 
-  app.use(buildRestRouter(table, { context: (_req, res) => contextFor(res.locals.requestId as string), checkResponses: options.checkResponses }));
+  app.use(
+    buildRestRouter(table, {
+      context: (req, res) => contextFor(res.locals.requestId as string, req.socket.remoteAddress),
+      users: options.users,
+      checkResponses: options.checkResponses,
+    }),
+  );
 
   app.use(() => {
     throw new AppError("not-found", "No resource lives at this path.");
@@ -153,6 +170,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await closeDeps();
       if (!options.db) await db.close();
     },
   };

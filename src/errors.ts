@@ -39,6 +39,11 @@ export const problemTypes = {
     title: "Conflict",
     description: "The request conflicts with the current state of the resource.",
   },
+  gone: {
+    status: 410,
+    title: "Gone",
+    description: "This operation was deprecated and has passed its sunset date. The `Link` header of earlier answers named its successor.",
+  },
   "payload-too-large": {
     status: 413,
     title: "Payload too large",

@@ -27,3 +27,14 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({});
+builder.mutationType({});
+
+builder.scalarType("DateTime", {
+  description: "An ISO 8601 date and time in UTC.",
+  serialize: (d) => d.toISOString(),
+  parseValue: (v) => {
+    const d = typeof v === "string" ? new Date(v) : new Date(Number.NaN);
+    if (Number.isNaN(d.getTime())) throw new TypeError("DateTime must be an ISO 8601 string");
+    return d;
+  },
+});

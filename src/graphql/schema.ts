@@ -1,5 +1,7 @@
 import { lexicographicSortSchema } from "graphql";
 import { builder } from "./builder.ts";
+import "./types/api-key.ts";
+import "./types/audit.ts";
 import "./types/health.ts";
 
 /** Sorted so the printed schema (schema/schema.graphql) does not churn with import order. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { principalFor, spendRequest, type UserAuthenticator } from "../auth/request-auth.ts";
 import type { Logger } from "../logger.ts";
 import type { ServiceContext } from "../services/context.ts";
 import type { GraphQLContext } from "./builder.ts";
@@ -17,7 +18,19 @@ export function createGraphQLServer(options: {
   graphiql: boolean;
   log: Logger;
   context(req: IncomingMessage): ServiceContext;
+  users?: UserAuthenticator;
 }): Yoga {
+  /** Anonymous calls get no principal (services refuse what needs one); credentials are checked and rate-limited. */
+  const contextFor = async (req: IncomingMessage): Promise<GraphQLContext> => {
+    const base = options.context(req);
+    if (req.headers.authorization) {
+      const principal = await principalFor(base.deps, req, base.ip ?? "", { acceptUsers: true, users: options.users });
+      await spendRequest(base.deps, principal);
+      return { services: { ...base, principal } };
+    }
+    const user = options.users ? await options.users(req) : null;
+    return { services: { ...base, principal: user } };
+  };
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -33,6 +46,6 @@ export function createGraphQLServer(options: {
       warn: (...args) => options.log.warn(args.map(String).join(" ")),
       error: (...args) => options.log.error({ err: args.find((a) => a instanceof Error) }, args.map(String).join(" ")),
     },
-    context: ({ req }) => ({ services: options.context(req) }),
+    context: ({ req }) => contextFor(req),
   });
 }

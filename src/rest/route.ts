@@ -44,6 +44,13 @@ export interface Route<I extends RouteInput = RouteInput, R = unknown> {
   alternatives?: Record<number, { description: string; headers?: Record<string, string> }>;
   /** Problem types this operation can answer with, beyond the ones every route has. */
   problems?: ProblemSlug[];
+  /**
+   * Who may call: API keys (the default for /v1), keys or dashboard users (the services then decide;
+   * keys are refused dashboard-only actions), or anyone (not authenticated, not audited).
+   */
+  auth?: "apiKey" | "apiKeyOrUser" | "none";
+  /** Marks the route deprecated: Deprecation, Sunset and Link headers, then 410 after the sunset. */
+  deprecated?: { since: Date; sunset: Date; successor?: string };
   /** Largest accepted JSON body (bytes-style string for body-parser); default 1mb. */
   bodyLimit?: string;
   handler(ctx: ServiceContext, input: ParsedInput<I>, http: { req: Request; res: Response }): Promise<R | Reply<R>>;

@@ -1,7 +1,10 @@
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
+import { auditScope, finishAudit, principalFor, spendRequest, type UserAuthenticator } from "../auth/request-auth.ts";
 import { AppError, validationError, type FieldError } from "../errors.ts";
 import type { ServiceContext } from "../services/context.ts";
+import { auditAction } from "../services/operations.ts";
+import { toAppError } from "./problems.ts";
 import { Reply, type AnyRoute, type RouteInput } from "./route.ts";
 
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */
@@ -10,10 +13,7 @@ export function toExpressPath(path: string): string {
 }
 
 function issuesOf(where: string, error: z.ZodError): FieldError[] {
-  return error.issues.map((i) => ({
-    field: [where, ...i.path.map(String)].join("."),
-    message: i.message,
-  }));
+  return error.issues.map((i) => ({ field: [where, ...i.path.map(String)].join("."), message: i.message }));
 }
 
 /** Parses every declared part of the request and reports all problems together. */
@@ -39,10 +39,69 @@ function requireJson(req: Request): void {
   }
 }
 
+type BodyParser = (req: Request, res: Response) => Promise<void>;
+
+/** JSON body parsing, run inside the pipeline so it comes after authentication and is audited. */
+function jsonBody(limit: string): BodyParser {
+  const parse = express.json({ limit, strict: false });
+  return (req, res) => {
+    requireJson(req);
+    return new Promise<void>((resolve, reject) => parse(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  };
+}
+
+/** RFC 9745 Deprecation, RFC 8594 Sunset, and the successor; after the sunset the route is gone. */
+function deprecation(route: AnyRoute, res: Response, now: Date): void {
+  const d = route.deprecated;
+  if (!d) return;
+  res.setHeader("Deprecation", `@${Math.floor(d.since.getTime() / 1000)}`);
+  res.setHeader("Sunset", d.sunset.toUTCString());
+  if (d.successor) res.setHeader("Link", `<${d.successor}>; rel="successor-version"`);
+  if (now >= d.sunset) {
+    throw new AppError("gone", `This operation was retired on ${d.sunset.toUTCString()}.${d.successor ? ` Use ${d.successor}.` : ""}`);
+  }
+}
+
 export interface RouterOptions {
   context(req: Request, res: Response): ServiceContext;
+  users?: UserAuthenticator;
   /** Check every success body against the route's response schema (tests turn this on to catch contract drift). */
   checkResponses?: boolean;
+}
+
+/** Authenticate, limit, audit, then run the handler: the same steps, in the same order, for every route. */
+async function run(route: AnyRoute, options: RouterOptions, req: Request, res: Response, body?: BodyParser): Promise<void> {
+  let ctx = options.context(req, res);
+  let status = 500;
+  try {
+    if (route.auth !== "none") {
+      const principal = await principalFor(ctx.deps, req, ctx.ip ?? "", {
+        acceptUsers: route.auth === "apiKeyOrUser",
+        users: options.users,
+      });
+      const target = (req.params.id ?? req.params.key_id ?? null) as string | null;
+      ctx = { ...ctx, principal, audit: auditScope(auditAction(route.operationId), route.status, target) };
+      for (const [name, value] of Object.entries(await spendRequest(ctx.deps, principal))) res.setHeader(name, value);
+    }
+    deprecation(route, res, ctx.deps.now());
+    if (body) await body(req, res);
+    const input = parseInput(route, req);
+    const result = await route.handler(ctx, input as never, { req, res });
+    const reply = result instanceof Reply ? result : new Reply(route.status, result);
+    if (options.checkResponses && route.response && reply.status < 300 && reply.status !== 204) {
+      const check = route.response.safeParse(reply.body);
+      if (!check.success) throw new Error(`${route.operationId}: response breaks its schema: ${check.error.message}`);
+    }
+    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+    status = reply.status;
+    if (reply.status === 204 || reply.body === undefined) res.status(reply.status).end();
+    else res.status(reply.status).json(reply.body);
+  } catch (err) {
+    status = toAppError(err).error.status;
+    throw err;
+  } finally {
+    finishAudit(ctx, status);
+  }
 }
 
 /** Registers each route of the table, plus a 405 answer for known paths called with another method. */
@@ -53,24 +112,8 @@ export function buildRestRouter(routes: readonly AnyRoute[], options: RouterOpti
   for (const route of routes) {
     const path = toExpressPath(route.path);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method.toUpperCase()]);
-    const middleware = route.input.body
-      ? [
-          (req: Request, _res: Response, next: (err?: unknown) => void) => { try { requireJson(req); next(); } catch (e) { next(e); } },
-          express.json({ limit: route.bodyLimit ?? "1mb", strict: false }),
-        ]
-      : [];
-    router[route.method](path, ...middleware, async (req: Request, res: Response) => {
-      const input = parseInput(route, req);
-      const result = await route.handler(options.context(req, res), input as never, { req, res });
-      const reply = result instanceof Reply ? result : new Reply(route.status, result);
-      if (options.checkResponses && route.response && reply.status < 300 && reply.status !== 204) {
-        const check = route.response.safeParse(reply.body);
-        if (!check.success) throw new Error(`${route.operationId}: response breaks its schema: ${check.error.message}`);
-      }
-      for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-      if (reply.status === 204 || reply.body === undefined) res.status(reply.status).end();
-      else res.status(reply.status).json(reply.body);
-    });
+    const body = route.input.body ? jsonBody(route.bodyLimit ?? "1mb") : undefined;
+    router[route.method](path, (req: Request, res: Response) => run(route, options, req, res, body));
   }
 
   for (const [path, methods] of methodsByPath) {

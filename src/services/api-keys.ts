@@ -4,6 +4,8 @@ import { hashSecret } from "../auth/api-key-hash.ts";
 import { AppError } from "../errors.ts";
 import type { ApiKey } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";
+import { auditedTransaction } from "./audited.ts";
+import { requireWorkspaceRole } from "./authz.ts";
 import { conflictOnDuplicate, parseInput, prismaErrorCode, prismaOf } from "./support.ts";
 import type { DbSource } from "./support.ts";
 
@@ -56,16 +58,20 @@ export interface CreatedApiKey {
  */
 export async function createApiKey(ctx: ServiceContext, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const { workspaceId, label, createdById } = parseInput(CreateApiKeyInput, input);
-  const prisma = prismaOf(ctx);
   const generated = generateApiKey();
+  // Hash before the transaction: argon2 takes tens of milliseconds and PGlite has one session.
   const secretHash = await hashSecret(generated.secret);
   let apiKey: ApiKeyRecord;
   try {
     apiKey = await conflictOnDuplicate(
       () =>
-        prisma.apiKey.create({
-          data: { id: generated.id, workspaceId, label, prefix: generated.prefix, secretHash, createdById: createdById ?? null },
-          select: publicColumns,
+        auditedTransaction(ctx, async (tx, audit) => {
+          const row = await tx.apiKey.create({
+            data: { id: generated.id, workspaceId, label, prefix: generated.prefix, secretHash, createdById: createdById ?? null },
+            select: publicColumns,
+          });
+          await audit(row.id);
+          return row;
         }),
       "Could not create the API key; try again.",
     );
@@ -101,14 +107,19 @@ export interface RevokeApiKeyInput {
  */
 export async function revokeApiKey(ctx: ServiceContext, input: RevokeApiKeyInput): Promise<ApiKeyRecord> {
   const { workspaceId, id, revokedById } = parseInput(RevokeApiKeyInput, input);
-  const prisma = prismaOf(ctx);
-  // The revokedAt: null condition makes concurrent revocations agree on the first one.
-  const { count } = await prisma.apiKey.updateMany({
-    where: { id, workspaceId, revokedAt: null },
-    data: { revokedAt: new Date(), revokedById: revokedById ?? null },
+  const { apiKey, count } = await auditedTransaction(ctx, async (tx, audit) => {
+    // The revokedAt: null condition makes concurrent revocations agree on the first one.
+    const { count } = await tx.apiKey.updateMany({
+      where: { id, workspaceId, revokedAt: null },
+      data: { revokedAt: ctx.deps.now(), revokedById: revokedById ?? null },
+    });
+    const apiKey = await tx.apiKey.findFirst({ where: { id, workspaceId }, select: publicColumns });
+    if (!apiKey) throw new AppError("not-found", "No such API key in this workspace.");
+    await audit(id);
+    return { apiKey, count };
   });
-  const apiKey = await prisma.apiKey.findFirst({ where: { id, workspaceId }, select: publicColumns });
-  if (!apiKey) throw new AppError("not-found", "No such API key in this workspace.");
+  // After the commit: from the next request on, every node refuses the key.
+  await ctx.deps.auth.revoked(id);
   if (count > 0) ctx.log.info({ workspaceId, apiKeyId: id, prefix: apiKey.prefix }, "api key revoked");
   return apiKey;
 }
@@ -119,4 +130,24 @@ export async function findKeyForVerification(source: DbSource, id: string): Prom
     where: { id },
     select: { id: true, workspaceId: true, prefix: true, secretHash: true, revokedAt: true },
   });
+}
+
+/** Dashboard: mint a key for a workspace (owners and admins; never an API key). */
+export async function createWorkspaceApiKey(ctx: ServiceContext, slug: string, label: string): Promise<CreatedApiKey> {
+  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "create API keys");
+  const createdById = ctx.principal?.kind === "user" ? ctx.principal.userId : undefined;
+  return createApiKey(ctx, { workspaceId: ws.id, label, createdById });
+}
+
+/** Dashboard: every key of a workspace, revoked ones included with their revocation time (any member). */
+export async function listWorkspaceApiKeys(ctx: ServiceContext, slug: string): Promise<ApiKeyRecord[]> {
+  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN", "MEMBER"], "list API keys");
+  return listApiKeys(ctx, ws.id);
+}
+
+/** Dashboard: revoke a key at once (owners and admins). */
+export async function revokeWorkspaceApiKey(ctx: ServiceContext, slug: string, keyId: string): Promise<ApiKeyRecord> {
+  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "revoke API keys");
+  const revokedById = ctx.principal?.kind === "user" ? ctx.principal.userId : undefined;
+  return revokeApiKey(ctx, { workspaceId: ws.id, id: keyId, revokedById });
 }

@@ -1,6 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
+import type { ApiKeyAuthenticator } from "../auth/authenticate.ts";
+import type { RateLimiter } from "../auth/rate-limit.ts";
+import type { AuditWriter } from "./audit.ts";
 
 /** What the browser pool reports about itself; the pool arrives with the sessions work. */
 export interface BrowserPoolReport {
@@ -10,11 +13,32 @@ export interface BrowserPoolReport {
   warm: number;
 }
 
+/** Who is calling. Workspace scope of a key comes from its record, never from the request. */
+export type Principal =
+  | { kind: "apiKey"; keyId: string; keyPrefix: string; workspaceId: string; rateLimitPerMinute: number }
+  | { kind: "user"; userId: string; email: string };
+
+/** The audit entry of one call: services name the target and write it themselves inside mutations. */
+export interface AuditScope {
+  action: string;
+  target: string | null;
+  /** The status a success answers with on this transport (201 over REST, 200 over GraphQL). */
+  successStatus: number;
+  /** Set once the entry is written inside the call's transaction; otherwise the transport writes it. */
+  written: boolean;
+  /** The workspace acted on, when the caller is a user (a key's workspace is implied). */
+  workspaceId?: string;
+}
+
 /** Long-lived dependencies built once by the composition root (src/app.ts). */
 export interface AppDeps {
   config: Config;
   db: Database;
   log: Logger;
+  auth: ApiKeyAuthenticator;
+  limiter: RateLimiter;
+  audit: AuditWriter;
+  now: () => Date;
   /** Absent until a browser pool runs in this process. */
   browserPool?: { report(): BrowserPoolReport };
 }
@@ -24,4 +48,8 @@ export interface ServiceContext {
   deps: AppDeps;
   requestId: string;
   log: Logger;
+  principal: Principal | null;
+  ip: string | null;
+  /** Present when the call is audited (every authenticated call). */
+  audit?: AuditScope;
 }

@@ -1,4 +1,5 @@
 import { version } from "../config.ts";
+import { requirePrincipal } from "./authz.ts";
 import type { BrowserPoolReport, ServiceContext } from "./context.ts";
 
 export interface Health {
@@ -13,6 +14,7 @@ const noPool: BrowserPoolReport = { state: "unavailable", capacity: 0, inUse: 0,
 
 /** The service's own view of its dependencies. Never throws: a failing dependency is reported, not raised. */
 export async function getHealth(ctx: ServiceContext): Promise<Health> {
+  requirePrincipal(ctx);
   const { db, config, browserPool } = ctx.deps;
   const started = performance.now();
   let latencyMs: number | null = null;

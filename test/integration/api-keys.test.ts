@@ -14,6 +14,7 @@ import { AppError } from "../../src/errors.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createApiKey, findKeyForVerification, listApiKeys, revokeApiKey } from "../../src/services/api-keys.ts";
 import type { ServiceContext } from "../../src/services/context.ts";
+import { createDeps, internalContext } from "../../src/deps.ts";
 import { createWorkspace } from "../../src/services/workspaces.ts";
 import { pgliteDump } from "../../scripts/lib/pglite-dumps.ts";
 import { createTestDatabase, describeEachBackend } from "../support/db.ts";
@@ -22,9 +23,9 @@ import type { TestDatabase } from "../support/db.ts";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const keyShape = /^vs_[0-9A-HJKMNP-TV-Z]{26}\.[0-9A-Za-z]{32}$/;
 
-function contextFor(db: Database): ServiceContext {
-  const log = createLogger("silent");
-  return { deps: { config: loadConfig({}, "/nonexistent"), db, log }, requestId: "test", log };
+async function contextFor(db: Database): Promise<ServiceContext> {
+  const { deps } = await createDeps(loadConfig({}, "/nonexistent"), db, createLogger("silent"));
+  return internalContext(deps, "test");
 }
 
 /** The AppError a promise rejects with (fails the test when it resolves or rejects with something else). */
@@ -58,7 +59,7 @@ describeEachBackend("API keys", (backend) => {
 
   beforeAll(async () => {
     t = await createTestDatabase(backend);
-    ctx = contextFor(t.db);
+    ctx = await contextFor(t.db);
     w1 = await createWorkspace(ctx, { slug: uniqueSlug("one"), name: "One" });
     w2 = await createWorkspace(ctx, { slug: uniqueSlug("two"), name: "Two" });
   });

@@ -2,18 +2,20 @@ import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { HealthDocument, type HealthQuery } from "../../src/gql/graphql.ts";
-import { startTestApp, type TestApp } from "../support/app.ts";
+import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 
 let t: TestApp;
+let seeded: Seeded;
 beforeAll(async () => {
   t = await startTestApp();
+  seeded = await seedWorkspace(t);
 });
 afterAll(async () => t?.stop());
 
 async function gql(query: string, init: RequestInit = {}) {
   const res = await fetch(`${t.url}/graphql`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/graphql-response+json" },
+    headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...bearer(seeded.key) },
     body: JSON.stringify({ query }),
     ...init,
   });
@@ -25,13 +27,30 @@ describe("GraphQL over HTTP", () => {
     const { res, body } = await gql(HealthDocument.toString());
     expect(res.status).toBe(200);
     const health = (body.data as HealthQuery).health;
-    const rest = (await (await fetch(`${t.url}/v1/health`)).json()) as { version: string; database: { kind: string }; regions: string[] };
+    const rest = (await (await fetch(`${t.url}/v1/health`, { headers: bearer(seeded.key) })).json()) as { version: string; database: { kind: string }; regions: string[] };
     expect(health.version).toBe(rest.version);
     expect(health.database.kind).toBe("PGLITE");
     expect(health.database.status).toBe("OK");
     expect(health.regions).toEqual(rest.regions);
     expect(health.browserPool.state).toBe("UNAVAILABLE");
     expect(health.status).toBe("DEGRADED");
+  });
+
+  it("refuses anonymous calls to operations that need a principal, with a stable code", async () => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ health { version } }" }),
+    });
+    const body = (await res.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
+    expect(body.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("refuses a bad key with the same code", async () => {
+    const { body } = await gql("{ health { version } }", {
+      headers: { "content-type": "application/json", authorization: "Bearer vs_01ARZ3NDEKTSV4RRFFQ69G5FAV.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
+    });
+    expect(body.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
   });
 
   it("reports invalid queries without leaking internals", async () => {
@@ -52,7 +71,13 @@ describe("GraphQL over HTTP", () => {
 
 describe("GraphQL over WebSocket (graphql-ws)", () => {
   it("executes operations through the upgrade dispatcher", async () => {
-    const client = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    // Browsers cannot set headers on a WebSocket; servers and scripts (like this one) can.
+    class KeyedWebSocket extends WebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols, { headers: bearer(seeded.key) });
+      }
+    }
+    const client = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: KeyedWebSocket, retryAttempts: 0 });
     try {
       const result = await new Promise<{ data?: HealthQuery | null }>((resolve, reject) => {
         let value: { data?: HealthQuery | null } = {};

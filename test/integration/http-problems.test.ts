@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { problemTypes, type ProblemSlug } from "../../src/errors.ts";
 import { defineRoute } from "../../src/rest/route.ts";
-import { startTestApp, type TestApp } from "../support/app.ts";
+import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 
 // Two routes that exist only in this test, to drive the route-table machinery: one with a strict
 // body, one that fails the way a bug would (an Error whose message holds SQL and a file path).
@@ -13,6 +13,7 @@ const testRoutes = [
     operationId: "testEcho",
     summary: "test",
     tags: ["Test"],
+    auth: "none",
     input: {
       params: z.object({ name: z.string().regex(/^[a-z]+$/) }),
       body: z.strictObject({ count: z.number().int().min(1), label: z.string().optional() }),
@@ -28,6 +29,7 @@ const testRoutes = [
     operationId: "testFault",
     summary: "test",
     tags: ["Test"],
+    auth: "none",
     input: {},
     status: 200,
     handler: async () => {
@@ -37,13 +39,22 @@ const testRoutes = [
 ];
 
 let t: TestApp;
+let seeded: Seeded;
 beforeAll(async () => {
   t = await startTestApp({ extraRoutes: testRoutes, env: { VESSEL_PUBLIC_BASE_URL: "https://vessel.example.test" } });
+  seeded = await seedWorkspace(t);
 });
 afterAll(async () => t?.stop());
 
 const json = { "content-type": "application/json" };
-const cases: Array<{ name: string; method: string; path: string; headers?: Record<string, string>; body?: string; slug: ProblemSlug; detail?: RegExp; check?: (body: Record<string, unknown>, res: Response) => void }> = [
+const key = () => ({ authorization: `Bearer ${seeded.key}` });
+const cases: Array<{ name: string; method: string; path: string; headers?: Record<string, string> | (() => Record<string, string>); body?: string; slug: ProblemSlug; detail?: RegExp; check?: (body: Record<string, unknown>, res: Response) => void }> = [
+  {
+    name: "no API key", method: "GET", path: "/v1/health", slug: "unauthenticated",
+    check: (_b, res) => expect(res.headers.get("www-authenticate")).toBe('Bearer realm="vessel"'),
+  },
+  { name: "malformed API key", method: "GET", path: "/v1/health", headers: { authorization: "Bearer vs_nope.short" }, slug: "unauthenticated" },
+  { name: "API key on a dashboard-only action", method: "GET", path: "/v1/dashboard/ws/any/audit-log", headers: key, slug: "forbidden" },
   { name: "unknown /v1 route", method: "GET", path: "/v1/no-such-thing", slug: "not-found" },
   { name: "unknown route outside /v1, asking for HTML", method: "GET", path: "/no/such/page", headers: { accept: "text/html" }, slug: "not-found" },
   {
@@ -74,7 +85,7 @@ const cases: Array<{ name: string; method: string; path: string; headers?: Recor
 
 describe("every failure is an RFC 9457 problem document", () => {
   it.each(cases)("$name → $slug", async ({ method, path, headers, body, slug, detail, check }) => {
-    const res = await fetch(`${t.url}${path}?token=should-not-echo`, { method, headers, body });
+    const res = await fetch(`${t.url}${path}?token=should-not-echo`, { method, headers: typeof headers === "function" ? headers() : headers, body });
     const problem = problemTypes[slug];
     expect(res.status).toBe(problem.status);
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);

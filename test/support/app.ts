@@ -1,6 +1,13 @@
+import type { IncomingMessage } from "node:http";
+import { ulid } from "ulid";
 import { createApp, type App, type AppOptions } from "../../src/app.ts";
+import type { UserPrincipal } from "../../src/auth/request-auth.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { openDatabase, type Database } from "../../src/db/client.ts";
+import { internalContext } from "../../src/deps.ts";
+import type { Role } from "../../src/generated/prisma/client.ts";
+import { createApiKey } from "../../src/services/api-keys.ts";
+import { createWorkspace } from "../../src/services/workspaces.ts";
 
 export interface TestApp {
   app: App;
@@ -15,7 +22,8 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const config = loadConfig({ PORT: "0", VESSEL_HOST: "127.0.0.1", LOG_LEVEL: "silent", ...options.env }, "/nonexistent");
   const ownDb: Database | undefined = options.db ? undefined : await openDatabase({ dataDir: "memory://" });
-  const app = await createApp(config, { checkResponses: true, ...options, db: options.db ?? ownDb });
+  const db = options.db ?? ownDb!;
+  const app = await createApp(config, { checkResponses: true, users: fixtureUsers(db), ...options, db });
   await app.start();
   return {
     app,
@@ -27,3 +35,56 @@ export async function startTestApp(
     },
   };
 }
+
+/**
+ * Stands in for the dashboard sign-in until it exists: `Authorization: Bearer test-user:<id>` is that
+ * user, if the user exists. It only ever runs in tests; the services still decide what the user may do.
+ */
+export function fixtureUsers(db: Database) {
+  return async (req: IncomingMessage): Promise<UserPrincipal | null> => {
+    const id = /^Bearer test-user:(\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (!id) return null;
+    const user = await db.prisma.user.findUnique({ where: { id } });
+    return user ? { kind: "user", userId: user.id, email: user.email } : null;
+  };
+}
+
+export interface Seeded {
+  workspace: { id: string; slug: string };
+  key: string;
+  prefix: string;
+  keyId: string;
+}
+
+let counter = 0;
+export function uniqueSlug(base = "ws"): string {
+  return `${base}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+}
+
+/** A workspace with one API key, made through the real services. */
+export async function seedWorkspace(t: TestApp, opts: { slug?: string; rateLimitPerMinute?: number } = {}): Promise<Seeded> {
+  const ctx = internalContext(t.app.deps, "seed");
+  const workspace = await createWorkspace(ctx, { slug: opts.slug ?? uniqueSlug(), name: "Test" });
+  if (opts.rateLimitPerMinute !== undefined) {
+    await t.app.deps.db.prisma.workspace.update({ where: { id: workspace.id }, data: { rateLimitPerMinute: opts.rateLimitPerMinute } });
+  }
+  const { apiKey, secret } = await createApiKey(ctx, { workspaceId: workspace.id, label: "test" });
+  return { workspace, key: secret, prefix: apiKey.prefix, keyId: apiKey.id };
+}
+
+/** Another key in an existing workspace. */
+export async function addKey(t: TestApp, workspaceId: string): Promise<{ key: string; prefix: string; keyId: string }> {
+  const { apiKey, secret } = await createApiKey(internalContext(t.app.deps, "seed"), { workspaceId, label: "extra" });
+  return { key: secret, prefix: apiKey.prefix, keyId: apiKey.id };
+}
+
+/** A dashboard user with a role in a workspace; sign in as them with `userAuth(id)`. */
+export async function seedUser(t: TestApp, workspaceId: string, role: Role): Promise<string> {
+  const id = ulid();
+  await t.app.deps.db.prisma.user.create({ data: { id, email: `${id.toLowerCase()}@example.test` } });
+  await t.app.deps.db.prisma.membership.create({ data: { workspaceId, userId: id, role } });
+  return id;
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+export const userAuth = (userId: string) => ({ authorization: `Bearer test-user:${userId}` });

@@ -1,5 +1,6 @@
 import { getHealth, type Health } from "../../services/health.ts";
 import type { BrowserPoolReport } from "../../services/context.ts";
+import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 
 const HealthStatus = builder.enumType("HealthStatus", {
@@ -44,5 +45,5 @@ const HealthType = builder.objectRef<Health>("Health").implement({
 });
 
 builder.queryField("health", (t) =>
-  t.field({ type: HealthType, description: "Service health.", resolve: (_root, _args, ctx) => getHealth(ctx.services) }),
+  t.field({ type: HealthType, description: "Service health.", resolve: (_root, _args, ctx) => audited(ctx, "health", getHealth) }),
 );

@@ -1,0 +1,322 @@
+import net from "node:net";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import type { Logger } from "../logger.ts";
+import type { Redis } from "../redis.ts";
+
+/**
+ * Request rate limiting (spec §8): 600 requests per minute per API key by default, overridable per
+ * workspace, plus a separate budget of failed authentications per client address that is checked
+ * before any secret is hashed (OWASP API2/API4).
+ *
+ * Algorithm: a fixed 60-second window per key (rate-limiter-flexible's atomic INCR + EXPIRE Lua script
+ * in Redis), so every node of a cluster shares one budget. The window starts at a key's first request.
+ * A fixed window admits at most 2× the limit across one window boundary; that is the accepted cost of
+ * the one-round-trip algorithm.
+ *
+ * Redis outage: each Redis limiter carries an in-memory `insuranceLimiter` with the same limit, so a
+ * Redis failure degrades to per-node limits (N nodes admit up to N × limit), never to no limit and
+ * never to an error. The client from `createRedis` rejects commands at once while disconnected, so the
+ * fallback costs no waiting.
+ */
+
+/** The revision of the RateLimit header fields draft whose syntax {@link rateLimitHeaders} emits. */
+export const RATE_LIMIT_DRAFT = "draft-ietf-httpapi-ratelimit-headers-11";
+
+export const RATE_WINDOW_SECONDS = 60;
+export const DEFAULT_KEY_LIMIT_PER_MINUTE = 600;
+export const DEFAULT_FAILED_AUTH_PER_MINUTE = 30;
+
+/** Policy names advertised in `RateLimit-Policy` / `RateLimit`. */
+export const KEY_POLICY = "default";
+export const FAILED_AUTH_POLICY = "failed-auth";
+
+export interface RateDecision {
+  allowed: boolean;
+  /** The quota of the window (the `q` of RateLimit-Policy). */
+  limit: number;
+  /** Requests left in the current window (the `r` of RateLimit); 0 when refused. */
+  remaining: number;
+  /** Seconds until the current window ends (the `t` of RateLimit), 1…windowSeconds. */
+  resetSeconds: number;
+  windowSeconds: number;
+  /** Set when refused: whole seconds, 1…windowSeconds, equal to resetSeconds. */
+  retryAfterSeconds?: number;
+  /** The policy name for the headers; `"default"` when absent. */
+  policy?: string;
+}
+
+export interface RateLimiter {
+  /** One request by an API key; limitPerMinute is the key's workspace setting (default 600). */
+  consumeKey(keyId: string, limitPerMinute: number): Promise<RateDecision>;
+  /** Failed-authentication attempts from one client address: checked BEFORE any hashing, consumed only on failure. */
+  checkAddress(ip: string): Promise<RateDecision>;
+  recordAuthFailure(ip: string): Promise<void>;
+  /** Drops the limiters. Does not close the Redis client, which belongs to the caller. */
+  close(): Promise<void>;
+}
+
+export interface RateLimiterOptions {
+  /** Shared store; without it every node limits on its own (in memory). */
+  redis?: Redis;
+  /** Prefix of every storage key (default `vessel:rl`); tests use a random one. */
+  keyPrefix?: string;
+  /** Failed authentications allowed per client address per minute (default 30). */
+  failedAuthPerMinute?: number;
+  log?: Logger;
+}
+
+type LimiterOpts = ConstructorParameters<typeof RateLimiterMemory>[0];
+
+/** The Redis limiter's insurance: an ordinary memory limiter that reports when it has to step in. */
+class InsuranceLimiter extends RateLimiterMemory {
+  constructor(
+    opts: LimiterOpts,
+    private readonly onUse: () => void,
+  ) {
+    super(opts);
+  }
+
+  override consume(key: string | number, points?: number, options?: Record<string, unknown>): Promise<RateLimiterRes> {
+    this.onUse();
+    return super.consume(key, points, options);
+  }
+
+  override penalty(key: string | number, points?: number, options?: Record<string, unknown>): Promise<RateLimiterRes> {
+    this.onUse();
+    return super.penalty(key, points, options);
+  }
+
+  override get(key: string | number, options?: Record<string, unknown>): Promise<RateLimiterRes | null> {
+    this.onUse();
+    return super.get(key, options);
+  }
+}
+
+interface Budget {
+  /** The limiter to ask: Redis (insured by `memory`) or, without Redis, `memory` itself. */
+  primary: RateLimiterRedis | RateLimiterMemory;
+  /** The per-node limiter: Redis' insurance, and the last resort if the primary fails anyway. */
+  memory: RateLimiterMemory;
+  limit: number;
+  policy: string;
+}
+
+type Outcome<T> = { rejected: false; value: T } | { rejected: true; res: RateLimiterRes };
+
+async function attempt<T>(l: RateLimiterRedis | RateLimiterMemory, op: (l: RateLimiterRedis | RateLimiterMemory) => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { rejected: false, value: await op(l) };
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return { rejected: true, res: err };
+    throw err;
+  }
+}
+
+const insuranceLogIntervalMs = 30_000;
+
+export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
+  const { redis, log } = opts;
+  const prefix = opts.keyPrefix ?? "vessel:rl";
+  const failedAuthLimit = positiveInt(opts.failedAuthPerMinute) ?? DEFAULT_FAILED_AUTH_PER_MINUTE;
+  const keyBudgets = new Map<number, Budget>();
+  let lastInsuranceLog = 0;
+
+  const insuranceUsed = () => {
+    const now = Date.now();
+    if (now - lastInsuranceLog < insuranceLogIntervalMs) return;
+    lastInsuranceLog = now;
+    log?.warn(
+      { redisStatus: redis?.status },
+      "rate-limit store unavailable; enforcing per-node in-memory limits until Redis answers again",
+    );
+  };
+
+  const budget = (name: string, policy: string, limit: number): Budget => {
+    // The limit is part of the storage key, so changing a workspace's limit starts a fresh window.
+    const keyPrefix = `${prefix}:${name}:${limit}`;
+    const base = { keyPrefix, points: limit, duration: RATE_WINDOW_SECONDS };
+    if (!redis) {
+      const memory = new RateLimiterMemory(base);
+      return { primary: memory, memory, limit, policy };
+    }
+    const memory = new InsuranceLimiter(base, insuranceUsed);
+    const primary = new RateLimiterRedis({
+      ...base,
+      storeClient: redis,
+      insuranceLimiter: memory,
+      // Not connected: go straight to the insurance instead of sending a command that must fail.
+      rejectIfRedisNotReady: true,
+      // Once a key is over its limit it stays refused until its window ends, so later requests in
+      // the window are refused from this node's memory without a Redis round trip (flood damping).
+      inMemoryBlockOnConsumed: limit + 1,
+    });
+    return { primary, memory, limit, policy };
+  };
+
+  const keyBudget = (limit: number): Budget => {
+    let b = keyBudgets.get(limit);
+    if (!b) {
+      b = budget("key", KEY_POLICY, limit);
+      keyBudgets.set(limit, b);
+    }
+    return b;
+  };
+  let authBudget: Budget | undefined;
+  const auth = (): Budget => (authBudget ??= budget("auth-fail", FAILED_AUTH_POLICY, failedAuthLimit));
+
+  /**
+   * Runs `op` on the primary limiter. A rate-limit rejection is an answer, not an error. Anything else
+   * (the insurance covers Redis failures, so this means a bug or a broken store) is logged and the
+   * operation is repeated on the per-node memory limiter, as the insurance would have done.
+   */
+  async function run<T>(b: Budget, what: string, op: (l: RateLimiterRedis | RateLimiterMemory) => Promise<T>): Promise<Outcome<T>> {
+    try {
+      return await attempt(b.primary, op);
+    } catch (err) {
+      log?.error({ err, op: what, policy: b.policy }, "rate limiter failed; using the per-node in-memory limit");
+      if (b.primary === b.memory) throw err;
+      return attempt(b.memory, op);
+    }
+  }
+
+  return {
+    async consumeKey(keyId, limitPerMinute) {
+      let limit = positiveInt(limitPerMinute);
+      if (limit === undefined) {
+        log?.error({ keyId, limitPerMinute }, "invalid per-minute rate limit; using the default");
+        limit = DEFAULT_KEY_LIMIT_PER_MINUTE;
+      }
+      const b = keyBudget(limit);
+      try {
+        const o = await run(b, "consume", (l) => l.consume(keyId));
+        return o.rejected ? decide(b, o.res, false) : decide(b, o.value, true);
+      } catch (err) {
+        // Nothing could count this request (a bug, not an outage): admit it rather than fail the API.
+        log?.error({ err, keyId }, "rate limit could not be evaluated; request admitted");
+        return decide(b, undefined, true);
+      }
+    },
+
+    async checkAddress(ip) {
+      const b = auth();
+      const key = addressBucket(ip);
+      try {
+        const o = await run(b, "get", (l) => l.get(key));
+        const res = o.rejected ? o.res : (o.value ?? undefined);
+        const consumed = res && res.msBeforeNext > 0 ? res.consumedPoints : 0;
+        return decide(b, consumed > 0 ? res : undefined, consumed < b.limit, consumed);
+      } catch (err) {
+        log?.error({ err }, "failed-authentication limit could not be read; attempt admitted");
+        return decide(b, undefined, true, 0);
+      }
+    },
+
+    async recordAuthFailure(ip) {
+      const b = auth();
+      const key = addressBucket(ip);
+      try {
+        // penalty() counts without ever rejecting; the refusal happens in checkAddress.
+        await run(b, "penalty", (l) => l.penalty(key));
+      } catch (err) {
+        log?.error({ err }, "failed authentication could not be recorded");
+      }
+    },
+
+    async close() {
+      keyBudgets.clear();
+      authBudget = undefined;
+    },
+  };
+}
+
+/**
+ * Builds a decision from a limiter answer. `consumedOverride` is used for reads (checkAddress), where
+ * the answer's remainingPoints is not computed by the library.
+ */
+function decide(b: Budget, res: RateLimiterRes | undefined, allowed: boolean, consumedOverride?: number): RateDecision {
+  const window = RATE_WINDOW_SECONDS;
+  const ms = res?.msBeforeNext;
+  const resetSeconds = typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? clamp(Math.ceil(ms / 1000), 1, window) : window;
+  const consumed = consumedOverride ?? res?.consumedPoints ?? 0;
+  const remaining = allowed ? clamp(b.limit - consumed, 0, b.limit) : 0;
+  const decision: RateDecision = { allowed, limit: b.limit, remaining, resetSeconds, windowSeconds: window, policy: b.policy };
+  if (!allowed) decision.retryAfterSeconds = resetSeconds;
+  return decision;
+}
+
+/**
+ * `RateLimit-Policy` and `RateLimit` as in draft-ietf-httpapi-ratelimit-headers-11 (Structured Field
+ * lists whose items are the policy name as an sf-string with integer parameters):
+ *
+ *     RateLimit-Policy: "default";q=600;w=60
+ *     RateLimit: "default";r=599;t=42
+ *
+ * and, when refused, `Retry-After: <delay-seconds>` (RFC 9110 §10.2.3) with `t` equal to it, so both
+ * name the same moment (the draft: Retry-After SHOULD NOT be earlier than the end of the window).
+ */
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  const policy = sfString(d.policy ?? KEY_POLICY);
+  const q = nonNegativeInt(d.limit);
+  const w = Math.max(1, nonNegativeInt(d.windowSeconds));
+  const headers: Record<string, string> = { "RateLimit-Policy": `${policy};q=${q};w=${w}` };
+  if (d.allowed) {
+    headers.RateLimit = `${policy};r=${nonNegativeInt(d.remaining)};t=${nonNegativeInt(Math.ceil(d.resetSeconds))}`;
+    return headers;
+  }
+  const retry = Math.max(1, nonNegativeInt(Math.ceil(d.retryAfterSeconds ?? d.resetSeconds)));
+  headers.RateLimit = `${policy};r=0;t=${retry}`;
+  headers["Retry-After"] = String(retry);
+  return headers;
+}
+
+/**
+ * The unit counted per client address: an IPv4 address as is (IPv4-mapped IPv6 unwrapped), an IPv6
+ * address by its /64, since one client normally holds a whole /64 and could otherwise rotate
+ * through it. Anything else is used verbatim (bounded in length).
+ */
+export function addressBucket(ip: string): string {
+  let a = ip.trim();
+  const zone = a.indexOf("%");
+  if (zone >= 0) a = a.slice(0, zone);
+  if (net.isIPv4(a)) return a;
+  if (net.isIPv6(a)) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a)?.[1];
+    if (mapped && net.isIPv4(mapped)) return mapped;
+    const groups = ipv6Groups(a);
+    return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+  }
+  return a.slice(0, 100) || "unknown";
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (embedded dotted IPv4 allowed). */
+function ipv6Groups(a: string): number[] {
+  let s = a.toLowerCase();
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4) {
+    const [b0, b1, b2, b3] = v4.slice(1).map(Number) as [number, number, number, number];
+    s = `${s.slice(0, v4.index)}${((b0 << 8) | b1).toString(16)}:${((b2 << 8) | b3).toString(16)}`;
+  }
+  const [head = "", tail] = s.split("::");
+  const h = head ? head.split(":") : [];
+  const t = tail ? tail.split(":") : [];
+  const parts = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill("0"), ...t];
+  return parts.map((g) => parseInt(g, 16));
+}
+
+function positiveInt(n: number | undefined): number | undefined {
+  return typeof n === "number" && Number.isInteger(n) && n >= 1 ? n : undefined;
+}
+
+function nonNegativeInt(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+function clamp(n: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, n));
+}
+
+/** An RFC 9651 sf-string: printable ASCII, with `"` and `\` escaped. */
+function sfString(s: string): string {
+  const printable = s.replace(/[^\x20-\x7e]/g, "");
+  return `"${printable.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}

@@ -1,0 +1,66 @@
+import type { IncomingMessage } from "node:http";
+import { AppError } from "../errors.ts";
+import type { AppDeps, AuditScope, Principal, ServiceContext } from "../services/context.ts";
+import { rateLimitHeaders } from "./rate-limit.ts";
+
+export type UserPrincipal = Extract<Principal, { kind: "user" }>;
+
+/** Resolves a dashboard user from the request (cookies or a dashboard JWT); supplied by the dashboard auth. */
+export type UserAuthenticator = (req: IncomingMessage) => Promise<UserPrincipal | null>;
+
+/**
+ * The caller of a request. API keys are recognised by their `vs_` prefix; anything else is offered
+ * to the dashboard's authenticator when the operation accepts users.
+ */
+export async function principalFor(
+  deps: AppDeps,
+  req: IncomingMessage,
+  ip: string,
+  options: { acceptUsers: boolean; users?: UserAuthenticator },
+): Promise<Principal> {
+  const authorization = req.headers.authorization;
+  const isKey = /^Bearer +vs_/i.test(authorization ?? "");
+  if (!isKey && options.acceptUsers && options.users) {
+    const user = await options.users(req);
+    if (user) return user;
+  }
+  return deps.auth.authenticate(authorization, ip);
+}
+
+/** Spends one request of the caller's budget; the returned headers go on every answer, refusals included. */
+export async function spendRequest(deps: AppDeps, principal: Principal): Promise<Record<string, string>> {
+  if (principal.kind !== "apiKey") return {};
+  const decision = await deps.limiter.consumeKey(principal.keyId, principal.rateLimitPerMinute);
+  const headers = rateLimitHeaders(decision);
+  if (!decision.allowed) {
+    throw new AppError("rate-limited", `This key may make ${decision.limit} requests per minute.`, {}, headers);
+  }
+  return headers;
+}
+
+export function auditScope(operationAction: string, successStatus: number, target: string | null): AuditScope {
+  return { action: operationAction, target, successStatus, written: false };
+}
+
+/** Writes the call's audit entry through the batched writer, unless the service already wrote it in its transaction. */
+export function finishAudit(ctx: ServiceContext, httpStatus: number): void {
+  const scope = ctx.audit;
+  if (!scope || scope.written || !ctx.principal) return;
+  scope.written = true;
+  ctx.deps.audit.enqueue(auditRecord(ctx, scope, httpStatus));
+}
+
+export function auditRecord(ctx: ServiceContext, scope: AuditScope, httpStatus: number) {
+  const p = ctx.principal;
+  return {
+    workspaceId: scope.workspaceId ?? (p?.kind === "apiKey" ? p.workspaceId : null),
+    keyPrefix: p?.kind === "apiKey" ? p.keyPrefix : null,
+    actorUserId: p?.kind === "user" ? p.userId : null,
+    action: scope.action,
+    target: scope.target,
+    httpStatus,
+    requestId: ctx.requestId,
+    ip: ctx.ip,
+    at: ctx.deps.now(),
+  };
+}

@@ -1,0 +1,26 @@
+import { auditScope, finishAudit } from "../auth/request-auth.ts";
+import { AppError } from "../errors.ts";
+import type { ServiceContext } from "../services/context.ts";
+import { auditAction, type OperationId } from "../services/operations.ts";
+import type { GraphQLContext } from "./builder.ts";
+
+/**
+ * Runs one root field as one audited call, like a REST request: same action name (from the shared
+ * operations table), status 200 on success or the error's status. Anonymous calls are not audited.
+ */
+export async function audited<T>(ctx: GraphQLContext, operationId: OperationId, run: (svc: ServiceContext) => Promise<T>): Promise<T> {
+  const svc: ServiceContext = ctx.services.principal
+    ? { ...ctx.services, audit: auditScope(auditAction(operationId), 200, null) }
+    : ctx.services;
+  let status = 500;
+  try {
+    const result = await run(svc);
+    status = 200;
+    return result;
+  } catch (err) {
+    status = err instanceof AppError ? err.status : 500;
+    throw err;
+  } finally {
+    finishAudit(svc, status);
+  }
+}

@@ -1,0 +1,53 @@
+import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord, type CreatedApiKey } from "../../services/api-keys.ts";
+import { parseInput } from "../../services/support.ts";
+import { audited } from "../audited.ts";
+import { builder } from "../builder.ts";
+
+const ApiKey = builder.objectRef<ApiKeyRecord>("ApiKey").implement({
+  description: "An API key of a workspace. The secret is never readable after creation.",
+  fields: (t) => ({
+    id: t.exposeString("id"),
+    label: t.exposeString("label"),
+    prefix: t.exposeString("prefix", { description: "`vs_<id>`: everything left of the dot." }),
+    createdAt: t.field({ type: "DateTime", resolve: (k) => k.createdAt }),
+    createdByUserId: t.exposeString("createdById", { nullable: true }),
+    lastUsedAt: t.field({ type: "DateTime", nullable: true, resolve: (k) => k.lastUsedAt }),
+    revokedAt: t.field({ type: "DateTime", nullable: true, resolve: (k) => k.revokedAt }),
+    revokedByUserId: t.exposeString("revokedById", { nullable: true }),
+  }),
+});
+
+const CreatedApiKeyType = builder.objectRef<CreatedApiKey>("CreatedApiKey").implement({
+  fields: (t) => ({
+    apiKey: t.field({ type: ApiKey, resolve: (c) => c.apiKey }),
+    secret: t.exposeString("secret", { description: "The whole key, `vs_<id>.<secret>`. Shown once: store it now." }),
+  }),
+});
+
+builder.queryField("apiKeys", (t) =>
+  t.field({
+    type: [ApiKey],
+    description: "A workspace's API keys, revoked ones included (dashboard; API keys are refused).",
+    args: { workspace: t.arg.string({ required: true, description: "The workspace slug." }) },
+    resolve: (_root, { workspace }, ctx) => audited(ctx, "apiKeys", (svc) => listWorkspaceApiKeys(svc, workspace)),
+  }),
+);
+
+builder.mutationField("createApiKey", (t) =>
+  t.field({
+    type: CreatedApiKeyType,
+    description: "Mint an API key (owners and admins; API keys are refused).",
+    args: { workspace: t.arg.string({ required: true }), label: t.arg.string({ required: true }) },
+    resolve: (_root, { workspace, label }, ctx) =>
+      audited(ctx, "createApiKey", (svc) => createWorkspaceApiKey(svc, workspace, parseInput(ApiKeyLabel, label))),
+  }),
+);
+
+builder.mutationField("revokeApiKey", (t) =>
+  t.field({
+    type: ApiKey,
+    description: "Revoke an API key at once, on every node. Idempotent.",
+    args: { workspace: t.arg.string({ required: true }), id: t.arg.string({ required: true }) },
+    resolve: (_root, { workspace, id }, ctx) => audited(ctx, "revokeApiKey", (svc) => revokeWorkspaceApiKey(svc, workspace, id)),
+  }),
+);

@@ -1,0 +1,61 @@
+import type { AuditEntry } from "../../generated/prisma/client.ts";
+import { AuditQuery } from "../../services/audit.ts";
+import { auditLog } from "../../services/audit-log.ts";
+import type { Page } from "../../services/pagination.ts";
+import { parseInput } from "../../services/support.ts";
+import { audited } from "../audited.ts";
+import { builder } from "../builder.ts";
+
+const AuditEntryType = builder.objectRef<AuditEntry>("AuditEntry").implement({
+  description: "One authenticated call. Never holds a secret: API keys appear by their prefix only.",
+  fields: (t) => ({
+    id: t.exposeString("id"),
+    keyPrefix: t.exposeString("keyPrefix", { nullable: true }),
+    actorUserId: t.exposeString("actorUserId", { nullable: true }),
+    action: t.exposeString("action"),
+    target: t.exposeString("target", { nullable: true }),
+    httpStatus: t.exposeInt("httpStatus"),
+    createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
+  }),
+});
+
+const AuditPage = builder.objectRef<Page<AuditEntry>>("AuditEntryPage").implement({
+  fields: (t) => ({
+    items: t.field({ type: [AuditEntryType], resolve: (p) => p.items }),
+    nextCursor: t.exposeString("nextCursor", { nullable: true }),
+    hasMore: t.exposeBoolean("hasMore"),
+  }),
+});
+
+builder.queryField("auditLog", (t) =>
+  t.field({
+    type: AuditPage,
+    description: "A workspace's audit log, newest first (owners and admins; API keys are refused).",
+    args: {
+      workspace: t.arg.string({ required: true }),
+      keyPrefix: t.arg.string(),
+      action: t.arg.string(),
+      actorUserId: t.arg.string(),
+      since: t.arg({ type: "DateTime" }),
+      until: t.arg({ type: "DateTime" }),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) =>
+      audited(ctx, "auditLog", (svc) =>
+        auditLog(
+          svc,
+          args.workspace,
+          parseInput(AuditQuery, {
+            key_prefix: args.keyPrefix ?? undefined,
+            action: args.action ?? undefined,
+            actor_user_id: args.actorUserId ?? undefined,
+            since: args.since?.toISOString(),
+            until: args.until?.toISOString(),
+            limit: args.limit ?? undefined,
+            cursor: args.cursor ?? undefined,
+          }),
+        ),
+      ),
+  }),
+);

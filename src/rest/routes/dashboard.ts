@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord } from "../../services/api-keys.ts";
+import { AuditEntryDto, AuditQuery, auditDto } from "../../services/audit.ts";
+import { auditLog } from "../../services/audit-log.ts";
+import { defineRoute } from "../route.ts";
+
+const Slug = z.object({ slug: z.string().min(1).max(64) });
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const ApiKeyDto = z
+  .object({
+    id: z.string().describe("The ULID inside the key."),
+    label: z.string(),
+    prefix: z.string().describe("`vs_<id>`: everything left of the dot. Shown in lists and in the audit log."),
+    created_at: z.string(),
+    created_by_user_id: z.string().nullable(),
+    last_used_at: z.string().nullable().describe("Updated at most once a minute."),
+    revoked_at: z.string().nullable(),
+    revoked_by_user_id: z.string().nullable(),
+  })
+  .meta({ id: "ApiKey" });
+
+const CreatedApiKeyDto = ApiKeyDto.extend({
+  secret: z.string().describe("The whole key, `vs_<id>.<secret>`. Shown once: store it now."),
+}).meta({ id: "CreatedApiKey" });
+
+export function toApiKeyDto(k: ApiKeyRecord): z.infer<typeof ApiKeyDto> {
+  return {
+    id: k.id,
+    label: k.label,
+    prefix: k.prefix,
+    created_at: k.createdAt.toISOString(),
+    created_by_user_id: k.createdById,
+    last_used_at: iso(k.lastUsedAt),
+    revoked_at: iso(k.revokedAt),
+    revoked_by_user_id: k.revokedById,
+  };
+}
+
+const listOf = <T extends z.ZodType>(item: T, id: string) =>
+  z.object({ items: z.array(item), next_cursor: z.string().nullable(), has_more: z.boolean() }).meta({ id });
+
+const dashboard = "Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.";
+
+export const dashboardRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/v1/dashboard/ws/{slug}/api-keys",
+    operationId: "apiKeys",
+    summary: "List a workspace's API keys",
+    description: `Revoked keys stay listed, with their revocation time, for 90 days. ${dashboard.replace("owner or admin", "member")}`,
+    tags: ["Dashboard"],
+    auth: "apiKeyOrUser",
+    input: { params: Slug },
+    status: 200,
+    response: listOf(ApiKeyDto, "ApiKeyList"),
+    problems: ["unauthenticated", "forbidden", "not-found"],
+    handler: async (ctx, { params }) => ({
+      items: (await listWorkspaceApiKeys(ctx, params.slug)).map(toApiKeyDto),
+      next_cursor: null,
+      has_more: false,
+    }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/v1/dashboard/ws/{slug}/api-keys",
+    operationId: "createApiKey",
+    summary: "Create an API key",
+    description: `The response carries the whole key in \`secret\`, once. ${dashboard}`,
+    tags: ["Dashboard"],
+    auth: "apiKeyOrUser",
+    input: { params: Slug, body: z.strictObject({ label: ApiKeyLabel }) },
+    status: 201,
+    response: CreatedApiKeyDto,
+    problems: ["unauthenticated", "forbidden", "not-found"],
+    handler: async (ctx, { params, body }) => {
+      const { apiKey, secret } = await createWorkspaceApiKey(ctx, params.slug, body.label);
+      return { ...toApiKeyDto(apiKey), secret };
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/v1/dashboard/ws/{slug}/api-keys/{key_id}",
+    operationId: "revokeApiKey",
+    summary: "Revoke an API key",
+    description: `Immediate: the key fails authentication from the next request on, on every node. Idempotent. ${dashboard}`,
+    tags: ["Dashboard"],
+    auth: "apiKeyOrUser",
+    input: { params: Slug.extend({ key_id: z.string().min(1).max(64) }) },
+    status: 204,
+    problems: ["unauthenticated", "forbidden", "not-found"],
+    handler: async (ctx, { params }) => {
+      await revokeWorkspaceApiKey(ctx, params.slug, params.key_id);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/dashboard/ws/{slug}/audit-log",
+    operationId: "auditLog",
+    summary: "Read a workspace's audit log",
+    description: `One entry per authenticated call, denied ones included, newest first. Filter by \`key_prefix\`, \`action\`, \`actor_user_id\` and time. ${dashboard}`,
+    tags: ["Dashboard"],
+    auth: "apiKeyOrUser",
+    input: { params: Slug, query: AuditQuery },
+    status: 200,
+    response: listOf(AuditEntryDto, "AuditEntryList"),
+    problems: ["unauthenticated", "forbidden", "not-found"],
+    handler: async (ctx, { params, query }) => {
+      const page = await auditLog(ctx, params.slug, query);
+      return { items: page.items.map(auditDto), next_cursor: page.nextCursor, has_more: page.hasMore };
+    },
+  }),
+];
