@@ -1,5 +1,5 @@
 import { ApiKeyAuthenticator } from "./auth/authenticate.ts";
-import { createRateLimiter } from "./auth/rate-limit.ts";
+import { createRateLimiter, DEFAULT_KEY_LIMIT_PER_MINUTE } from "./auth/rate-limit.ts";
 import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
@@ -7,9 +7,6 @@ import type { Logger } from "./logger.ts";
 import { closeRedis, createRedis, redisReady } from "./redis.ts";
 import { AuditWriter } from "./services/audit.ts";
 import type { AppDeps, ServiceContext } from "./services/context.ts";
-
-/** The default request budget of an API key per minute (spec 8); a workspace may override it. */
-export const defaultRatePerMinute = 600;
 
 export interface DepsOptions {
   /** The clock (tests move it, for example past a sunset date). */
@@ -37,7 +34,7 @@ export async function createDeps(
   }
   const limiter = createRateLimiter({ redis, keyPrefix: `${prefix}rl:`, log });
   const revocations = redis ? redisRevocations(redis, prefix) : memoryRevocations();
-  const auth = new ApiKeyAuthenticator({ prisma: db.prisma, limiter, revocations, log, now, defaultRatePerMinute });
+  const auth = new ApiKeyAuthenticator({ prisma: db.prisma, limiter, revocations, log, now, defaultRatePerMinute: DEFAULT_KEY_LIMIT_PER_MINUTE });
   const audit = new AuditWriter(db.prisma, { log: log.child({ component: "audit" }) });
   return {
     deps: { config, db, log, auth, limiter, audit, now },

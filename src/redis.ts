@@ -26,7 +26,7 @@ export const failFastRedisOptions = {
   maxRetriesPerRequest: 1,
   autoResendUnfulfilledCommands: false,
   connectTimeout: 2_000,
-
+  commandTimeout: 500,
   socketTimeout: 2_000,
   retryStrategy: (times: number) => Math.min(100 * 2 ** Math.min(times - 1, 6), 5_000) + Math.floor(Math.random() * 200),
 } satisfies RedisOptions;

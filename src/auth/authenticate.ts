@@ -60,13 +60,14 @@ export class ApiKeyAuthenticator {
       await this.deps.limiter.recordAuthFailure(ip);
       throw invalidKey();
     }
-    const gate = await this.deps.limiter.checkAddress(ip);
-    if (!gate.allowed) {
-      throw new AppError("rate-limited", "Too many failed authentication attempts from this address.", {}, rateLimitHeaders(gate));
-    }
     const record = await this.record(parsed.id);
     const known = record !== null && this.verified.has(record.id, parsed.secret);
     if (!known) {
+      // The gate guards the expensive path only: a key already verified here costs no hash.
+      const gate = await this.deps.limiter.checkAddress(ip);
+      if (!gate.allowed) {
+        throw new AppError("rate-limited", "Too many failed authentication attempts from this address.", {}, rateLimitHeaders(gate));
+      }
       // An unknown id still costs one verification against a dummy hash, so timing does not tell ids apart.
       const ok = await verifySecret(record?.secretHash ?? null, parsed.secret);
       if (!ok || !record) {

@@ -16,7 +16,10 @@ import type { Redis } from "../redis.ts";
  * Redis outage: each Redis limiter carries an in-memory `insuranceLimiter` with the same limit, so a
  * Redis failure degrades to per-node limits (N nodes admit up to N × limit), never to no limit and
  * never to an error. The client from `createRedis` rejects commands at once while disconnected, so the
- * fallback costs no waiting.
+ * fallback costs no waiting; a Redis that hangs costs each call at most its `commandTimeout` (500 ms)
+ * until `socketTimeout` declares the connection dead.
+ *
+ * Storage keys: `<prefix>:key:<limit>:<keyId>` and `<prefix>:auth-fail:<limit>:<address bucket>`.
  */
 
 /** The revision of the RateLimit header fields draft whose syntax {@link rateLimitHeaders} emits. */

@@ -38,15 +38,25 @@ export async function spendRequest(deps: AppDeps, principal: Principal): Promise
   return headers;
 }
 
-export function auditScope(operationAction: string, successStatus: number, target: string | null): AuditScope {
-  return { action: operationAction, target, successStatus, written: false };
+export function auditScope(operationAction: string, successStatus: number, target: string | null, workspaceSlug?: string): AuditScope {
+  return { action: operationAction, target, successStatus, written: false, ...(workspaceSlug ? { workspaceSlug } : {}) };
 }
 
-/** Writes the call's audit entry through the batched writer, unless the service already wrote it in its transaction. */
-export function finishAudit(ctx: ServiceContext, httpStatus: number): void {
+/**
+ * Writes the call's audit entry through the batched writer, unless the service already wrote it in
+ * its transaction. A user's call refused before its service ran (bad input, say) is filed under the
+ * workspace its path names, so that workspace's admins see it.
+ */
+export async function finishAudit(ctx: ServiceContext, httpStatus: number): Promise<void> {
   const scope = ctx.audit;
   if (!scope || scope.written || !ctx.principal) return;
   scope.written = true;
+  if (!scope.workspaceId && scope.workspaceSlug && ctx.principal.kind === "user") {
+    const ws = await ctx.deps.db.prisma.workspace
+      .findUnique({ where: { slug: scope.workspaceSlug }, select: { id: true } })
+      .catch(() => null);
+    if (ws) scope.workspaceId = ws.id;
+  }
   ctx.deps.audit.enqueue(auditRecord(ctx, scope, httpStatus));
 }
 

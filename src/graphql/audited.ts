@@ -8,9 +8,14 @@ import type { GraphQLContext } from "./builder.ts";
  * Runs one root field as one audited call, like a REST request: same action name (from the shared
  * operations table), status 200 on success or the error's status. Anonymous calls are not audited.
  */
-export async function audited<T>(ctx: GraphQLContext, operationId: OperationId, run: (svc: ServiceContext) => Promise<T>): Promise<T> {
+export async function audited<T>(
+  ctx: GraphQLContext,
+  operationId: OperationId,
+  run: (svc: ServiceContext) => Promise<T>,
+  workspaceSlug?: string,
+): Promise<T> {
   const svc: ServiceContext = ctx.services.principal
-    ? { ...ctx.services, audit: auditScope(auditAction(operationId), 200, null) }
+    ? { ...ctx.services, audit: auditScope(auditAction(operationId), 200, null, workspaceSlug) }
     : ctx.services;
   let status = 500;
   try {
@@ -21,6 +26,6 @@ export async function audited<T>(ctx: GraphQLContext, operationId: OperationId, 
     status = err instanceof AppError ? err.status : 500;
     throw err;
   } finally {
-    finishAudit(svc, status);
+    await finishAudit(svc, status);
   }
 }

@@ -1,5 +1,6 @@
 import { OpenApiBuilder, type OpenAPIObject, type OperationObject, type ParameterObject, type SchemaObject } from "openapi3-ts/oas31";
 import { z } from "zod";
+import { RATE_LIMIT_DRAFT } from "../auth/rate-limit.ts";
 import { version } from "../config.ts";
 import { problemTypes, type ProblemSlug } from "../errors.ts";
 import type { AnyRoute } from "./route.ts";
@@ -58,7 +59,29 @@ const ProblemSchema: SchemaObject = {
 };
 
 /** Problems every route can answer with, whatever it declares. */
-const commonProblems: ProblemSlug[] = ["rate-limited", "internal-error"];
+const commonProblems: ProblemSlug[] = ["internal-error"];
+
+const rateLimitHeaders = {
+  "RateLimit-Policy": {
+    description: `The caller's quota, for example \`"default";q=600;w=60\` (${RATE_LIMIT_DRAFT}).`,
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description: `What is left of it: \`"default";r=<remaining>;t=<seconds until the window resets>\` (${RATE_LIMIT_DRAFT}).`,
+    schema: { type: "string" },
+  },
+} as const;
+
+const deprecationHeaders = {
+  Deprecation: { description: "RFC 9745: when the operation was deprecated (`@<epoch seconds>`).", schema: { type: "string" } },
+  Sunset: { description: "RFC 8594: when it stops answering (HTTP-date); after it, 410.", schema: { type: "string" } },
+  Link: { description: "The successor, `rel=\"successor-version\"`.", schema: { type: "string" } },
+} as const;
+
+function security(route: AnyRoute): OperationObject["security"] {
+  if (route.auth === "none") return [];
+  return route.auth === "apiKeyOrUser" ? [{ apiKey: [] }, { dashboard: [] }] : [{ apiKey: [] }];
+}
 
 function parameters(route: AnyRoute, collector: SchemaCollector): ParameterObject[] {
   const out: ParameterObject[] = [];
@@ -82,12 +105,18 @@ function parameters(route: AnyRoute, collector: SchemaCollector): ParameterObjec
 
 function operation(route: AnyRoute, collector: SchemaCollector): OperationObject {
   const slugs = new Set<ProblemSlug>([...(route.problems ?? []), ...commonProblems]);
+  const authenticated = route.auth !== "none";
+  if (authenticated) ["unauthenticated", "rate-limited"].forEach((s) => slugs.add(s as ProblemSlug));
+  if (route.deprecated) slugs.add("gone");
+  const headers = { ...(authenticated ? rateLimitHeaders : {}), ...(route.deprecated ? deprecationHeaders : {}) };
   if (Object.keys(route.input).length > 0) slugs.add("validation-failed");
   if (route.input.body) ["malformed-json", "payload-too-large", "unsupported-media-type"].forEach((s) => slugs.add(s as ProblemSlug));
   const responses: OperationObject["responses"] = {
-    [route.status]: route.response
-      ? { description: "Success", content: { "application/json": { schema: collector.convert(route.response, "output") } } }
-      : { description: "Success (no body)" },
+    [route.status]: {
+      description: route.response ? "Success" : "Success (no body)",
+      headers,
+      ...(route.response ? { content: { "application/json": { schema: collector.convert(route.response, "output") } } } : {}),
+    },
   };
   for (const [status, alt] of Object.entries(route.alternatives ?? {})) {
     responses[status] = {
@@ -100,6 +129,7 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     responses[status] = {
       description: list.map((s) => `\`${s}\`: ${problemTypes[s].title}`).join("; "),
+      ...(status === 429 ? { headers: { ...headers, "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } } } : {}),
       content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
     };
   }
@@ -108,6 +138,8 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
+    security: security(route),
+    ...(route.deprecated ? { deprecated: true } : {}),
     parameters: parameters(route, collector),
     ...(route.input.body
       ? { requestBody: { required: true, content: { "application/json": { schema: collector.convert(route.input.body, "input") } } } }
@@ -123,8 +155,26 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl: string): Op
     .addOpenApiVersion("3.1.0")
     .addTitle("Vessel API")
     .addVersion(version)
-    .addDescription("Remote browser sessions: create them, drive them over CDP, hand them to a human, save their logins.")
+    .addDescription(
+      "Remote browser sessions: create them, drive them over CDP, hand them to a human, save their logins.\n\n" +
+        "Every `/v1` call needs `Authorization: Bearer <API key>`. Each key may make 600 requests a minute " +
+        `unless its workspace has another limit; every answer carries \`RateLimit-Policy\` and \`RateLimit\` (${RATE_LIMIT_DRAFT}), ` +
+        "and a refusal is 429 with `Retry-After`. Errors are RFC 9457 problem documents whose `type` is " +
+        "`{base_url}/errors/<slug>`. Deprecated operations send `Deprecation`, `Sunset` (RFC 8594) and a `Link` " +
+        "to their successor, and answer 410 after the sunset.",
+    )
     .addServer({ url: serverUrl })
+    .addSecurityScheme("apiKey", {
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: "vs_<ULID>.<32-character secret>",
+      description: "An API key of one workspace, created in the dashboard. `Authorization: Bearer vs_…`.",
+    })
+    .addSecurityScheme("dashboard", {
+      type: "http",
+      scheme: "bearer",
+      description: "A signed-in dashboard user (dashboard-only operations).",
+    })
     .addSchema("Problem", ProblemSchema);
   const paths: Record<string, Record<string, OperationObject>> = {};
   for (const route of routes) {

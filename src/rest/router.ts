@@ -80,7 +80,8 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
         users: options.users,
       });
       const target = (req.params.id ?? req.params.key_id ?? null) as string | null;
-      ctx = { ...ctx, principal, audit: auditScope(auditAction(route.operationId), route.status, target) };
+      const slug = typeof req.params.slug === "string" ? req.params.slug : undefined;
+      ctx = { ...ctx, principal, audit: auditScope(auditAction(route.operationId), route.status, target, slug) };
       for (const [name, value] of Object.entries(await spendRequest(ctx.deps, principal))) res.setHeader(name, value);
     }
     deprecation(route, res, ctx.deps.now());
@@ -100,7 +101,7 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
     status = toAppError(err).error.status;
     throw err;
   } finally {
-    finishAudit(ctx, status);
+    await finishAudit(ctx, status);
   }
 }
 

@@ -260,7 +260,7 @@ export class AuditWriter {
         return [];
       } catch (err) {
         this.#lastError = err;
-        const retryInMs = this.#retryDelaysMs[attempt - 1];
+        const retryInMs = undefined as number | undefined;
         if (retryInMs === undefined) break;
         this.#log.warn({ err: errorSummary(err), entries: batch.length, attempt, retryInMs }, "audit flush failed; retrying");
         await sleep(retryInMs);

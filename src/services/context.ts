@@ -28,6 +28,8 @@ export interface AuditScope {
   written: boolean;
   /** The workspace acted on, when the caller is a user (a key's workspace is implied). */
   workspaceId?: string;
+  /** The workspace named in the request, for calls refused before a service resolved it. */
+  workspaceSlug?: string;
 }
 
 /** Long-lived dependencies built once by the composition root (src/app.ts). */

@@ -450,7 +450,7 @@ describeEachBackend("audit trail", (backend) => {
 
     const combined = (r: (typeof written)[number]) => r.keyPrefix === kB && r.action === "session.create" && r.at >= new Date(base + 4 * 60_000);
     expect(await targets({ key_prefix: kB, action: "session.create", since: iso(4) })).toEqual(expectTargets(combined));
-    expect(await targets({ key_prefix: kB, action: "session.create", since: iso(4) })).toHaveLength(5);
+    expect(await targets({ key_prefix: kB, action: "session.create", since: iso(4) })).toEqual(["t16", "t13", "t4"]);
     expect(await targets({ actor_user_id: u2.id, action: "session.release", until: iso(12) })).toEqual(
       expectTargets((r) => r.actorUserId === u2.id && r.action === "session.release" && r.at < new Date(base + 12 * 60_000)),
     );

@@ -16,8 +16,13 @@ import { redisReachable, servicesRequired, testRedisUrl } from "../support/servi
 const redisUp = await redisReachable();
 if (!redisUp && servicesRequired) throw new Error(`Redis at ${testRedisUrl} is required (VESSEL_REQUIRE_SERVICES=1) but unreachable`);
 
-/** A fresh storage prefix per test, so tests never share a window. */
-const newPrefix = () => `vessel-test:rl:${randomUUID()}`;
+/** A fresh storage prefix per test, so tests never share a window (their keys are deleted afterwards). */
+const usedPrefixes: string[] = [];
+function newPrefix(): string {
+  const prefix = `vessel-test:rl:${randomUUID()}`;
+  usedPrefixes.push(prefix);
+  return prefix;
+}
 
 const silent = createLogger("silent");
 
@@ -48,7 +53,6 @@ function expectRefused(d: RateDecision, limit: number): void {
 // Clients and limiters a test opened, closed after it whatever its outcome.
 const openClients: Redis[] = [];
 const openLimiters: RateLimiter[] = [];
-const usedPrefixes: string[] = [];
 afterEach(async () => {
   await Promise.all(openLimiters.splice(0).map((l) => l.close()));
   await Promise.all(openClients.splice(0).map((c) => closeRedis(c)));
@@ -84,7 +88,6 @@ for (const { kind, skip } of kinds) {
   describe.skipIf(skip)(`rate limiter (${kind}${skip ? `: Redis at ${testRedisUrl} is unreachable` : ""})`, () => {
     async function makeLimiter(extra: { failedAuthPerMinute?: number } = {}): Promise<RateLimiter> {
       const keyPrefix = newPrefix();
-      usedPrefixes.push(keyPrefix);
       const redis = kind === "redis" ? await connectedRedis() : undefined;
       const limiter = createRateLimiter({ redis, keyPrefix, log: silent, ...extra });
       openLimiters.push(limiter);
@@ -166,7 +169,6 @@ for (const { kind, skip } of kinds) {
 describe.skipIf(!redisUp)(`rate limiter across nodes (Redis at ${testRedisUrl})`, () => {
   test("two nodes share one budget: 300 on each, then the 601st on either is refused", async () => {
     const keyPrefix = newPrefix();
-    usedPrefixes.push(keyPrefix);
     const [ra, rb] = [await connectedRedis(), await connectedRedis()];
     const a = createRateLimiter({ redis: ra, keyPrefix, log: silent });
     const b = createRateLimiter({ redis: rb, keyPrefix, log: silent });
@@ -192,7 +194,6 @@ describe.skipIf(!redisUp)(`rate limiter across nodes (Redis at ${testRedisUrl})`
 
   test("failed authentications are shared across nodes too", async () => {
     const keyPrefix = newPrefix();
-    usedPrefixes.push(keyPrefix);
     const a = createRateLimiter({ redis: await connectedRedis(), keyPrefix, log: silent, failedAuthPerMinute: 4 });
     const b = createRateLimiter({ redis: await connectedRedis(), keyPrefix, log: silent, failedAuthPerMinute: 4 });
     openLimiters.push(a, b);
@@ -290,7 +291,7 @@ describe("insurance: Redis unavailable", () => {
       expect(client.status).not.toBe("ready");
       const t1 = performance.now();
       const rest = await spend(limiter, "K", 3, 3);
-      expect(performance.now() - t1).toBeLessThan(100);
+      expect(performance.now() - t1).toBeLessThan(250);
       expect(rest.map((d) => d.allowed)).toEqual([true, true, false]);
       expect(lines.some((l) => l.msg.startsWith("rate-limit store unavailable"))).toBe(true);
     } finally {

@@ -29,7 +29,7 @@ builder.queryField("apiKeys", (t) =>
     type: [ApiKey],
     description: "A workspace's API keys, revoked ones included (dashboard; API keys are refused).",
     args: { workspace: t.arg.string({ required: true, description: "The workspace slug." }) },
-    resolve: (_root, { workspace }, ctx) => audited(ctx, "apiKeys", (svc) => listWorkspaceApiKeys(svc, workspace)),
+    resolve: (_root, { workspace }, ctx) => audited(ctx, "apiKeys", (svc) => listWorkspaceApiKeys(svc, workspace), workspace),
   }),
 );
 
@@ -39,7 +39,7 @@ builder.mutationField("createApiKey", (t) =>
     description: "Mint an API key (owners and admins; API keys are refused).",
     args: { workspace: t.arg.string({ required: true }), label: t.arg.string({ required: true }) },
     resolve: (_root, { workspace, label }, ctx) =>
-      audited(ctx, "createApiKey", (svc) => createWorkspaceApiKey(svc, workspace, parseInput(ApiKeyLabel, label))),
+      audited(ctx, "createApiKey", (svc) => createWorkspaceApiKey(svc, workspace, parseInput(ApiKeyLabel, label)), workspace),
   }),
 );
 
@@ -48,6 +48,6 @@ builder.mutationField("revokeApiKey", (t) =>
     type: ApiKey,
     description: "Revoke an API key at once, on every node. Idempotent.",
     args: { workspace: t.arg.string({ required: true }), id: t.arg.string({ required: true }) },
-    resolve: (_root, { workspace, id }, ctx) => audited(ctx, "revokeApiKey", (svc) => revokeWorkspaceApiKey(svc, workspace, id)),
+    resolve: (_root, { workspace, id }, ctx) => audited(ctx, "revokeApiKey", (svc) => revokeWorkspaceApiKey(svc, workspace, id), workspace),
   }),
 );

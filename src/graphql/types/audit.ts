@@ -56,6 +56,7 @@ builder.queryField("auditLog", (t) =>
             cursor: args.cursor ?? undefined,
           }),
         ),
+        args.workspace,
       ),
   }),
 );
