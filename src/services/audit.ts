@@ -123,6 +123,7 @@ export class AuditWriter {
   #refusedSinceLog = 0;
   #lastRefusalLog = 0;
   #lastError: unknown;
+  #flushWaiting = false;
 
   constructor(prisma: PrismaClient | AuditDb, opts: AuditWriterOptions = {}) {
     this.#db = prisma;
@@ -156,8 +157,13 @@ export class AuditWriter {
         return;
       }
       this.#queue.push(toRow(r));
-      if (this.#queue.length >= this.#maxBatch) void this.flush();
-      else this.#arm(this.#flushIntervalMs);
+      // A full batch starts a flush at once, unless one is already waiting to run, or the database
+      // is failing: then the back-off timer decides, so an outage is not hammered once per call.
+      if (this.#queue.length >= this.#maxBatch && this.#failedRounds === 0) {
+        if (!this.#flushWaiting) void this.flush();
+      } else {
+        this.#arm(this.#flushIntervalMs);
+      }
     } catch (err) {
       this.#dropped++;
       this.#log.error({ err, action: r?.action }, "audit entry could not be recorded");
@@ -169,7 +175,11 @@ export class AuditWriter {
    * stored, or once the retries of a batch are spent (those entries stay queued); never rejects.
    */
   flush(): Promise<void> {
-    const run = this.#chain.then(() => this.#drain());
+    this.#flushWaiting = true;
+    const run = this.#chain.then(() => {
+      this.#flushWaiting = false;
+      return this.#drain();
+    });
     this.#chain = run.catch(() => {});
     return this.#chain;
   }
@@ -260,7 +270,7 @@ export class AuditWriter {
         return [];
       } catch (err) {
         this.#lastError = err;
-        const retryInMs = undefined as number | undefined;
+        const retryInMs = this.#retryDelaysMs[attempt - 1];
         if (retryInMs === undefined) break;
         this.#log.warn({ err: errorSummary(err), entries: batch.length, attempt, retryInMs }, "audit flush failed; retrying");
         await sleep(retryInMs);

@@ -288,6 +288,27 @@ describeEachBackend("audit trail", (backend) => {
     await writer.close();
   });
 
+  test("AuditWriter: during an outage, full batches wait for the back-off instead of retrying on every call", async () => {
+    const w = await newWorkspace();
+    const { log, records } = capturingLogger();
+    const writer = new AuditWriter(prisma, { flushIntervalMs: 60_000, maxBatch: 2, retryDelaysMs: [10], log });
+    const restore = await hideAuditTable();
+    try {
+      writer.enqueue(record(w.id, { target: "t0" }));
+      writer.enqueue(record(w.id, { target: "t1" })); // a full batch: flushes at once, and fails
+      await waitFor(() => records.some((r) => r.msg.startsWith("audit entries could not be stored")), "the spent retries");
+      for (let i = 2; i < 40; i++) writer.enqueue(record(w.id, { target: `t${i}` }));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(records.filter((r) => r.msg === "audit flush failed; retrying")).toHaveLength(1);
+      expect(writer.pending).toBe(40);
+    } finally {
+      await restore();
+    }
+    await writer.close();
+    expect(await countOf(w.id)).toBe(40);
+    expect(writer.dropped).toBe(0);
+  });
+
   test("AuditWriter: one bad entry does not hold back its batch; a deleted actor is kept as null", async () => {
     const w = await newWorkspace();
     const gone = await newUser();
@@ -524,8 +545,11 @@ describeEachBackend("audit trail", (backend) => {
     await prisma.auditEntry.delete({ where: { id: rows[2]!.id } });
     const next = await queryAuditEntries(prisma, w.id, parseAuditQuery({ limit: 2, cursor: page.nextCursor }));
     expect(next.items.map((e) => e.target)).toEqual(["t1", "t0"]);
-    const fromNowhere = await queryAuditEntries(prisma, w.id, parseAuditQuery({ cursor: encodeCursor(rows[1]!.id.replace(/.$/, "Z")) }));
-    expect(fromNowhere.items.map((e) => e.target)).toEqual(["t1", "t0"]);
+    // Ids that never existed: beyond the newest, and before the oldest.
+    const fromTheTop = await queryAuditEntries(prisma, w.id, parseAuditQuery({ cursor: encodeCursor("7ZZZZZZZZZZZZZZZZZZZZZZZZZ") }));
+    expect(fromTheTop.items.map((e) => e.target)).toEqual(["t3", "t1", "t0"]);
+    const pastTheEnd = await queryAuditEntries(prisma, w.id, parseAuditQuery({ cursor: encodeCursor("00000000000000000000000000") }));
+    expect(pastTheEnd).toEqual({ items: [], hasMore: false, nextCursor: null });
   });
 
   test("auditDto: the documented fields, ISO time, nothing else", async () => {
