@@ -23,6 +23,8 @@ export type { Redis };
  */
 export const failFastRedisOptions = {
   enableOfflineQueue: false,
+  // Commands issued in one tick (the revocation check and the rate-limit spend) share one write.
+  enableAutoPipelining: true,
   maxRetriesPerRequest: 1,
   autoResendUnfulfilledCommands: false,
   connectTimeout: 2_000,

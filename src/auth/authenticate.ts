@@ -50,7 +50,15 @@ export class ApiKeyAuthenticator {
     },
   ) {}
 
-  async authenticate(authorization: string | undefined, ip: string): Promise<KeyPrincipal> {
+  /**
+   * `alongside` runs concurrently with the revocation check (with Redis, both commands share one
+   * round trip); a revoked key still answers 401 whatever `alongside` did.
+   */
+  async authenticate<T>(
+    authorization: string | undefined,
+    ip: string,
+    alongside?: (principal: KeyPrincipal) => Promise<T>,
+  ): Promise<{ principal: KeyPrincipal; alongside: T | undefined }> {
     const presented = /^Bearer +(\S+)\s*$/i.exec(authorization ?? "")?.[1];
     if (!presented) {
       throw new AppError("unauthenticated", "This operation needs `Authorization: Bearer <API key>`.", {}, challenge);
@@ -76,15 +84,20 @@ export class ApiKeyAuthenticator {
       }
       this.verified.remember(record.id, parsed.secret);
     }
-    if (record.revokedAt || (await this.isRevoked(record.id))) throw invalidKey();
-    this.touch(record.id);
-    return {
+    if (record.revokedAt) throw invalidKey();
+    const principal: KeyPrincipal = {
       kind: "apiKey",
       keyId: record.id,
       keyPrefix: record.prefix,
       workspaceId: record.workspaceId,
       rateLimitPerMinute: record.rateLimitPerMinute ?? this.deps.defaultRatePerMinute,
     };
+    const [revoked, extra] = await Promise.allSettled([this.isRevoked(record.id), alongside?.(principal)]);
+    if (revoked.status === "rejected") throw revoked.reason;
+    if (revoked.value) throw invalidKey();
+    if (extra.status === "rejected") throw extra.reason;
+    this.touch(record.id);
+    return { principal, alongside: extra.value };
   }
 
   /** Called after a revocation is committed: every node refuses the key from the next request on. */

@@ -9,26 +9,28 @@ export type UserPrincipal = Extract<Principal, { kind: "user" }>;
 export type UserAuthenticator = (req: IncomingMessage) => Promise<UserPrincipal | null>;
 
 /**
- * The caller of a request. API keys are recognised by their `vs_` prefix; anything else is offered
- * to the dashboard's authenticator when the operation accepts users.
+ * The caller of a request, with one request of its budget spent. API keys are recognised by their
+ * `vs_` prefix; anything else is offered to the dashboard's authenticator when the operation accepts
+ * users. `limitHeaders` go on every answer, refusals included (a refusal carries them itself).
  */
-export async function principalFor(
+export async function authenticateRequest(
   deps: AppDeps,
   req: IncomingMessage,
   ip: string,
   options: { acceptUsers: boolean; users?: UserAuthenticator },
-): Promise<Principal> {
+): Promise<{ principal: Principal; limitHeaders: Record<string, string> }> {
   const authorization = req.headers.authorization;
   const isKey = /^Bearer +vs_/i.test(authorization ?? "");
   if (!isKey && options.acceptUsers && options.users) {
     const user = await options.users(req);
-    if (user) return user;
+    if (user) return { principal: user, limitHeaders: {} };
   }
-  return deps.auth.authenticate(authorization, ip);
+  const { principal, alongside } = await deps.auth.authenticate(authorization, ip, (p) => spendRequest(deps, p));
+  return { principal, limitHeaders: alongside ?? {} };
 }
 
-/** Spends one request of the caller's budget; the returned headers go on every answer, refusals included. */
-export async function spendRequest(deps: AppDeps, principal: Principal): Promise<Record<string, string>> {
+/** Spends one request of a key's budget; throws the 429 when it is spent. */
+async function spendRequest(deps: AppDeps, principal: Principal): Promise<Record<string, string>> {
   if (principal.kind !== "apiKey") return {};
   const decision = await deps.limiter.consumeKey(principal.keyId, principal.rateLimitPerMinute);
   const headers = rateLimitHeaders(decision);

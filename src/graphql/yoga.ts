@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
-import { principalFor, spendRequest, type UserAuthenticator } from "../auth/request-auth.ts";
+import { authenticateRequest, type UserAuthenticator } from "../auth/request-auth.ts";
 import type { Logger } from "../logger.ts";
 import type { ServiceContext } from "../services/context.ts";
 import type { GraphQLContext } from "./builder.ts";
@@ -24,8 +24,7 @@ export function createGraphQLServer(options: {
   const contextFor = async (req: IncomingMessage): Promise<GraphQLContext> => {
     const base = options.context(req);
     if (req.headers.authorization) {
-      const principal = await principalFor(base.deps, req, base.ip ?? "", { acceptUsers: true, users: options.users });
-      await spendRequest(base.deps, principal);
+      const { principal } = await authenticateRequest(base.deps, req, base.ip ?? "", { acceptUsers: true, users: options.users });
       return { services: { ...base, principal } };
     }
     const user = options.users ? await options.users(req) : null;

@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
-import { auditScope, finishAudit, principalFor, spendRequest, type UserAuthenticator } from "../auth/request-auth.ts";
+import { auditScope, authenticateRequest, finishAudit, type UserAuthenticator } from "../auth/request-auth.ts";
 import { AppError, validationError, type FieldError } from "../errors.ts";
 import type { ServiceContext } from "../services/context.ts";
 import { auditAction } from "../services/operations.ts";
@@ -75,14 +75,14 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
   let status = 500;
   try {
     if (route.auth !== "none") {
-      const principal = await principalFor(ctx.deps, req, ctx.ip ?? "", {
+      const { principal, limitHeaders } = await authenticateRequest(ctx.deps, req, ctx.ip ?? "", {
         acceptUsers: route.auth === "apiKeyOrUser",
         users: options.users,
       });
       const target = (req.params.id ?? req.params.key_id ?? null) as string | null;
       const slug = typeof req.params.slug === "string" ? req.params.slug : undefined;
       ctx = { ...ctx, principal, audit: auditScope(auditAction(route.operationId), route.status, target, slug) };
-      for (const [name, value] of Object.entries(await spendRequest(ctx.deps, principal))) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
     }
     deprecation(route, res, ctx.deps.now());
     if (body) await body(req, res);

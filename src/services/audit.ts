@@ -37,7 +37,17 @@ export interface AuditRecord {
 }
 
 /** What reading and writing audit entries needs: the client, or a transaction's client. */
-export type AuditDb = Pick<PrismaClient, "auditEntry">;
+export type AuditDb = Pick<PrismaClient, "auditEntry" | "$executeRawUnsafe">;
+
+/**
+ * One statement per batch whatever its size: ten array parameters instead of rows × columns, so
+ * the query has one shape (createMany built a new one per batch size and cost a fifth of the
+ * throughput of a small authenticated call; see bench/auth).
+ */
+const insertBatchSql = `INSERT INTO "audit_entries"
+  ("id", "workspace_id", "key_prefix", "actor_user_id", "action", "target", "http_status", "request_id", "ip", "created_at")
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::timestamptz[])
+  ON CONFLICT ("id") DO NOTHING`;
 
 type AuditRow = Prisma.AuditEntryCreateManyInput & { id: string; createdAt: Date };
 
@@ -265,7 +275,7 @@ export class AuditWriter {
   async #write(batch: AuditRow[]): Promise<AuditRow[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.#db.auditEntry.createMany({ data: batch, skipDuplicates: true });
+        await this.#insert(batch);
         if (attempt > 1) this.#log.info({ entries: batch.length, attempt }, "audit flush succeeded after retrying");
         return [];
       } catch (err) {
@@ -276,8 +286,18 @@ export class AuditWriter {
         await sleep(retryInMs);
       }
     }
-    if (isContentError(this.#lastError)) return this.#writeOneByOne(batch);
-    return batch;
+    // Entry by entry through Prisma, which tells a bad entry (skipped or repaired) from an outage (kept queued).
+    return this.#writeOneByOne(batch);
+  }
+
+  #insert(batch: AuditRow[]): Promise<number> {
+    const col = (k: keyof AuditRow) => batch.map((r) => r[k] ?? null);
+    return this.#db.$executeRawUnsafe(
+      insertBatchSql,
+      col("id"), col("workspaceId"), col("keyPrefix"), col("actorUserId"), col("action"),
+      col("target"), col("httpStatus"), col("requestId"), col("ip"),
+      batch.map((r) => r.createdAt.toISOString()),
+    );
   }
 
   /** After a batch was rejected for its content: each entry alone, so one bad entry cannot block the rest. */

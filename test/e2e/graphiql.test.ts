@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../support/app.ts";
+import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const executablePath = chromiumPath();
@@ -9,9 +9,11 @@ if (!executablePath && servicesRequired) throw new Error("Chromium is required (
 
 describe.skipIf(!executablePath)("GraphiQL in headless Chromium", () => {
   let t: TestApp;
+  let seeded: Seeded;
   let browser: Browser;
   beforeAll(async () => {
     t = await startTestApp();
+    seeded = await seedWorkspace(t);
     browser = await puppeteer.launch({
       executablePath,
       headless: true,
@@ -40,6 +42,13 @@ describe.skipIf(!executablePath)("GraphiQL in headless Chromium", () => {
     expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
     await page.waitForSelector(".graphiql-container", { timeout: 30_000 });
     await page.waitForSelector(".graphiql-execute-button", { timeout: 30_000 });
+    // As a person would: open the Headers tab and type the API key into its editor.
+    const headersTab = await page.waitForSelector("xpath///button[normalize-space()='Headers']", { timeout: 10_000 });
+    await headersTab!.click();
+    const headersEditor = '.monaco-editor[data-uri$="request-headers.json"] .view-lines';
+    await page.waitForSelector(headersEditor, { visible: true, timeout: 10_000 });
+    await page.click(headersEditor);
+    await page.keyboard.type(`{"Authorization": "Bearer ${seeded.key}"}`);
     await page.click(".graphiql-execute-button");
     await page.waitForFunction(() => document.querySelector(".result-window")?.textContent?.includes("PGLITE"), { timeout: 30_000 });
 
