@@ -19,6 +19,7 @@ import { createWorkspace } from "../../src/services/workspaces.ts";
 import { pgliteDump } from "../../scripts/lib/pglite-dumps.ts";
 import { createTestDatabase, describeEachBackend } from "../support/db.ts";
 import type { TestDatabase } from "../support/db.ts";
+import { appError } from "../support/errors.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const keyShape = /^vs_[0-9A-HJKMNP-TV-Z]{26}\.[0-9A-Za-z]{32}$/;
@@ -26,16 +27,6 @@ const keyShape = /^vs_[0-9A-HJKMNP-TV-Z]{26}\.[0-9A-Za-z]{32}$/;
 async function contextFor(db: Database): Promise<ServiceContext> {
   const { deps } = await createDeps(loadConfig({}, "/nonexistent"), db, createLogger("silent"));
   return internalContext(deps, "test");
-}
-
-/** The AppError a promise rejects with (fails the test when it resolves or rejects with something else). */
-async function appError(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
 }
 
 const run = promisify(execFile);

@@ -16,6 +16,7 @@ import { decodeCursor, encodeCursor, paginate } from "../../src/services/paginat
 import { createWorkspace } from "../../src/services/workspaces.ts";
 import { createTestDatabase, describeEachBackend } from "../support/db.ts";
 import type { TestDatabase } from "../support/db.ts";
+import { appError, thrownAppError } from "../support/errors.ts";
 
 interface LogRecord {
   level: number;
@@ -39,27 +40,6 @@ async function waitFor(condition: () => boolean | Promise<boolean>, what: string
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-/** The AppError a promise rejects with (fails the test when it resolves or rejects with something else). */
-async function appError(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
-
-function syncAppError(fn: () => unknown): AppError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(AppError);
-  return caught as AppError;
 }
 
 const fieldsOf = (err: AppError) => (err.extensions.errors as { field: string }[]).map((e) => e.field);
@@ -521,7 +501,7 @@ describeEachBackend("audit trail", (backend) => {
     [{ since: "yesterday" }, "query.since"],
     [{ until: "2026-13-01T00:00:00Z" }, "query.until"],
   ])("bad query %j → validation-failed naming %s", async (query, field) => {
-    const parseErr = syncAppError(() => parseAuditQuery(query));
+    const parseErr = thrownAppError(() => parseAuditQuery(query));
     expect(parseErr.slug).toBe("validation-failed");
     expect(fieldsOf(parseErr)).toEqual([field]);
     // The service re-validates what it is handed, so a hand-built query cannot bypass the checks.

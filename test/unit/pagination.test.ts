@@ -12,18 +12,7 @@ import {
   parseQuery,
   toPageDto,
 } from "../../src/services/pagination.ts";
-
-/** The AppError `fn` throws (fails the test when it returns or throws something else). */
-function thrown(fn: () => unknown): AppError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(AppError);
-  return caught as AppError;
-}
+import { thrownAppError } from "../support/errors.ts";
 
 function fields(err: AppError): string[] {
   return (err.extensions.errors as { field: string }[]).map((e) => e.field);
@@ -63,7 +52,7 @@ describe("cursors", () => {
     ["an empty string", ""],
     ["something huge", "A".repeat(10_000)],
   ])("decoding %s → validation-failed on query.cursor", (_name, cursor) => {
-    const err = thrown(() => decodeCursor(cursor));
+    const err = thrownAppError(() => decodeCursor(cursor));
     expect(err.slug).toBe("validation-failed");
     expect(err.status).toBe(400);
     expect(fields(err)).toEqual(["query.cursor"]);
@@ -177,19 +166,19 @@ describe("PageQuery", () => {
   });
 
   test.each([["0"], ["101"], ["x"], ["1.5"], ["-3"], [""], [["1", "2"]], ["Infinity"]])("limit %j → query.limit", (limit) => {
-    const err = thrown(() => parseQuery(PageQuery, { limit }));
+    const err = thrownAppError(() => parseQuery(PageQuery, { limit }));
     expect(err.slug).toBe("validation-failed");
     expect(fields(err)).toEqual(["query.limit"]);
     expect((err.extensions.errors as { message: string }[])[0]!.message).toBe("must be a whole number from 1 to 100");
   });
 
   test.each([["garbage"], [""], [["a", "b"]], [b64(JSON.stringify({ v: 1, after: "x" }))]])("cursor %j → query.cursor", (cursor) => {
-    const err = thrown(() => parseQuery(PageQuery, { cursor }));
+    const err = thrownAppError(() => parseQuery(PageQuery, { cursor }));
     expect(fields(err)).toEqual(["query.cursor"]);
   });
 
   test("several problems are reported together", () => {
-    const err = thrown(() => parseQuery(PageQuery, { limit: "0", cursor: "bad" }));
+    const err = thrownAppError(() => parseQuery(PageQuery, { limit: "0", cursor: "bad" }));
     expect(fields(err).sort()).toEqual(["query.cursor", "query.limit"]);
   });
 });
