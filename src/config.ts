@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -40,6 +41,16 @@ const ConfigSchema = z.object({
       bootstrapAdminEmails: z.array(z.email().transform((e) => e.toLowerCase())),
     }),
   }),
+  /** 32 bytes, base64. Wraps signing keys and profile data keys. Generated into the data folder when unset (embedded only). */
+  masterKey: z
+    .string()
+    .refine((k) => Buffer.from(k, "base64").length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(k), "must be 32 bytes in base64 (openssl rand -base64 32)")
+    .optional(),
+  browser: z.object({
+    executablePath: z.string().min(1).optional(),
+    capacity: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000),
+    warm: z.coerce.number<string | number>().int("must be a whole number").min(0).max(32),
+  }),
   graphiql: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
 });
@@ -71,6 +82,16 @@ export const settings: readonly Setting[] = [
     key: "dashboard.api.bootstrapAdminEmails", env: "VESSEL_BOOTSTRAP_ADMIN_EMAILS", kind: "list",
     description: "Organization admins allowed to sign in and create workspaces (comma-separated)", fallback: () => [],
   },
+  {
+    key: "masterKey", env: "VESSEL_MASTER_KEY", kind: "string",
+    description: "32 random bytes in base64 that encrypt signing keys and profiles; required with `DATABASE_URL`, generated into the data folder otherwise",
+  },
+  { key: "browser.executablePath", env: "VESSEL_CHROMIUM_PATH", kind: "string", description: "Chromium binary; default: the headless shell, else Debian's chromium" },
+  {
+    key: "browser.capacity", env: "VESSEL_BROWSER_CAPACITY", kind: "number",
+    description: "Most browsers (sessions) this node runs at once; default from memory (about 320 MB each)", fallback: () => defaultCapacity(),
+  },
+  { key: "browser.warm", env: "VESSEL_BROWSER_WARM", kind: "number", description: "Spare browsers kept launched so a session starts without waiting", fallback: () => 1 },
   { key: "graphiql", env: "VESSEL_GRAPHIQL", kind: "boolean", description: "Serve GraphiQL at `/graphql`", fallback: () => true },
   { key: "logLevel", env: "LOG_LEVEL", kind: "string", description: "Log level (`fatal` … `trace`, `silent`)", fallback: () => "info" },
 ];
@@ -130,7 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const file = explicitFile ? path.resolve(cwd, explicitFile) : fs.existsSync(defaultFile) ? defaultFile : undefined;
   const fileValues = file ? readFile(file, problems) : {};
 
-  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} } };
+  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {} };
   const origin = new Map<string, string>();
   for (const s of settings) {
     const envValue = env[s.env];
@@ -153,8 +174,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       problems.push(`${where}${index !== undefined ? ` (entry ${index + 1})` : ""}: ${issue.message}`);
     }
   }
+  if (parsed.success && parsed.data.database.url && !parsed.data.masterKey) {
+    // Every node must read what another node encrypted, so a shared deployment cannot invent its own key.
+    problems.push("VESSEL_MASTER_KEY: required when DATABASE_URL is set (all nodes must share it)");
+  }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return Object.freeze(parsed.data);
+}
+
+/** A Chromium costs about 320 MB here (research/browser-limits.md); keep a quarter of memory for everything else. */
+function defaultCapacity(): number {
+  return Math.max(1, Math.min(200, Math.floor((os.totalmem() * 0.75) / (320 * 1024 * 1024))));
 }
 
 /** The version in package.json, reported by health checks. */

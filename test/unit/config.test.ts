@@ -35,6 +35,7 @@ describe("configuration", () => {
         VESSEL_PUBLIC_BASE_URL: "https://vessel.example.com/",
         VESSEL_BOOTSTRAP_ADMIN_EMAILS: "Ada@Example.com,bob@example.com",
         DATABASE_URL: "postgresql://u@db:5432/vessel",
+        VESSEL_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
       },
       noFile,
     );
@@ -75,6 +76,14 @@ describe("configuration", () => {
     for (const env of ["VESSEL_PUBLIC_BASE_URL", "VESSEL_BOOTSTRAP_ADMIN_EMAILS", "DATABASE_URL", "LOG_LEVEL"]) {
       expect(problems.join("\n")).toMatch(new RegExp(`^${env}`, "m"));
     }
+  });
+
+  it("requires a shared master key with PostgreSQL, and checks its size", () => {
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@db/v" })).toEqual([
+      "VESSEL_MASTER_KEY: required when DATABASE_URL is set (all nodes must share it)",
+    ]);
+    expect(problemsOf({ VESSEL_MASTER_KEY: Buffer.alloc(16).toString("base64") })[0]).toMatch(/^VESSEL_MASTER_KEY: must be 32 bytes/);
+    expect(loadConfig({ VESSEL_MASTER_KEY: Buffer.alloc(32, 1).toString("base64") }, noFile).masterKey).toBeDefined();
   });
 
   it("names file keys for problems that come from the file, and refuses a broken file", () => {
