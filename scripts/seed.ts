@@ -57,7 +57,7 @@ async function main(): Promise<number> {
 
   let closeDeps = async () => {};
   try {
-    const { deps, close } = await createDeps(config, db, createLogger("silent"));
+    const { deps, close } = await createDeps(config, db, createLogger("silent"), { startBrowsers: false });
     closeDeps = close;
     const ctx = internalContext(deps, "seed");
     const slug = options.workspace;

@@ -16,6 +16,7 @@ import { problemPage, sendProblem, toAppError } from "./rest/problems.ts";
 import type { AnyRoute } from "./rest/route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes.ts";
+import { handleCdpDiscovery, handleCdpUpgrade } from "./browser/cdp-proxy.ts";
 import { createDeps, type DepsOptions } from "./deps.ts";
 import type { AppDeps, ServiceContext } from "./services/context.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
@@ -96,6 +97,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
   });
 
+  app.get("/.well-known/jwks.json", async (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.json(await deps.tokens.jwks());
+  });
+  app.get(["/cdp/json", "/cdp/json/version", "/cdp/json/list"], (req, res) => handleCdpDiscovery(deps, req, res));
+
   const openapi = JSON.stringify(buildOpenApi(table, config.publicBaseUrl), null, 2);
   app.get("/openapi.json", (_req, res) => {
     res.type("application/json").send(openapi);
@@ -149,6 +156,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const upgrades = new UpgradeDispatcher(log);
   const graphqlWs = createGraphQLWebSocket(yoga);
   upgrades.register("/graphql", graphqlWs.handleUpgrade);
+  upgrades.register("/cdp", (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
+  upgrades.registerPrefix("/cdp/devtools/page/", (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
   upgrades.attach(server);
 
   const result: App = {

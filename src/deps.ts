@@ -1,18 +1,30 @@
+import os from "node:os";
+import path from "node:path";
 import { ApiKeyAuthenticator } from "./auth/authenticate.ts";
 import { createRateLimiter, DEFAULT_KEY_LIMIT_PER_MINUTE } from "./auth/rate-limit.ts";
 import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
+import { SessionTokens } from "./auth/session-tokens.ts";
+import { findChromium } from "./browser/chromium.ts";
+import { BrowserPool } from "./browser/pool.ts";
+import { SessionRuntime } from "./browser/runtime.ts";
+import { loadMasterKey } from "./crypto/master-key.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import type { Logger } from "./logger.ts";
 import { closeRedis, createRedis, redisReady } from "./redis.ts";
 import { AuditWriter } from "./services/audit.ts";
 import type { AppDeps, ServiceContext } from "./services/context.ts";
+import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions.ts";
 
 export interface DepsOptions {
   /** The clock (tests move it, for example past a sunset date). */
   now?: () => Date;
   /** Prefix of every Redis key, so deployments (and tests) sharing a Redis stay apart. */
   redisPrefix?: string;
+  /** This node's name; stable across restarts so it can end the sessions it left behind. Default: the host name. */
+  nodeId?: string;
+  /** Launch the warm browsers and end orphans (servers do; scripts and unit tests need not). */
+  startBrowsers?: boolean;
 }
 
 /**
@@ -36,9 +48,36 @@ export async function createDeps(
   const revocations = redis ? redisRevocations(redis, prefix) : memoryRevocations();
   const auth = new ApiKeyAuthenticator({ prisma: db.prisma, limiter, revocations, log, now, defaultRatePerMinute: DEFAULT_KEY_LIMIT_PER_MINUTE });
   const audit = new AuditWriter(db.prisma, { log: log.child({ component: "audit" }) });
+  const masterKey = await loadMasterKey(config, log);
+  const tokens = new SessionTokens({ prisma: db.prisma, masterKey, issuer: config.publicBaseUrl, now, log });
+  const nodeId = options.nodeId ?? os.hostname();
+  await db.prisma.node.upsert({
+    where: { id: nodeId },
+    create: { id: nodeId, internalUrl: config.publicBaseUrl, region: config.regions[0]!, startedAt: now(), heartbeatAt: now() },
+    update: { internalUrl: config.publicBaseUrl, startedAt: now(), heartbeatAt: now(), draining: false },
+  });
+  const browsers = new BrowserPool({
+    executablePath: findChromium(config.browser.executablePath) ?? "",
+    dataRoot: path.resolve(config.database.dataDir, "browsers"),
+    capacity: config.browser.capacity,
+    warm: config.browser.warm,
+    log: log.child({ component: "browsers" }),
+  });
+  // The runtime reports sessions that end on their own; the session service records how they ended.
+  let onEnd: ReturnType<typeof endFromRuntime> = async () => {};
+  const runtime = new SessionRuntime({ log, onEnd: (id, cause) => onEnd(id, cause) });
+  const deps: AppDeps = { config, db, log, auth, limiter, audit, now, nodeId, masterKey, tokens, browsers, runtime };
+  onEnd = endFromRuntime(deps);
+  if (options.startBrowsers ?? true) {
+    const ended = await endOrphans(deps);
+    const cleaned = await browsers.start();
+    if (ended > 0 || cleaned.orphansKilled > 0) log.warn({ sessions: ended, ...cleaned }, "ended what a previous run of this node left behind");
+  }
   return {
-    deps: { config, db, log, auth, limiter, audit, now },
+    deps,
     async close() {
+      await endAllOnNode(deps);
+      await browsers.stop();
       await audit.close();
       await limiter.close();
       if (redis) await closeRedis(redis);

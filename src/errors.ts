@@ -14,6 +14,16 @@ export const problemTypes = {
     title: "Malformed JSON",
     description: "The request body could not be parsed as JSON. Check quoting, commas and the Content-Type header.",
   },
+  "idempotency-key-missing": {
+    status: 400,
+    title: "Idempotency-Key missing",
+    description: "Creating a session needs an `Idempotency-Key` header: a UUID you generate once per logical request and reuse on its retries.",
+  },
+  "idempotency-key-invalid": {
+    status: 400,
+    title: "Idempotency-Key invalid",
+    description: "The `Idempotency-Key` header must be a UUID.",
+  },
   unauthenticated: {
     status: 401,
     title: "Unauthenticated",
@@ -44,6 +54,11 @@ export const problemTypes = {
     title: "Gone",
     description: "This operation was deprecated and has passed its sunset date. The `Link` header of earlier answers named its successor.",
   },
+  "idempotency-key-in-use": {
+    status: 409,
+    title: "Idempotency-Key in use",
+    description: "A request with this `Idempotency-Key` is still being processed. Retry after `Retry-After` seconds to get its result.",
+  },
   "payload-too-large": {
     status: 413,
     title: "Payload too large",
@@ -58,6 +73,11 @@ export const problemTypes = {
     status: 422,
     title: "Unknown region",
     description: "The region is not one this deployment serves. `GET /v1/health` lists the available regions.",
+  },
+  "idempotency-key-reused": {
+    status: 422,
+    title: "Idempotency-Key reused",
+    description: "This `Idempotency-Key` was already used, within the last 24 hours, for a request with a different body. Use a new key for a new request.",
   },
   "rate-limited": {
     status: 429,

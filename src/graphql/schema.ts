@@ -3,6 +3,7 @@ import { builder } from "./builder.ts";
 import "./types/api-key.ts";
 import "./types/audit.ts";
 import "./types/health.ts";
+import "./types/session.ts";
 
 /** Sorted so the printed schema (schema/schema.graphql) does not churn with import order. */
 export const schema = lexicographicSortSchema(builder.toSchema());

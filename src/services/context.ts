@@ -3,6 +3,9 @@ import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import type { ApiKeyAuthenticator } from "../auth/authenticate.ts";
 import type { RateLimiter } from "../auth/rate-limit.ts";
+import type { SessionTokens } from "../auth/session-tokens.ts";
+import type { BrowserPool } from "../browser/pool.ts";
+import type { SessionRuntime } from "../browser/runtime.ts";
 import type { AuditWriter } from "./audit.ts";
 
 /** What the browser pool reports about itself; the pool arrives with the sessions work. */
@@ -41,8 +44,12 @@ export interface AppDeps {
   limiter: RateLimiter;
   audit: AuditWriter;
   now: () => Date;
-  /** Absent until a browser pool runs in this process. */
-  browserPool?: { report(): BrowserPoolReport };
+  /** This process in the `nodes` table; sessions name the node whose browser they use. */
+  nodeId: string;
+  masterKey: { key: Buffer; id: string };
+  tokens: SessionTokens;
+  browsers: BrowserPool;
+  runtime: SessionRuntime;
 }
 
 /** Everything a service function needs for one call, whichever transport made it. */

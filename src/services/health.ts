@@ -10,12 +10,10 @@ export interface Health {
   browserPool: BrowserPoolReport;
 }
 
-const noPool: BrowserPoolReport = { state: "unavailable", capacity: 0, inUse: 0, warm: 0 };
-
 /** The service's own view of its dependencies. Never throws: a failing dependency is reported, not raised. */
 export async function getHealth(ctx: ServiceContext): Promise<Health> {
   requirePrincipal(ctx);
-  const { db, config, browserPool } = ctx.deps;
+  const { db, config, browsers } = ctx.deps;
   const started = performance.now();
   let latencyMs: number | null = null;
   try {
@@ -24,7 +22,7 @@ export async function getHealth(ctx: ServiceContext): Promise<Health> {
   } catch (err) {
     ctx.log.warn({ err }, "health: database ping failed");
   }
-  const pool = browserPool?.report() ?? noPool;
+  const pool = browsers.report();
   const healthy = latencyMs !== null && pool.state === "ready";
   return {
     status: healthy ? "ok" : "degraded",

@@ -8,6 +8,12 @@ export const operations = {
   createApiKey: { action: "api_key.create" },
   revokeApiKey: { action: "api_key.revoke" },
   auditLog: { action: "audit.list" },
+  createSession: { action: "session.create" },
+  sessions: { action: "session.list" },
+  session: { action: "session.get" },
+  releaseSession: { action: "session.release" },
+  forceStopSession: { action: "session.force_stop" },
+  keepaliveSession: { action: "session.keepalive" },
 } as const satisfies Record<string, { action: string }>;
 
 export type OperationId = keyof typeof operations;

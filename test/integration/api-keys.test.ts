@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -25,7 +26,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const keyShape = /^vs_[0-9A-HJKMNP-TV-Z]{26}\.[0-9A-Za-z]{32}$/;
 
 async function contextFor(db: Database): Promise<ServiceContext> {
-  const { deps } = await createDeps(loadConfig({}, "/nonexistent"), db, createLogger("silent"));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-keys-"));
+  const { deps } = await createDeps(loadConfig({ VESSEL_DATA_DIR: dataDir }, "/nonexistent"), db, createLogger("silent"), { startBrowsers: false });
   return internalContext(deps, "test");
 }
 

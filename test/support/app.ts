@@ -1,4 +1,8 @@
+import fs from "node:fs";
 import type { IncomingMessage } from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { ulid } from "ulid";
 import { createApp, type App, type AppOptions } from "../../src/app.ts";
 import type { UserPrincipal } from "../../src/auth/request-auth.ts";
@@ -20,10 +24,20 @@ export interface TestApp {
 export async function startTestApp(
   options: AppOptions & { env?: Record<string, string> } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ PORT: "0", VESSEL_HOST: "127.0.0.1", LOG_LEVEL: "silent", ...options.env }, "/nonexistent");
+  // Each app gets its own data folder (master key, browser folders) and no warm browser unless asked.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-app-"));
+  // A known port, so the public base URL (in connect_url and live_view_url) is the real address.
+  const port = await freePort();
+  const config = loadConfig(
+    {
+      PORT: String(port), VESSEL_HOST: "127.0.0.1", VESSEL_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: "silent", VESSEL_DATA_DIR: dataDir, VESSEL_BROWSER_WARM: "0", ...options.env,
+    },
+    "/nonexistent",
+  );
   const ownDb: Database | undefined = options.db ? undefined : await openDatabase({ dataDir: "memory://" });
   const db = options.db ?? ownDb!;
-  const app = await createApp(config, { checkResponses: true, users: fixtureUsers(db), ...options, db });
+  const app = await createApp(config, { checkResponses: true, users: fixtureUsers(db), nodeId: `test-${ulid()}`, ...options, db });
   await app.start();
   return {
     app,
@@ -32,8 +46,20 @@ export async function startTestApp(
     async stop() {
       await app.stop();
       await ownDb?.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /**

@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import { AppError } from "../errors.ts";
+import { problemBody } from "../rest/problems.ts";
+import type { AppDeps } from "../services/context.ts";
+
+/** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
+const pagePath = /^\/cdp\/devtools\/page\/([A-Za-z0-9-]{1,64})$/;
+
+function tokenOf(req: IncomingMessage, url: URL): string | undefined {
+  return url.searchParams.get("token") ?? /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+}
+
+/** Which session a CDP request may reach: a valid `cdp` token for a session RUNNING on this node. */
+async function authorize(deps: AppDeps, req: IncomingMessage, url: URL) {
+  const token = tokenOf(req, url);
+  if (!token) throw new AppError("unauthenticated", "Connect with the session's connect_url (its token is the credential).");
+  const claims = await deps.tokens.verify(token, "cdp");
+  const session = await deps.db.prisma.session.findUnique({ where: { id: claims.sessionId }, select: { status: true, workspaceId: true } });
+  if (!session || session.workspaceId !== claims.workspaceId) throw new AppError("not-found", "No such session.");
+  if (session.status !== "RUNNING") throw new AppError("gone", `The session has ended (${session.status}).`);
+  const lease = deps.runtime.endpoint(claims.sessionId);
+  if (!lease) throw new AppError("gone", "The session's browser is no longer running.");
+  return { token, sessionId: claims.sessionId, lease };
+}
+
+function refuse(deps: AppDeps, socket: Duplex, url: URL, err: unknown): void {
+  const error = err instanceof AppError ? err : new AppError("internal-error", "The connection could not be set up.");
+  if (!(err instanceof AppError)) deps.log.error({ err }, "cdp proxy: upgrade failed");
+  const body = JSON.stringify(problemBody(error, deps.config.publicBaseUrl, url.pathname, ""));
+  socket.end(
+    `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The handshake Chromium receives: the client's own key and extensions, none of its credentials or origin. */
+function upstreamHandshake(req: IncomingMessage, path: string, port: number): string {
+  const h = req.headers;
+  const lines = [
+    `GET ${path} HTTP/1.1`,
+    `Host: 127.0.0.1:${port}`,
+    "Upgrade: websocket",
+    "Connection: Upgrade",
+    `Sec-WebSocket-Key: ${h["sec-websocket-key"] ?? ""}`,
+    `Sec-WebSocket-Version: ${h["sec-websocket-version"] ?? "13"}`,
+  ];
+  if (h["sec-websocket-extensions"]) lines.push(`Sec-WebSocket-Extensions: ${h["sec-websocket-extensions"]}`);
+  if (h["sec-websocket-protocol"]) lines.push(`Sec-WebSocket-Protocol: ${h["sec-websocket-protocol"]}`);
+  return `${lines.join("\r\n")}\r\n\r\n`;
+}
+
+/**
+ * Relays a CDP WebSocket to the session's Chromium as a byte pipe: the handshake is forwarded
+ * (Chromium's 101 answers the client's own key), then frames flow untouched both ways. Nothing
+ * connects upstream before the token and the session are checked.
+ */
+export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  let target: Awaited<ReturnType<typeof authorize>>;
+  try {
+    target = await authorize(deps, req, url);
+  } catch (err) {
+    refuse(deps, socket, url, err);
+    return;
+  }
+  const { lease, sessionId } = target;
+  const page = pagePath.exec(url.pathname)?.[1];
+  const path = page ? `/devtools/page/${page}` : new URL(lease.wsEndpoint).pathname;
+  const upstream = net.connect({ host: "127.0.0.1", port: lease.port });
+  upstream.setNoDelay(true);
+  (socket as net.Socket).setNoDelay?.(true);
+  const close = () => {
+    upstream.destroy();
+    socket.destroy();
+  };
+  upstream.once("error", close);
+  socket.once("error", close);
+  upstream.once("close", close);
+  socket.once("close", close);
+  if (!deps.runtime.attach(sessionId, socket)) return close();
+  upstream.once("connect", () => {
+    upstream.write(upstreamHandshake(req, path, lease.port));
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+  });
+}
+
+/** `GET /cdp/json/version` and `/cdp/json/list`: Chromium's discovery answers, with addresses that lead back through the proxy. */
+export async function handleCdpDiscovery(deps: AppDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  try {
+    const { token, lease } = await authorize(deps, req, url);
+    const which = url.pathname.replace(/^\/cdp\/json\/?/, "") || "list";
+    if (!["version", "list"].includes(which)) throw new AppError("not-found", "Only /cdp/json/version and /cdp/json/list are served.");
+    const upstream = await fetch(`http://127.0.0.1:${lease.port}/json/${which}`);
+    const body = (await upstream.json()) as Record<string, unknown> | Array<Record<string, unknown>>;
+    const wsBase = `${deps.config.publicBaseUrl.replace(/^http/, "ws")}/cdp`;
+    const rewrite = (entry: Record<string, unknown>) => {
+      const { devtoolsFrontendUrl: _local, ...rest } = entry;
+      const debuggerUrl = typeof entry.webSocketDebuggerUrl === "string" ? new URL(entry.webSocketDebuggerUrl).pathname : "";
+      const page = /^\/devtools\/page\/([A-Za-z0-9-]+)$/.exec(debuggerUrl)?.[1];
+      return { ...rest, webSocketDebuggerUrl: `${wsBase}${page ? `/devtools/page/${page}` : ""}?token=${token}` };
+    };
+    res.setHeader("Content-Type", "application/json");
+    res.end(JSON.stringify(Array.isArray(body) ? body.map(rewrite) : rewrite(body)));
+  } catch (err) {
+    const error = err instanceof AppError ? err : new AppError("internal-error", "The browser did not answer.");
+    res.statusCode = error.status;
+    res.setHeader("Content-Type", "application/problem+json");
+    res.end(JSON.stringify(problemBody(error, deps.config.publicBaseUrl, url.pathname, "")));
+  }
+}

@@ -1,0 +1,461 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import WebSocket from "ws";
+import type { Logger } from "../logger.ts";
+
+/**
+ * One Chromium process, launched by us with our flags, in a folder of its own:
+ *
+ *   <dataRoot>/<id>/pid       JSON { pid, startTime, executablePath }: lets a later run find orphans
+ *   <dataRoot>/<id>/profile   --user-data-dir
+ *   <dataRoot>/<id>/home      HOME (and cwd); config/, cache/, data/ are XDG_*; tmp/ is TMPDIR
+ *
+ * Even with --user-data-dir, full Chromium writes `$XDG_CONFIG_HOME/chromium/Crash Reports` and
+ * `$XDG_CACHE_HOME/dconf`, and a SIGTERM-ed browser leaves `$TMPDIR/org.chromium.Chromium.*`
+ * (research/browser-limits.md, housekeeping). Pointing all of them into the folder means removing
+ * the folder removes everything the browser wrote.
+ *
+ * The process is spawned detached (setsid): it leads its own process group, so one kill(-pid)
+ * reaches the zygotes, renderers and utility processes too.
+ */
+
+export interface ChromiumExit {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface ChromiumProcess {
+  /** The folder name under dataRoot. */
+  readonly id: string;
+  readonly dir: string;
+  readonly pid: number;
+  readonly port: number;
+  /** Browser-level endpoint: ws://127.0.0.1:<port>/devtools/browser/<uuid>. */
+  readonly wsEndpoint: string;
+  /** Resolves (never rejects) when the main process has exited, for whatever reason. */
+  readonly exited: Promise<ChromiumExit>;
+  /** False once the main process has exited or is a zombie. */
+  readonly alive: boolean;
+  /** Browser.close, then SIGKILL to the group after a grace period; waits; removes the folder. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface LaunchOptions {
+  executablePath: string;
+  dataRoot: string;
+  id: string;
+  log: Logger;
+  /** How long to wait for "DevTools listening on"; default 15 s. */
+  launchTimeoutMs?: number;
+}
+
+const LAUNCH_TIMEOUT_MS = 15_000;
+/** How long a polite close may take before the group gets SIGKILL. */
+const CLOSE_GRACE_MS = 2_000;
+/** How long to wait for the processes of a killed group to disappear. */
+const GROUP_EXIT_WAIT_MS = 2_000;
+const STDERR_TAIL_LINES = 30;
+
+/** Folder names the pool creates, and the only ones it will ever delete. */
+export const BROWSER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+const HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell";
+const FULL_CHROMIUM = "/usr/lib/chromium/chromium";
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The configured binary when it is executable, else Debian's headless shell, else full Chromium.
+ * Never Debian's /usr/bin/chromium wrapper script: it adds a shell, a broken /dev/shm check, and
+ * an extra process between us and the browser's process group.
+ */
+export function findChromium(configured?: string): string | undefined {
+  if (configured && isExecutable(configured)) return configured;
+  return [HEADLESS_SHELL, FULL_CHROMIUM].find(isExecutable);
+}
+
+/** The headless shell takes `--headless`; full Chromium needs `--headless=new`. */
+export function isHeadlessShell(executablePath: string): boolean {
+  return path.basename(executablePath).includes("headless-shell");
+}
+
+/** Server-chosen flags, never a caller's. */
+export function chromiumArgs(executablePath: string, profileDir: string): string[] {
+  const args = [
+    isHeadlessShell(executablePath) ? "--headless" : "--headless=new",
+    "--remote-debugging-port=0",
+    "--remote-debugging-address=127.0.0.1",
+    `--user-data-dir=${profileDir}`,
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--disable-gpu",
+    "--disable-crash-reporter",
+    "--disable-breakpad",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    // The omnibox WebUI popups cost a renderer (~52 MiB) per window in full Chromium 156's headless
+    // mode; the spare renderer is never used by a CDP-driven browser.
+    "--disable-features=Translate,MediaRouter,OptimizationHints,SpareRendererForSitePerProcess,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
+  ];
+  // Chromium refuses to start as root with its sandbox; elsewhere keep the sandbox.
+  if (process.getuid?.() === 0) args.push("--no-sandbox");
+  args.push("about:blank");
+  return args;
+}
+
+/**
+ * A minimal environment: nothing of ours (database URL, master key) reaches the browser, and every
+ * place Chromium or its libraries write to (HOME, XDG_*, TMPDIR) is inside the browser's folder.
+ */
+function chromiumEnv(dir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: path.join(dir, "home"),
+    XDG_CONFIG_HOME: path.join(dir, "config"),
+    XDG_CACHE_HOME: path.join(dir, "cache"),
+    XDG_DATA_HOME: path.join(dir, "data"),
+    XDG_STATE_HOME: path.join(dir, "data"),
+    TMPDIR: path.join(dir, "tmp"),
+  };
+  for (const name of ["LANG", "LC_ALL", "TZ", "FONTCONFIG_PATH"]) {
+    if (process.env[name]) env[name] = process.env[name];
+  }
+  return env;
+}
+
+// ---------------------------------------------------------------------------------------------
+// /proc helpers (Linux): process identity, group membership.
+
+export interface ProcStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgrp: number;
+  /** Clock ticks after boot; with the pid it identifies a process across pid reuse. */
+  startTime: string;
+}
+
+export function readProcStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may itself contain spaces or ')'.
+  const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const [state, ppid, pgrp] = rest;
+  const startTime = rest[19];
+  if (!state || !ppid || !pgrp || !startTime) return undefined;
+  return { pid, state, ppid: Number(ppid), pgrp: Number(pgrp), startTime };
+}
+
+/** Zombies (Z) and dead (X) entries hold no memory and run nothing; they only wait to be reaped. */
+function isLive(stat: ProcStat | undefined): stat is ProcStat {
+  return stat !== undefined && stat.state !== "Z" && stat.state !== "X";
+}
+
+/** Every process (zombies included) whose process group is `pgid`. */
+export function processGroupMembers(pgid: number): ProcStat[] {
+  const members: ProcStat[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return members;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProcStat(Number(entry));
+    if (stat?.pgrp === pgid) members.push(stat);
+  }
+  return members;
+}
+
+/** Live (non-zombie) members of a process group. */
+export function liveGroupMembers(pgid: number): ProcStat[] {
+  return processGroupMembers(pgid).filter(isLive);
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: the group is empty
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls until no live process is left in the group, or the deadline passes. */
+async function waitForGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (liveGroupMembers(pgid).length === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(25);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface PidFile {
+  pid: number;
+  startTime: string;
+  executablePath: string;
+}
+
+function writePidFile(dir: string, content: PidFile): void {
+  fs.writeFileSync(path.join(dir, "pid"), JSON.stringify(content) + "\n", { mode: 0o600 });
+}
+
+function readPidFile(dir: string): PidFile | undefined {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(path.join(dir, "pid"), "utf8")) as Partial<PidFile>;
+    if (Number.isInteger(parsed.pid) && (parsed.pid as number) > 1 && typeof parsed.startTime === "string") {
+      return parsed as PidFile;
+    }
+  } catch {
+    // missing or torn: treated as a folder without a process
+  }
+  return undefined;
+}
+
+class Chromium implements ChromiumProcess {
+  readonly exited: Promise<ChromiumExit>;
+  wsEndpoint = "";
+  port = 0;
+  #exit: ChromiumExit | undefined;
+  #closing: Promise<void> | undefined;
+  readonly #stderrTail: string[] = [];
+  #partialLine = "";
+
+  constructor(
+    readonly id: string,
+    readonly dir: string,
+    readonly pid: number,
+    readonly child: ChildProcess,
+    readonly log: Logger,
+  ) {
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.#exit = { code, signal };
+        resolve(this.#exit);
+      });
+    });
+  }
+
+  get alive(): boolean {
+    if (this.#exit) return false;
+    return isLive(readProcStat(this.pid));
+  }
+
+  /** Keeps the last lines of stderr (for launch errors and crash reports) and finds the endpoint. */
+  onStderr(chunk: string, onLine: (line: string) => void): void {
+    const lines = (this.#partialLine + chunk).split("\n");
+    this.#partialLine = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      this.#stderrTail.push(line);
+      if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift();
+      onLine(line);
+    }
+  }
+
+  stderrTail(): string {
+    return [...this.#stderrTail, this.#partialLine].filter(Boolean).join("\n");
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    const started = Date.now();
+    if (!this.#exit) {
+      if (this.wsEndpoint) await this.#askBrowserToClose();
+      else signalGroup(this.pid, "SIGTERM");
+      const polite = await Promise.race([this.exited.then(() => true), sleep(CLOSE_GRACE_MS).then(() => false)]);
+      if (!polite) {
+        this.log.warn({ browserId: this.id, pid: this.pid }, "Chromium did not close within the grace period; killing its process group");
+        signalGroup(this.pid, "SIGKILL");
+        await Promise.race([this.exited, sleep(5_000)]);
+      }
+    }
+    // Children (zygotes, renderers) can outlive the main process for a moment; the group id stays
+    // reserved while any of them (even a zombie) exists, so killing it cannot hit a stranger.
+    if (liveGroupMembers(this.pid).length > 0) {
+      signalGroup(this.pid, "SIGKILL");
+      if (!(await waitForGroupGone(this.pid, GROUP_EXIT_WAIT_MS))) {
+        this.log.error({ browserId: this.id, pid: this.pid }, "Chromium processes survived SIGKILL");
+      }
+    }
+    this.child.stderr?.destroy();
+    await fs.promises.rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
+    this.log.debug({ browserId: this.id, pid: this.pid, ms: Date.now() - started }, "Chromium closed");
+  }
+
+  /** CDP Browser.close on a short-lived connection; SIGTERM when that connection fails. */
+  async #askBrowserToClose(): Promise<void> {
+    const sent = await new Promise<boolean>((resolve) => {
+      const ws = new WebSocket(this.wsEndpoint, { handshakeTimeout: 1_000, perMessageDeflate: false });
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+      const timer = setTimeout(() => {
+        ws.terminate();
+        done(false);
+      }, 1_000);
+      ws.once("open", () => {
+        ws.send(JSON.stringify({ id: 1, method: "Browser.close" }), (err) => done(!err));
+      });
+      ws.once("error", () => done(false));
+      // The browser drops the connection as it exits; nothing to wait for here.
+      void this.exited.then(() => ws.terminate());
+    });
+    if (!sent) signalGroup(this.pid, "SIGTERM");
+  }
+}
+
+/**
+ * Starts one Chromium and resolves once its DevTools endpoint is known. On any failure (no such
+ * binary, early exit, no endpoint within the timeout) the process group is killed, the folder is
+ * removed, and the promise rejects.
+ */
+export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProcess> {
+  const { executablePath, dataRoot, id, log } = opts;
+  if (!BROWSER_ID.test(id)) throw new Error(`invalid browser id ${JSON.stringify(id)}`);
+  const dir = path.join(path.resolve(dataRoot), id);
+  const started = performance.now();
+
+  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
+  fs.mkdirSync(dir, { mode: 0o700 }); // fails if it exists: never share a folder
+  for (const sub of ["profile", "home", "config", "cache", "data", "tmp"]) fs.mkdirSync(path.join(dir, sub), { mode: 0o700 });
+
+  const child = spawn(executablePath, chromiumArgs(executablePath, path.join(dir, "profile")), {
+    cwd: path.join(dir, "home"),
+    env: chromiumEnv(dir),
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+
+  const spawned = await new Promise<Error | undefined>((resolve) => {
+    child.once("spawn", () => resolve(undefined));
+    child.once("error", (err) => resolve(err));
+  });
+  if (spawned || child.pid === undefined) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`cannot start Chromium at ${executablePath}: ${spawned?.message ?? "no pid"}`);
+  }
+  // Later errors (a failed kill) must not become uncaught exceptions.
+  child.on("error", (err) => log.warn({ err, browserId: id }, "Chromium child process error"));
+
+  const browser = new Chromium(id, dir, child.pid, child, log);
+  const stat = readProcStat(child.pid);
+  writePidFile(dir, { pid: child.pid, startTime: stat?.startTime ?? "", executablePath });
+
+  child.stderr!.setEncoding("utf8");
+  const endpoint = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`Chromium printed no DevTools endpoint within ${opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS} ms`)),
+      opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS,
+    );
+    // stderr is drained for the browser's whole life: a full pipe would block Chromium.
+    child.stderr!.on("data", (chunk: string) =>
+      browser.onStderr(chunk, (line) => {
+        const match = /DevTools listening on (ws:\/\/\S+)/.exec(line);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      }),
+    );
+    void browser.exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`Chromium exited during launch (code ${code}, signal ${signal})`));
+    });
+  });
+
+  try {
+    const wsEndpoint = await endpoint;
+    const url = new URL(wsEndpoint);
+    if (url.hostname !== "127.0.0.1") throw new Error(`unexpected DevTools address ${wsEndpoint}`);
+    browser.wsEndpoint = wsEndpoint;
+    browser.port = Number(url.port);
+  } catch (err) {
+    signalGroup(browser.pid, "SIGKILL");
+    await browser.close();
+    const tail = browser.stderrTail();
+    throw new Error(`${(err as Error).message}${tail ? `\n--- Chromium stderr (last lines) ---\n${tail}` : ""}`, { cause: err });
+  }
+  log.debug(
+    { browserId: id, pid: browser.pid, port: browser.port, ms: Math.round(performance.now() - started) },
+    "Chromium launched",
+  );
+  return browser;
+}
+
+/** The last lines Chromium wrote to stderr (for crash reports). */
+export function stderrTail(browser: ChromiumProcess): string {
+  return browser instanceof Chromium ? browser.stderrTail() : "";
+}
+
+/**
+ * Cleans a dataRoot left by an earlier run: for each browser folder, kills the process group its
+ * pid file names (only when the pid still belongs to the same process: same start time), then
+ * removes the folder. Entries that do not look like ours (name or layout) are left alone.
+ */
+export async function reapOrphans(dataRoot: string, log: Logger): Promise<{ orphansKilled: number; foldersRemoved: number }> {
+  let orphansKilled = 0;
+  let foldersRemoved = 0;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dataRoot, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { orphansKilled, foldersRemoved };
+    throw err;
+  }
+  for (const entry of entries) {
+    const dir = path.join(dataRoot, entry.name);
+    if (!entry.isDirectory() || !BROWSER_ID.test(entry.name)) continue;
+    if (!fs.existsSync(path.join(dir, "pid")) && !fs.existsSync(path.join(dir, "profile"))) {
+      log.warn({ dir }, "leaving a folder in the browser data root that is not a browser folder");
+      continue;
+    }
+    const pidFile = readPidFile(dir);
+    if (pidFile) {
+      const leader = readProcStat(pidFile.pid);
+      // Same pid and same start time: the very process we launched. No such process: its group
+      // may still hold children, and the group id cannot have been reused while they exist.
+      // A different start time means the pid now belongs to someone else: leave it alone.
+      const ours = leader ? leader.startTime === pidFile.startTime : true;
+      if (ours && liveGroupMembers(pidFile.pid).length > 0) {
+        signalGroup(pidFile.pid, "SIGKILL");
+        orphansKilled++;
+        if (!(await waitForGroupGone(pidFile.pid, GROUP_EXIT_WAIT_MS))) {
+          log.error({ dir, pid: pidFile.pid }, "orphaned Chromium survived SIGKILL");
+        }
+        log.warn({ dir, pid: pidFile.pid }, "killed an orphaned Chromium left by an earlier run");
+      }
+    }
+    await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    foldersRemoved++;
+  }
+  return { orphansKilled, foldersRemoved };
+}

@@ -1,0 +1,282 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import { AppError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { BrowserPoolReport } from "../services/context.ts";
+import { launchChromium, reapOrphans, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
+
+/**
+ * The browsers of this node: one Chromium process per session (design.md), at most `capacity` of
+ * them leased at once, plus up to `warm` launched spares so a session rarely waits for a launch.
+ *
+ * Accounting rules (every one of them is about not leaking a slot):
+ * - A slot is taken synchronously, before the first `await`, by a lease or a launch for a session;
+ *   it is given back synchronously too (release, crash, failed launch), before awaiting any close.
+ * - Spares do not take slots. They are kept to min(warm, free slots), so spares and leases together
+ *   never exceed `capacity` browsers for long (memory is what capacity budgets), and a spare simply
+ *   becomes the session's browser.
+ * - Spares are refilled one launch at a time in the background; an acquire never waits for that.
+ */
+
+export interface BrowserLease {
+  /** The browser's id (its folder under dataRoot). */
+  id: string;
+  sessionId: string;
+  wsEndpoint: string;
+  port: number;
+  pid: number;
+  /** Resolves when the browser's main process exits (release, crash, kill). */
+  exited: Promise<{ code: number | null; signal: string | null }>;
+  /** Frees the slot at once, then closes the browser and removes its folder. Idempotent. */
+  release(): Promise<void>;
+}
+
+export interface BrowserPoolOptions {
+  executablePath: string;
+  /** A folder owned by this process alone: start() deletes every browser folder in it. */
+  dataRoot: string;
+  capacity: number;
+  warm: number;
+  log: Logger;
+  /** Sent as Retry-After when the pool is full; default 5. */
+  retryAfterSeconds?: number;
+}
+
+type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
+
+const MAX_REFILL_BACKOFF_MS = 60_000;
+
+export class BrowserPool {
+  readonly #opts: BrowserPoolOptions;
+  readonly #log: Logger;
+  #state: PoolState = "new";
+  #binaryFound = false;
+  /** Ready spares, oldest first. */
+  readonly #spares: ChromiumProcess[] = [];
+  /** Leases by session id. */
+  readonly #leases = new Map<string, BrowserLease>();
+  /** Session ids whose browser is being launched (each holds a slot). */
+  readonly #launching = new Set<string>();
+  #spareLaunch: Promise<unknown> | undefined;
+  /** Every browser the pool launched and has not closed yet, for stop(). */
+  readonly #browsers = new Set<ChromiumProcess>();
+  /** Launches in flight (sessions and spares), for stop(). */
+  readonly #inflight = new Set<Promise<unknown>>();
+  #refillFailures = 0;
+  #refillTimer: NodeJS.Timeout | undefined;
+  #stopping: Promise<void> | undefined;
+
+  constructor(opts: BrowserPoolOptions) {
+    this.#opts = opts;
+    this.#log = opts.log.child({ component: "browser-pool" });
+  }
+
+  /** Kills processes and removes folders left in dataRoot by an earlier run (pid files), then launches the warm spares in the background. */
+  async start(): Promise<{ orphansKilled: number; foldersRemoved: number }> {
+    if (this.#state !== "new") throw new Error(`the browser pool cannot start twice (state ${this.#state})`);
+    this.#state = "starting";
+    try {
+      fs.mkdirSync(this.#opts.dataRoot, { recursive: true, mode: 0o700 });
+      const reaped = await reapOrphans(this.#opts.dataRoot, this.#log);
+      try {
+        fs.accessSync(this.#opts.executablePath, fs.constants.X_OK);
+        this.#binaryFound = true;
+      } catch {
+        this.#log.error({ executablePath: this.#opts.executablePath }, "no Chromium binary: sessions cannot start");
+      }
+      if (this.#state === "starting") this.#state = "running";
+      this.#log.info({ ...reaped, capacity: this.#opts.capacity, warm: this.#opts.warm }, "browser pool started");
+      this.#refill();
+      return reaped;
+    } catch (err) {
+      if (this.#state === "starting") this.#state = "new";
+      throw err;
+    }
+  }
+
+  /** A browser for a session: a warm spare when there is one (refilled in the background), else a fresh launch. */
+  async acquire(sessionId: string): Promise<BrowserLease> {
+    if (this.#state !== "running" || !this.#binaryFound) {
+      throw new AppError("service-unavailable", "No browser can be started on this node right now.");
+    }
+    if (this.#leases.has(sessionId) || this.#launching.has(sessionId)) {
+      throw new AppError("conflict", `Session ${sessionId} already has a browser.`);
+    }
+    if (this.#slotsTaken() >= this.#opts.capacity) {
+      throw new AppError(
+        "insufficient-capacity",
+        `All ${this.#opts.capacity} browsers of this node are in use.`,
+        {},
+        { "Retry-After": String(this.#opts.retryAfterSeconds ?? 5) },
+      );
+    }
+
+    const spare = this.#takeSpare();
+    if (spare) {
+      const lease = this.#lease(sessionId, spare);
+      this.#refill();
+      return lease;
+    }
+
+    this.#launching.add(sessionId);
+    let browser: ChromiumProcess;
+    try {
+      browser = await this.#launch();
+    } catch (err) {
+      this.#log.error({ err, sessionId }, "could not launch a browser for a session");
+      throw new AppError("service-unavailable", "The browser could not be started. Retry later.");
+    } finally {
+      this.#launching.delete(sessionId);
+    }
+    if (this.#state !== "running") {
+      await browser.close();
+      throw new AppError("service-unavailable", "The browser pool is shutting down.");
+    }
+    const lease = this.#lease(sessionId, browser);
+    this.#refill();
+    return lease;
+  }
+
+  report(): BrowserPoolReport {
+    return {
+      state: this.#state === "running" && this.#binaryFound ? "ready" : "unavailable",
+      capacity: this.#opts.capacity,
+      inUse: this.#slotsTaken(),
+      warm: this.#spares.length,
+    };
+  }
+
+  /** Ends every browser (spares and leases) and waits for them. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#state = "stopping";
+    clearTimeout(this.#refillTimer);
+    // Launches in flight finish first: each sees "stopping" and closes its own browser.
+    await Promise.allSettled([...this.#inflight]);
+    this.#spares.length = 0;
+    this.#leases.clear();
+    await Promise.allSettled([...this.#browsers].map((b) => b.close()));
+    this.#state = "stopped";
+    this.#log.info("browser pool stopped");
+  }
+
+  #slotsTaken(): number {
+    return this.#leases.size + this.#launching.size;
+  }
+
+  /** The oldest live spare; dead ones (the exit event may not have arrived yet) are discarded. */
+  #takeSpare(): ChromiumProcess | undefined {
+    for (let spare = this.#spares.shift(); spare; spare = this.#spares.shift()) {
+      if (spare.alive) return spare;
+      this.#log.warn({ browserId: spare.id, pid: spare.pid }, "discarding a spare browser that died while idle");
+      void spare.close();
+    }
+    return undefined;
+  }
+
+  #lease(sessionId: string, browser: ChromiumProcess): BrowserLease {
+    const release = (): Promise<void> => {
+      // Evict before any await: the slot is free the moment release() is called.
+      if (this.#leases.get(sessionId) === lease) {
+        this.#leases.delete(sessionId);
+        this.#refill();
+      }
+      return browser.close();
+    };
+    const lease: BrowserLease = {
+      id: browser.id,
+      sessionId,
+      wsEndpoint: browser.wsEndpoint,
+      port: browser.port,
+      pid: browser.pid,
+      exited: browser.exited,
+      release,
+    };
+    this.#leases.set(sessionId, lease);
+    void browser.exited.then((exit: ChromiumExit) => {
+      if (this.#leases.get(sessionId) !== lease) return; // released: expected
+      this.#leases.delete(sessionId);
+      this.#log.warn(
+        { sessionId, browserId: browser.id, pid: browser.pid, ...exit, stderr: stderrTail(browser) },
+        "a leased browser exited on its own",
+      );
+      this.#refill();
+    });
+    return lease;
+  }
+
+  /** Launches one browser, tracked so stop() can wait for it and close it. */
+  #launch(): Promise<ChromiumProcess> {
+    const launch = launchChromium({
+      executablePath: this.#opts.executablePath,
+      dataRoot: this.#opts.dataRoot,
+      id: randomUUID(),
+      log: this.#log,
+    }).then((browser) => {
+      this.#browsers.add(browser);
+      // Whatever ends the main process (release, crash, kill), the rest of the group and the
+      // folder go too; close() is idempotent, so a release racing with this is fine.
+      void browser.exited.then(() => browser.close()).finally(() => this.#browsers.delete(browser));
+      return browser;
+    });
+    this.#inflight.add(launch);
+    void launch.then(
+      () => this.#inflight.delete(launch),
+      () => this.#inflight.delete(launch),
+    );
+    return launch;
+  }
+
+  /** How many spares to keep: the configured number, but never more than the free slots. */
+  #spareTarget(): number {
+    return Math.max(0, Math.min(this.#opts.warm, this.#opts.capacity - this.#slotsTaken()));
+  }
+
+  /** Brings the spares to their target: trims extras now, launches missing ones one at a time. */
+  #refill(): void {
+    if (this.#state !== "running" || !this.#binaryFound) return;
+    while (this.#spares.length > this.#spareTarget()) {
+      const extra = this.#spares.pop()!;
+      void extra.close();
+    }
+    if (this.#spareLaunch || this.#refillTimer || this.#spares.length >= this.#spareTarget()) return;
+
+    const started = performance.now();
+    this.#spareLaunch = this.#launch().then(
+      (browser) => {
+        this.#spareLaunch = undefined;
+        this.#refillFailures = 0;
+        if (this.#state !== "running") {
+          void browser.close();
+          return;
+        }
+        this.#spares.push(browser);
+        this.#log.debug({ browserId: browser.id, pid: browser.pid, ms: Math.round(performance.now() - started) }, "spare browser ready");
+        void browser.exited.then(() => {
+          const index = this.#spares.indexOf(browser);
+          if (index === -1) return; // leased or closed on purpose
+          this.#spares.splice(index, 1);
+          this.#log.warn({ browserId: browser.id, pid: browser.pid, stderr: stderrTail(browser) }, "a spare browser died while idle");
+          this.#refill();
+        });
+        this.#refill();
+      },
+      (err: unknown) => {
+        this.#spareLaunch = undefined;
+        this.#refillFailures++;
+        const delay = Math.min(MAX_REFILL_BACKOFF_MS, 500 * 2 ** (this.#refillFailures - 1));
+        this.#log.error({ err, retryInMs: delay }, "could not launch a spare browser");
+        if (this.#state !== "running") return;
+        this.#refillTimer = setTimeout(() => {
+          this.#refillTimer = undefined;
+          this.#refill();
+        }, delay);
+        this.#refillTimer.unref();
+      },
+    );
+  }
+}

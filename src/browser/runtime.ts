@@ -1,0 +1,109 @@
+import type { Duplex } from "node:stream";
+import type { Logger } from "../logger.ts";
+import type { BrowserLease } from "./pool.ts";
+
+export type EndCause =
+  | { status: "TIMED_OUT"; reason: "TIMEOUT" | "IDLE_TIMEOUT" }
+  | { status: "FAILED"; reason: "BROWSER_CRASH" };
+
+interface Running {
+  lease: BrowserLease;
+  sockets: Set<Duplex>;
+  hardTimer: NodeJS.Timeout;
+  idleTimer?: NodeJS.Timeout;
+  idleMs: number | null;
+  ending: boolean;
+}
+
+/**
+ * The sessions whose browsers run on this node: their leases, their open CDP sockets, and the
+ * timers that end them (hard cap, idle). It decides nothing about the database: when a session must
+ * end on its own (timeout, idle, crash) it calls `onEnd`, and the session service records it.
+ */
+export class SessionRuntime {
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly opts: { log: Logger; onEnd: (sessionId: string, cause: EndCause) => Promise<void> },
+  ) {}
+
+  /** Starts tracking a session whose browser is `lease`, until `expiresAt` at the latest. */
+  add(sessionId: string, lease: BrowserLease, expiresAt: Date, idleTimeoutSeconds: number | null, now: Date): void {
+    const entry: Running = {
+      lease,
+      sockets: new Set(),
+      hardTimer: setTimeout(() => this.fire(sessionId, { status: "TIMED_OUT", reason: "TIMEOUT" }), Math.max(0, expiresAt.getTime() - now.getTime())),
+      idleMs: idleTimeoutSeconds === null ? null : idleTimeoutSeconds * 1000,
+      ending: false,
+    };
+    this.running.set(sessionId, entry);
+    this.armIdle(sessionId, entry);
+    void lease.exited.then(() => {
+      // A browser that exits while its session is still live crashed (or was killed).
+      if (this.running.get(sessionId) === entry && !entry.ending) void this.fire(sessionId, { status: "FAILED", reason: "BROWSER_CRASH" });
+    });
+  }
+
+  /** The browser endpoint of a session running here, or undefined. */
+  endpoint(sessionId: string): BrowserLease | undefined {
+    const entry = this.running.get(sessionId);
+    return entry && !entry.ending ? entry.lease : undefined;
+  }
+
+  /** A CDP client attached: the session is not idle while any client is connected. */
+  attach(sessionId: string, socket: Duplex): boolean {
+    const entry = this.running.get(sessionId);
+    if (!entry || entry.ending) return false;
+    entry.sockets.add(socket);
+    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+    socket.once("close", () => {
+      entry.sockets.delete(socket);
+      if (this.running.get(sessionId) === entry) this.armIdle(sessionId, entry);
+    });
+    return true;
+  }
+
+  /** Activity without a socket (a keepalive): restarts the idle countdown. */
+  touch(sessionId: string): void {
+    const entry = this.running.get(sessionId);
+    if (entry) this.armIdle(sessionId, entry);
+  }
+
+  clientCount(sessionId: string): number {
+    return this.running.get(sessionId)?.sockets.size ?? 0;
+  }
+
+  /** Stops tracking, closes every client socket, and ends the browser. Idempotent. */
+  async teardown(sessionId: string): Promise<void> {
+    const entry = this.running.get(sessionId);
+    if (!entry) return;
+    entry.ending = true;
+    this.running.delete(sessionId);
+    clearTimeout(entry.hardTimer);
+    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    for (const socket of entry.sockets) socket.destroy();
+    await entry.lease.release();
+  }
+
+  ids(): string[] {
+    return [...this.running.keys()];
+  }
+
+  private armIdle(sessionId: string, entry: Running): void {
+    if (entry.idleMs === null || entry.sockets.size > 0 || entry.ending) return;
+    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    entry.idleTimer = setTimeout(() => this.fire(sessionId, { status: "TIMED_OUT", reason: "IDLE_TIMEOUT" }), entry.idleMs);
+  }
+
+  private async fire(sessionId: string, cause: EndCause): Promise<void> {
+    const entry = this.running.get(sessionId);
+    if (!entry || entry.ending) return;
+    try {
+      await this.opts.onEnd(sessionId, cause);
+    } catch (err) {
+      this.opts.log.error({ err, sessionId, cause }, "could not end a session");
+      await this.teardown(sessionId);
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import type { Session } from "../../generated/prisma/client.ts";
+import { requireIdempotencyKey } from "../../services/idempotency.ts";
+import type { Page } from "../../services/pagination.ts";
+import {
+  CreateSessionInput, SessionListQuery, createSession, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession,
+  type SessionView,
+} from "../../services/sessions.ts";
+import { parseInput } from "../../services/support.ts";
+import { toSessionDto } from "../../rest/routes/sessions.ts";
+import { audited } from "../audited.ts";
+import { builder } from "../builder.ts";
+
+const SessionStatus = builder.enumType("SessionStatus", {
+  values: ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"] as const,
+});
+const EndReason = builder.enumType("EndReason", {
+  values: ["CLIENT_RELEASE", "FORCE_STOP", "TIMEOUT", "IDLE_TIMEOUT", "BROWSER_CRASH", "NODE_SHUTDOWN", "LAUNCH_FAILED"] as const,
+});
+
+const SessionType = builder.objectRef<SessionView>("Session").implement({
+  description: "A browser session. `connectUrl` and `liveViewUrl` are present only in single-session answers while it runs.",
+  fields: (t) => ({
+    id: t.string({ resolve: (v) => v.session.id }),
+    status: t.field({ type: SessionStatus, resolve: (v) => v.session.status }),
+    endReason: t.field({ type: EndReason, nullable: true, resolve: (v) => v.session.endReason }),
+    region: t.string({ resolve: (v) => v.session.region }),
+    createdAt: t.field({ type: "DateTime", resolve: (v) => v.session.createdAt }),
+    startedAt: t.field({ type: "DateTime", nullable: true, resolve: (v) => v.session.startedAt }),
+    expiresAt: t.field({ type: "DateTime", resolve: (v) => v.session.expiresAt }),
+    endedAt: t.field({ type: "DateTime", nullable: true, resolve: (v) => v.session.endedAt }),
+    timeoutSeconds: t.int({ resolve: (v) => v.session.timeoutSeconds }),
+    idleTimeoutSeconds: t.int({ nullable: true, resolve: (v) => v.session.idleTimeoutSeconds }),
+    profileId: t.string({ nullable: true, resolve: (v) => v.session.profileId }),
+    liveViewInteractive: t.boolean({ resolve: (v) => v.session.liveViewInteractive }),
+    liveViewInstructions: t.string({ nullable: true, resolve: (v) => v.session.liveViewInstructions }),
+    connectUrl: t.string({ nullable: true, resolve: (v) => v.connectUrl }),
+    liveViewUrl: t.string({ nullable: true, resolve: (v) => v.liveViewUrl }),
+  }),
+});
+
+const SessionPage = builder.objectRef<Page<Session>>("SessionPage").implement({
+  fields: (t) => ({
+    items: t.field({ type: [SessionType], resolve: (p) => p.items.map((session) => ({ session, connectUrl: null, liveViewUrl: null })) }),
+    nextCursor: t.exposeString("nextCursor", { nullable: true }),
+    hasMore: t.exposeBoolean("hasMore"),
+  }),
+});
+
+const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
+  fields: (t) => ({
+    region: t.string({ required: true }),
+    profileId: t.string(),
+    liveViewInteractive: t.boolean(),
+    liveViewInstructions: t.string(),
+    timeoutSeconds: t.int(),
+    idleTimeoutSeconds: t.int(),
+  }),
+});
+
+builder.queryField("session", (t) =>
+  t.field({
+    type: SessionType,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, { id }, ctx) => audited(ctx, "session", (svc) => getSession(svc, id)),
+  }),
+);
+
+builder.queryField("sessions", (t) =>
+  t.field({
+    type: SessionPage,
+    description: "The workspace's sessions in creation order.",
+    args: { status: t.arg({ type: SessionStatus }), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: (_r, args, ctx) =>
+      audited(ctx, "sessions", (svc) =>
+        listSessions(svc, parseInput(SessionListQuery, { status: args.status ?? undefined, limit: args.limit ?? undefined, cursor: args.cursor ?? undefined })),
+      ),
+  }),
+);
+
+builder.mutationField("createSession", (t) =>
+  t.field({
+    type: SessionType,
+    description: "Start a session (API keys). The same idempotencyKey and input within 24 hours returns the same session.",
+    args: { input: t.arg({ type: CreateSessionGqlInput, required: true }), idempotencyKey: t.arg.string({ required: true }) },
+    resolve: (_r, { input, idempotencyKey }, ctx) =>
+      audited(ctx, "createSession", async (svc) => {
+        const key = requireIdempotencyKey(idempotencyKey);
+        const body = parseInput(CreateSessionInput, {
+          region: input.region,
+          profile_id: input.profileId ?? undefined,
+          live_view:
+            input.liveViewInteractive != null || input.liveViewInstructions != null
+              ? { interactive: input.liveViewInteractive ?? false, instructions: input.liveViewInstructions ?? undefined }
+              : undefined,
+          timeout_seconds: input.timeoutSeconds ?? undefined,
+          idle_timeout_seconds: input.idleTimeoutSeconds ?? undefined,
+        });
+        // The stored replay is the REST answer whichever transport made the first call, so either can replay it.
+        const outcome = await createSession(svc, body, key, (v) => toSessionDto(v.session, v));
+        return outcome.replayed ? getSession(svc, (outcome.body as { id: string }).id) : outcome.result;
+      }),
+  }),
+);
+
+builder.mutationField("releaseSession", (t) =>
+  t.field({
+    type: "Boolean",
+    description: "End a session (idempotent).",
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, { id }, ctx) => audited(ctx, "releaseSession", async (svc) => (await releaseSession(svc, id), true)),
+  }),
+);
+
+builder.mutationField("forceStopSession", (t) =>
+  t.field({
+    type: "Boolean",
+    description: "Dashboard force-stop (owners and admins).",
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, { id }, ctx) => audited(ctx, "forceStopSession", async (svc) => (await forceStopSession(svc, id), true)),
+  }),
+);
+
+builder.mutationField("keepaliveSession", (t) =>
+  t.field({
+    type: SessionType,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, { id }, ctx) => audited(ctx, "keepaliveSession", (svc) => keepaliveSession(svc, id)),
+  }),
+);

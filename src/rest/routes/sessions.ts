@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { requireIdempotencyKey } from "../../services/idempotency.ts";
+import { toPageDto } from "../../services/pagination.ts";
+import {
+  CreateSessionInput, SessionListQuery, createSession, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession,
+  type SessionView,
+} from "../../services/sessions.ts";
+import type { Session } from "../../generated/prisma/client.ts";
+import { Reply, defineRoute } from "../route.ts";
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const SessionDto = z
+  .object({
+    id: z.string().describe("`ses_<ULID>`"),
+    status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]),
+    end_reason: z.enum(["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed"]).nullable(),
+    region: z.string(),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    expires_at: z.string().describe("The hard end: at most 30 minutes after creation."),
+    ended_at: z.string().nullable(),
+    timeout_seconds: z.number().int(),
+    idle_timeout_seconds: z.number().int().nullable(),
+    profile_id: z.string().nullable(),
+    live_view: z.object({ interactive: z.boolean(), instructions: z.string().nullable() }),
+    connect_url: z
+      .string().nullable()
+      .describe("`wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING."),
+    live_view_url: z.string().nullable().describe("`https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive."),
+  })
+  .meta({ id: "Session" });
+
+export function toSessionDto(s: Session, urls: { connectUrl: string | null; liveViewUrl: string | null } = { connectUrl: null, liveViewUrl: null }) {
+  return {
+    id: s.id,
+    status: s.status,
+    end_reason: s.endReason ? (s.endReason.toLowerCase() as z.infer<typeof SessionDto>["end_reason"]) : null,
+    region: s.region,
+    created_at: s.createdAt.toISOString(),
+    started_at: iso(s.startedAt),
+    expires_at: s.expiresAt.toISOString(),
+    ended_at: iso(s.endedAt),
+    timeout_seconds: s.timeoutSeconds,
+    idle_timeout_seconds: s.idleTimeoutSeconds,
+    profile_id: s.profileId,
+    live_view: { interactive: s.liveViewInteractive, instructions: s.liveViewInstructions },
+    connect_url: urls.connectUrl,
+    live_view_url: urls.liveViewUrl,
+  };
+}
+
+const viewDto = (v: SessionView) => toSessionDto(v.session, v);
+const Id = z.object({ id: z.string().min(1).max(64) });
+
+export const sessionRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/v1/sessions",
+    operationId: "createSession",
+    summary: "Create a browser session",
+    description:
+      "Starts a Chromium for the key's workspace and answers 201 once it is RUNNING, with `connect_url` and `live_view_url`. " +
+      "`Idempotency-Key` (a UUID) is required: the same key and body within 24 hours replays the first answer with 200 and " +
+      "`Idempotent-Replayed: true`; the same key with another body is 422; while the first is in flight, 409 with `Retry-After`. " +
+      "Requests refused before they run (400, 401, 403, 429) and failures (503, 5xx) store nothing, so they can be retried with the same key.",
+    tags: ["Sessions"],
+    input: { headers: z.object({ "idempotency-key": z.string().optional().describe("A UUID, one per logical request.") }), body: CreateSessionInput },
+    status: 201,
+    response: SessionDto,
+    alternatives: { 200: { description: "Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`)." } },
+    problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "insufficient-capacity"],
+    bodyLimit: "16kb",
+    handler: async (ctx, { headers, body }) => {
+      const key = requireIdempotencyKey(headers["idempotency-key"]);
+      const outcome = await createSession(ctx, body, key, viewDto);
+      if (outcome.replayed) return new Reply(200, outcome.body as z.infer<typeof SessionDto>, { "Idempotent-Replayed": "true" });
+      return new Reply(201, viewDto(outcome.result));
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/sessions",
+    operationId: "sessions",
+    summary: "List sessions",
+    description: "The workspace's sessions in creation (ULID) order; cursors stay stable while sessions are created. No tokens in lists.",
+    tags: ["Sessions"],
+    input: { query: SessionListQuery },
+    status: 200,
+    response: z.object({ items: z.array(SessionDto), next_cursor: z.string().nullable(), has_more: z.boolean() }).meta({ id: "SessionList" }),
+    problems: ["forbidden"],
+    handler: async (ctx, { query }) => toPageDto(await listSessions(ctx, query), (s) => toSessionDto(s)),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/sessions/{id}",
+    operationId: "session",
+    summary: "Get a session",
+    description: "With freshly minted `connect_url` and `live_view_url` while it runs.",
+    tags: ["Sessions"],
+    input: { params: Id },
+    status: 200,
+    response: SessionDto,
+    problems: ["not-found", "forbidden"],
+    handler: async (ctx, { params }) => viewDto(await getSession(ctx, params.id)),
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/v1/sessions/{id}",
+    operationId: "releaseSession",
+    summary: "Release a session",
+    description: "`{\"status\": \"REQUEST_RELEASE\"}` ends the session: its browser closes and its sockets close. 204, also for a session that already ended.",
+    tags: ["Sessions"],
+    input: { params: Id, body: z.strictObject({ status: z.literal("REQUEST_RELEASE") }) },
+    status: 204,
+    problems: ["not-found", "forbidden"],
+    bodyLimit: "1kb",
+    handler: async (ctx, { params }) => {
+      await releaseSession(ctx, params.id);
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/v1/sessions/{id}",
+    operationId: "forceStopSession",
+    summary: "Force-stop a session (dashboard)",
+    description: "For workspace owners and admins signed in to the dashboard. API keys get 403: they release with PATCH.",
+    tags: ["Sessions"],
+    auth: "apiKeyOrUser",
+    input: { params: Id },
+    status: 204,
+    problems: ["not-found", "forbidden"],
+    handler: async (ctx, { params }) => {
+      await forceStopSession(ctx, params.id);
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/v1/sessions/{id}:keepalive",
+    operationId: "keepaliveSession",
+    summary: "Re-mint a session's tokens",
+    description: "New `connect_url` and `live_view_url` (never past the session's hard end); also resets the idle countdown.",
+    tags: ["Sessions"],
+    input: { params: Id },
+    status: 200,
+    response: SessionDto,
+    problems: ["not-found", "forbidden", "conflict"],
+    handler: async (ctx, { params }) => viewDto(await keepaliveSession(ctx, params.id)),
+  }),
+];

@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import { open, seal } from "../crypto/envelope.ts";
+import { AppError } from "../errors.ts";
+import type { ServiceContext } from "./context.ts";
+import { prismaOf } from "./support.ts";
+
+/** The dedupe window of spec 8. */
+export const idempotencyWindowMs = 24 * 3600 * 1000;
+/** An in-flight claim older than this belonged to a node that died; another request may take it over. */
+export const idempotencyLockMs = 60_000;
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Missing → 400 idempotency-key-missing; not a UUID → 400 idempotency-key-invalid. */
+export function requireIdempotencyKey(value: string | undefined): string {
+  if (value === undefined || value === "") {
+    throw new AppError("idempotency-key-missing", "POST /v1/sessions needs an Idempotency-Key header (a UUID you generate per logical request).");
+  }
+  if (!uuid.test(value)) throw new AppError("idempotency-key-invalid", "The Idempotency-Key header must be a UUID.");
+  return value.toLowerCase();
+}
+
+/** SHA-256 of the operation and its canonical body: the same key with another body is refused. */
+export function fingerprint(operation: string, body: unknown): string {
+  return createHash("sha256").update(operation).update("\n").update(canonicalJson(body)).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export type Idempotent<T> = { replayed: false; result: T } | { replayed: true; status: number; body: unknown };
+
+/**
+ * Runs `execute` at most once per (workspace, key) within the window. A completed first call is
+ * replayed with its original body (stored sealed: it carries session tokens); a call still in flight
+ * gets 409 with Retry-After; the same key with another body gets 422. A failure of `execute` frees the
+ * key, so a retry runs again (nothing was created).
+ */
+export async function idempotent<T>(
+  ctx: ServiceContext,
+  input: { workspaceId: string; key: string; fingerprint: string },
+  execute: () => Promise<{ result: T; status: number; body: unknown; resourceId: string }>,
+): Promise<Idempotent<T>> {
+  const prisma = prismaOf(ctx);
+  const { workspaceId, key } = input;
+  const aad = `idempotency:${workspaceId}:${key}`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = ctx.deps.now();
+    const claimed = await prisma.idempotencyRecord.createMany({
+      data: [{
+        workspaceId, key, fingerprint: input.fingerprint, state: "IN_PROGRESS",
+        lockedUntil: new Date(now.getTime() + idempotencyLockMs), expiresAt: new Date(now.getTime() + idempotencyWindowMs), createdAt: now,
+      }],
+      skipDuplicates: true,
+    });
+    if (claimed.count === 1) return run();
+
+    const existing = await prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key } } });
+    if (!existing) continue; // freed in between: claim again
+    if (existing.expiresAt <= now) {
+      // Outside the window: the key is new again, whatever it was used for.
+      await prisma.idempotencyRecord.deleteMany({ where: { workspaceId, key, expiresAt: { lte: now } } });
+      continue;
+    }
+    if (existing.fingerprint !== input.fingerprint) {
+      throw new AppError("idempotency-key-reused", "This Idempotency-Key was used with a different request body. Use a new key for a new request.");
+    }
+    if (existing.state === "COMPLETED" && existing.responseBody && existing.responseStatus) {
+      const sealed = Buffer.from((existing.responseBody as { sealed: string }).sealed, "base64");
+      return { replayed: true, status: existing.responseStatus, body: JSON.parse(open(ctx.deps.masterKey.key, sealed, aad).toString("utf8")) };
+    }
+    if (existing.lockedUntil && existing.lockedUntil > now) {
+      const seconds = Math.max(1, Math.ceil((existing.lockedUntil.getTime() - now.getTime()) / 1000));
+      throw new AppError("idempotency-key-in-use", "A request with this Idempotency-Key is still being processed. Retry shortly.", {}, { "Retry-After": String(Math.min(seconds, 5)) });
+    }
+    // The first attempt's node died mid-flight: take the claim over (only one taker wins the update).
+    const taken = await prisma.idempotencyRecord.updateMany({
+      where: { workspaceId, key, state: "IN_PROGRESS", lockedUntil: { lte: now } },
+      data: { lockedUntil: new Date(now.getTime() + idempotencyLockMs) },
+    });
+    if (taken.count === 1) return run();
+  }
+  throw new AppError("idempotency-key-in-use", "A request with this Idempotency-Key is still being processed. Retry shortly.", {}, { "Retry-After": "1" });
+
+  async function run(): Promise<Idempotent<T>> {
+    let outcome: Awaited<ReturnType<typeof execute>>;
+    try {
+      outcome = await execute();
+    } catch (err) {
+      await prisma.idempotencyRecord.deleteMany({ where: { workspaceId, key, state: "IN_PROGRESS" } }).catch(() => {});
+      throw err;
+    }
+    const sealed = seal(ctx.deps.masterKey.key, Buffer.from(JSON.stringify(outcome.body)), aad).toString("base64");
+    await prisma.idempotencyRecord.update({
+      where: { workspaceId_key: { workspaceId, key } },
+      data: { state: "COMPLETED", responseStatus: outcome.status, responseBody: { sealed }, resourceId: outcome.resourceId, lockedUntil: null },
+    });
+    return { replayed: false, result: outcome.result };
+  }
+}

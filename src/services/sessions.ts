@@ -1,0 +1,231 @@
+import { ulid } from "ulid";
+import { z } from "zod";
+import type { EndCause } from "../browser/runtime.ts";
+import { AppError } from "../errors.ts";
+import type { EndReason, Session, SessionStatus } from "../generated/prisma/client.ts";
+import { auditedTransaction } from "./audited.ts";
+import { requirePrincipal } from "./authz.ts";
+import type { AppDeps, ServiceContext } from "./context.ts";
+import { fingerprint, idempotent, type Idempotent } from "./idempotency.ts";
+import { paginate, PageQuery, type Page } from "./pagination.ts";
+import { prismaOf } from "./support.ts";
+
+/** A session lives at most 30 minutes (spec 3, 8). */
+export const maxSessionSeconds = 1800;
+/** Without a CDP client for this long, a session is released (peers' top complaint is zombie sessions). */
+export const defaultIdleSeconds = 300;
+/** Live-view tokens live about 5 minutes (spec 5.3). */
+export const liveViewTokenSeconds = 300;
+
+const live: SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
+
+export const CreateSessionInput = z.strictObject({
+  region: z.string().min(1).max(64).describe("A region this deployment serves (GET /v1/health lists them)."),
+  profile_id: z.string().max(64).optional().describe("Start from a saved profile of this workspace."),
+  live_view: z
+    .strictObject({
+      interactive: z.boolean().default(false).describe("Let the viewer use mouse and keyboard."),
+      instructions: z.string().max(2000).optional().describe("Shown to the person in the live view."),
+    })
+    .optional(),
+  timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional().describe(`Hard end, at most ${maxSessionSeconds} (the default).`),
+  idle_timeout_seconds: z
+    .number().int().min(1).max(maxSessionSeconds).optional()
+    .describe(`Release the session after this long without a CDP client (default ${defaultIdleSeconds}).`),
+});
+export type CreateSessionInput = z.output<typeof CreateSessionInput>;
+
+export const SessionListQuery = PageQuery.extend({
+  status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional(),
+});
+
+/** A session and, while it runs, freshly minted addresses to drive and watch it. */
+export interface SessionView {
+  session: Session;
+  connectUrl: string | null;
+  liveViewUrl: string | null;
+}
+
+function requireKey(ctx: ServiceContext) {
+  const principal = requirePrincipal(ctx);
+  if (principal.kind !== "apiKey") throw new AppError("forbidden", "Sessions are created with an API key.");
+  return principal;
+}
+
+/** The workspace a caller acts in for session reads and writes (API keys: their own). */
+function workspaceOf(ctx: ServiceContext): string {
+  return requireKey(ctx).workspaceId;
+}
+
+async function findInWorkspace(ctx: ServiceContext, id: string): Promise<Session> {
+  const session = await prismaOf(ctx).session.findFirst({ where: { id, workspaceId: workspaceOf(ctx) } });
+  // Another workspace's session is indistinguishable from a missing one.
+  if (!session) throw new AppError("not-found", "No session with this id in this workspace.");
+  if (ctx.audit) ctx.audit.target = id;
+  return session;
+}
+
+/** Mints the addresses of a running session: CDP until its hard end, live view for about 5 minutes. */
+async function view(ctx: ServiceContext, session: Session, withUrls: boolean): Promise<SessionView> {
+  if (!withUrls || session.status !== "RUNNING") return { session, connectUrl: null, liveViewUrl: null };
+  const { tokens, config, now } = ctx.deps;
+  const base = config.publicBaseUrl;
+  const liveUntil = Math.min(session.expiresAt.getTime(), now().getTime() + liveViewTokenSeconds * 1000);
+  const [cdp, liveView] = await Promise.all([
+    tokens.mint({ sessionId: session.id, workspaceId: session.workspaceId, audience: "cdp", expiresAt: session.expiresAt }),
+    tokens.mint({ sessionId: session.id, workspaceId: session.workspaceId, audience: "live-view", expiresAt: new Date(liveUntil) }),
+  ]);
+  return {
+    session,
+    connectUrl: `${base.replace(/^http/, "ws")}/cdp?token=${cdp}`,
+    liveViewUrl: `${base}/?token=${liveView}`,
+  };
+}
+
+/**
+ * Starts a session: a browser from the pool (503 when the node is full), the row RUNNING with its
+ * event and audit entry in one transaction. At most once per Idempotency-Key (24 hours).
+ */
+export async function createSession(
+  ctx: ServiceContext,
+  input: CreateSessionInput,
+  idempotencyKey: string,
+  present: (v: SessionView) => unknown,
+): Promise<Idempotent<SessionView>> {
+  const { workspaceId } = requireKey(ctx);
+  const { config, runtime, browsers } = ctx.deps;
+  if (!config.regions.includes(input.region)) {
+    throw new AppError("unknown-region", `No region called "${input.region}". This deployment serves: ${config.regions.join(", ")}.`);
+  }
+  if (input.profile_id) {
+    const profile = await prismaOf(ctx).profile.findFirst({ where: { id: input.profile_id, workspaceId }, select: { id: true } });
+    if (!profile) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
+  }
+  return idempotent(ctx, { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", input) }, async () => {
+    const id = `ses_${ulid()}`;
+    const lease = await browsers.acquire(id);
+    try {
+      const now = ctx.deps.now();
+      const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
+      const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
+      const session = await auditedTransaction(ctx, async (tx, audit) => {
+        const row = await tx.session.create({
+          data: {
+            id, workspaceId, status: "RUNNING", region: input.region, nodeId: ctx.deps.nodeId,
+            apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null,
+            profileId: input.profile_id ?? null, timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
+            liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null,
+            createdAt: now, startedAt: now, expiresAt,
+          },
+        });
+        await tx.sessionEvent.create({ data: { id: ulid(), sessionId: id, type: "session.running", createdAt: now } });
+        await audit(id);
+        return row;
+      });
+      runtime.add(id, lease, expiresAt, idle, now);
+      const v = await view(ctx, session, true);
+      return { result: v, status: 201, body: present(v), resourceId: id };
+    } catch (err) {
+      await lease.release();
+      throw err;
+    }
+  });
+}
+
+export async function getSession(ctx: ServiceContext, id: string): Promise<SessionView> {
+  return view(ctx, await findInWorkspace(ctx, id), true);
+}
+
+/** The workspace's sessions in ULID (creation) order, optionally by status. No tokens in lists. */
+export async function listSessions(ctx: ServiceContext, q: z.output<typeof SessionListQuery>): Promise<Page<Session>> {
+  const workspaceId = workspaceOf(ctx);
+  return paginate(q, "asc", (window) =>
+    prismaOf(ctx).session.findMany({
+      where: { workspaceId, ...(q.status ? { status: q.status } : {}), ...(window.idAfter ? { id: window.idAfter } : {}) },
+      orderBy: window.orderBy,
+      take: window.take,
+    }),
+  );
+}
+
+/** New tokens for a running session (never past its hard end); also counts as activity. */
+export async function keepaliveSession(ctx: ServiceContext, id: string): Promise<SessionView> {
+  const session = await findInWorkspace(ctx, id);
+  if (session.status !== "RUNNING") throw new AppError("conflict", `The session has ended (${session.status}).`);
+  ctx.deps.runtime.touch(id);
+  return view(ctx, session, true);
+}
+
+/** The owner's release (PATCH status REQUEST_RELEASE). Idempotent on an ended session. */
+export async function releaseSession(ctx: ServiceContext, id: string): Promise<void> {
+  const session = await findInWorkspace(ctx, id);
+  if (!live.includes(session.status)) return;
+  await endSession(ctx.deps, id, { status: "RELEASED", reason: "CLIENT_RELEASE" }, ctx);
+}
+
+/** Dashboard force-stop by a workspace owner or admin; API keys are refused (they release with PATCH). */
+export async function forceStopSession(ctx: ServiceContext, id: string): Promise<void> {
+  const principal = requirePrincipal(ctx);
+  if (principal.kind === "apiKey") throw new AppError("forbidden", "API keys release sessions with PATCH; force-stop is a dashboard action.");
+  const session = await prismaOf(ctx).session.findUnique({ where: { id } });
+  const membership = session
+    ? await prismaOf(ctx).membership.findUnique({ where: { workspaceId_userId: { workspaceId: session.workspaceId, userId: principal.userId } } })
+    : null;
+  if (!session || !membership) throw new AppError("not-found", "No session with this id in your workspaces.");
+  if (ctx.audit) {
+    ctx.audit.workspaceId = session.workspaceId;
+    ctx.audit.target = id;
+  }
+  if (membership.role === "MEMBER") throw new AppError("forbidden", "Only owners and admins can force-stop sessions.");
+  if (!live.includes(session.status)) return;
+  await endSession(ctx.deps, id, { status: "RELEASED", reason: "FORCE_STOP" }, ctx, principal.userId);
+}
+
+const eventOf: Record<string, string> = { RELEASED: "session.released", TIMED_OUT: "session.timed_out", FAILED: "session.failed" };
+
+/**
+ * The one way a session ends: the row (if still live) takes its final status, end reason and time,
+ * with its event (and the caller's audit entry) in the same transaction; then the browser and every
+ * socket of the session are closed. Idempotent.
+ */
+export async function endSession(
+  deps: AppDeps,
+  id: string,
+  end: { status: Exclude<SessionStatus, "PENDING" | "RUNNING" | "REQUEST_RELEASE">; reason: EndReason },
+  ctx?: ServiceContext,
+  endedById?: string,
+): Promise<boolean> {
+  const now = deps.now();
+  const write = async (tx: Parameters<Parameters<typeof auditedTransaction>[1]>[0], audit?: (target: string) => Promise<void>) => {
+    const { count } = await tx.session.updateMany({
+      where: { id, status: { in: live } },
+      data: { status: end.status, endReason: end.reason, endedAt: now, endedById: endedById ?? null },
+    });
+    if (count > 0) {
+      await tx.sessionEvent.create({ data: { id: ulid(), sessionId: id, type: eventOf[end.status]!, data: { reason: end.reason.toLowerCase() }, createdAt: now } });
+    }
+    await audit?.(id);
+    return count > 0;
+  };
+  const ended = ctx ? await auditedTransaction(ctx, write) : await deps.db.prisma.$transaction((tx) => write(tx));
+  await deps.runtime.teardown(id);
+  if (ended) deps.log.info({ sessionId: id, status: end.status, reason: end.reason }, "session ended");
+  return ended;
+}
+
+/** What the runtime reports (timeout, idle, crash) becomes the session's end. */
+export function endFromRuntime(deps: AppDeps) {
+  return (sessionId: string, cause: EndCause) => endSession(deps, sessionId, cause).then(() => undefined);
+}
+
+/** At start-up: sessions this node left live (it stopped without ending them) end with node_shutdown. */
+export async function endOrphans(deps: AppDeps): Promise<number> {
+  const orphans = await deps.db.prisma.session.findMany({ where: { nodeId: deps.nodeId, status: { in: live } }, select: { id: true } });
+  for (const { id } of orphans) await endSession(deps, id, { status: "FAILED", reason: "NODE_SHUTDOWN" });
+  return orphans.length;
+}
+
+/** Graceful stop: every session running here ends with node_shutdown before the browsers go. */
+export async function endAllOnNode(deps: AppDeps): Promise<void> {
+  await Promise.all(deps.runtime.ids().map((id) => endSession(deps, id, { status: "FAILED", reason: "NODE_SHUTDOWN" })));
+}
