@@ -11,13 +11,13 @@ import { BrowserPool } from "../src/browser/pool.ts";
 import { createLogger } from "../src/logger.ts";
 
 const rounds = Number(process.argv[2] ?? 10);
-const log = createLogger("silent");
+const log = createLogger(process.env.LOG_LEVEL ?? "silent");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)] ?? NaN;
 const fmt = (xs: number[]) => `${median(xs).toFixed(1)} / ${p95(xs).toFixed(1)} ms`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const binaries = [findChromium(), "/usr/lib/chromium/chromium"].filter(
+const binaries = [process.env.ONLY ?? findChromium(), process.env.ONLY ? undefined : "/usr/lib/chromium/chromium"].filter(
   (b, i, all): b is string => !!b && fs.existsSync(b) && all.indexOf(b) === i,
 );
 

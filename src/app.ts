@@ -174,12 +174,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       log.info({ url: result.url, publicBaseUrl: config.publicBaseUrl, database: db.kind }, "Vessel is listening");
     },
     async stop() {
+      // Stop accepting first; upgraded sockets (CDP, GraphQL) keep the server open until they end,
+      // and CDP sockets end with their sessions, so end those before waiting for the server.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
       await graphqlWs.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
       await closeDeps();
+      server.closeAllConnections();
+      await closed;
       if (!options.db) await db.close();
     },
   };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
+import { KeyStoreUnavailable } from "../auth/session-tokens.ts";
 import { AppError } from "../errors.ts";
 import { problemBody } from "../rest/problems.ts";
 import type { AppDeps } from "../services/context.ts";
@@ -16,7 +17,10 @@ function tokenOf(req: IncomingMessage, url: URL): string | undefined {
 async function authorize(deps: AppDeps, req: IncomingMessage, url: URL) {
   const token = tokenOf(req, url);
   if (!token) throw new AppError("unauthenticated", "Connect with the session's connect_url (its token is the credential).");
-  const claims = await deps.tokens.verify(token, "cdp");
+  const claims = await deps.tokens.verify(token, "cdp").catch((err: unknown) => {
+    if (err instanceof KeyStoreUnavailable) throw new AppError("service-unavailable", "Tokens cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });
+    throw err;
+  });
   const session = await deps.db.prisma.session.findUnique({ where: { id: claims.sessionId }, select: { status: true, workspaceId: true } });
   if (!session || session.workspaceId !== claims.workspaceId) throw new AppError("not-found", "No such session.");
   if (session.status !== "RUNNING") throw new AppError("gone", `The session has ended (${session.status}).`);

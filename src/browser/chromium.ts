@@ -57,6 +57,18 @@ const CLOSE_GRACE_MS = 2_000;
 const GROUP_EXIT_WAIT_MS = 2_000;
 const STDERR_TAIL_LINES = 30;
 
+/**
+ * Full Chromium puts its process-singleton socket at $TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket
+ * and aborts ("Socket path too long") when that exceeds the 107 characters a Unix socket path may
+ * have. TMPDIR is <dataRoot>/<id>/tmp, so dataRoot and id must stay short.
+ */
+const MAX_SOCKET_PATH = 107;
+const SINGLETON_SUFFIX = "/org.chromium.Chromium.XXXXXX/SingletonSocket".length;
+/** The longest absolute dataRoot that works with ids of `idLength` characters. */
+export function maxDataRootLength(idLength: number): number {
+  return MAX_SOCKET_PATH - SINGLETON_SUFFIX - "/tmp".length - 1 - idLength;
+}
+
 /** Folder names the pool creates, and the only ones it will ever delete. */
 export const BROWSER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
@@ -292,7 +304,7 @@ class Chromium implements ChromiumProcess {
       else signalGroup(this.pid, "SIGTERM");
       const polite = await Promise.race([this.exited.then(() => true), sleep(CLOSE_GRACE_MS).then(() => false)]);
       if (!polite) {
-        this.log.warn({ browserId: this.id, pid: this.pid }, "Chromium did not close within the grace period; killing its process group");
+        this.log.warn({ browserId: this.id, browserPid: this.pid }, "Chromium did not close within the grace period; killing its process group");
         signalGroup(this.pid, "SIGKILL");
         await Promise.race([this.exited, sleep(5_000)]);
       }
@@ -302,12 +314,12 @@ class Chromium implements ChromiumProcess {
     if (liveGroupMembers(this.pid).length > 0) {
       signalGroup(this.pid, "SIGKILL");
       if (!(await waitForGroupGone(this.pid, GROUP_EXIT_WAIT_MS))) {
-        this.log.error({ browserId: this.id, pid: this.pid }, "Chromium processes survived SIGKILL");
+        this.log.error({ browserId: this.id, browserPid: this.pid }, "Chromium processes survived SIGKILL");
       }
     }
     this.child.stderr?.destroy();
     await fs.promises.rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
-    this.log.debug({ browserId: this.id, pid: this.pid, ms: Date.now() - started }, "Chromium closed");
+    this.log.debug({ browserId: this.id, browserPid: this.pid, ms: Date.now() - started }, "Chromium closed");
   }
 
   /** CDP Browser.close on a short-lived connection; SIGTERM when that connection fails. */
@@ -342,6 +354,11 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   const { executablePath, dataRoot, id, log } = opts;
   if (!BROWSER_ID.test(id)) throw new Error(`invalid browser id ${JSON.stringify(id)}`);
   const dir = path.join(path.resolve(dataRoot), id);
+  if (path.resolve(dataRoot).length > maxDataRootLength(id.length)) {
+    throw new Error(
+      `browser data root ${path.resolve(dataRoot)} is too long: Chromium's singleton socket path would exceed ${MAX_SOCKET_PATH} characters (use at most ${maxDataRootLength(id.length)})`,
+    );
+  }
   const started = performance.now();
 
   fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
@@ -405,7 +422,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
     throw new Error(`${(err as Error).message}${tail ? `\n--- Chromium stderr (last lines) ---\n${tail}` : ""}`, { cause: err });
   }
   log.debug(
-    { browserId: id, pid: browser.pid, port: browser.port, ms: Math.round(performance.now() - started) },
+    { browserId: id, browserPid: browser.pid, port: browser.port, ms: Math.round(performance.now() - started) },
     "Chromium launched",
   );
   return browser;
@@ -449,9 +466,9 @@ export async function reapOrphans(dataRoot: string, log: Logger): Promise<{ orph
         signalGroup(pidFile.pid, "SIGKILL");
         orphansKilled++;
         if (!(await waitForGroupGone(pidFile.pid, GROUP_EXIT_WAIT_MS))) {
-          log.error({ dir, pid: pidFile.pid }, "orphaned Chromium survived SIGKILL");
+          log.error({ dir, browserPid: pidFile.pid }, "orphaned Chromium survived SIGKILL");
         }
-        log.warn({ dir, pid: pidFile.pid }, "killed an orphaned Chromium left by an earlier run");
+        log.warn({ dir, browserPid: pidFile.pid }, "killed an orphaned Chromium left by an earlier run");
       }
     }
     await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 3 });

@@ -1,9 +1,10 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
 import fs from "node:fs";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { BrowserPoolReport } from "../services/context.ts";
-import { launchChromium, reapOrphans, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
+import { launchChromium, maxDataRootLength, reapOrphans, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
 
 /**
  * The browsers of this node: one Chromium process per session (design.md), at most `capacity` of
@@ -45,6 +46,8 @@ export interface BrowserPoolOptions {
 type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
 
 const MAX_REFILL_BACKOFF_MS = 60_000;
+/** Browser ids are 10 hex characters (40 random bits); folders are created exclusively. */
+const BROWSER_ID_LENGTH = 10;
 
 export class BrowserPool {
   readonly #opts: BrowserPoolOptions;
@@ -64,6 +67,7 @@ export class BrowserPool {
   readonly #inflight = new Set<Promise<unknown>>();
   #refillFailures = 0;
   #refillTimer: NodeJS.Timeout | undefined;
+  #refillImmediate: NodeJS.Immediate | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(opts: BrowserPoolOptions) {
@@ -76,6 +80,10 @@ export class BrowserPool {
     if (this.#state !== "new") throw new Error(`the browser pool cannot start twice (state ${this.#state})`);
     this.#state = "starting";
     try {
+      const root = path.resolve(this.#opts.dataRoot);
+      if (root.length > maxDataRootLength(BROWSER_ID_LENGTH)) {
+        throw new Error(`browser data root ${root} is too long for Chromium's socket paths (at most ${maxDataRootLength(BROWSER_ID_LENGTH)} characters)`);
+      }
       fs.mkdirSync(this.#opts.dataRoot, { recursive: true, mode: 0o700 });
       const reaped = await reapOrphans(this.#opts.dataRoot, this.#log);
       try {
@@ -155,6 +163,7 @@ export class BrowserPool {
   async #stop(): Promise<void> {
     this.#state = "stopping";
     clearTimeout(this.#refillTimer);
+    if (this.#refillImmediate) clearImmediate(this.#refillImmediate);
     // Launches in flight finish first: each sees "stopping" and closes its own browser.
     await Promise.allSettled([...this.#inflight]);
     this.#spares.length = 0;
@@ -172,7 +181,7 @@ export class BrowserPool {
   #takeSpare(): ChromiumProcess | undefined {
     for (let spare = this.#spares.shift(); spare; spare = this.#spares.shift()) {
       if (spare.alive) return spare;
-      this.#log.warn({ browserId: spare.id, pid: spare.pid }, "discarding a spare browser that died while idle");
+      this.#log.warn({ browserId: spare.id, browserPid: spare.pid }, "discarding a spare browser that died while idle");
       void spare.close();
     }
     return undefined;
@@ -201,7 +210,7 @@ export class BrowserPool {
       if (this.#leases.get(sessionId) !== lease) return; // released: expected
       this.#leases.delete(sessionId);
       this.#log.warn(
-        { sessionId, browserId: browser.id, pid: browser.pid, ...exit, stderr: stderrTail(browser) },
+        { sessionId, browserId: browser.id, browserPid: browser.pid, ...exit, stderr: stderrTail(browser) },
         "a leased browser exited on its own",
       );
       this.#refill();
@@ -214,7 +223,7 @@ export class BrowserPool {
     const launch = launchChromium({
       executablePath: this.#opts.executablePath,
       dataRoot: this.#opts.dataRoot,
-      id: randomUUID(),
+      id: randomBytes(BROWSER_ID_LENGTH / 2).toString("hex"), // short: see maxDataRootLength
       log: this.#log,
     }).then((browser) => {
       this.#browsers.add(browser);
@@ -236,15 +245,24 @@ export class BrowserPool {
     return Math.max(0, Math.min(this.#opts.warm, this.#opts.capacity - this.#slotsTaken()));
   }
 
-  /** Brings the spares to their target: trims extras now, launches missing ones one at a time. */
+  /** Brings the spares to their target: trims extras now, launches missing ones one at a time, in the background. */
   #refill(): void {
     if (this.#state !== "running" || !this.#binaryFound) return;
     while (this.#spares.length > this.#spareTarget()) {
       const extra = this.#spares.pop()!;
       void extra.close();
     }
-    if (this.#spareLaunch || this.#refillTimer || this.#spares.length >= this.#spareTarget()) return;
+    // The launch starts on a later turn: spawn() forks synchronously (milliseconds), and the
+    // acquire that took a spare should hand it over first.
+    this.#refillImmediate ??= setImmediate(() => {
+      this.#refillImmediate = undefined;
+      this.#launchSpare();
+    });
+  }
 
+  #launchSpare(): void {
+    if (this.#state !== "running" || this.#spareLaunch || this.#refillTimer) return;
+    if (this.#spares.length >= this.#spareTarget()) return;
     const started = performance.now();
     this.#spareLaunch = this.#launch().then(
       (browser) => {
@@ -255,12 +273,12 @@ export class BrowserPool {
           return;
         }
         this.#spares.push(browser);
-        this.#log.debug({ browserId: browser.id, pid: browser.pid, ms: Math.round(performance.now() - started) }, "spare browser ready");
+        this.#log.debug({ browserId: browser.id, browserPid: browser.pid, ms: Math.round(performance.now() - started) }, "spare browser ready");
         void browser.exited.then(() => {
           const index = this.#spares.indexOf(browser);
           if (index === -1) return; // leased or closed on purpose
           this.#spares.splice(index, 1);
-          this.#log.warn({ browserId: browser.id, pid: browser.pid, stderr: stderrTail(browser) }, "a spare browser died while idle");
+          this.#log.warn({ browserId: browser.id, browserPid: browser.pid, stderr: stderrTail(browser) }, "a spare browser died while idle");
           this.#refill();
         });
         this.#refill();

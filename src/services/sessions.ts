@@ -67,8 +67,11 @@ async function findInWorkspace(ctx: ServiceContext, id: string): Promise<Session
 
 /** Mints the addresses of a running session: CDP until its hard end, live view for about 5 minutes. */
 async function view(ctx: ServiceContext, session: Session, withUrls: boolean): Promise<SessionView> {
-  if (!withUrls || session.status !== "RUNNING") return { session, connectUrl: null, liveViewUrl: null };
   const { tokens, config, now } = ctx.deps;
+  // In its last second a session is about to be timed out, and a token (second resolution) could not outlive its issue time.
+  if (!withUrls || session.status !== "RUNNING" || session.expiresAt.getTime() - now().getTime() < 1000) {
+    return { session, connectUrl: null, liveViewUrl: null };
+  }
   const base = config.publicBaseUrl;
   const liveUntil = Math.min(session.expiresAt.getTime(), now().getTime() + liveViewTokenSeconds * 1000);
   const [cdp, liveView] = await Promise.all([

@@ -1,0 +1,308 @@
+// The client half of bench/sessions.ts, forked by it: puppeteer, the raw CDP clients, the REST calls
+// and the tiny page server run here, so the load does not share the Vessel server's event loop (and
+// its memory figures stay the server's own). Driven over the IPC channel; never run on its own.
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import puppeteer from "puppeteer-core";
+import WebSocket from "ws";
+import { launchChromium, type ChromiumProcess } from "../src/browser/chromium.ts";
+import { createLogger } from "../src/logger.ts";
+
+/** Milliseconds per step of one lifecycle; `obtain` is POST /v1/sessions, launchChromium, or 0. */
+export interface Phases {
+  obtain: number;
+  connect: number;
+  newPage: number;
+  goto: number;
+  release: number;
+  total: number;
+}
+
+export interface Ops {
+  init: { args: { executablePath: string }; result: { pageUrl: string } };
+  lifecycleVessel: { args: { baseUrl: string; key: string }; result: Phases };
+  lifecycleOnDemand: { args: Record<string, never>; result: Phases };
+  lifecycleRunning: { args: Record<string, never>; result: Phases };
+  createSession: { args: { baseUrl: string; key: string }; result: { id: string; connectUrl: string } };
+  releaseSession: { args: { baseUrl: string; key: string; id: string }; result: null };
+  /** A raw CDP client on a browser endpoint, attached (flat) to the browser's first page. */
+  cdpOpen: { args: { name: string; url: string; loadPage?: boolean }; result: null };
+  /** n sequential Runtime.evaluate("1+1"); each round trip in ms. */
+  cdpSeq: { args: { name: string; n: number }; result: number[] };
+  /** n Runtime.evaluate("1+1") sent at once; ms until the last answer. */
+  cdpPipe: { args: { name: string; n: number }; result: number };
+  /** Closes one client, or all of them. */
+  cdpClose: { args: { name?: string }; result: null };
+  shutdown: { args: Record<string, never>; result: null };
+}
+export type OpName = keyof Ops;
+export interface RequestMsg {
+  id: number;
+  op: OpName;
+  args: unknown;
+}
+export type ReplyMsg = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
+
+const PAGE = "<!doctype html><html><head><title>bench</title></head><body><p>hello from the bench page</p></body></html>";
+const log = createLogger("silent");
+const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-bench-sessions-"));
+let executablePath = "";
+let pageUrl = "";
+let pageServer: http.Server | undefined;
+/** The "already running" browser: launched once, reused by every lifecycleRunning. */
+let running: ChromiumProcess | undefined;
+/** Browsers launched on demand that are not closed yet (only while an iteration runs or failed). */
+const onDemand = new Set<ChromiumProcess>();
+const clients = new Map<string, Cdp>();
+let launches = 0;
+
+class Cdp {
+  #next = 1;
+  readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  sessionId = "";
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on("message", (data) => {
+      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
+      if (msg.id === undefined) return; // events
+      const waiter = this.#pending.get(msg.id);
+      if (!waiter) return;
+      this.#pending.delete(msg.id);
+      if (msg.error) waiter.reject(new Error(`CDP error: ${msg.error.message}`));
+      else waiter.resolve(msg.result);
+    });
+    ws.on("close", () => {
+      for (const w of this.#pending.values()) w.reject(new Error("CDP socket closed"));
+      this.#pending.clear();
+    });
+  }
+
+  static open(url: string): Promise<Cdp> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
+      ws.once("open", () => resolve(new Cdp(ws)));
+      ws.once("error", reject);
+      ws.once("unexpected-response", (_req, res) => reject(new Error(`CDP upgrade refused: HTTP ${res.statusCode}`)));
+    });
+  }
+
+  send<T = unknown>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
+    const id = this.#next++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.ws.once("close", () => resolve());
+      this.ws.close();
+      setTimeout(() => {
+        this.ws.terminate();
+        resolve();
+      }, 2_000).unref();
+    });
+  }
+}
+
+async function api(method: string, url: string, key: string, expect: number, body?: unknown): Promise<unknown> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method === "POST") headers["idempotency-key"] = randomUUID();
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${method} ${url} answered ${res.status} (expected ${expect}): ${text.slice(0, 500)}`);
+  return text ? (JSON.parse(text) as unknown) : null;
+}
+
+async function createSession(baseUrl: string, key: string): Promise<{ id: string; connectUrl: string }> {
+  const s = (await api("POST", `${baseUrl}/v1/sessions`, key, 201, { region: "us-east1" })) as { id: string; status: string; connect_url: string | null };
+  if (s.status !== "RUNNING" || !s.connect_url) throw new Error(`session ${s.id} is ${s.status} without connect_url`);
+  return { id: s.id, connectUrl: s.connect_url };
+}
+
+async function releaseSession(baseUrl: string, key: string, id: string): Promise<void> {
+  await api("PATCH", `${baseUrl}/v1/sessions/${id}`, key, 204, { status: "REQUEST_RELEASE" });
+}
+
+/** connect → newPage → goto on a browser endpoint; returns the connected browser for the caller to end. */
+async function drive(endpoint: string, t: Phases) {
+  let mark = performance.now();
+  const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, protocolTimeout: 30_000 });
+  t.connect = performance.now() - mark;
+  mark = performance.now();
+  const page = await browser.newPage();
+  t.newPage = performance.now() - mark;
+  mark = performance.now();
+  const response = await page.goto(pageUrl, { timeout: 30_000 });
+  if (!response?.ok()) throw new Error(`goto ${pageUrl}: ${response?.status() ?? "no response"}`);
+  t.goto = performance.now() - mark;
+  return { browser, page };
+}
+
+const phases = (): Phases => ({ obtain: 0, connect: 0, newPage: 0, goto: 0, release: 0, total: 0 });
+
+const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["result"]> } = {
+  async init({ executablePath: exe }) {
+    executablePath = exe;
+    pageServer = http.createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(PAGE), "cache-control": "no-store" });
+      res.end(req.method === "HEAD" ? undefined : PAGE);
+    });
+    await new Promise<void>((resolve) => pageServer!.listen(0, "127.0.0.1", resolve));
+    pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
+    running = await launchChromium({ executablePath, dataRoot, id: `running-${launches++}`, log });
+    return { pageUrl };
+  },
+
+  async lifecycleVessel({ baseUrl, key }) {
+    const t = phases();
+    const start = performance.now();
+    const { id, connectUrl } = await createSession(baseUrl, key);
+    t.obtain = performance.now() - start;
+    try {
+      const { browser } = await drive(connectUrl, t);
+      const mark = performance.now();
+      await browser.disconnect();
+      await releaseSession(baseUrl, key, id);
+      t.release = performance.now() - mark;
+    } catch (err) {
+      await releaseSession(baseUrl, key, id).catch(() => {});
+      throw err;
+    }
+    t.total = performance.now() - start;
+    return t;
+  },
+
+  async lifecycleOnDemand() {
+    const t = phases();
+    const start = performance.now();
+    const chromium = await launchChromium({ executablePath, dataRoot, id: `ondemand-${launches++}`, log });
+    onDemand.add(chromium);
+    try {
+      t.obtain = performance.now() - start;
+      const { browser } = await drive(chromium.wsEndpoint, t);
+      const mark = performance.now();
+      await browser.disconnect();
+      await chromium.close();
+      t.release = performance.now() - mark;
+    } finally {
+      await chromium.close();
+      onDemand.delete(chromium);
+    }
+    t.total = performance.now() - start;
+    return t;
+  },
+
+  async lifecycleRunning() {
+    if (!running?.alive) throw new Error("the already-running browser is gone");
+    const t = phases();
+    const start = performance.now();
+    const { browser, page } = await drive(running.wsEndpoint, t);
+    const mark = performance.now();
+    await page.close();
+    await browser.disconnect();
+    t.release = performance.now() - mark;
+    t.total = performance.now() - start;
+    return t;
+  },
+
+  createSession: ({ baseUrl, key }) => createSession(baseUrl, key),
+
+  async releaseSession({ baseUrl, key, id }) {
+    await releaseSession(baseUrl, key, id);
+    return null;
+  },
+
+  async cdpOpen({ name, url, loadPage }) {
+    if (clients.has(name)) throw new Error(`CDP client ${name} is already open`);
+    const cdp = await Cdp.open(url);
+    clients.set(name, cdp);
+    const { targetInfos } = await cdp.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets");
+    let targetId = targetInfos.find((t) => t.type === "page")?.targetId;
+    targetId ??= (await cdp.send<{ targetId: string }>("Target.createTarget", { url: "about:blank" })).targetId;
+    cdp.sessionId = (await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true })).sessionId;
+    if (loadPage) {
+      await cdp.send("Page.navigate", { url: pageUrl }, cdp.sessionId);
+      await cdp.send(
+        "Runtime.evaluate",
+        { expression: "new Promise((r) => document.readyState === 'complete' ? r(1) : addEventListener('load', () => r(1)))", awaitPromise: true },
+        cdp.sessionId,
+      );
+    }
+    const check = await cdp.send<{ result: { value: unknown } }>("Runtime.evaluate", { expression: "1+1" }, cdp.sessionId);
+    if (check.result.value !== 2) throw new Error(`Runtime.evaluate("1+1") gave ${JSON.stringify(check.result)}`);
+    return null;
+  },
+
+  async cdpSeq({ name, n }) {
+    const cdp = clients.get(name);
+    if (!cdp) throw new Error(`no CDP client ${name}`);
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await cdp.send("Runtime.evaluate", { expression: "1+1" }, cdp.sessionId);
+      out.push(performance.now() - t);
+    }
+    return out;
+  },
+
+  async cdpPipe({ name, n }) {
+    const cdp = clients.get(name);
+    if (!cdp) throw new Error(`no CDP client ${name}`);
+    const t = performance.now();
+    const all: Promise<unknown>[] = [];
+    for (let i = 0; i < n; i++) all.push(cdp.send("Runtime.evaluate", { expression: "1+1" }, cdp.sessionId));
+    await Promise.all(all);
+    return performance.now() - t;
+  },
+
+  async cdpClose({ name }) {
+    const names = name === undefined ? [...clients.keys()] : [name];
+    await Promise.all(names.map(async (n) => {
+      await clients.get(n)?.close();
+      clients.delete(n);
+    }));
+    return null;
+  },
+
+  async shutdown() {
+    await cleanup();
+    return null;
+  },
+};
+
+async function cleanup(): Promise<void> {
+  await Promise.allSettled([...clients.values()].map((c) => c.close()));
+  clients.clear();
+  await Promise.allSettled([running, ...onDemand].map((b) => b?.close()));
+  running = undefined;
+  onDemand.clear();
+  pageServer?.closeAllConnections();
+  pageServer?.close();
+  fs.rmSync(dataRoot, { recursive: true, force: true });
+}
+
+if (!process.send) throw new Error("bench/sessions-client.ts is forked by bench/sessions.ts; run that instead");
+process.on("message", (msg: RequestMsg) => {
+  const handler = handlers[msg.op] as (args: unknown) => Promise<unknown>;
+  handler(msg.args).then(
+    (result) => process.send!({ id: msg.id, ok: true, result } satisfies ReplyMsg),
+    (err: unknown) => process.send!({ id: msg.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies ReplyMsg),
+  );
+});
+// The parent went away (finished, crashed, or was interrupted): close every browser of ours and leave.
+process.once("disconnect", () => {
+  void cleanup().finally(() => process.exit(0));
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void cleanup().finally(() => process.exit(1));
+  });
+}

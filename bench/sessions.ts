@@ -1,0 +1,346 @@
+// Sessions against the physical limits (issue: bench/sessions). One run prints:
+//  (a) the create→connect→newPage→goto→release lifecycle through Vessel with a warm pool (refilled
+//      between iterations, and back-to-back), next to the same lifecycle done directly with
+//      puppeteer-core on a Chromium launched on demand and on one already running (the limit);
+//  (b) Runtime.evaluate("1+1") round trip and pipelined throughput through the /cdp proxy vs
+//      straight to the same Chromium;
+//  (c) the Vessel process's memory growth per running session (Chromium's own memory is not in it).
+// The server runs in this process; every client (puppeteer, raw CDP, REST calls, the page server)
+// runs in a forked child (bench/sessions-client.ts), so load never shares the server's event loop.
+// Comparisons alternate which side goes first. Loopback only; every browser is closed at the end.
+// Never part of the tests.
+//
+//   npm run bench:sessions
+//   BENCH_LIFECYCLE_N=20 BENCH_B2B_N=20 BENCH_WARM=2 BENCH_SETTLE_MS=300     (a)
+//   BENCH_CDP_ROUNDS=12 BENCH_CDP_SEQ=500 BENCH_CDP_PIPE=2000                 (b)
+//   BENCH_MEM_SESSIONS=5 BENCH_MEM_ROUNDS=5                                   (c)
+//   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
+import { fork, type ChildProcess } from "node:child_process";
+import os from "node:os";
+import { Writable } from "node:stream";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { findChromium } from "../src/browser/chromium.ts";
+import { createLogger } from "../src/logger.ts";
+import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
+import type { OpName, Ops, Phases, ReplyMsg, RequestMsg } from "./sessions-client.ts";
+
+const num = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+  return value;
+};
+const lifecycleN = num("BENCH_LIFECYCLE_N", 20);
+const backToBackN = num("BENCH_B2B_N", 20);
+const warm = num("BENCH_WARM", 2);
+const settleMs = num("BENCH_SETTLE_MS", 300);
+const cdpRounds = num("BENCH_CDP_ROUNDS", 12);
+const cdpSeq = num("BENCH_CDP_SEQ", 500);
+const cdpPipe = num("BENCH_CDP_PIPE", 2000);
+const memSessions = Math.max(1, num("BENCH_MEM_SESSIONS", 5));
+const memRounds = num("BENCH_MEM_ROUNDS", 5);
+const executablePath = findChromium(process.env.BENCH_CHROMIUM);
+if (!executablePath) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and printing
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+/** Nearest-rank percentile: with n ≤ 20, p95 is the maximum. */
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return NaN;
+  const s = sorted(xs);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+const median = (xs: number[]) => pct(xs, 50);
+const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+const pad = (s: string, n: number) => s.padEnd(n);
+const verdict = (ok: boolean) => (ok ? "goal met" : "GOAL NOT MET");
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const mib = (bytes: number) => bytes / (1024 * 1024);
+const kib = (bytes: number) => bytes / 1024;
+
+// ---------------------------------------------------------------------------------------------
+// GC for the memory figures: --expose-gc when given, else switched on at run time.
+
+function findGc(): { gc: (() => void) | undefined; how: string } {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (typeof exposed === "function") return { gc: exposed, how: "--expose-gc" };
+  try {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as unknown;
+    if (typeof gc === "function") return { gc: gc as () => void, how: "v8.setFlagsFromString('--expose-gc')" };
+  } catch {
+    // fall through
+  }
+  return { gc: undefined, how: "NOT AVAILABLE: figures include uncollected garbage" };
+}
+const { gc, how: gcHow } = findGc();
+
+// ---------------------------------------------------------------------------------------------
+// The client process
+
+let child: ChildProcess | undefined;
+let nextId = 1;
+const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; op: string }>();
+
+function startClient(): ChildProcess {
+  // fork inherits process.execArgv, which under tsx carries its loader, so the .ts child runs too.
+  const c = fork(new URL("./sessions-client.ts", import.meta.url), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  c.on("message", (msg: ReplyMsg) => {
+    const waiter = pending.get(msg.id);
+    if (!waiter) return;
+    pending.delete(msg.id);
+    if (msg.ok) waiter.resolve(msg.result);
+    else waiter.reject(new Error(`client ${waiter.op} failed: ${msg.error}`));
+  });
+  c.on("exit", (code, signal) => {
+    for (const w of pending.values()) w.reject(new Error(`the client process exited (code ${code}, signal ${signal}) during ${w.op}`));
+    pending.clear();
+  });
+  return c;
+}
+
+function call<K extends OpName>(op: K, args: Ops[K]["args"]): Promise<Ops[K]["result"]> {
+  const c = child;
+  if (!c?.connected) return Promise.reject(new Error(`the client process is not running (${op})`));
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (v: unknown) => void, reject, op });
+    c.send({ id, op, args } satisfies RequestMsg);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server: in this process, silent except for warnings, which are kept and shown at the end.
+
+const serverWarnings: string[] = [];
+const warnSink = new Writable({
+  write(chunk: Buffer, _enc, done) {
+    for (const line of chunk.toString().split("\n")) if (line.trim()) serverWarnings.push(line);
+    done();
+  },
+});
+
+let t: TestApp | undefined;
+let stopping: Promise<void> | undefined;
+async function stopAll(): Promise<void> {
+  stopping ??= (async () => {
+    if (child?.connected) await call("shutdown", {}).catch(() => {});
+    child?.disconnect?.();
+    await t?.stop();
+  })();
+  return stopping;
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: closing every browser…`);
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+/** The pool is back to its warm spares and the machine has had a moment to settle. */
+async function settle(): Promise<void> {
+  const pool = t!.app.deps.browsers;
+  const deadline = Date.now() + 60_000;
+  while (pool.report().warm < warm) {
+    if (Date.now() > deadline) throw new Error(`the pool did not refill to ${warm} spares within 60 s: ${JSON.stringify(pool.report())}`);
+    await sleep(10);
+  }
+  await sleep(settleMs);
+}
+
+async function memory(): Promise<NodeJS.MemoryUsage> {
+  if (gc) {
+    gc();
+    await sleep(50);
+    gc();
+  }
+  return process.memoryUsage();
+}
+
+const started = performance.now();
+const loadBefore = os.loadavg();
+const print = (line = "") => console.log(line);
+
+try {
+  t = await startTestApp({
+    env: {
+      VESSEL_BROWSER_WARM: String(warm),
+      VESSEL_BROWSER_CAPACITY: String(Math.max(8, memSessions + 3)),
+      VESSEL_CHROMIUM_PATH: executablePath,
+    },
+    checkResponses: false,
+    log: createLogger("warn", warnSink),
+  });
+  const seeded = await seedWorkspace(t, { rateLimitPerMinute: 100_000_000 });
+  const api = { baseUrl: t.url, key: seeded.key };
+  child = startClient();
+  await call("init", { executablePath });
+
+  print(`Vessel sessions bench — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
+  print(`server in-process (PGlite in memory, warm spares ${warm}); clients in a child process; loopback`);
+  print();
+
+  // ---------------------------------------------------------------------------------------------
+  // (a) lifecycle
+
+  type Variant = "vessel" | "onDemand" | "running";
+  const runVariant = (v: Variant): Promise<Phases> =>
+    v === "vessel" ? call("lifecycleVessel", api) : v === "onDemand" ? call("lifecycleOnDemand", {}) : call("lifecycleRunning", {});
+  const variants: Variant[] = ["vessel", "onDemand", "running"];
+  const lifecycle: Record<Variant, Phases[]> = { vessel: [], onDemand: [], running: [] };
+  // Warm-up: JIT, puppeteer, the first launch from disk; discarded.
+  for (const v of variants) {
+    await settle();
+    await runVariant(v);
+  }
+  // Each iteration runs all three, each variant first in turn, each on a refilled pool and a quiet machine.
+  for (let i = 0; i < lifecycleN; i++) {
+    for (let j = 0; j < variants.length; j++) {
+      const v = variants[(i + j) % variants.length]!;
+      await settle();
+      lifecycle[v].push(await runVariant(v));
+    }
+  }
+  // Back-to-back: no waiting for the pool, so refill launches compete with the sessions.
+  await settle();
+  const backToBack: Phases[] = [];
+  const sparesAtStart: number[] = [];
+  for (let i = 0; i < backToBackN; i++) {
+    sparesAtStart.push(t.app.deps.browsers.report().warm);
+    backToBack.push(await call("lifecycleVessel", api));
+  }
+
+  const phaseKeys = ["obtain", "connect", "newPage", "goto", "release"] as const;
+  const row = (label: string, xs: Phases[]) => {
+    const totals = xs.map((p) => p.total);
+    const parts = phaseKeys.map((k) => `${k} ${f(median(xs.map((p) => p[k])))}`).join(", ");
+    print(`  ${pad(label, 40)} n=${pad(String(xs.length), 3)} p50 ${pad(f(median(totals)), 7)} p95 ${pad(f(pct(totals, 95)), 7)} | p50 by step: ${parts}`);
+  };
+  print(`(a) lifecycle obtain→connect→newPage→goto→release, ms (puppeteer-core; obtain = POST /v1/sessions | launchChromium | –;`);
+  print(`    release = disconnect + PATCH REQUEST_RELEASE | disconnect + close the browser | close the page + disconnect)`);
+  row("Vessel, warm pool refilled between", lifecycle.vessel);
+  row("Vessel, back-to-back", backToBack);
+  print(`  ${pad("", 40)} spares ready at start of back-to-back iterations: ${sparesAtStart.join(" ")}`);
+  row("direct, Chromium launched on demand", lifecycle.onDemand);
+  row("direct, Chromium already running (limit)", lifecycle.running);
+  const p50 = (xs: Phases[]) => median(xs.map((p) => p.total));
+  const limit = p50(lifecycle.running);
+  const ratioWarm = p50(lifecycle.vessel) / limit;
+  const untilLoaded = (p: Phases) => p.total - p.release;
+  print(`  ratio Vessel (warm) / already running, p50: ${f(ratioWarm, 2)}×  (goal ≤ 1.3×: ${verdict(ratioWarm <= 1.3)})`);
+  const paired = lifecycle.vessel.map((p, i) => p.total / lifecycle.running[i]!.total);
+  print(`  same, median of the ${paired.length} per-iteration ratios (each iteration ran all three variants): ${f(median(paired), 2)}×`);
+  print(`  ratio Vessel (back-to-back) / already running, p50: ${f(p50(backToBack) / limit, 2)}×; Vessel (warm) / launched on demand: ${f(p50(lifecycle.vessel) / p50(lifecycle.onDemand), 2)}×`);
+  print(
+    `  without the release step (until the page has loaded), p50: Vessel warm ${f(median(lifecycle.vessel.map(untilLoaded)))}, ` +
+      `on demand ${f(median(lifecycle.onDemand.map(untilLoaded)))}, already running ${f(median(lifecycle.running.map(untilLoaded)))} ms ` +
+      `→ ratio Vessel/running ${f(median(lifecycle.vessel.map(untilLoaded)) / median(lifecycle.running.map(untilLoaded)), 2)}×`,
+  );
+  print();
+
+  // ---------------------------------------------------------------------------------------------
+  // (b) CDP round trip and pipelined throughput: the same browser, one client each way
+
+  await settle();
+  const cdpSession = await call("createSession", api);
+  const lease = t.app.deps.runtime.endpoint(cdpSession.id);
+  if (!lease) throw new Error(`session ${cdpSession.id} has no browser in the runtime`);
+  await settle(); // the spare launched to replace this session's browser is up before anything is timed
+  await call("cdpOpen", { name: "direct", url: lease.wsEndpoint });
+  await call("cdpOpen", { name: "proxy", url: cdpSession.connectUrl });
+  const sides = ["direct", "proxy"] as const;
+  const rtt: Record<(typeof sides)[number], number[]> = { direct: [], proxy: [] };
+  /** Per round, proxy median / direct median and proxy rate / direct rate: drift in the machine's load cancels within a round. */
+  const rttRatios: number[] = [];
+  const rateRatios: number[] = [];
+  const rate: Record<(typeof sides)[number], number[]> = { direct: [], proxy: [] };
+  for (const side of sides) {
+    await call("cdpSeq", { name: side, n: 300 });
+    await call("cdpPipe", { name: side, n: cdpPipe });
+  }
+  for (let r = 0; r < cdpRounds; r++) {
+    const order: Array<(typeof sides)[number]> = r % 2 === 0 ? [...sides] : [...sides].reverse();
+    const roundRtt = { direct: [] as number[], proxy: [] as number[] };
+    const roundRate = { direct: 0, proxy: 0 };
+    for (const side of order) roundRtt[side] = await call("cdpSeq", { name: side, n: cdpSeq });
+    for (const side of order) roundRate[side] = cdpPipe / ((await call("cdpPipe", { name: side, n: cdpPipe })) / 1000);
+    for (const side of sides) {
+      rtt[side].push(...roundRtt[side]);
+      rate[side].push(roundRate[side]);
+    }
+    rttRatios.push(median(roundRtt.proxy) / median(roundRtt.direct));
+    rateRatios.push(roundRate.proxy / roundRate.direct);
+  }
+  await call("cdpClose", {});
+  await call("releaseSession", { ...api, id: cdpSession.id });
+
+  const ms3 = (x: number) => f(x, 3);
+  print(`(b) CDP Runtime.evaluate("1+1") on a page session (flat), raw ws client; ${cdpRounds} alternating rounds of ${cdpSeq} sequential + ${cdpPipe} pipelined`);
+  for (const side of sides) {
+    print(`  ${pad(side === "direct" ? "direct to Chromium" : "through Vessel /cdp", 22)} round trip n=${rtt[side].length}: p50 ${ms3(median(rtt[side]))} p95 ${ms3(pct(rtt[side], 95))} p99 ${ms3(pct(rtt[side], 99))} ms`);
+  }
+  const rttRatio = median(rtt.proxy) / median(rtt.direct);
+  print(`  ratio proxy/direct round trip: p50 ${f(rttRatio, 2)}× (goal ≤ 1.2×: ${verdict(rttRatio <= 1.2)}), p99 ${f(pct(rtt.proxy, 99) / pct(rtt.direct, 99), 2)}×; added p50 ${f((median(rtt.proxy) - median(rtt.direct)) * 1000, 0)} µs`);
+  print(`  per-round p50 ratios: ${rttRatios.map((x) => f(x, 2)).join(", ")}; median ${f(median(rttRatios), 2)}×`);
+  for (const side of sides) {
+    print(`  ${pad(side === "direct" ? "direct to Chromium" : "through Vessel /cdp", 22)} pipelined msgs/s per round: ${rate[side].map((x) => Math.round(x)).join(", ")}; median ${Math.round(median(rate[side]))}`);
+  }
+  const rateRatio = median(rate.proxy) / median(rate.direct);
+  print(`  ratio proxy/direct pipelined throughput: ${f(rateRatio * 100, 1)}% (goal ≥ 90%: ${verdict(rateRatio >= 0.9)})`);
+  print(`  per-round ratios: ${rateRatios.map((x) => f(x * 100, 0) + "%").join(", ")}; median ${f(median(rateRatios) * 100, 1)}%`);
+  print();
+
+  // ---------------------------------------------------------------------------------------------
+  // (c) memory of the Vessel process per running session
+
+  const deltas: Array<{ rss: number; heapUsed: number; external: number; arrayBuffers: number }> = [];
+  // Round -1 is a warm-up: its first baseline still holds what the earlier parts left for later GCs.
+  for (let r = -1; r < memRounds; r++) {
+    await settle();
+    const before = await memory();
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < memSessions; i++) {
+        const s = await call("createSession", api);
+        ids.push(s.id);
+        // A running session as a client has it: a CDP connection through /cdp, a page loaded.
+        await call("cdpOpen", { name: `mem${i}`, url: s.connectUrl, loadPage: true });
+      }
+      await settle();
+      const during = await memory();
+      if (r >= 0) deltas.push({
+        rss: (during.rss - before.rss) / memSessions,
+        heapUsed: (during.heapUsed - before.heapUsed) / memSessions,
+        external: (during.external - before.external) / memSessions,
+        arrayBuffers: (during.arrayBuffers - before.arrayBuffers) / memSessions,
+      });
+    } finally {
+      await call("cdpClose", {});
+      for (const id of ids) await call("releaseSession", { ...api, id });
+    }
+  }
+  const after = await memory();
+  print(`(c) Vessel process memory per running session (${memSessions} sessions, each with a CDP client on /cdp and a page loaded), ${memRounds} rounds after a warm-up round`);
+  print(`    process.memoryUsage() after GC (${gcHow}); Chromium's own memory is in other processes and not counted`);
+  for (const key of ["rss", "heapUsed", "external", "arrayBuffers"] as const) {
+    const xs = deltas.map((d) => d[key]);
+    print(`  ${pad(key, 13)} Δ per session: ${xs.map((x) => f(kib(x), 1)).join(", ")} KiB; median ${f(kib(median(xs)), 1)} KiB`);
+  }
+  print(`  (RSS moves in allocator-sized steps and can shrink; at this size heapUsed is the figure to read)`);
+  print(`  process now: rss ${f(mib(after.rss))} MiB, heapUsed ${f(mib(after.heapUsed))} MiB, external ${f(mib(after.external))} MiB (PGlite's WASM heap lives in this process too)`);
+  print();
+
+  const loadAfter = os.loadavg();
+  print(`done in ${f((performance.now() - started) / 1000)} s; load average now ${loadAfter.map((x) => x.toFixed(2)).join(" ")}`);
+  if (serverWarnings.length > 0) {
+    print(`server warnings and errors (${serverWarnings.length}):`);
+    for (const line of serverWarnings.slice(0, 20)) print(`  ${line.slice(0, 400)}`);
+  } else {
+    print("server logged no warnings or errors");
+  }
+} finally {
+  await stopAll();
+}
+process.exit(0);
