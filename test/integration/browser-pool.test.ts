@@ -244,6 +244,37 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     expect(fs.readdirSync(dataRoot)).toEqual([]);
   }, 30_000);
 
+  it.each([
+    { name: "the main process exits on SIGTERM, a child ignores it", leader: "" },
+    { name: "nothing exits on SIGTERM (the 2 s grace, then SIGKILL)", leader: "trap '' TERM; " },
+  ])("release still ends a browser that ignores the polite close: $name", async ({ leader }) => {
+    // A fake browser: an endpoint nobody answers on (so Browser.close cannot be sent), a child
+    // process that ignores SIGTERM and so outlives the main process unless the group is killed.
+    const pids = path.join(tempDir(), "pids");
+    const fake = script(
+      [
+        `(trap '' TERM; exec sleep 30) & echo $! >> ${pids}; echo $$ >> ${pids}`,
+        `echo "DevTools listening on ws://127.0.0.1:1/devtools/browser/00000000-0000-0000-0000-000000000000" >&2`,
+        `${leader}exec sleep 30`,
+      ].join("\n"),
+    );
+    const dataRoot = tempDir();
+    const pool = newPool({ dataRoot, executablePath: fake, capacity: 1 });
+    await pool.start();
+    const lease = await pool.acquire("stubborn");
+    killGroupAfterwards(lease.pid);
+    await until("both processes started", () => fs.existsSync(pids) && fs.readFileSync(pids, "utf8").trim().split("\n").length === 2);
+    const tree = browserTree(lease.pid);
+    expect(tree).toHaveLength(2);
+
+    const started = Date.now();
+    await lease.release();
+    expect(Date.now() - started).toBeLessThan(4_500); // SIGKILL comes ~2 s after the polite request
+    expect(noneRunning(tree)).toBe(true);
+    expect(await lease.exited).toHaveProperty("signal", leader ? "SIGKILL" : "SIGTERM");
+    expect(fs.readdirSync(dataRoot)).toEqual([]);
+  }, 30_000);
+
   it("frees the slot of a browser killed with SIGKILL, and cleans up after it", async () => {
     const dataRoot = tempDir();
     const pool = newPool({ dataRoot, capacity: 1 });
@@ -375,10 +406,7 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     expect(trees.length).toBeGreaterThan(0);
 
     await pool.stop();
-    const two = await inFlight;
-    expect(two).toMatchObject({ slug: "service-unavailable" });
-    expect(await lease.exited).toBeDefined();
-    expect(noneRunning(trees)).toBe(true);
+    // Checked before anything else is awaited: stop() itself must have ended everything.
     const children = fs
       .readdirSync("/proc")
       .filter((e) => /^\d+$/.test(e))
@@ -386,7 +414,10 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
       .filter((s) => s?.ppid === process.pid && s.state !== "Z")
       .filter((s) => fs.readFileSync(`/proc/${s!.pid}/cmdline`, "utf8").includes("chromium"));
     expect(children).toEqual([]);
+    expect(noneRunning(trees)).toBe(true);
     expect(fs.readdirSync(dataRoot)).toEqual([]);
+    expect(await inFlight).toMatchObject({ slug: "service-unavailable" });
+    expect(await lease.exited).toBeDefined();
     expect(pool.report()).toMatchObject({ state: "unavailable", inUse: 0, warm: 0 });
     expect((await appError(pool.acquire("three"))).slug).toBe("service-unavailable");
     await lease.release(); // still fine after stop
