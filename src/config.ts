@@ -46,6 +46,8 @@ const ConfigSchema = z.object({
     .string()
     .refine((k) => Buffer.from(k, "base64").length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(k), "must be 32 bytes in base64 (openssl rand -base64 32)")
     .optional(),
+  /** This node's name, stable across restarts so it can end what it left behind. */
+  nodeId: z.string().min(1).max(128).regex(/^[A-Za-z0-9._-]+$/, "letters, digits, dots, dashes and underscores"),
   browser: z.object({
     executablePath: z.string().min(1).optional(),
     capacity: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000),
@@ -86,6 +88,7 @@ export const settings: readonly Setting[] = [
     key: "masterKey", env: "VESSEL_MASTER_KEY", kind: "string",
     description: "32 random bytes in base64 that encrypt signing keys and profiles; required with `DATABASE_URL`, generated into the data folder otherwise",
   },
+  { key: "nodeId", env: "VESSEL_NODE_ID", kind: "string", description: "This node's name, stable across restarts (for example the pod name)", fallback: () => os.hostname() },
   { key: "browser.executablePath", env: "VESSEL_CHROMIUM_PATH", kind: "string", description: "Chromium binary; default: the headless shell, else Debian's chromium" },
   {
     key: "browser.capacity", env: "VESSEL_BROWSER_CAPACITY", kind: "number",

@@ -1,4 +1,3 @@
-import os from "node:os";
 import path from "node:path";
 import { ApiKeyAuthenticator } from "./auth/authenticate.ts";
 import { createRateLimiter, DEFAULT_KEY_LIMIT_PER_MINUTE } from "./auth/rate-limit.ts";
@@ -21,7 +20,7 @@ export interface DepsOptions {
   now?: () => Date;
   /** Prefix of every Redis key, so deployments (and tests) sharing a Redis stay apart. */
   redisPrefix?: string;
-  /** This node's name; stable across restarts so it can end the sessions it left behind. Default: the host name. */
+  /** Overrides config.nodeId (tests run several nodes in one process). */
   nodeId?: string;
   /** Launch the warm browsers and end orphans (servers do; scripts and unit tests need not). */
   startBrowsers?: boolean;
@@ -50,7 +49,7 @@ export async function createDeps(
   const audit = new AuditWriter(db.prisma, { log: log.child({ component: "audit" }) });
   const masterKey = await loadMasterKey(config, log);
   const tokens = new SessionTokens({ prisma: db.prisma, masterKey, issuer: config.publicBaseUrl, now, log });
-  const nodeId = options.nodeId ?? os.hostname();
+  const nodeId = options.nodeId ?? config.nodeId;
   await db.prisma.node.upsert({
     where: { id: nodeId },
     create: { id: nodeId, internalUrl: config.publicBaseUrl, region: config.regions[0]!, startedAt: now(), heartbeatAt: now() },

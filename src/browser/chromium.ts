@@ -302,7 +302,8 @@ class Chromium implements ChromiumProcess {
     if (!this.#exit) {
       if (this.wsEndpoint) await this.#askBrowserToClose();
       else signalGroup(this.pid, "SIGTERM");
-      const polite = await Promise.race([this.exited.then(() => true), sleep(CLOSE_GRACE_MS).then(() => false)]);
+      const grace = Math.max(0, CLOSE_GRACE_MS - (Date.now() - started));
+      const polite = await Promise.race([this.exited.then(() => true), sleep(grace).then(() => false)]);
       if (!polite) {
         this.log.warn({ browserId: this.id, browserPid: this.pid }, "Chromium did not close within the grace period; killing its process group");
         signalGroup(this.pid, "SIGKILL");
@@ -337,7 +338,9 @@ class Chromium implements ChromiumProcess {
       ws.once("open", () => {
         ws.send(JSON.stringify({ id: 1, method: "Browser.close" }), (err) => done(!err));
       });
-      ws.once("error", () => done(false));
+      // `on`, not `once`: a second 'error' (say, the reset as the browser exits) without a
+      // listener would be thrown as an uncaught exception.
+      ws.on("error", () => done(false));
       // The browser drops the connection as it exits; nothing to wait for here.
       void this.exited.then(() => ws.terminate());
     });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
+import WebSocket from "ws";
 import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, releaseSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
@@ -130,6 +131,25 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
       expect(ok.res.headers.get("idempotent-replayed")).toBeNull();
       await releaseAll(ws.workspace.id, ws.key);
     });
+  });
+
+  it("an expired CDP token is refused (the clock moved past its end)", async () => {
+    const { body } = await createSession(t, ws.key);
+    const open = (url: string) =>
+      new Promise<number | "open">((resolve) => {
+        const socket = new WebSocket(url);
+        socket.on("open", () => (resolve("open"), socket.close()));
+        socket.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+        socket.on("error", () => {});
+      });
+    expect(await open(body.connect_url!)).toBe("open");
+    try {
+      offsetMs = 31 * 60 * 1000;
+      expect(await open(body.connect_url!)).toBe(401);
+    } finally {
+      offsetMs = 0;
+    }
+    await releaseSession(t, ws.key, body.id);
   });
 
   it("answers 503 with Retry-After when the node is full, and nothing is stored", async () => {
