@@ -2,6 +2,7 @@
  * Launch, spare-acquire and release timings of the browser pool, for the headless shell and full
  * Chromium when installed. Prints medians; never part of the test run.
  *   npx tsx bench/browser-pool.ts [rounds]
+ * ONLY=<binary> measures one binary; LOG_LEVEL=debug shows the pool's log.
  */
 import fs from "node:fs";
 import os from "node:os";

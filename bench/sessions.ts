@@ -46,7 +46,7 @@ if (!executablePath) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
 // Statistics and printing
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-/** Nearest-rank percentile: with n ≤ 20, p95 is the maximum. */
+/** Nearest-rank percentile: with n < 20, p95 is the maximum (with n = 20, the second largest). */
 const pct = (xs: number[], p: number) => {
   if (xs.length === 0) return NaN;
   const s = sorted(xs);

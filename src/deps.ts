@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import os from "node:os";
 import path from "node:path";
 import { ApiKeyAuthenticator } from "./auth/authenticate.ts";
 import { createRateLimiter, DEFAULT_KEY_LIMIT_PER_MINUTE } from "./auth/rate-limit.ts";
@@ -24,6 +26,16 @@ export interface DepsOptions {
   nodeId?: string;
   /** Launch the warm browsers and end orphans (servers do; scripts and unit tests need not). */
   startBrowsers?: boolean;
+}
+
+/**
+ * Where this node's browser profiles live: short (Chromium keeps a Unix socket under it, and socket
+ * paths stop at 107 characters), throwaway (profiles never outlive their session), and stable per
+ * data folder, so a restart finds and ends what a crashed run left there.
+ */
+export function browserDataRoot(config: Config): string {
+  const digest = createHash("sha256").update(path.resolve(config.database.dataDir)).update(config.nodeId).digest("hex");
+  return path.join(os.tmpdir(), `vessel-${digest.slice(0, 12)}`);
 }
 
 /**
@@ -57,7 +69,7 @@ export async function createDeps(
   });
   const browsers = new BrowserPool({
     executablePath: findChromium(config.browser.executablePath) ?? "",
-    dataRoot: path.resolve(config.database.dataDir, "browsers"),
+    dataRoot: browserDataRoot(config),
     capacity: config.browser.capacity,
     warm: config.browser.warm,
     log: log.child({ component: "browsers" }),

@@ -211,7 +211,9 @@ export async function endSession(
     return count > 0;
   };
   const ended = ctx ? await auditedTransaction(ctx, write) : await deps.db.prisma.$transaction((tx) => write(tx));
-  await deps.runtime.teardown(id);
+  // The session's sockets close now and the proxy refuses it from the recorded status; closing the
+  // browser itself (~100 ms) need not hold up the caller.
+  void deps.runtime.teardown(id).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
   if (ended) deps.log.info({ sessionId: id, status: end.status, reason: end.reason }, "session ended");
   return ended;
 }

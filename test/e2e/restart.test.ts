@@ -5,6 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserDataRoot } from "../../src/deps.ts";
+import { loadConfig } from "../../src/config.ts";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../support/db.ts";
 import { alive, eventually } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
@@ -60,7 +62,7 @@ describe.skipIf(!ready)("restarting a node", () => {
     };
   });
   afterAll(async () => {
-    for (const pid of chromiumUnder(dataDir)) process.kill(pid, "SIGKILL");
+    for (const pid of chromiumUnder(browserDataRoot(loadConfig(env, "/nonexistent")))) process.kill(pid, "SIGKILL");
     await tdb?.dispose();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -70,6 +72,7 @@ describe.skipIf(!ready)("restarting a node", () => {
       cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     });
     const key = stdout.trim();
+    const browsers = browserDataRoot(loadConfig(env, "/nonexistent"));
 
     const first = runMain(env);
     const url = await first.url;
@@ -80,10 +83,10 @@ describe.skipIf(!ready)("restarting a node", () => {
     });
     expect(created.status).toBe(201);
     const session = (await created.json()) as { id: string };
-    await eventually(async () => chromiumUnder(dataDir).length, (n) => n >= 2); // the session's browser and the refilled spare
+    await eventually(async () => chromiumUnder(browsers).length, (n) => n >= 2); // the session's browser and the refilled spare
     first.child.kill("SIGKILL"); // no chance to clean up
     await first.exited;
-    const leftBehind = chromiumUnder(dataDir);
+    const leftBehind = chromiumUnder(browsers);
     expect(leftBehind.length).toBeGreaterThan(0);
 
     const second = runMain(env);
@@ -95,6 +98,6 @@ describe.skipIf(!ready)("restarting a node", () => {
 
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
-    await eventually(async () => chromiumUnder(dataDir).length, (n) => n === 0);
+    await eventually(async () => chromiumUnder(browsers).length, (n) => n === 0);
   }, 120_000);
 });

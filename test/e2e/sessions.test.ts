@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import { SignJWT, decodeProtectedHeader } from "jose";
+import CDP from "chrome-remote-interface";
 import { chromium } from "playwright-core";
 import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +74,42 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     await releaseSession(t, ws.key, body.id);
     await closed;
     expect(await handshake(body.connect_url!)).toBe(410);
+  });
+
+  it("chrome-remote-interface works unchanged", async () => {
+    const { body } = await createSession(t, ws.key);
+    const client = await CDP({ target: body.connect_url!, local: true });
+    const { targetId } = (await client.send("Target.createTarget", { url: page.url })) as { targetId: string };
+    const { sessionId } = (await client.send("Target.attachToTarget", { targetId, flatten: true })) as { sessionId: string };
+    await new Promise((r) => setTimeout(r, 300));
+    const evaluated = (await client.send("Runtime.evaluate", { expression: "document.querySelector('#greeting').textContent", returnByValue: true }, sessionId)) as {
+      result: { value: string };
+    };
+    expect(evaluated.result.value).toBe("hello from loopback");
+    await client.close();
+    await releaseSession(t, ws.key, body.id);
+  });
+
+  it("GraphQL drives the same sessions: create, read, list, release", async () => {
+    const gql = async (query: string) =>
+      (await (await fetch(`${t.url}/graphql`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ query }) })).json()) as {
+        data: Record<string, { id: string; status: string; connectUrl: string | null; items?: Array<{ id: string }> }>;
+      };
+    const key = crypto.randomUUID();
+    const created = await gql(`mutation { createSession(idempotencyKey: "${key}", input: { region: "us-east1" }) { id status connectUrl } }`);
+    const session = created.data.createSession!;
+    expect(session.status).toBe("RUNNING");
+    const browser = await puppeteer.connect({ browserWSEndpoint: session.connectUrl! });
+    expect(await (await browser.newPage()).evaluate(() => "through graphql")).toBe("through graphql");
+    const replay = await gql(`mutation { createSession(idempotencyKey: "${key}", input: { region: "us-east1" }) { id } }`);
+    expect(replay.data.createSession!.id).toBe(session.id);
+    expect((await gql(`{ session(id: "${session.id}") { status } }`)).data.session!.status).toBe("RUNNING");
+    const listed = await gql(`{ sessions(status: RUNNING, limit: 100) { items { id } } }`);
+    expect(listed.data.sessions!.items!.map((i) => i.id)).toContain(session.id);
+    const gone = new Promise<void>((r) => browser.once("disconnected", () => r()));
+    await gql(`mutation { releaseSession(id: "${session.id}") }`);
+    await gone;
+    expect((await getSession(t, ws.key, session.id)).status).toBe("RELEASED");
   });
 
   it("serves the discovery endpoints with addresses that lead back through the proxy", async () => {

@@ -203,7 +203,7 @@ describeEachBackend("API keys", (backend) => {
   test("the seed script prints one key that verifies against the stored hash, and reuses the workspace", async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), "vessel-seed-"));
     try {
-      const env: Record<string, string> = backend === "postgres" ? { DATABASE_URL: t.url!, VESSEL_DATA_DIR: dataDir } : { VESSEL_DATA_DIR: dataDir };
+      const env: Record<string, string> = backend === "postgres" ? { DATABASE_URL: t.url!, VESSEL_DATA_DIR: dataDir, VESSEL_MASTER_KEY: Buffer.alloc(32, 3).toString("base64") } : { VESSEL_DATA_DIR: dataDir };
       if (backend === "pglite") {
         // Start the folder from the migrated snapshot: initdb in the child would add ~10 s.
         const preload = await openDatabase({ dataDir: path.join(dataDir, "pglite"), loadDataDir: await pgliteDump("migrated") });

@@ -27,13 +27,16 @@ describe("GraphQL over HTTP", () => {
     const { res, body } = await gql(HealthDocument.toString());
     expect(res.status).toBe(200);
     const health = (body.data as HealthQuery).health;
-    const rest = (await (await fetch(`${t.url}/v1/health`, { headers: bearer(seeded.key) })).json()) as { version: string; database: { kind: string }; regions: string[] };
+    const rest = (await (await fetch(`${t.url}/v1/health`, { headers: bearer(seeded.key) })).json()) as {
+      version: string; status: string; database: { kind: string }; regions: string[]; browser_pool: { state: string; capacity: number };
+    };
     expect(health.version).toBe(rest.version);
     expect(health.database.kind).toBe("PGLITE");
     expect(health.database.status).toBe("OK");
     expect(health.regions).toEqual(rest.regions);
-    expect(health.browserPool.state).toBe("UNAVAILABLE");
-    expect(health.status).toBe("DEGRADED");
+    expect(health.browserPool.state).toBe(rest.browser_pool.state.toUpperCase());
+    expect(health.browserPool.capacity).toBe(rest.browser_pool.capacity);
+    expect(health.status).toBe(rest.status.toUpperCase());
   });
 
   it("refuses anonymous calls to operations that need a principal, with a stable code", async () => {

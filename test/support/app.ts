@@ -8,7 +8,7 @@ import { createApp, type App, type AppOptions } from "../../src/app.ts";
 import type { UserPrincipal } from "../../src/auth/request-auth.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { openDatabase, type Database } from "../../src/db/client.ts";
-import { internalContext } from "../../src/deps.ts";
+import { browserDataRoot, internalContext } from "../../src/deps.ts";
 import type { Role } from "../../src/generated/prisma/client.ts";
 import { createApiKey } from "../../src/services/api-keys.ts";
 import { createWorkspace } from "../../src/services/workspaces.ts";
@@ -47,6 +47,7 @@ export async function startTestApp(
       await app.stop();
       await ownDb?.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(browserDataRoot(config), { recursive: true, force: true });
     },
   };
 }
