@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
-import WebSocket from "ws";
 import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
-import { createSession, releaseSession } from "../support/sessions.ts";
+import { createSession, handshake, releaseSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const hasChromium = chromiumPath() !== undefined;
@@ -135,17 +134,10 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
 
   it("an expired CDP token is refused (the clock moved past its end)", async () => {
     const { body } = await createSession(t, ws.key);
-    const open = (url: string) =>
-      new Promise<number | "open">((resolve) => {
-        const socket = new WebSocket(url);
-        socket.on("open", () => (resolve("open"), socket.close()));
-        socket.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
-        socket.on("error", () => {});
-      });
-    expect(await open(body.connect_url!)).toBe("open");
+    expect(await handshake(body.connect_url!)).toBe("open");
     try {
       offsetMs = 31 * 60 * 1000;
-      expect(await open(body.connect_url!)).toBe(401);
+      expect(await handshake(body.connect_url!)).toBe(401);
     } finally {
       offsetMs = 0;
     }

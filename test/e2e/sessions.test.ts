@@ -6,24 +6,11 @@ import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
-import { alive, connectionsTo, createSession, eventually, getSession, releaseSession, startPageServer } from "../support/sessions.ts";
+import { alive, connectionsTo, createSession, eventually, getSession, handshake, releaseSession, startPageServer } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const hasChromium = chromiumPath() !== undefined;
 if (!hasChromium && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
-
-/** Opens a WebSocket and reports how the handshake ended: "open", or the HTTP status it was refused with. */
-function handshake(url: string): Promise<number | "open"> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url);
-    ws.on("open", () => {
-      resolve("open");
-      ws.close();
-    });
-    ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
-    ws.on("error", () => {});
-  });
-}
 
 describe.skipIf(!hasChromium)("sessions with real Chromium through the running server", () => {
   let t: TestApp;

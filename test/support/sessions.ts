@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import WebSocket from "ws";
 import { bearer, type TestApp } from "./app.ts";
 
 export interface SessionBody {
@@ -84,4 +85,17 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Opens a WebSocket and reports how the handshake ended: "open", or the HTTP status it was refused with. */
+export function handshake(url: string): Promise<number | "open"> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    ws.on("open", () => {
+      resolve("open");
+      ws.close();
+    });
+    ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on("error", () => {});
+  });
 }
