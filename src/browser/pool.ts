@@ -49,6 +49,9 @@ const MAX_REFILL_BACKOFF_MS = 60_000;
 /** Browser ids are 10 hex characters (40 random bits); folders are created exclusively. */
 const BROWSER_ID_LENGTH = 10;
 
+/** How long after a spare is taken its replacement starts launching (see #refill). */
+const REFILL_DELAY_MS = 250;
+
 export class BrowserPool {
   readonly #opts: BrowserPoolOptions;
   readonly #log: Logger;
@@ -67,7 +70,7 @@ export class BrowserPool {
   readonly #inflight = new Set<Promise<unknown>>();
   #refillFailures = 0;
   #refillTimer: NodeJS.Timeout | undefined;
-  #refillImmediate: NodeJS.Immediate | undefined;
+  #refillDeferred: NodeJS.Timeout | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(opts: BrowserPoolOptions) {
@@ -163,7 +166,7 @@ export class BrowserPool {
   async #stop(): Promise<void> {
     this.#state = "stopping";
     clearTimeout(this.#refillTimer);
-    if (this.#refillImmediate) clearImmediate(this.#refillImmediate);
+    if (this.#refillDeferred) clearTimeout(this.#refillDeferred);
     // Launches in flight finish first: each sees "stopping" and closes its own browser.
     await Promise.allSettled([...this.#inflight]);
     this.#spares.length = 0;
@@ -252,12 +255,13 @@ export class BrowserPool {
       const extra = this.#spares.pop()!;
       void extra.close();
     }
-    // The launch starts on a later turn: spawn() forks synchronously (milliseconds), and the
-    // acquire that took a spare should hand it over first.
-    this.#refillImmediate ??= setImmediate(() => {
-      this.#refillImmediate = undefined;
+    // The launch starts a little later: spawn() forks this whole process synchronously (20–45 ms
+    // at a few hundred MB), and the session that just took a spare should get its answer and its
+    // client's connection through before that freeze.
+    this.#refillDeferred ??= setTimeout(() => {
+      this.#refillDeferred = undefined;
       this.#launchSpare();
-    });
+    }, REFILL_DELAY_MS);
   }
 
   #launchSpare(): void {
