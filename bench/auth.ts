@@ -3,7 +3,7 @@
 // and the ratio. Loopback only, bounded in time. Goal (issue 3): the warm-key overhead is under 20%.
 //
 //   npm run bench:auth                      embedded default (PGlite, in-memory limits)
-//   DATABASE_URL=… REDIS_URL=… npm run bench:auth    PostgreSQL + Redis
+//   DATABASE_URL=… REDIS_URL=… VESSEL_MASTER_KEY=… npm run bench:auth    PostgreSQL + Redis (a migrated database)
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createApp } from "../src/app.ts";
