@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
 import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
+import { endSession } from "../../src/services/sessions.ts";
 import { createSession, handshake, releaseSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
@@ -20,6 +21,11 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
     ws = await seedWorkspace(t);
   });
   afterAll(async () => t?.stop());
+  // Every test starts with the node empty, whatever the previous one left when it failed.
+  afterEach(async () => {
+    const live = await t.app.deps.db.prisma.session.findMany({ where: { status: "RUNNING" }, select: { id: true } });
+    for (const { id } of live) await endSession(t.app.deps, id, { status: "RELEASED", reason: "CLIENT_RELEASE" });
+  });
 
   const sessionsOf = (workspaceId: string) => t.app.deps.db.prisma.session.count({ where: { workspaceId } });
   const inUse = () => t.app.deps.browsers.report().inUse;
@@ -123,7 +129,8 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
       const unknownRegion = await createSession(t, ws.key, { region: "mars-1" }, key);
       expect(unknownRegion.res.status).toBe(422);
       expect((unknownRegion.body as unknown as { type: string }).type).toMatch(/\/errors\/unknown-region$/);
-      const badKey = await createSession(t, `${ws.key.slice(0, -1)}x`, { region: "us-east1" }, key);
+      const last = ws.key.at(-1) === "x" ? "y" : "x"; // always a different character, so always a wrong key
+      const badKey = await createSession(t, `${ws.key.slice(0, -1)}${last}`, { region: "us-east1" }, key);
       expect(badKey.res.status).toBe(401);
       const ok = await createSession(t, ws.key, { region: "us-east1" }, key);
       expect(ok.res.status).toBe(201);
