@@ -1,3 +1,4 @@
+import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { problemTypes, type ProblemSlug } from "../../src/errors.ts";
@@ -106,6 +107,16 @@ describe("every failure is an RFC 9457 problem document", () => {
     const res = await fetch(`${t.url}/v1/test-echo/abc`, { method: "POST", headers: json, body: JSON.stringify({ count: 3 }) });
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ name: "abc", count: 3 });
+  });
+
+  it("serves its OpenAPI 3.1 document, valid, naming the configured base URL", async () => {
+    const res = await fetch(`${t.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; servers: Array<{ url: string }> };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.servers[0]!.url).toBe("https://vessel.example.test");
+    const result = await validate(doc as never);
+    expect(result.valid ? [] : result.errors).toEqual([]);
   });
 
   it("serves a human page for every problem type", async () => {
