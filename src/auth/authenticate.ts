@@ -7,17 +7,11 @@ import { VerifiedKeyCache, verifySecret } from "./api-key-hash.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 import { rateLimitHeaders } from "./rate-limit.ts";
 import type { RevocationList } from "./revocations.ts";
+import { findKeyForVerification, type ApiKeyForVerification } from "../services/api-keys.ts";
 
 export type KeyPrincipal = Extract<Principal, { kind: "apiKey" }>;
 
-interface KeyRecord {
-  id: string;
-  prefix: string;
-  workspaceId: string;
-  secretHash: string;
-  revokedAt: Date | null;
-  rateLimitPerMinute: number | null;
-}
+type KeyRecord = ApiKeyForVerification;
 
 /** How long a key record (workspace, hash, rate setting) is reused before reading it again. */
 const recordTtlMs = 60_000;
@@ -116,14 +110,7 @@ export class ApiKeyAuthenticator {
     const now = this.deps.now().getTime();
     const cached = this.records.get(id);
     if (cached && now - cached.loadedAt < recordTtlMs) return cached.record;
-    const row = await this.deps.prisma.apiKey.findUnique({
-      where: { id },
-      select: {
-        id: true, prefix: true, workspaceId: true, secretHash: true, revokedAt: true,
-        workspace: { select: { rateLimitPerMinute: true } },
-      },
-    });
-    const record = row ? { ...row, rateLimitPerMinute: row.workspace.rateLimitPerMinute } : null;
+    const record = await findKeyForVerification(this.deps, id);
     if (this.records.size >= maxRecords) this.records.delete(this.records.keys().next().value!);
     // Unknown ids are not cached: a key created a moment later must work at once.
     if (record) this.records.set(id, { record, loadedAt: now });
@@ -136,7 +123,7 @@ export class ApiKeyAuthenticator {
     } catch (err) {
       // The shared list is unreachable: ask the database, the source of truth, rather than guess.
       this.deps.log.warn({ err }, "revocation list unavailable; checking the database");
-      const row = await this.deps.prisma.apiKey.findUnique({ where: { id }, select: { revokedAt: true } });
+      const row = await findKeyForVerification(this.deps, id);
       return !row || row.revokedAt !== null;
     }
   }

@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import type { z } from "zod";
+import { z } from "zod";
 import type { ProblemSlug } from "../errors.ts";
 import type { ServiceContext } from "../services/context.ts";
 
@@ -61,4 +61,9 @@ export type AnyRoute = Route<RouteInput, unknown>;
 /** Keeps each route's handler typed against its own input, then widens it for the table. */
 export function defineRoute<I extends RouteInput, R>(route: Route<I, R>): AnyRoute {
   return route as unknown as AnyRoute;
+}
+
+/** The list envelope of spec 8, named `id` in the OpenAPI components. */
+export function listEnvelope<T extends z.ZodType>(item: T, id: string) {
+  return z.object({ items: z.array(item), next_cursor: z.string().nullable(), has_more: z.boolean() }).meta({ id });
 }

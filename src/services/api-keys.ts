@@ -13,7 +13,10 @@ import type { DbSource } from "./support.ts";
 export type ApiKeyRecord = Omit<ApiKey, "secretHash">;
 
 /** What authentication needs to check a presented key. Only for the auth layer; never serialised. */
-export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix" | "secretHash" | "revokedAt">;
+export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix" | "secretHash" | "revokedAt"> & {
+  /** The workspace's own request budget per minute; null = the default. */
+  rateLimitPerMinute: number | null;
+};
 
 /** Trimmed, 1–100 characters. */
 export const ApiKeyLabel = z
@@ -126,10 +129,16 @@ export async function revokeApiKey(ctx: ServiceContext, input: RevokeApiKeyInput
 
 /** The record a presented key id refers to, with its hash, or null. For the authentication layer only. */
 export async function findKeyForVerification(source: DbSource, id: string): Promise<ApiKeyForVerification | null> {
-  return prismaOf(source).apiKey.findUnique({
+  const row = await prismaOf(source).apiKey.findUnique({
     where: { id },
-    select: { id: true, workspaceId: true, prefix: true, secretHash: true, revokedAt: true },
+    select: {
+      id: true, workspaceId: true, prefix: true, secretHash: true, revokedAt: true,
+      workspace: { select: { rateLimitPerMinute: true } },
+    },
   });
+  if (!row) return null;
+  const { workspace, ...key } = row;
+  return { ...key, rateLimitPerMinute: workspace.rateLimitPerMinute };
 }
 
 /** Dashboard: mint a key for a workspace (owners and admins; never an API key). */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { EndCause } from "../browser/runtime.ts";
 import { AppError } from "../errors.ts";
 import type { EndReason, Session, SessionStatus } from "../generated/prisma/client.ts";
-import { auditedTransaction } from "./audited.ts";
+import { auditedTransaction, type Tx } from "./audited.ts";
 import { requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
 import { fingerprint, idempotent, type Idempotent } from "./idempotency.ts";
@@ -199,7 +199,7 @@ export async function endSession(
   endedById?: string,
 ): Promise<boolean> {
   const now = deps.now();
-  const write = async (tx: Parameters<Parameters<typeof auditedTransaction>[1]>[0], audit?: (target: string) => Promise<void>) => {
+  const write = async (tx: Tx, audit?: (target: string) => Promise<void>) => {
     const { count } = await tx.session.updateMany({
       where: { id, status: { in: live } },
       data: { status: end.status, endReason: end.reason, endedAt: now, endedById: endedById ?? null },

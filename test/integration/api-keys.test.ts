@@ -11,7 +11,6 @@ import { verifySecret } from "../../src/auth/api-key-hash.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import type { Database } from "../../src/db/client.ts";
-import { AppError } from "../../src/errors.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createApiKey, findKeyForVerification, listApiKeys, revokeApiKey } from "../../src/services/api-keys.ts";
 import type { ServiceContext } from "../../src/services/context.ts";
@@ -94,12 +93,15 @@ describeEachBackend("API keys", (backend) => {
     expect(await verifySecret(row.secret_hash as string, secretPart.replace(/.$/, (c) => (c === "a" ? "b" : "a")))).toBe(false);
   });
 
-  test("findKeyForVerification returns the id, workspace, prefix, hash and revokedAt; null for an unknown id", async () => {
+  test("findKeyForVerification returns the id, workspace, prefix, hash, revokedAt and the workspace's rate limit; null for an unknown id", async () => {
     const { apiKey } = await createApiKey(ctx, { workspaceId: w2.id, label: "lookup" });
     const found = await findKeyForVerification(t.db, apiKey.id);
     expect(found).not.toBeNull();
-    expect(Object.keys(found!).sort()).toEqual(["id", "prefix", "revokedAt", "secretHash", "workspaceId"]);
-    expect(found).toMatchObject({ id: apiKey.id, workspaceId: w2.id, prefix: apiKey.prefix, revokedAt: null });
+    expect(Object.keys(found!).sort()).toEqual(["id", "prefix", "rateLimitPerMinute", "revokedAt", "secretHash", "workspaceId"]);
+    expect(found).toMatchObject({ id: apiKey.id, workspaceId: w2.id, prefix: apiKey.prefix, revokedAt: null, rateLimitPerMinute: null });
+    await t.db.prisma.workspace.update({ where: { id: w2.id }, data: { rateLimitPerMinute: 42 } });
+    expect((await findKeyForVerification(t.db, apiKey.id))!.rateLimitPerMinute).toBe(42);
+    await t.db.prisma.workspace.update({ where: { id: w2.id }, data: { rateLimitPerMinute: null } });
     expect(found!.secretHash).toMatch(/^\$argon2id\$/);
     expect(await findKeyForVerification(ctx, "01ARZ3NDEKTSV4RRFFQ69G5FAV")).toBeNull();
   });

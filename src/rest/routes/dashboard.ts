@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord } from "../../services/api-keys.ts";
 import { AuditEntryDto, AuditQuery, auditDto } from "../../services/audit.ts";
 import { auditLog } from "../../services/audit-log.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute, listEnvelope } from "../route.ts";
 
 const Slug = z.object({ slug: z.string().min(1).max(64) });
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -37,9 +37,6 @@ export function toApiKeyDto(k: ApiKeyRecord): z.infer<typeof ApiKeyDto> {
   };
 }
 
-const listOf = <T extends z.ZodType>(item: T, id: string) =>
-  z.object({ items: z.array(item), next_cursor: z.string().nullable(), has_more: z.boolean() }).meta({ id });
-
 const dashboard = "Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.";
 
 export const dashboardRoutes = [
@@ -53,7 +50,7 @@ export const dashboardRoutes = [
     auth: "apiKeyOrUser",
     input: { params: Slug },
     status: 200,
-    response: listOf(ApiKeyDto, "ApiKeyList"),
+    response: listEnvelope(ApiKeyDto, "ApiKeyList"),
     problems: ["unauthenticated", "forbidden", "not-found"],
     handler: async (ctx, { params }) => ({
       items: (await listWorkspaceApiKeys(ctx, params.slug)).map(toApiKeyDto),
@@ -103,7 +100,7 @@ export const dashboardRoutes = [
     auth: "apiKeyOrUser",
     input: { params: Slug, query: AuditQuery },
     status: 200,
-    response: listOf(AuditEntryDto, "AuditEntryList"),
+    response: listEnvelope(AuditEntryDto, "AuditEntryList"),
     problems: ["unauthenticated", "forbidden", "not-found"],
     handler: async (ctx, { params, query }) => {
       const page = await auditLog(ctx, params.slug, query);

@@ -6,7 +6,7 @@ import {
   type SessionView,
 } from "../../services/sessions.ts";
 import type { Session } from "../../generated/prisma/client.ts";
-import { Reply, defineRoute } from "../route.ts";
+import { Reply, defineRoute, listEnvelope } from "../route.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -87,7 +87,7 @@ export const sessionRoutes = [
     tags: ["Sessions"],
     input: { query: SessionListQuery },
     status: 200,
-    response: z.object({ items: z.array(SessionDto), next_cursor: z.string().nullable(), has_more: z.boolean() }).meta({ id: "SessionList" }),
+    response: listEnvelope(SessionDto, "SessionList"),
     problems: ["forbidden"],
     handler: async (ctx, { query }) => toPageDto(await listSessions(ctx, query), (s) => toSessionDto(s)),
   }),
