@@ -12,8 +12,11 @@ import { loadMasterKey } from "./crypto/master-key.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import type { Logger } from "./logger.ts";
+import { memoryPubSub, redisPubSub } from "./pubsub.ts";
 import { closeRedis, createRedis, redisReady } from "./redis.ts";
 import { AuditWriter } from "./services/audit.ts";
+import { liveViewRevocations, revokedMessage } from "./services/live-view.ts";
+import { EventRecorder } from "./services/session-events.ts";
 import type { AppDeps, ServiceContext } from "./services/context.ts";
 import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions.ts";
 
@@ -76,9 +79,17 @@ export async function createDeps(
   });
   // The runtime reports sessions that end on their own; the session service records how they ended.
   let onEnd: ReturnType<typeof endFromRuntime> = async () => {};
-  const runtime = new SessionRuntime({ log, onEnd: (id, cause) => onEnd(id, cause) });
-  const deps: AppDeps = { config, db, log, auth, limiter, audit, now, nodeId, masterKey, tokens, browsers, runtime };
+  const pubsub = redis ? redisPubSub(redis, prefix, log.child({ component: "pubsub" })) : memoryPubSub();
+  const events = new EventRecorder({ db, now, log, pubsub });
+  const runtime = new SessionRuntime({
+    log,
+    onEnd: (id, cause) => onEnd(id, cause),
+    onClient: (id, change, clients) => void events.record(id, change === "connected" ? "cdp.connected" : "cdp.disconnected", { clients }),
+  });
+  const deps: AppDeps = { config, db, log, auth, limiter, audit, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events };
   onEnd = endFromRuntime(deps);
+  // The owner closed a session's live views (on any node): drop the viewers this node holds.
+  const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
   if (options.startBrowsers ?? true) {
     const ended = await endOrphans(deps);
     const cleaned = await browsers.start();
@@ -89,6 +100,9 @@ export async function createDeps(
     async close() {
       await endAllOnNode(deps);
       await browsers.stop();
+      stopRevocations();
+      await events.flush();
+      await pubsub.close();
       await audit.close();
       await limiter.close();
       if (redis) await closeRedis(redis);

@@ -31,6 +31,8 @@ export interface SessionClaims {
   jti: string;
   expiresAt: Date;
   audience: TokenAudience;
+  /** Live-view tokens: the session's live-view generation when minted (revoking the views moves it on). */
+  generation: number;
 }
 
 export interface SessionTokensOptions {
@@ -124,7 +126,7 @@ export class SessionTokens {
   }
 
   /** Mints a token for a session; expiresAt is capped by the caller (session hard end); never more than 30 minutes from now. */
-  async mint(input: { sessionId: string; workspaceId: string; audience: TokenAudience; expiresAt: Date }): Promise<string> {
+  async mint(input: { sessionId: string; workspaceId: string; audience: TokenAudience; expiresAt: Date; generation?: number }): Promise<string> {
     const { sessionId, workspaceId, audience } = input;
     if (!audiences.includes(audience)) throw new TypeError(`unknown token audience ${String(audience)}`);
     if (!sessionId || !workspaceId) throw new TypeError("a session token needs a session id and a workspace id");
@@ -134,7 +136,7 @@ export class SessionTokens {
       throw new RangeError("cannot mint a session token that expires now or in the past");
     }
     const key = await this.signingKey();
-    return new SignJWT({ wid: workspaceId })
+    return new SignJWT({ wid: workspaceId, ...(audience === "live-view" ? { gen: input.generation ?? 0 } : {}) })
       .setProtectedHeader({ alg: ALGORITHM, kid: key.kid, typ: TOKEN_TYPES[audience] })
       .setIssuer(this.issuer)
       .setAudience(audience)
@@ -173,7 +175,9 @@ export class SessionTokens {
       if (exp === undefined || iat === undefined || exp - iat > MAX_TOKEN_LIFETIME_SECONDS[audience]) {
         throw new TokenRefused("lifetime longer than this audience allows");
       }
-      return { sessionId: sub, workspaceId: wid, jti, expiresAt: new Date(exp * 1000), audience };
+      const gen = audience === "live-view" ? payload.gen : 0;
+      if (typeof gen !== "number" || !Number.isSafeInteger(gen) || gen < 0) throw new TokenRefused("gen missing");
+      return { sessionId: sub, workspaceId: wid, jti, expiresAt: new Date(exp * 1000), audience, generation: gen };
     } catch (err) {
       // The database being unreachable is not the token's fault: let the caller answer 503, not 401.
       if (err instanceof KeyStoreUnavailable) throw err;

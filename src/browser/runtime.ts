@@ -6,9 +6,15 @@ export type EndCause =
   | { status: "TIMED_OUT"; reason: "TIMEOUT" | "IDLE_TIMEOUT" }
   | { status: "FAILED"; reason: "BROWSER_CRASH" };
 
+/** A live-view connection: told why when its session ends. */
+export interface Viewer {
+  close(message: string): void;
+}
+
 interface Running {
   lease: BrowserLease;
   sockets: Set<Duplex>;
+  viewers: Set<Viewer>;
   hardTimer: NodeJS.Timeout;
   idleTimer?: NodeJS.Timeout;
   idleMs: number | null;
@@ -24,7 +30,12 @@ export class SessionRuntime {
   private readonly running = new Map<string, Running>();
 
   constructor(
-    private readonly opts: { log: Logger; onEnd: (sessionId: string, cause: EndCause) => Promise<void> },
+    private readonly opts: {
+      log: Logger;
+      onEnd: (sessionId: string, cause: EndCause) => Promise<void>;
+      /** A CDP client connected or went away (the session's event stream records it). */
+      onClient?: (sessionId: string, change: "connected" | "disconnected", clients: number) => void;
+    },
   ) {}
 
   /** Starts tracking a session whose browser is `lease`, until `expiresAt` at the latest. */
@@ -32,6 +43,7 @@ export class SessionRuntime {
     const entry: Running = {
       lease,
       sockets: new Set(),
+      viewers: new Set(),
       hardTimer: setTimeout(() => this.fire(sessionId, { status: "TIMED_OUT", reason: "TIMEOUT" }), Math.max(0, expiresAt.getTime() - now.getTime())),
       idleMs: idleTimeoutSeconds === null ? null : idleTimeoutSeconds * 1000,
       ending: false,
@@ -57,11 +69,44 @@ export class SessionRuntime {
     entry.sockets.add(socket);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = undefined;
+    this.opts.onClient?.(sessionId, "connected", entry.sockets.size);
     socket.once("close", () => {
       entry.sockets.delete(socket);
+      this.opts.onClient?.(sessionId, "disconnected", entry.sockets.size);
       if (this.running.get(sessionId) === entry) this.armIdle(sessionId, entry);
     });
     return true;
+  }
+
+  /**
+   * A live viewer joined. Someone watching (often a person finishing a step by hand) keeps the
+   * session from going idle, like a CDP client. Returns a function to call when the viewer leaves.
+   */
+  addViewer(sessionId: string, viewer: Viewer): (() => void) | undefined {
+    const entry = this.running.get(sessionId);
+    if (!entry || entry.ending) return undefined;
+    entry.viewers.add(viewer);
+    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+    return () => {
+      if (!entry.viewers.delete(viewer)) return;
+      if (this.running.get(sessionId) === entry) this.armIdle(sessionId, entry);
+    };
+  }
+
+  /** The owner closed the live views (revocation): every viewer goes, the session keeps running. */
+  closeViewers(sessionId: string, message: string): number {
+    const entry = this.running.get(sessionId);
+    if (!entry) return 0;
+    const viewers = [...entry.viewers];
+    entry.viewers.clear();
+    for (const viewer of viewers) viewer.close(message);
+    this.armIdle(sessionId, entry);
+    return viewers.length;
+  }
+
+  viewerCount(sessionId: string): number {
+    return this.running.get(sessionId)?.viewers.size ?? 0;
   }
 
   /** Activity without a socket (a keepalive): restarts the idle countdown. */
@@ -74,8 +119,8 @@ export class SessionRuntime {
     return this.running.get(sessionId)?.sockets.size ?? 0;
   }
 
-  /** Stops tracking, closes every client socket, and ends the browser. Idempotent. */
-  async teardown(sessionId: string): Promise<void> {
+  /** Stops tracking, closes every client socket and viewer (telling viewers `message`), and ends the browser. Idempotent. */
+  async teardown(sessionId: string, message = "The session has ended."): Promise<void> {
     const entry = this.running.get(sessionId);
     if (!entry) return;
     entry.ending = true;
@@ -83,6 +128,8 @@ export class SessionRuntime {
     clearTimeout(entry.hardTimer);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     for (const socket of entry.sockets) socket.destroy();
+    for (const viewer of entry.viewers) viewer.close(message);
+    entry.viewers.clear();
     await entry.lease.release();
   }
 
@@ -91,7 +138,7 @@ export class SessionRuntime {
   }
 
   private armIdle(sessionId: string, entry: Running): void {
-    if (entry.idleMs === null || entry.sockets.size > 0 || entry.ending) return;
+    if (entry.idleMs === null || entry.sockets.size > 0 || entry.viewers.size > 0 || entry.ending) return;
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = setTimeout(() => this.fire(sessionId, { status: "TIMED_OUT", reason: "IDLE_TIMEOUT" }), entry.idleMs);
   }

@@ -6,7 +6,9 @@ import type { RateLimiter } from "../auth/rate-limit.ts";
 import type { SessionTokens } from "../auth/session-tokens.ts";
 import type { BrowserPool } from "../browser/pool.ts";
 import type { SessionRuntime } from "../browser/runtime.ts";
+import type { PubSub } from "../pubsub.ts";
 import type { AuditWriter } from "./audit.ts";
+import type { EventRecorder } from "./session-events.ts";
 
 /** What the browser pool reports about itself; the pool arrives with the sessions work. */
 export interface BrowserPoolReport {
@@ -50,6 +52,10 @@ export interface AppDeps {
   tokens: SessionTokens;
   browsers: BrowserPool;
   runtime: SessionRuntime;
+  /** Fan-out between nodes (Redis when configured): session events reach long polls and subscriptions. */
+  pubsub: PubSub;
+  /** Session events that happen outside requests (viewers, CDP clients), written in the background. */
+  events: EventRecorder;
 }
 
 /** Everything a service function needs for one call, whichever transport made it. */

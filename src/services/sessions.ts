@@ -8,6 +8,7 @@ import { requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
 import { fingerprint, idempotent, type Idempotent } from "./idempotency.ts";
 import { paginate, PageQuery, type Page } from "./pagination.ts";
+import { insertEvents, newEvent, publishEvents, type SessionEventType } from "./session-events.ts";
 import { prismaOf } from "./support.ts";
 
 /** A session lives at most 30 minutes (spec 3, 8). */
@@ -76,7 +77,9 @@ async function view(ctx: ServiceContext, session: Session, withUrls: boolean): P
   const liveUntil = Math.min(session.expiresAt.getTime(), now().getTime() + liveViewTokenSeconds * 1000);
   const [cdp, liveView] = await Promise.all([
     tokens.mint({ sessionId: session.id, workspaceId: session.workspaceId, audience: "cdp", expiresAt: session.expiresAt }),
-    tokens.mint({ sessionId: session.id, workspaceId: session.workspaceId, audience: "live-view", expiresAt: new Date(liveUntil) }),
+    tokens.mint({
+      sessionId: session.id, workspaceId: session.workspaceId, audience: "live-view", expiresAt: new Date(liveUntil), generation: session.liveViewGeneration,
+    }),
   ]);
   return {
     session,
@@ -111,6 +114,7 @@ export async function createSession(
       const now = ctx.deps.now();
       const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
       const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
+      const running = newEvent(id, "session.running", {}, now);
       const session = await auditedTransaction(ctx, async (tx, audit) => {
         const row = await tx.session.create({
           data: {
@@ -121,10 +125,11 @@ export async function createSession(
             createdAt: now, startedAt: now, expiresAt,
           },
         });
-        await tx.sessionEvent.create({ data: { id: ulid(), sessionId: id, type: "session.running", createdAt: now } });
+        await insertEvents(tx, [running]);
         await audit(id);
         return row;
       });
+      void publishEvents(ctx.deps.pubsub, [running], ctx.log);
       runtime.add(id, lease, expiresAt, idle, now);
       const v = await view(ctx, session, true);
       return { result: v, status: 201, body: present(v), resourceId: id };
@@ -184,7 +189,7 @@ export async function forceStopSession(ctx: ServiceContext, id: string): Promise
   await endSession(ctx.deps, id, { status: "RELEASED", reason: "FORCE_STOP" }, ctx, principal.userId);
 }
 
-const eventOf: Record<string, string> = { RELEASED: "session.released", TIMED_OUT: "session.timed_out", FAILED: "session.failed" };
+const eventOf: Record<string, SessionEventType> = { RELEASED: "session.released", TIMED_OUT: "session.timed_out", FAILED: "session.failed" };
 
 /**
  * The one way a session ends: the row (if still live) takes its final status, end reason and time,
@@ -199,13 +204,14 @@ export async function endSession(
   endedById?: string,
 ): Promise<boolean> {
   const now = deps.now();
+  const event = newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now);
   const write = async (tx: Tx, audit?: (target: string) => Promise<void>) => {
     const { count } = await tx.session.updateMany({
       where: { id, status: { in: live } },
       data: { status: end.status, endReason: end.reason, endedAt: now, endedById: endedById ?? null },
     });
     if (count > 0) {
-      await tx.sessionEvent.create({ data: { id: ulid(), sessionId: id, type: eventOf[end.status]!, data: { reason: end.reason.toLowerCase() }, createdAt: now } });
+      await insertEvents(tx, [event]);
     }
     await audit?.(id);
     return count > 0;
@@ -213,9 +219,21 @@ export async function endSession(
   const ended = ctx ? await auditedTransaction(ctx, write) : await deps.db.prisma.$transaction((tx) => write(tx));
   // The session's sockets close now and the proxy refuses it from the recorded status; closing the
   // browser itself (~100 ms) need not hold up the caller.
-  void deps.runtime.teardown(id).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
+  if (ended) void publishEvents(deps.pubsub, [event], deps.log);
+  void deps.runtime.teardown(id, endMessage(end.status, end.reason)).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
   if (ended) deps.log.info({ sessionId: id, status: end.status, reason: end.reason }, "session ended");
   return ended;
+}
+
+const endWords: Record<string, string> = {
+  CLIENT_RELEASE: "it was released by its owner", FORCE_STOP: "it was stopped by a workspace admin",
+  TIMEOUT: "it reached its time limit", IDLE_TIMEOUT: "nothing was connected to it for too long",
+  BROWSER_CRASH: "its browser stopped unexpectedly", NODE_SHUTDOWN: "its server shut down", LAUNCH_FAILED: "its browser could not start",
+};
+
+/** What a live viewer reads when the session ends under it. */
+function endMessage(status: string, reason: EndReason): string {
+  return `The session has ended: ${endWords[reason] ?? status.toLowerCase()}.`;
 }
 
 /** What the runtime reports (timeout, idle, crash) becomes the session's end. */
