@@ -27,6 +27,8 @@ export interface AppOptions extends DepsOptions {
   db?: Database;
   /** Routes added to the table (tests exercise the machinery with them; never part of the product). */
   extraRoutes?: AnyRoute[];
+  /** How often open GraphQL sockets re-check their credential (tests shorten it). */
+  credentialRecheckMs?: number;
   checkResponses?: boolean;
   /** Dashboard users; the dashboard sign-in provides it (tests use a fixture). */
   users?: UserAuthenticator;
@@ -154,7 +156,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const server = http.createServer(app);
   const upgrades = new UpgradeDispatcher(log);
-  const graphqlWs = createGraphQLWebSocket(yoga);
+  const graphqlWs = createGraphQLWebSocket(yoga, {
+    deps,
+    users: options.users,
+    allowedOrigins: [new URL(config.publicBaseUrl).origin],
+    recheckMs: options.credentialRecheckMs,
+  });
   upgrades.register("/graphql", graphqlWs.handleUpgrade);
   upgrades.register("/cdp", (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
   upgrades.registerPrefix("/cdp/devtools/page/", (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));

@@ -4,6 +4,7 @@ import "./types/api-key.ts";
 import "./types/audit.ts";
 import "./types/health.ts";
 import "./types/session.ts";
+import "./types/session-event.ts";
 
 /** Sorted so the printed schema (schema/schema.graphql) does not churn with import order. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,8 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ExecutionArgs } from "graphql";
+import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
+import { authenticateRequest, type UserAuthenticator } from "../auth/request-auth.ts";
+import type { AppDeps, Principal } from "../services/context.ts";
 import type { Yoga } from "./yoga.ts";
 
 interface Enveloped {
@@ -10,21 +13,85 @@ interface Enveloped {
   subscribe: (args: ExecutionArgs) => unknown;
 }
 
+type Extra = {
+  socket: WebSocket;
+  request: IncomingMessage;
+  principal?: Principal;
+  recheck?: NodeJS.Timeout;
+};
+
+export interface GraphQLWebSocketOptions {
+  deps: AppDeps;
+  users?: UserAuthenticator;
+  /** Browsers may open the socket only from these origins (the dashboard's); clients without Origin are not browsers. */
+  allowedOrigins: string[];
+  /** How often an open socket's credential is checked again (a revoked key or ended sign-in closes it with 4403). */
+  recheckMs?: number;
+  /** Without `connection_init` within this long the socket is closed with 4408. */
+  initTimeoutMs?: number;
+}
+
+/**
+ * The credential of a socket comes from `connection_init` only: `{"authorization": "Bearer <API key>"}`,
+ * or the dashboard's sign-in (its cookie on the upgrade, or its bearer in the payload). Headers and the
+ * URL of the upgrade are never read as credentials, so a token in a WebSocket URL (which ends up in
+ * logs and history) is refused.
+ */
+function credentialRequest(request: IncomingMessage, payload: unknown): IncomingMessage {
+  const authorization = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>).authorization : undefined;
+  const headers: Record<string, string> = {};
+  if (typeof authorization === "string" && authorization.length <= 512) headers.authorization = authorization;
+  if (request.headers.cookie) headers.cookie = request.headers.cookie;
+  return { headers, socket: request.socket, url: "/graphql", method: "GET" } as unknown as IncomingMessage;
+}
+
 /**
  * graphql-ws on a noServer WebSocketServer: the single upgrade dispatcher hands it sockets for
- * /graphql. Each operation runs through Yoga's envelop, so masking, context and plugins match HTTP.
+ * /graphql. Hardened per security.md G40–G42: Origin checked at the handshake (403), the credential
+ * in `connection_init` (4403 when missing or wrong, 4408 when it never comes, 4429 for a second one,
+ * 4401 for a subscribe before the ack — graphql-ws's own codes), checked again while the socket
+ * lives, and every operation runs as that principal through Yoga's envelop (masking, audit, scope).
  */
-export function createGraphQLWebSocket(yoga: Yoga) {
+export function createGraphQLWebSocket(yoga: Yoga, options: GraphQLWebSocketOptions) {
+  const { deps, users } = options;
+  const recheckMs = options.recheckMs ?? 30_000;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  const server = useServer(
+
+  const authenticate = async (request: IncomingMessage, payload: unknown, spend: boolean): Promise<Principal | null> => {
+    const req = credentialRequest(request, payload);
+    const ip = request.socket.remoteAddress ?? "";
+    try {
+      if (spend) return (await authenticateRequest(deps, req, ip, { acceptUsers: true, users })).principal;
+      // A re-check costs no request of the key's budget.
+      if (/^Bearer +vs_/i.test(req.headers.authorization ?? "")) return (await deps.auth.authenticate(req.headers.authorization, ip)).principal;
+      return users ? await users(req) : null;
+    } catch {
+      return null;
+    }
+  };
+
+  const server = useServer<Record<string, unknown> | undefined, Extra>(
     {
+      connectionInitWaitTimeout: options.initTimeoutMs ?? 3_000,
+      onConnect: async (ctx) => {
+        const principal = await authenticate(ctx.extra.request, ctx.connectionParams, true);
+        if (!principal) return false;
+        ctx.extra.principal = principal;
+        const recheck = setInterval(async () => {
+          const still = await authenticate(ctx.extra.request, ctx.connectionParams, false);
+          if (!still) ctx.extra.socket.close(CloseCode.Forbidden, "Forbidden: the credential is no longer valid");
+        }, recheckMs);
+        recheck.unref();
+        ctx.extra.recheck = recheck;
+        return true;
+      },
+      onClose: (ctx) => clearInterval(ctx.extra.recheck),
       execute: (args) => (args.rootValue as Enveloped).execute(args) as never,
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args) as never,
       onSubscribe: async (ctx, _id, payload) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
           req: ctx.extra.request,
-          socket: ctx.extra.socket,
+          principal: ctx.extra.principal ?? null,
           params: payload,
         });
         const args: ExecutionArgs = {
@@ -41,8 +108,15 @@ export function createGraphQLWebSocket(yoga: Yoga) {
     },
     wss,
   );
+
   return {
     handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+      const origin = req.headers.origin;
+      if (origin !== undefined && !options.allowedOrigins.includes(origin)) {
+        // Cross-site WebSocket hijacking: a page elsewhere riding the dashboard's cookie.
+        socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 26\r\n\r\nThis origin is not allowed");
+        return;
+      }
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
     },
     async close(): Promise<void> {

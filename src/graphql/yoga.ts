@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { authenticateRequest, type UserAuthenticator } from "../auth/request-auth.ts";
 import type { Logger } from "../logger.ts";
-import type { ServiceContext } from "../services/context.ts";
+import type { Principal, ServiceContext } from "../services/context.ts";
 import type { GraphQLContext } from "./builder.ts";
 import { maskError } from "./errors.ts";
 import { graphiqlPage } from "./graphiql.ts";
@@ -10,6 +10,8 @@ import { schema } from "./schema.ts";
 
 export interface ServerContext {
   req: IncomingMessage;
+  /** Set by the WebSocket transport, which authenticated the socket from its connection_init. */
+  principal?: Principal | null;
 }
 
 export type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
@@ -45,6 +47,6 @@ export function createGraphQLServer(options: {
       warn: (...args) => options.log.warn(args.map(String).join(" ")),
       error: (...args) => options.log.error({ err: args.find((a) => a instanceof Error) }, args.map(String).join(" ")),
     },
-    context: ({ req }) => contextFor(req),
+    context: ({ req, principal }) => (principal !== undefined ? { services: { ...options.context(req), principal } } : contextFor(req)),
   });
 }

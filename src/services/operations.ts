@@ -14,6 +14,8 @@ export const operations = {
   releaseSession: { action: "session.release" },
   forceStopSession: { action: "session.force_stop" },
   keepaliveSession: { action: "session.keepalive" },
+  sessionEvents: { action: "session.events" },
+  revokeLiveViews: { action: "session.live_view_revoke" },
 } as const satisfies Record<string, { action: string }>;
 
 export type OperationId = keyof typeof operations;

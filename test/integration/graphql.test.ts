@@ -74,13 +74,10 @@ describe("GraphQL over HTTP", () => {
 
 describe("GraphQL over WebSocket (graphql-ws)", () => {
   it("executes operations through the upgrade dispatcher", async () => {
-    // Browsers cannot set headers on a WebSocket; servers and scripts (like this one) can.
-    class KeyedWebSocket extends WebSocket {
-      constructor(url: string, protocols?: string | string[]) {
-        super(url, protocols, { headers: bearer(seeded.key) });
-      }
-    }
-    const client = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: KeyedWebSocket, retryAttempts: 0 });
+    // The credential travels in connection_init (browsers cannot set headers on a WebSocket).
+    const client = createClient({
+      url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: bearer(seeded.key),
+    });
     try {
       const result = await new Promise<{ data?: HealthQuery | null }>((resolve, reject) => {
         let value: { data?: HealthQuery | null } = {};

@@ -6,6 +6,8 @@ import {
   type SessionView,
 } from "../../services/sessions.ts";
 import type { Session } from "../../generated/prisma/client.ts";
+import { revokeLiveViews } from "../../services/live-view.ts";
+import { listSessionEvents, SessionEventQuery } from "../../services/session-events.ts";
 import { Reply, defineRoute, listEnvelope } from "../route.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -49,6 +51,16 @@ export function toSessionDto(s: Session, urls: { connectUrl: string | null; live
     live_view_url: urls.liveViewUrl,
   };
 }
+
+export const SessionEventDto = z
+  .object({
+    id: z.string().describe("`evt_<ULID>`: events sort by id."),
+    session_id: z.string(),
+    type: z.string().describe("For example `live_view.done`."),
+    created_at: z.string(),
+    data: z.record(z.string(), z.unknown()).describe("Details by type: an end's `reason`, a viewer's `viewer_id`, a CDP client count."),
+  })
+  .meta({ id: "SessionEvent" });
 
 const viewDto = (v: SessionView) => toSessionDto(v.session, v);
 const Id = z.object({ id: z.string().min(1).max(64) });
@@ -132,6 +144,48 @@ export const sessionRoutes = [
     problems: ["not-found", "forbidden"],
     handler: async (ctx, { params }) => {
       await forceStopSession(ctx, params.id);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/sessions/{id}/events",
+    operationId: "sessionEvents",
+    summary: "Read a session's events (long poll)",
+    description:
+      "What happened to the session, oldest first: `session.running`, `session.released`, `session.timed_out`, `session.failed`, " +
+      "`live_view.opened`, `live_view.closed`, `live_view.done` (the person clicked Done), `cdp.connected`, `cdp.disconnected`. " +
+      "Pass the answer's `next_cursor` as `after` to read on. With `wait` (up to 30 s) an empty answer is held until a matching " +
+      "event arrives or the session ends, so waiting for Done needs no tight loop: " +
+      "`GET /v1/sessions/{id}/events?type=live_view.done&wait=30`.",
+    tags: ["Sessions"],
+    auth: "apiKeyOrUser",
+    input: { params: Id, query: SessionEventQuery },
+    status: 200,
+    response: listEnvelope(SessionEventDto, "SessionEventList"),
+    problems: ["not-found"],
+    handler: async (ctx, { params, query }, { res }) => {
+      // A long poll ends early when the client goes away.
+      const gone = new AbortController();
+      res.once("close", () => gone.abort());
+      const page = await listSessionEvents(ctx, params.id, query, gone.signal);
+      return { items: page.items, next_cursor: page.nextCursor, has_more: page.hasMore };
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/v1/sessions/{id}/live-view",
+    operationId: "revokeLiveViews",
+    summary: "Close a session's live views",
+    description:
+      "Every `live_view_url` handed out so far stops working and open viewers are dropped (they are told why); the session keeps " +
+      "running. A new link comes from keepalive. API keys of the session's workspace, or its dashboard owners and admins.",
+    tags: ["Sessions"],
+    auth: "apiKeyOrUser",
+    input: { params: Id },
+    status: 204,
+    problems: ["not-found", "forbidden"],
+    handler: async (ctx, { params }) => {
+      await revokeLiveViews(ctx, params.id);
     },
   }),
   defineRoute({

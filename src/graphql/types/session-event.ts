@@ -1,0 +1,86 @@
+import { revokeLiveViews } from "../../services/live-view.ts";
+import {
+  followSessionEvents, listSessionEvents, SessionEventQuery, sessionEventTypes, type EventPage, type SessionEventDto, type SessionEventType,
+} from "../../services/session-events.ts";
+import { parseInput } from "../../services/support.ts";
+import { audited } from "../audited.ts";
+import { builder } from "../builder.ts";
+
+const SessionEventTypeEnum = builder.enumType("SessionEventType", {
+  description: "What happened: `session.running` is SESSION_RUNNING, `live_view.done` is LIVE_VIEW_DONE, and so on.",
+  values: Object.fromEntries(sessionEventTypes.map((t) => [t.replace(/[._]/g, "_").toUpperCase(), { value: t }])) as Record<
+    string,
+    { value: SessionEventType }
+  >,
+});
+
+const SessionEventRef = builder.objectRef<SessionEventDto>("SessionEvent").implement({
+  description: "Something that happened to a session. Events sort by id.",
+  fields: (t) => ({
+    id: t.exposeString("id"),
+    sessionId: t.exposeString("session_id"),
+    type: t.field({ type: SessionEventTypeEnum, resolve: (e) => e.type as SessionEventType }),
+    createdAt: t.field({ type: "DateTime", resolve: (e) => new Date(e.created_at) }),
+    data: t.string({ description: "Details by type, as a JSON object.", resolve: (e) => JSON.stringify(e.data) }),
+  }),
+});
+
+const SessionEventPage = builder.objectRef<EventPage>("SessionEventPage").implement({
+  fields: (t) => ({
+    items: t.field({ type: [SessionEventRef], resolve: (p) => p.items }),
+    nextCursor: t.exposeString("nextCursor", { nullable: true, description: "Pass as `after` to read on." }),
+    hasMore: t.exposeBoolean("hasMore"),
+  }),
+});
+
+const typesArg = (types: readonly SessionEventType[] | null | undefined) => (types && types.length > 0 ? types.join(",") : undefined);
+
+builder.queryField("sessionEvents", (t) =>
+  t.field({
+    type: SessionEventPage,
+    description: "A session's events, oldest first; `wait` (seconds, up to 30) holds an empty answer until one arrives.",
+    args: {
+      sessionId: t.arg.string({ required: true }),
+      after: t.arg.string(),
+      types: t.arg({ type: [SessionEventTypeEnum] }),
+      limit: t.arg.int(),
+      wait: t.arg.int(),
+    },
+    resolve: (_r, args, ctx) =>
+      audited(ctx, "sessionEvents", (svc) =>
+        listSessionEvents(
+          svc,
+          args.sessionId,
+          parseInput(SessionEventQuery, {
+            after: args.after ?? undefined, type: typesArg(args.types), limit: args.limit ?? undefined, wait: args.wait ?? undefined,
+          }),
+        ),
+      ),
+  }),
+);
+
+builder.subscriptionType({});
+
+builder.subscriptionField("sessionEvents", (t) =>
+  t.field({
+    type: SessionEventRef,
+    description:
+      "A session's events as they happen (over graphql-ws at /graphql), after replaying those after `after`. Completes after the session's final event.",
+    args: { sessionId: t.arg.string({ required: true }), after: t.arg.string(), types: t.arg({ type: [SessionEventTypeEnum] }) },
+    subscribe: (_r, args, ctx) =>
+      audited(ctx, "sessionEvents", (svc) => {
+        const q = parseInput(SessionEventQuery, { after: args.after ?? undefined, type: typesArg(args.types) });
+        return followSessionEvents(svc, args.sessionId, { after: q.after, types: q.type });
+      }),
+    resolve: (event) => event,
+  }),
+);
+
+builder.mutationField("revokeLiveViews", (t) =>
+  t.field({
+    type: "Boolean",
+    description: "Close every live view of a session (links handed out so far stop working).",
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, { id }, ctx) => audited(ctx, "revokeLiveViews", async (svc) => (await revokeLiveViews(svc, id), true)),
+  }),
+);
