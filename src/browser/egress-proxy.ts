@@ -1,0 +1,230 @@
+import dns from "node:dns/promises";
+import http from "node:http";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import type { Logger } from "../logger.ts";
+import type { EgressPolicy } from "./egress-policy.ts";
+
+/** A customer's own proxy that a session's traffic leaves through (after our policy has judged it). */
+export interface UpstreamProxy {
+  /** `http://host:port` */
+  server: string;
+  username?: string;
+  password?: string;
+}
+
+export interface EgressRefusal {
+  host: string;
+  port: number;
+  reason: "blocked-address" | "unresolvable" | "bad-request" | "upstream-blocked" | "upstream-failed";
+}
+
+/** Which session the browser behind a listener serves now, and its upstream proxy if any. */
+export interface EgressRoute {
+  sessionId?: string;
+  upstream?: UpstreamProxy;
+}
+
+export interface EgressListener {
+  port: number;
+  route: EgressRoute;
+  close(): Promise<void>;
+}
+
+export interface EgressOptions {
+  policy: EgressPolicy;
+  log: Logger;
+  /** Name resolution (tests may answer with rebinding tricks); all addresses of a name. */
+  resolve?: (host: string) => Promise<string[]>;
+  onRefused?: (route: EgressRoute, refusal: EgressRefusal) => void;
+  connectTimeoutMs?: number;
+}
+
+const defaultResolve = async (host: string) => (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+class Refused extends Error {
+  constructor(readonly refusal: EgressRefusal) {
+    super(refusal.reason);
+  }
+}
+
+/** `host:port` of a CONNECT, with IPv6 in brackets. */
+function parseAuthority(authority: string): { host: string; port: number } | null {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/\s]+):(\d{1,5})$/.exec(authority);
+  if (!m) return null;
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) return null;
+  return { host: m[1]!.replace(/^\[|\]$/g, ""), port };
+}
+
+/**
+ * One HTTP proxy listener per browser (Chromium starts with `--proxy-server` pointing at it and
+ * `--proxy-bypass-list=<-loopback>`, so loopback goes through it too). For each CONNECT tunnel or
+ * plain-HTTP request it resolves the destination itself, keeps only addresses the policy allows,
+ * and connects to one of those exact addresses — directly, or through the session's upstream proxy
+ * by address — so what was checked is what is reached. A refusal is a 403 to Chromium (the page
+ * sees a failed navigation) and a report to `onRefused`.
+ */
+export async function openEgressListener(options: EgressOptions): Promise<EgressListener> {
+  const resolve = options.resolve ?? defaultResolve;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const route: EgressRoute = {};
+  const sockets = new Set<Duplex>();
+
+  const pickAddress = async (host: string, port: number, reasonIfBlocked: EgressRefusal["reason"]): Promise<string> => {
+    const literal = net.isIP(host) ? [host] : null;
+    let addresses: string[];
+    try {
+      addresses = literal ?? (await resolve(host));
+    } catch {
+      throw new Refused({ host, port, reason: "unresolvable" });
+    }
+    const byName = !literal && options.policy.hostAllowed(host);
+    const usable = byName ? addresses : addresses.filter((a) => options.policy.addressAllowed(a));
+    if (usable.length === 0) throw new Refused({ host, port, reason: addresses.length === 0 ? "unresolvable" : reasonIfBlocked });
+    return usable[0]!;
+  };
+
+  const dial = (host: string, port: number): Promise<net.Socket> =>
+    new Promise((resolveSocket, reject) => {
+      const socket = net.connect({ host, port });
+      socket.setTimeout(connectTimeoutMs, () => socket.destroy(new Error("connect timeout")));
+      socket.once("connect", () => {
+        socket.setTimeout(0);
+        resolveSocket(socket);
+      });
+      socket.once("error", reject);
+    });
+
+  /** A TCP stream to host:port after the policy check, through the upstream proxy when the route has one. */
+  const open = async (host: string, port: number): Promise<net.Socket> => {
+    const address = await pickAddress(host, port, "blocked-address");
+    const upstream = route.upstream;
+    if (!upstream) return dial(address, port);
+    const u = new URL(upstream.server);
+    const upstreamPort = Number(u.port || 80);
+    // The customer's proxy is judged too: it must not be a way into private networks either.
+    const upstreamAddress = await pickAddress(u.hostname, upstreamPort, "upstream-blocked");
+    const socket = await dial(upstreamAddress, upstreamPort);
+    const target = net.isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`;
+    const auth = upstream.username !== undefined
+      ? `Proxy-Authorization: Basic ${Buffer.from(`${upstream.username}:${upstream.password ?? ""}`).toString("base64")}\r\n`
+      : "";
+    socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${auth}\r\n`);
+    return new Promise((resolveSocket, reject) => {
+      let buffered = Buffer.alloc(0);
+      const onData = (chunk: Buffer) => {
+        buffered = Buffer.concat([buffered, chunk]);
+        const end = buffered.indexOf("\r\n\r\n");
+        if (end < 0) {
+          if (buffered.length > 16 * 1024) fail();
+          return;
+        }
+        socket.off("data", onData);
+        if (!/^HTTP\/1\.[01] 2\d\d/.test(buffered.subarray(0, end).toString("latin1"))) return fail();
+        const rest = buffered.subarray(end + 4);
+        if (rest.length > 0) socket.unshift(rest);
+        resolveSocket(socket);
+      };
+      const fail = () => {
+        socket.destroy();
+        reject(new Refused({ host, port, reason: "upstream-failed" }));
+      };
+      socket.on("data", onData);
+      socket.once("error", fail);
+    });
+  };
+
+  const refuse = (err: unknown, host: string, port: number): EgressRefusal => {
+    const refusal = err instanceof Refused ? err.refusal : { host, port, reason: "upstream-failed" as const };
+    if (err instanceof Refused) options.onRefused?.({ ...route }, refusal);
+    else options.log.debug({ err, sessionId: route.sessionId }, "egress: connection failed");
+    return refusal;
+  };
+
+  const server = http.createServer((req, res) => {
+    // Plain HTTP through a proxy arrives with an absolute URI.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "");
+      if (url.protocol !== "http:") throw new Error("only http");
+    } catch {
+      options.onRefused?.({ ...route }, { host: "", port: 0, reason: "bad-request" });
+      res.writeHead(400, { "content-type": "text/plain", connection: "close" }).end("Bad proxy request");
+      return;
+    }
+    const port = Number(url.port || 80);
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    open(host, port).then(
+      (socket) => {
+        const headers = { ...req.headers };
+        for (const h of ["proxy-connection", "proxy-authorization", "connection", "keep-alive"]) delete headers[h];
+        const upstreamReq = http.request({
+          method: req.method, path: `${url.pathname}${url.search}`, headers, createConnection: () => socket,
+        });
+        upstreamReq.once("response", (upstreamRes) => {
+          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+          upstreamRes.pipe(res);
+        });
+        upstreamReq.once("error", () => res.destroy());
+        req.pipe(upstreamReq);
+      },
+      (err: unknown) => {
+        const refusal = refuse(err, host, port);
+        res.writeHead(refusal.reason === "upstream-failed" ? 502 : 403, { "content-type": "text/plain", connection: "close" });
+        res.end(`Vessel egress policy: ${refusal.reason}`);
+      },
+    );
+  });
+
+  server.on("connect", (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+    sockets.add(client);
+    client.once("close", () => sockets.delete(client));
+    client.on("error", () => client.destroy());
+    const target = parseAuthority(req.url ?? "");
+    if (!target) {
+      options.onRefused?.({ ...route }, { host: "", port: 0, reason: "bad-request" });
+      client.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    open(target.host, target.port).then(
+      (upstream) => {
+        sockets.add(upstream);
+        upstream.once("close", () => sockets.delete(upstream));
+        upstream.setNoDelay(true);
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        if (head.length > 0) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+        const end = () => {
+          upstream.destroy();
+          client.destroy();
+        };
+        upstream.once("error", end);
+        upstream.once("close", end);
+        client.once("close", end);
+      },
+      (err: unknown) => {
+        const refusal = refuse(err, target.host, target.port);
+        client.end(`HTTP/1.1 ${refusal.reason === "upstream-failed" ? "502 Bad Gateway" : "403 Forbidden"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      },
+    );
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolveListen());
+  });
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    route,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
