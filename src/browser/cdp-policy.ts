@@ -1,0 +1,70 @@
+import path from "node:path";
+
+/**
+ * What a CDP client may not ask of its session's Chromium, because it reaches the host rather than
+ * the web (security.md §1.13, I49–I55): local files, browser-internal pages, download folders and
+ * uploads outside the session's own folder, extensions from disk, and proxies that would route
+ * around the egress policy. Everything else passes untouched.
+ */
+
+/** Any of these bytes in a message means it needs a closer look; most messages contain none. */
+export const suspiciousMarkers = [
+  "file:", "chrome:", "devtools:", "chrome-extension:", "view-source:", "chrome-untrusted:",
+  "DownloadBehavior", "setFileInputFiles", "loadUnpacked", "roxyServer", "roxyBypass", "executeBrowserCommand", "loadNetworkResource",
+].map((m) => Buffer.from(m, "latin1"));
+
+/** A cheap look at a raw message: true when no marker is present, so it cannot be refused. */
+export function plainlyHarmless(payload: Buffer): boolean {
+  for (const marker of suspiciousMarkers) if (payload.indexOf(marker) >= 0) return false;
+  return true;
+}
+
+const hostSchemes = /^\s*(?:file|chrome|devtools|chrome-extension|chrome-untrusted|view-source)\s*:/i;
+
+/** Methods refused whatever their parameters. */
+const refusedMethods: Record<string, string> = {
+  "Extensions.loadUnpacked": "loading extensions from the server's disk is not allowed",
+  "Browser.executeBrowserCommand": "browser commands are not allowed",
+};
+
+/** Parameters that name a URL the browser would load. */
+const urlParams = new Set(["url", "frameURL", "baseURL"]);
+
+export interface CdpMessage {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  sessionId?: unknown;
+}
+
+function insideFolder(folder: string, candidate: unknown): boolean {
+  if (typeof candidate !== "string" || !path.isAbsolute(candidate)) return false;
+  const resolved = path.resolve(candidate);
+  return resolved === folder || resolved.startsWith(folder + path.sep);
+}
+
+/** Why the message is refused, or null when it may go to Chromium. `downloads` is the session's own folder. */
+export function policyRefusal(message: CdpMessage, downloads: string): string | null {
+  const method = typeof message.method === "string" ? message.method : "";
+  const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
+  if (refusedMethods[method]) return refusedMethods[method]!;
+  if (method === "Browser.setDownloadBehavior" || method === "Page.setDownloadBehavior") {
+    const behavior = params.behavior;
+    if ((behavior === "allow" || behavior === "allowAndName") && !insideFolder(path.resolve(downloads), params.downloadPath)) {
+      return `downloads may only be saved in the session's folder (${downloads})`;
+    }
+  }
+  if (method === "DOM.setFileInputFiles") {
+    const files = Array.isArray(params.files) ? params.files : [];
+    if (!files.every((f) => insideFolder(path.resolve(downloads), f))) return "uploads may only come from the session's own folder";
+  }
+  if (method === "Target.createBrowserContext" && (params.proxyServer !== undefined || params.proxyBypassList !== undefined)) {
+    return "browser contexts cannot set their own proxy (traffic leaves through the session's egress policy)";
+  }
+  for (const [name, value] of Object.entries(params)) {
+    if (urlParams.has(name) && typeof value === "string" && hostSchemes.test(value)) {
+      return `${value.split(":")[0]}: addresses reach the server, not the web, and are not allowed`;
+    }
+  }
+  return null;
+}
