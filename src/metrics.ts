@@ -1,0 +1,111 @@
+import { timingSafeEqual, createHash } from "node:crypto";
+import type { Request, Response } from "express";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { AppDeps } from "./services/context.ts";
+
+/**
+ * Prometheus metrics of one node. Gauges are read when scraped (from the pool, the runtime, the
+ * audit writer and one grouped count of sessions), so the hot paths only touch counters and
+ * histograms. Each app has its own registry (tests run several in one process).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<"route" | "method" | "status">;
+  readonly httpDuration: Histogram<"route" | "method">;
+  readonly sessionCreate: Histogram<"outcome">;
+  readonly rateLimited: Counter<"kind">;
+  private deps: AppDeps | undefined;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: "vessel_process_" });
+    this.httpRequests = new Counter({
+      name: "vessel_http_requests_total", help: "HTTP requests answered, by route template, method and status.",
+      labelNames: ["route", "method", "status"], registers,
+    });
+    this.httpDuration = new Histogram({
+      name: "vessel_http_request_duration_seconds", help: "Time to answer HTTP requests, by route template.",
+      labelNames: ["route", "method"], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers,
+    });
+    this.sessionCreate = new Histogram({
+      name: "vessel_session_create_seconds", help: "Time from a create request to a RUNNING session (or its refusal).",
+      labelNames: ["outcome"], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers,
+    });
+    this.rateLimited = new Counter({
+      name: "vessel_rate_limited_total", help: "Requests refused by a rate limit.", labelNames: ["kind"], registers,
+    });
+    // Read at scrape time from the parts attached once the app is composed.
+    const self = this;
+    const read = (fn: (deps: AppDeps) => number) => function (this: Gauge) {
+      if (self.deps) this.set(fn(self.deps));
+    };
+    const gauge = (name: string, help: string, fn: (deps: AppDeps) => number) => new Gauge({ name, help, registers, collect: read(fn) });
+    gauge("vessel_pool_capacity", "Browsers this node may run at once.", (d) => d.browsers.report().capacity);
+    gauge("vessel_pool_in_use", "Browsers serving sessions.", (d) => d.browsers.report().inUse);
+    gauge("vessel_pool_free_slots", "Sessions this node can still start.", (d) => Math.max(0, d.browsers.report().capacity - d.browsers.report().inUse));
+    gauge("vessel_pool_warm", "Spare browsers launched and waiting.", (d) => d.browsers.report().warm);
+    gauge("vessel_cdp_connections", "Open CDP client connections on this node.", (d) => d.runtime.ids().reduce((n, id) => n + d.runtime.clientCount(id), 0));
+    gauge("vessel_live_view_connections", "Open live viewers on this node.", (d) => d.runtime.ids().reduce((n, id) => n + d.runtime.viewerCount(id), 0));
+    gauge("vessel_audit_queue_depth", "Audit entries waiting to be written.", (d) => d.audit.pending);
+    new Gauge({
+      name: "vessel_sessions", help: "Sessions owned by this node, by status (live ones; ended ones in the last hour).",
+      labelNames: ["status"], registers,
+      async collect() {
+        const deps = self.deps;
+        if (!deps) return;
+        const since = new Date(deps.now().getTime() - 3_600_000);
+        const rows = await deps.db.prisma.session.groupBy({
+          by: ["status"],
+          where: { nodeId: deps.nodeId, OR: [{ endedAt: null }, { endedAt: { gte: since } }] },
+          _count: { _all: true },
+        });
+        this.reset();
+        for (const status of ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]) {
+          this.set({ status }, rows.find((r) => r.status === status)?._count._all ?? 0);
+        }
+      },
+    });
+  }
+
+  /** Binds the scrape-time gauges to the app's parts. */
+  attach(deps: AppDeps): void {
+    this.deps = deps;
+  }
+
+  /** Express middleware: counts and times every request by its route template (never the raw path, which holds ids). */
+  observe() {
+    return (req: Request, res: Response, next: () => void) => {
+      const end = this.httpDuration.startTimer();
+      res.once("finish", () => {
+        const route = routeTemplate(req);
+        end({ route, method: req.method });
+        this.httpRequests.inc({ route, method: req.method, status: String(res.statusCode) });
+      });
+      next();
+    };
+  }
+
+  /** `GET /metrics`, behind a bearer token when one is configured (scrapers send it). */
+  handler(token: string | undefined) {
+    const expected = token ? createHash("sha256").update(token).digest() : undefined;
+    return async (req: Request, res: Response) => {
+      if (expected) {
+        const presented = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "";
+        if (!timingSafeEqual(createHash("sha256").update(presented).digest(), expected)) {
+          res.status(401).setHeader("WWW-Authenticate", 'Bearer realm="metrics"').type("text/plain").send("metrics need the configured token\n");
+          return;
+        }
+      }
+      res.setHeader("Content-Type", this.registry.contentType);
+      res.setHeader("Cache-Control", "no-store");
+      res.send(await this.registry.metrics());
+    };
+  }
+}
+
+/** The matched route's template (`/v1/sessions/:id`), or a fixed label for everything unmatched. */
+function routeTemplate(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof path === "string") return `${req.baseUrl}${path}`;
+  return "unmatched";
+}
