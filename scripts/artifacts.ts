@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { generate } from "@graphql-codegen/cli";
+import openapiTS, { astToString } from "openapi-typescript";
 import { printSchema } from "graphql";
 import codegenConfig from "../codegen.ts";
 import { schema } from "../src/graphql/schema.ts";
@@ -21,16 +22,21 @@ export const committedServerUrl = "http://localhost:8080";
 /** Builds every generated artifact in memory, in dependency order (codegen reads the printed schema). */
 export async function buildArtifacts(): Promise<Artifact[]> {
   const graphql: Artifact = { path: "schema/schema.graphql", content: `${printSchema(schema)}\n` };
-  const openapi: Artifact = {
-    path: "schema/openapi.json",
-    content: `${JSON.stringify(buildOpenApi(routes, committedServerUrl), null, 2)}\n`,
+  const document = buildOpenApi(routes, committedServerUrl);
+  const openapi: Artifact = { path: "schema/openapi.json", content: `${JSON.stringify(document, null, 2)}\n` };
+  // The client library's types come from the same document, so they can never disagree with the server.
+  const clientTypes: Artifact = {
+    path: "src/client/openapi.ts",
+    content: `// Generated from schema/openapi.json by scripts/generate.ts (openapi-typescript). Do not edit.\n${astToString(
+      await openapiTS(JSON.parse(openapi.content) as Parameters<typeof openapiTS>[0]),
+    )}`,
   };
   const generated = (await generate(
     { ...codegenConfig, cwd: root, schema: graphql.content, silent: true, verbose: false },
     false,
   )) as Array<{ filename: string; content: string }>;
   const codegen = generated.map((f) => ({ path: path.relative(root, path.resolve(root, f.filename)), content: f.content }));
-  return [graphql, openapi, ...codegen];
+  return [graphql, openapi, clientTypes, ...codegen];
 }
 
 /** Paths whose committed content differs from what the code generates now. */

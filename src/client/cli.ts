@@ -1,0 +1,228 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { TimeoutError, Vessel, VesselApiError, VesselError, type Session } from "./index.ts";
+
+/** Exit codes: scripts can tell a typo from a refusal from a wait that ran out. */
+export const exitCodes = { ok: 0, apiError: 1, usage: 2, timeout: 3 } as const;
+
+class UsageError extends Error {}
+
+interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Whether stderr is a terminal (the spinner shows only there). */
+  interactive: boolean;
+  env: Record<string, string | undefined>;
+}
+
+const globalOptions = {
+  "api-key": { type: "string" },
+  "base-url": { type: "string" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} satisfies ParseArgsConfig["options"];
+
+interface Command {
+  usage: string;
+  summary: string;
+  options?: ParseArgsConfig["options"];
+  args?: string[];
+  run(ctx: { vessel: Vessel; values: Record<string, unknown>; args: string[]; io: Io; json: boolean }): Promise<void>;
+}
+
+const table = (rows: string[][]): string => {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+};
+
+function sessionRows(sessions: Session[]): string {
+  if (sessions.length === 0) return "No sessions.";
+  return table([
+    ["ID", "STATUS", "REGION", "CREATED", "ENDED", "REASON"],
+    ...sessions.map((s) => [s.id, s.status, s.region, s.created_at, s.ended_at ?? "-", s.end_reason ?? "-"]),
+  ]);
+}
+
+function sessionDetail(s: Session): string {
+  const lines: Array<[string, string | null | undefined]> = [
+    ["id", s.id], ["status", s.status], ["end reason", s.end_reason], ["region", s.region], ["created", s.created_at],
+    ["expires", s.expires_at], ["ended", s.ended_at], ["profile", s.profile_id],
+    ["live view", s.live_view.interactive ? "interactive" : "view only"], ["connect_url", s.connect_url], ["live_view_url", s.live_view_url],
+  ];
+  return lines.filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => `${k.padEnd(14)}${v}`).join("\n");
+}
+
+/** A spinner on stderr while something is awaited (terminals only, so logs stay clean). */
+async function spinning<T>(io: Io, label: string, work: Promise<T>): Promise<T> {
+  if (!io.interactive) return work;
+  const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
+  let i = 0;
+  const timer = setInterval(() => io.err(`\r${frames[i++ % frames.length]} ${label}`), 100);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+    io.err("\r\x1b[K");
+  }
+}
+
+const print = (io: Io, json: boolean, value: unknown, human: () => string) => io.out(json ? JSON.stringify(value, null, 2) : human());
+
+const commands: Record<string, Command> = {
+  "sessions list": {
+    usage: "vessel sessions list [--status <status>] [--limit <n>]",
+    summary: "List the workspace's sessions (all pages), oldest first.",
+    options: { status: { type: "string" }, limit: { type: "string" } },
+    async run({ vessel, values, io, json }) {
+      const limit = values.limit === undefined ? Infinity : Number(values.limit);
+      if (!Number.isInteger(limit) && limit !== Infinity) throw new UsageError("--limit must be a whole number");
+      const status = values.status as Session["status"] | undefined;
+      const sessions: Session[] = [];
+      for await (const s of vessel.sessions.list(status ? { status } : {})) {
+        sessions.push(s);
+        if (sessions.length >= limit) break;
+      }
+      print(io, json, sessions, () => sessionRows(sessions));
+    },
+  },
+  "sessions create": {
+    usage: "vessel sessions create --region <region> [--profile <id>] [--interactive] [--instructions <text>] [--timeout <s>] [--wait-for-done] [--done-timeout <s>]",
+    summary: "Start a session; with --wait-for-done, wait until a person clicks Done in its live view.",
+    options: {
+      region: { type: "string" }, profile: { type: "string" }, interactive: { type: "boolean", default: false },
+      instructions: { type: "string" }, timeout: { type: "string" }, "wait-for-done": { type: "boolean", default: false },
+      "done-timeout": { type: "string" },
+    },
+    async run({ vessel, values, io, json }) {
+      if (typeof values.region !== "string") throw new UsageError("--region is required");
+      const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+      if (timeout !== undefined && !Number.isInteger(timeout)) throw new UsageError("--timeout must be a whole number of seconds");
+      const session = await spinning(io, "starting a session", vessel.sessions.create({
+        region: values.region,
+        ...(typeof values.profile === "string" ? { profileId: values.profile } : {}),
+        ...(values.interactive || values.instructions ? { liveView: { interactive: Boolean(values.interactive), ...(typeof values.instructions === "string" ? { instructions: values.instructions } : {}) } } : {}),
+        ...(timeout ? { timeoutSeconds: timeout } : {}),
+      }));
+      if (!values["wait-for-done"]) return print(io, json, session, () => sessionDetail(session));
+      if (!json) io.out(`${sessionDetail(session)}\n\nWaiting for someone to click Done in the live view…`);
+      const doneTimeout = Number(values["done-timeout"] ?? 600);
+      if (!Number.isInteger(doneTimeout) || doneTimeout < 1) throw new UsageError("--done-timeout must be a whole number of seconds");
+      const done = await spinning(io, "waiting for Done", vessel.sessions.waitForLiveViewDone(session.id, { timeoutSeconds: doneTimeout }));
+      print(io, json, { session, done }, () => `Done clicked at ${done.created_at}.`);
+    },
+  },
+  "sessions get": {
+    usage: "vessel sessions get <id>",
+    summary: "Show a session (with fresh addresses while it runs).",
+    args: ["id"],
+    async run({ vessel, args, io, json }) {
+      const s = await vessel.sessions.get(args[0]!);
+      print(io, json, s, () => sessionDetail(s));
+    },
+  },
+  "sessions release": {
+    usage: "vessel sessions release <id>",
+    summary: "End a session.",
+    args: ["id"],
+    async run({ vessel, args, io, json }) {
+      await vessel.sessions.release(args[0]!);
+      print(io, json, { id: args[0], released: true }, () => `Released ${args[0]}.`);
+    },
+  },
+  "sessions keepalive": {
+    usage: "vessel sessions keepalive <id>",
+    summary: "New connect_url and live_view_url; resets the idle countdown.",
+    args: ["id"],
+    async run({ vessel, args, io, json }) {
+      const s = await vessel.sessions.keepalive(args[0]!);
+      print(io, json, s, () => sessionDetail(s));
+    },
+  },
+  "sessions events": {
+    usage: "vessel sessions events <id> [--type <t1,t2>] [--wait <s>]",
+    summary: "A session's events, oldest first.",
+    args: ["id"],
+    options: { type: { type: "string" }, wait: { type: "string" } },
+    async run({ vessel, args, values, io, json }) {
+      const wait = values.wait === undefined ? undefined : Number(values.wait);
+      const page = await spinning(io, "reading events", vessel.sessions.events(args[0]!, {
+        ...(typeof values.type === "string" ? { types: values.type.split(",") } : {}),
+        ...(wait !== undefined ? { wait } : {}),
+      }));
+      print(io, json, page.items, () =>
+        page.items.length === 0
+          ? "No events."
+          : table([["ID", "TYPE", "AT", "DATA"], ...page.items.map((e) => [e.id, e.type, e.created_at, JSON.stringify(e.data)])]),
+      );
+    },
+  },
+};
+
+function help(): string {
+  const lines = Object.values(commands).map((c) => `  ${c.usage}\n      ${c.summary}`);
+  return [
+    "vessel — the Vessel command line",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "Options for every command:",
+    "  --api-key <key>    default: VESSEL_API_KEY",
+    "  --base-url <url>   default: VESSEL_BASE_URL, else http://localhost:8080",
+    "  --json             machine-readable output",
+    "  -h, --help         this help, or a command's",
+    "",
+    `Exit codes: ${exitCodes.ok} ok, ${exitCodes.apiError} the API refused or failed, ${exitCodes.usage} usage error, ${exitCodes.timeout} a wait ran out.`,
+  ].join("\n");
+}
+
+/** Runs one command line; returns the exit code (never exits the process itself, so tests can call it). */
+export async function runCli(argv: string[], io: Io): Promise<number> {
+  const name = argv.slice(0, 2).join(" ");
+  const command = commands[name];
+  if (!command) {
+    const wantsHelp = argv.length === 0 || argv.includes("--help") || argv.includes("-h");
+    (wantsHelp ? io.out : io.err)(wantsHelp ? help() : `Unknown command "${name}".\n\n${help()}`);
+    return wantsHelp ? exitCodes.ok : exitCodes.usage;
+  }
+  try {
+    const { values, positionals } = parseArgs({ args: argv.slice(2), options: { ...globalOptions, ...command.options }, allowPositionals: true, strict: true });
+    if (values.help) {
+      io.out(`${command.usage}\n\n${command.summary}`);
+      return exitCodes.ok;
+    }
+    const expected = command.args ?? [];
+    if (positionals.length !== expected.length) throw new UsageError(`expected ${expected.map((a) => `<${a}>`).join(" ") || "no arguments"}`);
+    const apiKey = (values["api-key"] as string | undefined) ?? io.env.VESSEL_API_KEY;
+    if (!apiKey) throw new UsageError("no API key: pass --api-key or set VESSEL_API_KEY");
+    const vessel = new Vessel({ apiKey, baseUrl: (values["base-url"] as string | undefined) ?? io.env.VESSEL_BASE_URL });
+    await command.run({ vessel, values, args: positionals, io, json: Boolean(values.json) });
+    return exitCodes.ok;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.err(`${(err as Error).message}\nUsage: ${command.usage}`);
+      return exitCodes.usage;
+    }
+    if (err instanceof TimeoutError) {
+      io.err(err.message);
+      return exitCodes.timeout;
+    }
+    if (err instanceof VesselApiError) {
+      io.err(`${err.name}: ${err.problem.detail ?? err.problem.title} (${err.status} ${err.slug})`);
+      return exitCodes.apiError;
+    }
+    if (err instanceof VesselError) {
+      io.err(err.message);
+      return exitCodes.apiError;
+    }
+    throw err;
+  }
+}
+
+export function processIo(): Io {
+  return {
+    out: (t) => process.stdout.write(`${t}\n`),
+    err: (t) => process.stderr.write(t.startsWith("\r") ? t : `${t}\n`),
+    interactive: Boolean(process.stderr.isTTY),
+    env: process.env,
+  };
+}

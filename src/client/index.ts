@@ -1,0 +1,220 @@
+import { randomUUID } from "node:crypto";
+import createClient, { type Client } from "openapi-fetch";
+import { errorFor, TimeoutError, VesselError, type Problem } from "./errors.ts";
+import type { components, operations, paths } from "./openapi.ts";
+
+export * from "./errors.ts";
+
+export type Session = components["schemas"]["Session"];
+export type SessionEvent = components["schemas"]["SessionEvent"];
+export type SessionStatus = Session["status"];
+type SessionListQuery = NonNullable<operations["sessions"]["parameters"]["query"]>;
+
+export interface RetryOptions {
+  /** Attempts in all, the first included (default 6). */
+  maxAttempts?: number;
+  /** Never keep retrying past this long since the first attempt (default 60 s). */
+  maxElapsedMs?: number;
+  /** First backoff; doubles each time, with full jitter (default 250 ms). */
+  baseDelayMs?: number;
+  /** Longest single backoff (default 10 s). */
+  maxDelayMs?: number;
+}
+
+export interface VesselOptions {
+  /** Default: `VESSEL_API_KEY`. */
+  apiKey?: string;
+  /** Default: `VESSEL_BASE_URL`, else http://localhost:8080. */
+  baseUrl?: string;
+  retry?: RetryOptions;
+  /** For tests and unusual runtimes. */
+  fetch?: typeof fetch;
+}
+
+export interface CreateSessionOptions {
+  region: string;
+  profileId?: string;
+  liveView?: { interactive?: boolean; instructions?: string };
+  timeoutSeconds?: number;
+  idleTimeoutSeconds?: number;
+  /** How long to wait for a session that is not RUNNING yet (default 60 s). */
+  waitSeconds?: number;
+}
+
+const live: readonly SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** What the API answered: its data, or a typed error; `retryable` says whether the same call may succeed later. */
+interface Outcome<T> {
+  data?: T;
+  error?: ReturnType<typeof errorFor>;
+  retryAfterMs?: number;
+  retryable: boolean;
+}
+
+/**
+ * The Vessel API from TypeScript. Every call retries what may succeed later — 429 (after its
+ * `Retry-After`), 503, other 5xx and network failures — with exponential backoff and jitter, within
+ * a bounded total time; creating a session sends one Idempotency-Key for all its attempts, so a retry
+ * can never start a second browser.
+ */
+export class Vessel {
+  readonly sessions: Sessions;
+  readonly baseUrl: string;
+  /** @internal */
+  readonly api: Client<paths>;
+  private readonly retry: Required<RetryOptions>;
+
+  constructor(options: VesselOptions = {}) {
+    const apiKey = options.apiKey ?? process.env.VESSEL_API_KEY;
+    if (!apiKey) throw new VesselError("No API key: pass { apiKey } or set VESSEL_API_KEY.");
+    this.baseUrl = (options.baseUrl ?? process.env.VESSEL_BASE_URL ?? "http://localhost:8080").replace(/\/+$/, "");
+    this.api = createClient<paths>({
+      baseUrl: this.baseUrl,
+      headers: { authorization: `Bearer ${apiKey}`, "user-agent": "vessel-client" },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    this.retry = { maxAttempts: 6, maxElapsedMs: 60_000, baseDelayMs: 250, maxDelayMs: 10_000, ...options.retry };
+    this.sessions = new Sessions(this);
+  }
+
+  /** Runs one API call with the retry policy; resolves with its data or rejects with the last typed error. */
+  async call<T>(attempt: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+    const started = Date.now();
+    for (let n = 1; ; n++) {
+      const outcome = await this.once(attempt);
+      if (!outcome.error && outcome.retryable === false) return outcome.data as T;
+      const backoff = Math.random() * Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (n - 1));
+      const delay = Math.max(backoff, outcome.retryAfterMs ?? 0);
+      const lastError = outcome.error ?? new VesselError("The request failed.");
+      if (!outcome.retryable || n >= this.retry.maxAttempts || Date.now() - started + delay > this.retry.maxElapsedMs) throw lastError;
+      await sleep(delay);
+    }
+  }
+
+  private async once<T>(attempt: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<Outcome<T>> {
+    let result: { data?: T; error?: unknown; response: Response };
+    try {
+      result = await attempt();
+    } catch (err) {
+      // No answer at all (connection refused or reset): worth another try.
+      const error = new VesselError(`Could not reach ${this.baseUrl}: ${(err as Error).message}`) as ReturnType<typeof errorFor>;
+      return { error, retryable: true };
+    }
+    const { response } = result;
+    if (response.ok) return { data: result.data, retryable: false };
+    const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+    const problem = isProblem(result.error)
+      ? result.error
+      : { type: "about:blank", title: response.statusText || "Error", status: response.status, detail: String(result.error ?? "") };
+    const error = errorFor(response.status, problem, retryAfter);
+    const retryable = response.status === 429 || response.status >= 500 || error.slug === "idempotency-key-in-use";
+    return { error, retryable, retryAfterMs: retryAfter === undefined ? undefined : retryAfter * 1000 };
+  }
+}
+
+function isProblem(value: unknown): value is Problem {
+  return typeof value === "object" && value !== null && typeof (value as Problem).type === "string" && typeof (value as Problem).status === "number";
+}
+
+function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+export class Sessions {
+  constructor(private readonly vessel: Vessel) {}
+
+  /** Starts a session and resolves once it is RUNNING (with `connect_url` and `live_view_url`). */
+  async create(options: CreateSessionOptions): Promise<Session> {
+    const idempotencyKey = randomUUID();
+    const body = {
+      region: options.region,
+      ...(options.profileId ? { profile_id: options.profileId } : {}),
+      ...(options.liveView ? { live_view: { interactive: options.liveView.interactive ?? false, ...(options.liveView.instructions ? { instructions: options.liveView.instructions } : {}) } } : {}),
+      ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}),
+      ...(options.idleTimeoutSeconds ? { idle_timeout_seconds: options.idleTimeoutSeconds } : {}),
+    };
+    const session = await this.vessel.call(() =>
+      this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }),
+    );
+    if (session.status === "RUNNING") return session;
+    return this.waitUntilRunning(session.id, (options.waitSeconds ?? 60) * 1000);
+  }
+
+  private async waitUntilRunning(id: string, ms: number): Promise<Session> {
+    const until = Date.now() + ms;
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+      const session = await this.get(id);
+      if (session.status === "RUNNING") return session;
+      if (!live.includes(session.status)) throw new VesselError(`Session ${id} ended (${session.status}) before it was running.`);
+      if (Date.now() + delay > until) throw new TimeoutError(`Session ${id} was not running after ${Math.round(ms / 1000)} s.`);
+      await sleep(delay);
+    }
+  }
+
+  get(id: string): Promise<Session> {
+    return this.vessel.call(() => this.vessel.api.GET("/v1/sessions/{id}", { params: { path: { id } } }));
+  }
+
+  /** One page of the workspace's sessions. */
+  listPage(query: SessionListQuery = {}) {
+    return this.vessel.call(() => this.vessel.api.GET("/v1/sessions", { params: { query } }));
+  }
+
+  /** Every session, page after page, in creation order: `for await (const s of vessel.sessions.list())`. */
+  async *list(query: Omit<SessionListQuery, "cursor"> = {}): AsyncGenerator<Session> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listPage({ ...query, ...(cursor ? { cursor } : {}) });
+      yield* page.items;
+      cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
+    } while (cursor);
+  }
+
+  /** Ends the session (idempotent). */
+  async release(id: string): Promise<void> {
+    await this.vessel.call(() =>
+      this.vessel.api.PATCH("/v1/sessions/{id}", { params: { path: { id } }, body: { status: "REQUEST_RELEASE" }, parseAs: "text" }),
+    );
+  }
+
+  /** Fresh `connect_url` and `live_view_url`; also resets the idle countdown. */
+  keepalive(id: string): Promise<Session> {
+    return this.vessel.call(() => this.vessel.api.POST("/v1/sessions/{id}:keepalive", { params: { path: { id } } }));
+  }
+
+  /** One read of the session's events (with `wait`, a long poll of up to 30 s). */
+  events(id: string, query: { after?: string; types?: string[]; limit?: number; wait?: number } = {}) {
+    const { types, ...rest } = query;
+    return this.vessel.call(() =>
+      this.vessel.api.GET("/v1/sessions/{id}/events", {
+        params: { path: { id }, query: { ...rest, ...(types?.length ? { type: types.join(",") } : {}) } },
+      }),
+    );
+  }
+
+  /**
+   * Resolves with the first `live_view.done` event (a person clicked Done in the live view), waiting
+   * at most `timeoutSeconds` by long polling (no tight loop). Rejects with TimeoutError naming the
+   * session, or VesselError when the session ends first.
+   */
+  async waitForLiveViewDone(id: string, options: { timeoutSeconds: number; after?: string }): Promise<SessionEvent> {
+    const until = Date.now() + options.timeoutSeconds * 1000;
+    let after = options.after;
+    for (;;) {
+      const remaining = Math.ceil((until - Date.now()) / 1000);
+      if (remaining <= 0) throw new TimeoutError(`No one clicked Done in the live view of session ${id} within ${options.timeoutSeconds} s.`);
+      const page = await this.events(id, { types: ["live_view.done"], wait: Math.min(30, remaining), ...(after ? { after } : {}) });
+      const done = page.items[0];
+      if (done) return done;
+      after = page.next_cursor ?? after;
+      // An empty answer before the wait ran out means the session ended.
+      const session = await this.get(id);
+      if (!live.includes(session.status)) throw new VesselError(`Session ${id} ended (${session.status}) before anyone clicked Done.`);
+    }
+  }
+}

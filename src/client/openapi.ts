@@ -1,0 +1,1588 @@
+// Generated from schema/openapi.json by scripts/generate.ts (openapi-typescript). Do not edit.
+export interface paths {
+    "/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service health
+         * @description The state of the database and the browser pool, the version, and the regions served.
+         */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions
+         * @description The workspace's sessions in creation (ULID) order; cursors stay stable while sessions are created. No tokens in lists.
+         */
+        get: operations["sessions"];
+        put?: never;
+        /**
+         * Create a browser session
+         * @description Starts a Chromium for the key's workspace and answers 201 once it is RUNNING, with `connect_url` and `live_view_url`. `Idempotency-Key` (a UUID) is required: the same key and body within 24 hours replays the first answer with 200 and `Idempotent-Replayed: true`; the same key with another body is 422; while the first is in flight, 409 with `Retry-After`. Requests refused before they run (400, 401, 403, 429) and failures (503, 5xx) store nothing, so they can be retried with the same key.
+         */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session
+         * @description With freshly minted `connect_url` and `live_view_url` while it runs.
+         */
+        get: operations["session"];
+        put?: never;
+        post?: never;
+        /**
+         * Force-stop a session (dashboard)
+         * @description For workspace owners and admins signed in to the dashboard. API keys get 403: they release with PATCH.
+         */
+        delete: operations["forceStopSession"];
+        options?: never;
+        head?: never;
+        /**
+         * Release a session
+         * @description `{"status": "REQUEST_RELEASE"}` ends the session: its browser closes and its sockets close. 204, also for a session that already ended.
+         */
+        patch: operations["releaseSession"];
+        trace?: never;
+    };
+    "/v1/sessions/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a session's events (long poll)
+         * @description What happened to the session, oldest first: `session.running`, `session.released`, `session.timed_out`, `session.failed`, `live_view.opened`, `live_view.closed`, `live_view.done` (the person clicked Done), `cdp.connected`, `cdp.disconnected`. Pass the answer's `next_cursor` as `after` to read on. With `wait` (up to 30 s) an empty answer is held until a matching event arrives or the session ends, so waiting for Done needs no tight loop: `GET /v1/sessions/{id}/events?type=live_view.done&wait=30`.
+         */
+        get: operations["sessionEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/live-view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Close a session's live views
+         * @description Every `live_view_url` handed out so far stops working and open viewers are dropped (they are told why); the session keeps running. A new link comes from keepalive. API keys of the session's workspace, or its dashboard owners and admins.
+         */
+        delete: operations["revokeLiveViews"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}:keepalive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-mint a session's tokens
+         * @description New `connect_url` and `live_view_url` (never past the session's hard end); also resets the idle countdown.
+         */
+        post: operations["keepaliveSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dashboard/ws/{slug}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a workspace's API keys
+         * @description Revoked keys stay listed, with their revocation time, for 90 days. Dashboard surface: a signed-in member of the workspace. API keys are refused with 403.
+         */
+        get: operations["apiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description The response carries the whole key in `secret`, once. Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dashboard/ws/{slug}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Immediate: the key fails authentication from the next request on, on every node. Idempotent. Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dashboard/ws/{slug}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a workspace's audit log
+         * @description One entry per authenticated call, denied ones included, newest first. Filter by `key_prefix`, `action`, `actor_user_id` and time. Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.
+         */
+        get: operations["auditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description An RFC 9457 problem document. */
+        Problem: {
+            /**
+             * Format: uri
+             * @description `{base_url}/errors/<slug>`; GET it for a description.
+             */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @description The request path. */
+            instance: string;
+            /** @description Reference for the server log. */
+            request_id?: string;
+            /** @description For validation failures: each offending field. */
+            errors?: {
+                field: string;
+                message: string;
+            }[];
+        };
+        ApiKey: {
+            /** @description The ULID inside the key. */
+            id: string;
+            label: string;
+            /** @description `vs_<id>`: everything left of the dot. Shown in lists and in the audit log. */
+            prefix: string;
+            created_at: string;
+            created_by_user_id: string | null;
+            /** @description Updated at most once a minute. */
+            last_used_at: string | null;
+            revoked_at: string | null;
+            revoked_by_user_id: string | null;
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        AuditEntry: {
+            id: string;
+            /** @description `vs_<id>` of the API key that made the call; null for dashboard users. */
+            key_prefix: string | null;
+            /** @description The dashboard user who made the call; null for API keys. */
+            actor_user_id: string | null;
+            /** @description For example `session.create`. */
+            action: string;
+            /** @description Identifier of the resource acted on. */
+            target: string | null;
+            /** @description The status the call answered with; denied calls are recorded too. */
+            http_status: number;
+            /** @description The request's id, as in the server log and problem documents. */
+            request_id: string | null;
+            /** @description The caller's address. */
+            ip: string | null;
+            /** @description ISO 8601. */
+            created_at: string;
+        };
+        AuditEntryList: {
+            items: components["schemas"]["AuditEntry"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        CreatedApiKey: {
+            /** @description The ULID inside the key. */
+            id: string;
+            label: string;
+            /** @description `vs_<id>`: everything left of the dot. Shown in lists and in the audit log. */
+            prefix: string;
+            created_at: string;
+            created_by_user_id: string | null;
+            /** @description Updated at most once a minute. */
+            last_used_at: string | null;
+            revoked_at: string | null;
+            revoked_by_user_id: string | null;
+            /** @description The whole key, `vs_<id>.<secret>`. Shown once: store it now. */
+            secret: string;
+        };
+        Health: {
+            /**
+             * @description `ok` when the database answers and browsers can be launched.
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            version: string;
+            /** @description Regions this deployment serves. */
+            regions: string[];
+            database: {
+                /** @enum {string} */
+                status: "ok" | "unavailable";
+                /** @enum {string} */
+                kind: "postgres" | "pglite";
+                latency_ms: number | null;
+            };
+            browser_pool: {
+                /** @enum {string} */
+                state: "ready" | "unavailable";
+                capacity: number;
+                in_use: number;
+                warm: number;
+            };
+        };
+        Session: {
+            /** @description `ses_<ULID>` */
+            id: string;
+            /** @enum {string} */
+            status: "PENDING" | "RUNNING" | "REQUEST_RELEASE" | "RELEASED" | "TIMED_OUT" | "FAILED";
+            end_reason: ("client_release" | "force_stop" | "timeout" | "idle_timeout" | "browser_crash" | "node_shutdown" | "launch_failed") | null;
+            region: string;
+            created_at: string;
+            started_at: string | null;
+            /** @description The hard end: at most 30 minutes after creation. */
+            expires_at: string;
+            ended_at: string | null;
+            timeout_seconds: number;
+            idle_timeout_seconds: number | null;
+            profile_id: string | null;
+            live_view: {
+                interactive: boolean;
+                instructions: string | null;
+                /** @description People watching the live view now (on the node that runs the session). */
+                viewers: number;
+            };
+            /** @description `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING. */
+            connect_url: string | null;
+            /** @description `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive. */
+            live_view_url: string | null;
+        };
+        SessionEvent: {
+            /** @description `evt_<ULID>`: events sort by id. */
+            id: string;
+            session_id: string;
+            /** @description For example `live_view.done`. */
+            type: string;
+            created_at: string;
+            /** @description Details by type: an end's `reason`, a viewer's `viewer_id`, a CDP client count. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        SessionEventList: {
+            items: components["schemas"]["SessionEvent"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        SessionList: {
+            items: components["schemas"]["Session"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sessions: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1–100 (default 20). */
+                limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page. Omit it for the first page. */
+                cursor?: string;
+                status?: "PENDING" | "RUNNING" | "REQUEST_RELEASE" | "RELEASED" | "TIMED_OUT" | "FAILED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A UUID, one per logical request. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A region this deployment serves (GET /v1/health lists them). */
+                    region: string;
+                    /** @description Start from a saved profile of this workspace. */
+                    profile_id?: string;
+                    live_view?: {
+                        /**
+                         * @description Let the viewer use mouse and keyboard.
+                         * @default false
+                         */
+                        interactive?: boolean;
+                        /** @description Shown to the person in the live view. */
+                        instructions?: string;
+                    };
+                    /** @description Hard end, at most 1800 (the default). */
+                    timeout_seconds?: number;
+                    /** @description Release the session after this long without a CDP client (default 300). */
+                    idle_timeout_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description `idempotency-key-missing`: Idempotency-Key missing; `idempotency-key-invalid`: Idempotency-Key invalid; `validation-failed`: Validation failed; `malformed-json`: Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency-key-in-use`: Idempotency-Key in use */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency-key-reused`: Idempotency-Key reused; `unknown-region`: Unknown region */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient-capacity`: Insufficient capacity */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    forceStopSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    status: "REQUEST_RELEASE";
+                };
+            };
+        };
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation-failed`: Validation failed; `malformed-json`: Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sessionEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events after this one: pass the previous answer's `next_cursor`. Omit it to read from the start. */
+                after?: string;
+                /** @description Only these types, comma-separated (session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected). */
+                type?: string;
+                /** @description At most this many events (1–100, default 100). */
+                limit?: number;
+                /** @description Long poll: when no event matches yet, hold the answer up to this many seconds (0–30) until one does or the session ends. */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionEventList"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeLiveViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    keepaliveSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict`: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed; `malformed-json`: Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    auditLog: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1–100 (default 20). */
+                limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page. Omit it for the first page. */
+                cursor?: string;
+                /** @description Only calls made with this API key: its prefix `vs_<id>`. */
+                key_prefix?: string;
+                /** @description Only this action, for example `session.create`. */
+                action?: string;
+                /** @description Only calls made by this dashboard user. */
+                actor_user_id?: string;
+                /** @description Only entries created at or after this time (inclusive). */
+                since?: string;
+                /** @description Only entries created before this time (exclusive). */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryList"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}
