@@ -1,0 +1,81 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { startPageServer } from "../support/sessions.ts";
+import { chromiumPath, servicesRequired } from "../support/services.ts";
+
+const hasChromium = chromiumPath() !== undefined;
+if (!hasChromium && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** Runs an example as a user would (`npx tsx examples/<name>.ts <url>`), with `onLine` seeing each line it prints. */
+function runExample(name: string, env: Record<string, string>, args: string[], onLine: (line: string) => void = () => {}) {
+  return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", `examples/${name}.ts`, ...args], { cwd: root, env: { ...process.env, ...env } });
+    const lines: string[] = [];
+    let stderr = "";
+    let partial = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      partial += chunk.toString();
+      const parts = partial.split("\n");
+      partial = parts.pop()!;
+      for (const line of parts) {
+        lines.push(line);
+        onLine(line);
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, lines, stderr });
+    });
+  });
+}
+
+describe.skipIf(!hasChromium)("the examples run green against a local server", () => {
+  let t: TestApp;
+  let ws: Seeded;
+  let site: Awaited<ReturnType<typeof startPageServer>>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    t = await startTestApp();
+    ws = await seedWorkspace(t);
+    site = await startPageServer();
+    env = { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url };
+  });
+  afterAll(async () => {
+    await site?.close();
+    await t?.stop();
+  });
+
+  const releasedAll = async () =>
+    expect(await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id, status: "RUNNING" } })).toBe(0);
+
+  it("puppeteer", async () => {
+    const run = await runExample("puppeteer", env, [site.url]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.lines.at(-1)!)).toMatchObject({ title: "Vessel test page" });
+    await releasedAll();
+  }, 60_000);
+
+  it("playwright", async () => {
+    const run = await runExample("playwright", env, [site.url]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.lines.at(-1)!)).toMatchObject({ title: "Vessel test page", heading: "hello from loopback" });
+    await releasedAll();
+  }, 60_000);
+
+  it("hand-off: waits for Done, then carries on", async () => {
+    const run = await runExample("hand-off", env, [site.url], (line) => {
+      const { session, live_view_url } = JSON.parse(line) as { session?: string; live_view_url?: string };
+      // The person clicks Done (the live-view tests click the real button; here the event is recorded directly).
+      if (session && live_view_url) void t.app.deps.events.record(session, "live_view.done", { viewer_id: "example" });
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.lines.at(-1)!)).toMatchObject({ title: "Vessel test page" });
+    await releasedAll();
+  }, 60_000);
+});
