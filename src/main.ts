@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from "./config.ts";
 import { createApp } from "./app.ts";
+import { provisionFirstKey } from "./services/first-start.ts";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -16,6 +17,10 @@ try {
 
 const app = await createApp(config).catch((err: Error) => fail(`Vessel could not start: ${err.message}`));
 await app.start().catch((err: Error) => fail(`Vessel could not listen on ${config.host}:${config.port}: ${err.message}`));
+if (!config.database.url) {
+  const file = await provisionFirstKey(app.deps, config.database.dataDir);
+  if (file) app.deps.log.warn({ file }, "first start: created workspace \"default\" and an API key, written to this file (export VESSEL_API_KEY=$(cat <file>))");
+}
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
