@@ -18,6 +18,13 @@ if [ ! -f src/generated/prisma/client.ts ] || [ prisma/schema.prisma -nt src/gen
   npx --no-install prisma generate >/dev/null
 fi
 
+# The dashboard (React, built by Vite into dist/dashboard) when it is missing or older than its sources.
+if [ ! -f dist/dashboard/index.html ] ||
+  [ -n "$(find src/dashboard src/gql -type f -newer dist/dashboard/index.html -print -quit)" ]; then
+  echo "vessel setup: building the dashboard"
+  npx --no-install vite build --config src/dashboard/vite.config.ts
+fi
+
 have_chromium() {
   command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 ||
     [ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ]
