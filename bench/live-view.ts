@@ -1,0 +1,409 @@
+// The live view against reading the screencast straight from Chromium. One run prints:
+//  (a) screencast frames/s and JPEG bytes/s on the same animated page, read three ways, in rounds
+//      that alternate which goes first (medians of the rounds):
+//        direct  Page.startScreencast on our own CDP connection to the session's Chromium, each
+//                frame acknowledged on arrival (the most a reader can get);
+//        socket  the viewer path (/live-view/socket) read by a client in this process that speaks
+//                the viewer protocol and acknowledges each frame on arrival;
+//        page    the viewer path read by the real viewer page in a headless browser (decoded and
+//                drawn on its canvas; its own counters);
+//  (b) input-to-frame latency: a click flips a big square between black and white, and the time
+//      to the first frame showing the flip is taken (medians and p95 over the clicks):
+//        direct  Input.dispatchMouseEvent on our CDP connection → arrival of that frame;
+//        socket  a `mouse` message on the viewer socket → arrival of that frame;
+//        page    a real click on the viewer's canvas → that frame drawn (timed inside the page).
+//      Frames are decoded (JPEG) in a headless browser to find the first one showing the flip;
+//      arrival times are taken before any decoding.
+// The server runs in this process; the session's Chromium and the viewer's are separate
+// processes. Loopback only; every browser is closed at the end. Never part of the tests.
+//
+//   npm run bench:live-view
+//   BENCH_LV_ROUNDS=5 BENCH_LV_SECONDS=3 BENCH_LV_CLICKS=15
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { chromium, type Browser as ViewerBrowser, type Page as ViewerPage } from "playwright-core";
+import puppeteer from "puppeteer-core";
+import WebSocket from "ws";
+import { findChromium } from "../src/browser/chromium.ts";
+import { CdpConnection } from "../src/live-view/cdp.ts";
+import { frameBounds } from "../src/live-view/protocol.ts";
+import { QUALITY_MAX } from "../src/live-view/screencast.ts";
+import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
+import { createSession, type SessionBody } from "../test/support/sessions.ts";
+
+const num = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+const rounds = num("BENCH_LV_ROUNDS", 5);
+const seconds = num("BENCH_LV_SECONDS", 3);
+const clicks = num("BENCH_LV_CLICKS", 15);
+const executablePath = findChromium(process.env.BENCH_CHROMIUM);
+if (!executablePath) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
+
+/** The viewer's window; its canvas (below the bar) sets the frame bounds for every reader alike. */
+const VIEWER = { width: 1280, height: 800 };
+/** The square the clicks flip (CSS px of the session's 800×600 viewport). */
+const SQUARE = { x: 150, y: 200, size: 200 };
+const SQUARE_CENTRE = { x: SQUARE.x + SQUARE.size / 2, y: SQUARE.y + SQUARE.size / 2 };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const pct = (xs: number[], p: number) => (xs.length === 0 ? NaN : sorted(xs)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))]!);
+const median = (xs: number[]) => pct(xs, 50);
+const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+
+// ---------------------------------------------------------------------------------------------
+// The session's page: a canvas animated every frame (moving gradient, shapes and text, so the JPEGs
+// are of a realistic size) and, above it, a square that each mousedown flips between black and white.
+
+const animatedPage = `<!doctype html><html><head><title>Animated</title><style>body{margin:0;overflow:hidden;background:#222}
+#c{position:absolute;left:0;top:0}#flip{position:absolute;left:${SQUARE.x}px;top:${SQUARE.y}px;width:${SQUARE.size}px;height:${SQUARE.size}px;background:#000}</style></head>
+<body><canvas id="c" width="800" height="600"></canvas><div id="flip"></div><script>
+const g = document.getElementById("c").getContext("2d");
+let n = 0;
+function paint() {
+  n++;
+  const grd = g.createLinearGradient(0, 0, 800, 600);
+  grd.addColorStop(0, "hsl(" + (n % 360) + ",70%,50%)");
+  grd.addColorStop(1, "hsl(" + ((n + 180) % 360) + ",70%,35%)");
+  g.fillStyle = grd;
+  g.fillRect(0, 0, 800, 600);
+  for (let i = 0; i < 60; i++) {
+    g.fillStyle = "hsl(" + ((i * 37 + n * 3) % 360) + ",80%,60%)";
+    g.fillRect((i * 53 + n * 4) % 800, (i * 97 + n * 2) % 600, 24 + (i % 5) * 6, 24 + (i % 3) * 8);
+  }
+  g.fillStyle = "#fff";
+  g.font = "28px sans-serif";
+  for (let i = 0; i < 6; i++) g.fillText("frame " + n + " · row " + i, 420, 60 + i * 40);
+  requestAnimationFrame(paint);
+}
+requestAnimationFrame(paint);
+let white = false;
+addEventListener("mousedown", () => {
+  white = !white;
+  document.getElementById("flip").style.background = white ? "#fff" : "#000";
+});
+</script></body></html>`;
+
+async function startPage(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((_req, res) => {
+    res.setHeader("content-type", "text/html");
+    res.end(animatedPage);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Readers
+
+interface Rate {
+  fps: number;
+  bytesPerSecond: number;
+}
+
+interface Arrival {
+  at: number;
+  jpeg: Buffer;
+}
+
+/** Our own CDP connection to the session's tab, with a screencast acknowledged on arrival. */
+async function directScreencast(endpoint: string, targetId: string, bounds: { maxWidth: number; maxHeight: number }, onFrame: (a: Arrival) => void) {
+  const cdp = await CdpConnection.connect(endpoint);
+  const { sessionId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
+  cdp.on("Page.screencastFrame", (p: { data: string; sessionId: number }, sid) => {
+    if (sid !== sessionId) return;
+    const at = performance.now();
+    cdp.post("Page.screencastFrameAck", { sessionId: p.sessionId }, sessionId);
+    onFrame({ at, jpeg: Buffer.from(p.data, "base64") });
+  });
+  await cdp.send("Page.startScreencast", { format: "jpeg", quality: QUALITY_MAX, everyNthFrame: 1, ...bounds }, sessionId);
+  return {
+    click: (x: number, y: number) => {
+      for (const type of ["mousePressed", "mouseReleased"]) {
+        cdp.post("Input.dispatchMouseEvent", { type, x, y, button: "left", buttons: type === "mousePressed" ? 1 : 0, clickCount: 1 }, sessionId);
+      }
+    },
+    async close() {
+      await cdp.send("Page.stopScreencast", {}, sessionId).catch(() => {});
+      cdp.close();
+    },
+  };
+}
+
+/** A client of the viewer socket in this process: the protocol, acknowledging each frame on arrival. */
+async function socketViewer(t: TestApp, token: string, size: { w: number; h: number; dpr: number }, onFrame: (a: Arrival) => void) {
+  const ws = new WebSocket(`${t.url.replace(/^http/, "ws")}/live-view/socket`, { origin: new URL(t.config.publicBaseUrl).origin, perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  let seq = 0;
+  ws.on("message", (data, isBinary) => {
+    if (!isBinary) return;
+    const at = performance.now();
+    const buf = data as Buffer;
+    seq = buf.readUInt32BE(0);
+    ws.send(JSON.stringify({ t: "ack", n: seq }));
+    onFrame({ at, jpeg: buf.subarray(8) });
+  });
+  ws.send(JSON.stringify({ t: "auth", token, ...size }));
+  return {
+    click: (fx: number, fy: number) => {
+      for (const e of ["down", "up"]) ws.send(JSON.stringify({ t: "mouse", e, x: fx, y: fy, b: "left", bs: e === "down" ? 1 : 0, c: 1, m: 0, f: seq }));
+    },
+    close: () => new Promise<void>((resolve) => {
+      ws.once("close", () => resolve());
+      ws.close();
+    }),
+  };
+}
+
+async function measure(warmupMs: number, count: () => { frames: number; bytes: number } | Promise<{ frames: number; bytes: number }>): Promise<Rate> {
+  await sleep(warmupMs);
+  const a = await count();
+  const t0 = performance.now();
+  await sleep(seconds * 1000);
+  const b = await count();
+  const dt = (performance.now() - t0) / 1000;
+  return { fps: (b.frames - a.frames) / dt, bytesPerSecond: (b.bytes - a.bytes) / dt };
+}
+
+// ---------------------------------------------------------------------------------------------
+// JPEG decoding for the latency figures: in a headless page, after the fact.
+
+/** Brightness (0–255) of the square's centre in each frame. Frames are 4:3 like the viewport. */
+async function squareBrightness(decoder: ViewerPage, jpegs: Buffer[]): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < jpegs.length; i += 20) {
+    const batch = jpegs.slice(i, i + 20).map((j) => j.toString("base64"));
+    out.push(
+      ...(await decoder.evaluate(
+        async ({ batch, centre }) => {
+          const results: number[] = [];
+          for (const b64 of batch) {
+            const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+            const bmp = await createImageBitmap(new Blob([bytes], { type: "image/jpeg" }));
+            const canvas = new OffscreenCanvas(bmp.width, bmp.height);
+            const g = canvas.getContext("2d")!;
+            g.drawImage(bmp, 0, 0);
+            const d = g.getImageData(Math.floor((centre.x / 800) * bmp.width), Math.floor((centre.y / 600) * bmp.height), 1, 1).data;
+            results.push((d[0]! + d[1]! + d[2]!) / 3);
+          }
+          return results;
+        },
+        { batch, centre: SQUARE_CENTRE },
+      )),
+    );
+  }
+  return out;
+}
+
+/** For each click (time and the colour it flips the square to), the delay to the first frame showing it. */
+async function latencies(decoder: ViewerPage, arrivals: Arrival[], sent: Array<{ at: number; white: boolean }>): Promise<number[]> {
+  const brightness = await squareBrightness(decoder, arrivals.map((a) => a.jpeg));
+  const out: number[] = [];
+  for (const click of sent) {
+    const i = arrivals.findIndex((a, k) => a.at >= click.at && (click.white ? brightness[k]! > 200 : brightness[k]! < 55));
+    if (i >= 0) out.push(arrivals[i]!.at - click.at);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const t = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "2", VESSEL_BROWSER_WARM: "0" } });
+  const page = await startPage();
+  let viewers: ViewerBrowser | undefined;
+  try {
+    const seeded = await seedWorkspace(t);
+    const { body: session } = await createSession(t, seeded.key, { region: "us-east1", live_view: { interactive: true } });
+    const driver = await puppeteer.connect({ browserWSEndpoint: session.connect_url!, defaultViewport: null });
+    const tab = await driver.newPage();
+    await tab.goto(page.url);
+    const cdpSession = await tab.createCDPSession();
+    const { targetInfo } = await cdpSession.send("Target.getTargetInfo");
+    await cdpSession.detach();
+    const lease = t.app.deps.runtime.endpoint(session.id)!;
+    viewers = await chromium.launch({
+      executablePath,
+      args: [...(process.getuid?.() === 0 ? ["--no-sandbox"] : []), "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-sync"],
+    });
+    const freshToken = async () => {
+      const s = (await (await fetch(`${t.url}/v1/sessions/${session.id}`, { headers: bearer(seeded.key) })).json()) as SessionBody;
+      return { url: s.live_view_url!, token: new URL(s.live_view_url!).searchParams.get("token")! };
+    };
+
+    // The viewer's canvas size decides the bounds; the direct reader and the socket client use the same.
+    const probe = await (await viewers.newContext({ viewport: VIEWER })).newPage();
+    await probe.goto((await freshToken()).url);
+    await probe.waitForFunction(() => Number(document.getElementById("screen")!.dataset.frames ?? 0) > 0);
+    const canvas = await probe.evaluate(() => {
+      const stage = document.getElementById("stage")!;
+      return { w: Math.round(stage.clientWidth), h: Math.round(stage.clientHeight), dpr: window.devicePixelRatio || 1 };
+    });
+    await probe.context().close();
+    const bounds = frameBounds(canvas.w, canvas.h, canvas.dpr);
+
+    console.log(`Live view: ${rounds} rounds × ${seconds} s per reader, alternating order; frames ≤ ${bounds.maxWidth}×${bounds.maxHeight} device px, JPEG quality ${QUALITY_MAX} to start.`);
+    console.log(`Chromium ${executablePath}; the session's page animates every frame (800×600). ${new Date().toISOString()}\n`);
+
+    const readers = {
+      direct: async (): Promise<Rate> => {
+        let frames = 0;
+        let bytes = 0;
+        const d = await directScreencast(lease.wsEndpoint, targetInfo.targetId, bounds, (a) => {
+          frames++;
+          bytes += a.jpeg.length;
+        });
+        const rate = await measure(500, () => ({ frames, bytes }));
+        await d.close();
+        return rate;
+      },
+      socket: async (): Promise<Rate> => {
+        let frames = 0;
+        let bytes = 0;
+        const v = await socketViewer(t, (await freshToken()).token, canvas, (a) => {
+          frames++;
+          bytes += a.jpeg.length;
+        });
+        const rate = await measure(1000, () => ({ frames, bytes }));
+        await v.close();
+        return rate;
+      },
+      page: async (): Promise<Rate> => {
+        const context = await viewers!.newContext({ viewport: VIEWER });
+        const p = await context.newPage();
+        await p.goto((await freshToken()).url);
+        await p.waitForFunction(() => Number(document.getElementById("screen")!.dataset.frames ?? 0) > 5);
+        const rate = await measure(500, () =>
+          p.evaluate(() => {
+            const d = document.getElementById("screen")!.dataset;
+            return { frames: Number(d.frames ?? 0), bytes: Number(d.bytes ?? 0) };
+          }),
+        );
+        await context.close();
+        return rate;
+      },
+    };
+    const names = Object.keys(readers) as Array<keyof typeof readers>;
+    const results: Record<string, Rate[]> = { direct: [], socket: [], page: [] };
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? names : [...names].reverse();
+      for (const name of order) results[name]!.push(await readers[name]());
+      await sleep(300);
+    }
+    const med = (name: string) => ({ fps: median(results[name]!.map((x) => x.fps)), bps: median(results[name]!.map((x) => x.bytesPerSecond)) });
+    const direct = med("direct");
+    console.log("(a) Screencast throughput (medians)      frames/s   KiB/s     vs direct (frames)   each round's frames/s");
+    for (const name of names) {
+      const m = med(name);
+      const label = { direct: "direct CDP screencast", socket: "viewer socket (protocol client)", page: "viewer page (decoded, drawn)" }[name];
+      const ratio = name === "direct" ? "" : `${f((m.fps / direct.fps) * 100, 0)}%`;
+      console.log(
+        `    ${label.padEnd(36)} ${f(m.fps).padStart(8)}   ${f(m.bps / 1024, 0).padStart(6)}    ${ratio.padStart(6)}${name === "direct" ? "      " : ""}               ${results[name]!.map((x) => f(x.fps)).join(" ")}`,
+      );
+    }
+    const pageRatio = med("page").fps / direct.fps;
+    const socketRatio = med("socket").fps / direct.fps;
+    console.log(`    goal: viewer path ≥ 90% of the direct frame rate: socket ${f(socketRatio * 100, 0)}% (${socketRatio >= 0.9 ? "met" : "NOT MET"}), page ${f(pageRatio * 100, 0)}% (${pageRatio >= 0.9 ? "met" : "NOT MET"})`);
+    console.log("    (the page decodes and draws every frame in a software-rendered browser on the same CPU as the session's Chromium)\n");
+
+    // (b) Latency. The decoder page only decodes frames after each run.
+    const decoder = await (await viewers.newContext()).newPage();
+    const fx = SQUARE_CENTRE.x / 800;
+    const fy = SQUARE_CENTRE.y / 600;
+    let white = false;
+    const flipsTo = () => (white = !white);
+
+    const directLatency = async () => {
+      const arrivals: Arrival[] = [];
+      const sent: Array<{ at: number; white: boolean }> = [];
+      const d = await directScreencast(lease.wsEndpoint, targetInfo.targetId, bounds, (a) => arrivals.push(a));
+      await sleep(500);
+      for (let i = 0; i < clicks; i++) {
+        sent.push({ at: performance.now(), white: flipsTo() });
+        d.click(SQUARE_CENTRE.x, SQUARE_CENTRE.y);
+        await sleep(250 + Math.random() * 100);
+      }
+      await d.close();
+      return latencies(decoder, arrivals, sent);
+    };
+    const socketLatency = async () => {
+      const arrivals: Arrival[] = [];
+      const sent: Array<{ at: number; white: boolean }> = [];
+      const v = await socketViewer(t, (await freshToken()).token, canvas, (a) => arrivals.push(a));
+      await sleep(1000);
+      for (let i = 0; i < clicks; i++) {
+        sent.push({ at: performance.now(), white: flipsTo() });
+        v.click(fx, fy);
+        await sleep(250 + Math.random() * 100);
+      }
+      await v.close();
+      return latencies(decoder, arrivals, sent);
+    };
+    const pageLatency = async () => {
+      const context = await viewers!.newContext({ viewport: VIEWER });
+      const p = await context.newPage();
+      await p.goto((await freshToken()).url);
+      await p.waitForFunction(() => Number(document.getElementById("screen")!.dataset.frames ?? 0) > 5);
+      // Inside the page: the time of each pointerdown, and of each drawn frame whose square changed
+      // colour (read from the canvas right after the draw, which bumps data-frames).
+      // A string, not a function: tsx's transpiler would add helpers the page does not have.
+      await p.evaluate(`(() => {
+        const square = ${JSON.stringify(SQUARE_CENTRE)};
+        const canvas = document.getElementById("screen");
+        const g = canvas.getContext("2d");
+        window.lat = { downs: [], flips: [] };
+        canvas.addEventListener("pointerdown", () => window.lat.downs.push(performance.now()), { capture: true });
+        const sample = () => {
+          const s = Math.min(canvas.width / 800, canvas.height / 600);
+          const x = Math.floor((canvas.width - 800 * s) / 2 + square.x * s);
+          const y = Math.floor((canvas.height - 600 * s) / 2 + square.y * s);
+          const d = g.getImageData(x, y, 1, 1).data;
+          return (d[0] + d[1] + d[2]) / 3;
+        };
+        let last = sample() > 128;
+        new MutationObserver(() => {
+          const now = sample() > 128;
+          if (now !== last) window.lat.flips.push({ at: performance.now(), white: now });
+          last = now;
+        }).observe(canvas, { attributes: true, attributeFilter: ["data-frames"] });
+      })()`);
+      const box = (await p.locator("#screen").boundingBox())!;
+      const s = Math.min(box.width / 800, box.height / 600);
+      const at = { x: box.x + (box.width - 800 * s) / 2 + SQUARE_CENTRE.x * s, y: box.y + (box.height - 600 * s) / 2 + SQUARE_CENTRE.y * s };
+      for (let i = 0; i < clicks; i++) {
+        await p.mouse.click(at.x, at.y);
+        await sleep(250 + Math.random() * 100);
+      }
+      const lat = await p.evaluate(() => (window as unknown as { lat: { downs: number[]; flips: Array<{ at: number }> } }).lat);
+      await context.close();
+      // The square's state at the start is whatever earlier runs left; each click flips it.
+      return lat.downs.map((down) => lat.flips.find((flip) => flip.at >= down)).flatMap((flip, i) => (flip ? [flip.at - lat.downs[i]!] : []));
+    };
+
+    const lat: Record<string, number[]> = { direct: [], socket: [], page: [] };
+    const latencyRuns = { direct: directLatency, socket: socketLatency, page: pageLatency };
+    // Each click flips the square: its colour after the previous run is whatever the click count says.
+    for (const name of names) {
+      lat[name]!.push(...(await latencyRuns[name]()));
+    }
+    console.log(`(b) Input to frame: click → first frame showing its effect (${clicks} clicks each)    p50 ms   p95 ms   found`);
+    const latLabel = { direct: "direct CDP (arrival)", socket: "viewer socket (arrival)", page: "viewer page (drawn)" };
+    for (const name of names) {
+      const xs = lat[name]!;
+      console.log(`    ${latLabel[name].padEnd(76)} ${f(median(xs)).padStart(6)}   ${f(pct(xs, 95)).padStart(6)}   ${xs.length}/${clicks}`);
+    }
+    await driver.disconnect();
+  } finally {
+    await viewers?.close();
+    await t.stop();
+    await page.close();
+  }
+}
+
+await main();

@@ -1,0 +1,149 @@
+import type { CdpConnection } from "./cdp.ts";
+import type { TabInfo } from "./protocol.ts";
+
+interface TargetInfo {
+  targetId: string;
+  type: string;
+  title: string;
+  url: string;
+}
+
+const MAX_TITLE = 200;
+const MAX_URL = 2000;
+/** Title and address changes arrive in bursts while a page loads; the viewer hears at most this often. */
+const NOTIFY_EVERY_MS = 150;
+/**
+ * Chromium reports a tab's new address but not its new title (the page sets it as it loads), so the
+ * list is read again shortly after each change and every few seconds while someone watches.
+ */
+const REREAD_AFTER_CHANGE_MS = [300, 1_500];
+const REREAD_EVERY_MS = 3_000;
+const LOADED_AT_TIMEOUT_MS = 1_000;
+
+const isBlank = (url: string) => url === "" || url === "about:blank";
+const toTab = (t: TargetInfo): TabInfo => ({ id: t.targetId, title: t.title.slice(0, MAX_TITLE), url: t.url.slice(0, MAX_URL) });
+
+/**
+ * The session's page tabs, kept current from Target.setDiscoverTargets. Only `page` targets are
+ * tabs (service workers, iframes and the browser itself are not something a person looks at).
+ */
+export class Tabs {
+  private readonly tabs = new Map<string, TabInfo>();
+  private notifyTimer: NodeJS.Timeout | undefined;
+  private rereadTimers: NodeJS.Timeout[] = [];
+  private pollTimer: NodeJS.Timeout | undefined;
+  private lastSent = "";
+  private started = false;
+  private readonly offs: Array<() => void> = [];
+
+  constructor(
+    private readonly cdp: CdpConnection,
+    private readonly on: { changed(): void; created(id: string): void; destroyed(id: string): void },
+  ) {
+    const upsert = (p: { targetInfo: TargetInfo }) => {
+      const t = p.targetInfo;
+      if (t.type !== "page") return;
+      const known = this.tabs.has(t.targetId);
+      this.tabs.set(t.targetId, toTab(t));
+      if (!known) this.on.created(t.targetId);
+      this.schedule();
+      this.rereadSoon();
+    };
+    const remove = (p: { targetId: string }) => {
+      if (!this.tabs.delete(p.targetId)) return;
+      this.on.destroyed(p.targetId);
+      this.schedule();
+    };
+    this.offs.push(
+      cdp.on("Target.targetCreated", upsert),
+      cdp.on("Target.targetInfoChanged", upsert),
+      cdp.on("Target.targetDestroyed", remove),
+      cdp.on("Target.targetCrashed", remove),
+    );
+  }
+
+  /** Starts discovery: Chromium reports every existing tab as created, then each change. */
+  async start(): Promise<void> {
+    await this.cdp.send("Target.setDiscoverTargets", { discover: true, filter: [{ type: "page" }] });
+    // Discovery's events precede its answer, but the list is read once more in case of an older Chromium.
+    await this.reread();
+    this.pollTimer = setInterval(() => void this.reread().catch(() => {}), REREAD_EVERY_MS);
+    this.pollTimer.unref();
+  }
+
+  list(): TabInfo[] {
+    return [...this.tabs.values()];
+  }
+
+  has(id: string): boolean {
+    return this.tabs.has(id);
+  }
+
+  /**
+   * The tab a person most likely needs to see: one with a page loaded (not the browser's first blank
+   * tab), the one whose document was loaded most recently (the agent's latest navigation). Chromium
+   * has no notion of a focused tab in headless mode and lists targets in no useful order.
+   */
+  async mostRecent(exclude?: string): Promise<string | undefined> {
+    const candidates = this.list().filter((t) => t.id !== exclude);
+    if (candidates.length <= 1) return candidates[0]?.id;
+    const loaded = candidates.filter((t) => !isBlank(t.url));
+    const pool = loaded.length > 0 ? loaded : candidates;
+    if (pool.length === 1) return pool[0]!.id;
+    const ranked = await Promise.all(pool.map(async (t) => ({ id: t.id, at: await this.loadedAt(t.id) })));
+    ranked.sort((a, b) => b.at - a.at);
+    return ranked[0]!.id;
+  }
+
+  close(): void {
+    clearTimeout(this.notifyTimer);
+    for (const timer of this.rereadTimers) clearTimeout(timer);
+    clearInterval(this.pollTimer);
+    for (const off of this.offs) off();
+  }
+
+  /** The current titles and addresses of the tabs we know (tabs come and go through events only). */
+  private async reread(): Promise<void> {
+    const { targetInfos } = await this.cdp.send<{ targetInfos: TargetInfo[] }>("Target.getTargets");
+    for (const t of targetInfos) {
+      if (t.type === "page" && (!this.started || this.tabs.has(t.targetId))) this.tabs.set(t.targetId, toTab(t));
+    }
+    this.started = true;
+    this.schedule();
+  }
+
+  private rereadSoon(): void {
+    for (const timer of this.rereadTimers) clearTimeout(timer);
+    this.rereadTimers = REREAD_AFTER_CHANGE_MS.map((ms) => setTimeout(() => void this.reread().catch(() => {}), ms));
+  }
+
+  /** When the tab's document started loading (0 when it cannot be read). A short-lived session, read-only. */
+  private async loadedAt(targetId: string): Promise<number> {
+    let sessionId: string | undefined;
+    try {
+      ({ sessionId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true }));
+      // A page that is busy (or shows a dialog) does not answer; it then simply ranks last.
+      const r = await Promise.race([
+        this.cdp.send<{ result: { value?: unknown } }>("Runtime.evaluate", { expression: "performance.timeOrigin", returnByValue: true, silent: true }, sessionId),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LOADED_AT_TIMEOUT_MS)),
+      ]);
+      return typeof r?.result.value === "number" ? r.result.value : 0;
+    } catch {
+      return 0;
+    } finally {
+      if (sessionId) this.cdp.post("Target.detachFromTarget", { sessionId });
+    }
+  }
+
+  /** Tells the viewer about the list, at most every NOTIFY_EVERY_MS and only when it changed. */
+  private schedule(): void {
+    if (this.notifyTimer) return;
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = undefined;
+      const now = JSON.stringify(this.list());
+      if (now === this.lastSent) return;
+      this.lastSent = now;
+      this.on.changed();
+    }, NOTIFY_EVERY_MS);
+  }
+}
