@@ -23,7 +23,8 @@ export function liveViewCsp(publicBaseUrl: string): string {
     `connect-src 'self' ${socketOrigin}`,
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors 'none'",
+    // Only our own dashboard (same origin) may embed the view; no other site can frame it.
+    "frame-ancestors 'self'",
   ].join("; ");
 }
 
@@ -32,7 +33,7 @@ function pageHeaders(res: Response, csp: string): void {
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("Referrer-Policy", "no-referrer");
   res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("X-Frame-Options", "DENY");
+  res.setHeader("X-Frame-Options", "SAMEORIGIN");
   res.setHeader("Cross-Origin-Opener-Policy", "same-origin");
   res.setHeader("Cross-Origin-Resource-Policy", "same-origin");
 }

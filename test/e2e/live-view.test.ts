@@ -254,7 +254,7 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       expect(response.status()).toBe(200);
       expect(headers["referrer-policy"]).toBe("no-referrer");
       expect(headers["cache-control"]).toBe("no-store");
-      expect(headers["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+      expect(headers["content-security-policy"]).toMatch(/frame-ancestors 'self'/);
       expect(headers["content-security-policy"]).toMatch(/script-src 'self'/);
       expect(headers["x-content-type-options"]).toBe("nosniff");
 
