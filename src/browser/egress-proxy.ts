@@ -62,8 +62,8 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
  * `--proxy-bypass-list=<-loopback>`, so loopback goes through it too). For each CONNECT tunnel or
  * plain-HTTP request it resolves the destination itself, keeps only addresses the policy allows,
  * and connects to one of those exact addresses — directly, or through the session's upstream proxy
- * by address — so what was checked is what is reached. A refusal is a 403 to Chromium (the page
- * sees a failed navigation) and a report to `onRefused`.
+ * by address — so what was checked is what is reached. A refusal fails the tunnel (403) or drops the
+ * plain-HTTP request unanswered, so the page sees a failed navigation, and is reported to `onRefused`.
  */
 export async function openEgressListener(options: EgressOptions): Promise<EgressListener> {
   const resolve = options.resolve ?? defaultResolve;
@@ -170,9 +170,10 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
         req.pipe(upstreamReq);
       },
       (err: unknown) => {
-        const refusal = refuse(err, host, port);
-        res.writeHead(refusal.reason === "upstream-failed" ? 502 : 403, { "content-type": "text/plain", connection: "close" });
-        res.end(`Vessel egress policy: ${refusal.reason}`);
+        refuse(err, host, port);
+        // No answer at all: the browser reports a failed navigation (net::ERR_EMPTY_RESPONSE), as it
+        // does for a refused tunnel, instead of showing a page that looks like the site's own.
+        res.socket?.destroy();
       },
     );
   });
