@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ulid } from "ulid";
+import { dashboardUsers } from "./auth/dashboard-auth.ts";
 import type { UserAuthenticator } from "./auth/request-auth.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
@@ -18,7 +19,11 @@ import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes.ts";
 import { handleCdpDiscovery, handleCdpUpgrade } from "./browser/cdp-proxy.ts";
 import { createDeps, type DepsOptions } from "./deps.ts";
+import { JobRunner } from "./jobs.ts";
+import { maintenanceJobs } from "./services/maintenance.ts";
+import { createLiveView } from "./live-view/server.ts";
 import type { AppDeps, ServiceContext } from "./services/context.ts";
+import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 
 export interface AppOptions extends DepsOptions {
@@ -30,8 +35,10 @@ export interface AppOptions extends DepsOptions {
   /** How often open GraphQL sockets re-check their credential (tests shorten it). */
   credentialRecheckMs?: number;
   checkResponses?: boolean;
-  /** Dashboard users; the dashboard sign-in provides it (tests use a fixture). */
+  /** Dashboard users; default: the dashboard's sign-in (its access cookie or bearer token). */
   users?: UserAuthenticator;
+  /** How often maintenance jobs (purges of revoked keys and expired sign-ins) run; default hourly. */
+  maintenanceIntervalMs?: number;
 }
 
 export interface App {
@@ -39,6 +46,8 @@ export interface App {
   server: http.Server;
   /** Base URL the server listens on, once started. */
   url: string;
+  /** Periodic maintenance (started with the server). */
+  jobs: JobRunner;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -55,6 +64,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       (msg) => log.info(msg),
     ));
   const { deps, close: closeDeps } = await createDeps(config, db, log, options);
+  const users = options.users ?? dashboardUsers(deps);
+  const jobs = new JobRunner(maintenanceJobs(deps, options.maintenanceIntervalMs ?? 3600_000), log.child({ component: "jobs" }));
   const table = [...routes, ...(options.extraRoutes ?? [])];
 
   const contextFor = (requestId: string, ip: string | undefined): ServiceContext => ({
@@ -105,7 +116,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   app.get(["/cdp/json", "/cdp/json/version", "/cdp/json/list"], (req, res) => handleCdpDiscovery(deps, req, res));
 
+  // The live view: `/?token=…` (the live_view_url), its page assets, and below its socket.
+  const liveView = createLiveView(deps);
+  app.use(liveView.routes);
+
   const openapi = JSON.stringify(buildOpenApi(table, config.publicBaseUrl), null, 2);
+  serveDashboard(app);
   app.get("/openapi.json", (_req, res) => {
     res.type("application/json").send(openapi);
   });
@@ -118,7 +134,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const yoga = createGraphQLServer({
     graphiql: config.graphiql,
     log: log.child({ component: "graphql" }),
-    users: options.users,
+    users,
+    dashboard: deps.dashboard,
     context: (req) => {
       const fromExpress = (req as Request).res?.locals.requestId as string | undefined;
       return contextFor(fromExpress ?? ulid(), req.socket.remoteAddress);
@@ -136,13 +153,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   app.use(yoga.graphqlEndpoint, (req: Request, res: Response) => void yoga(req, res, { req }));
 
-  app.use(
-    buildRestRouter(table, {
-      context: (req, res) => contextFor(res.locals.requestId as string, req.socket.remoteAddress),
-      users: options.users,
-      checkResponses: options.checkResponses,
-    }),
-  );
+  const rest = buildRestRouter(table, {
+    context: (req, res) => contextFor(res.locals.requestId as string, req.socket.remoteAddress),
+    users,
+    checkResponses: options.checkResponses,
+  });
+  app.use(rest);
+  // Spec 4.4 shows the dashboard routes both as /v1/… and as /api/v1/…: every route answers on both
+  // (the OpenAPI document lists `{base}/api` as an alternative server).
+  app.use("/api", rest);
 
   app.use(() => {
     throw new AppError("not-found", "No resource lives at this path.");
@@ -158,18 +177,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const upgrades = new UpgradeDispatcher(log);
   const graphqlWs = createGraphQLWebSocket(yoga, {
     deps,
-    users: options.users,
+    users,
     allowedOrigins: [new URL(config.publicBaseUrl).origin],
     recheckMs: options.credentialRecheckMs,
   });
   upgrades.register("/graphql", graphqlWs.handleUpgrade);
   upgrades.register("/cdp", (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
   upgrades.registerPrefix("/cdp/devtools/page/", (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
+  upgrades.register(liveView.socketPath, liveView.handleUpgrade);
   upgrades.attach(server);
 
   const result: App = {
     deps,
     server,
+    jobs,
     url: "",
     async start() {
       await new Promise<void>((resolve, reject) => {
@@ -179,6 +200,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const { port } = server.address() as AddressInfo;
       result.url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
       log.info({ url: result.url, publicBaseUrl: config.publicBaseUrl, database: db.kind }, "Vessel is listening");
+      jobs.start();
     },
     async stop() {
       // Stop accepting first; upgraded sockets (CDP, GraphQL) keep the server open until they end,
@@ -186,7 +208,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await graphqlWs.close();
+      await jobs.stop();
       await closeDeps();
+      // Viewers were told their sessions ended; what is left (sockets mid-handshake) is cut.
+      await liveView.close();
       server.closeAllConnections();
       await closed;
       if (!options.db) await db.close();

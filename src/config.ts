@@ -15,6 +15,9 @@ const RegionName = z
   .min(1, { message: "a region name cannot be empty", abort: true })
   .regex(/^[a-z0-9][a-z0-9-]*$/, "a region name is lower-case letters, digits and dashes");
 
+/** The most VESSEL_PROFILE_MAX_BYTES may be: profile imports are parsed whole, within a fixed body limit. */
+export const PROFILE_MAX_BYTES_CEILING = 16 * 1024 * 1024;
+
 const ConfigSchema = z.object({
   port: z.coerce
     .number<string | number>({ error: "must be a whole number from 0 to 65535" })
@@ -52,6 +55,25 @@ const ConfigSchema = z.object({
     executablePath: z.string().min(1).optional(),
     capacity: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000),
     warm: z.coerce.number<string | number>().int("must be a whole number").min(0).max(32),
+  }),
+  profiles: z.object({
+    /** Largest profile document (cookies and storage), in bytes; capped by the import route's body limit. */
+    maxBytes: z.coerce
+      .number<string | number>({ error: "must be a whole number of bytes" })
+      .int("must be a whole number of bytes")
+      .min(1024, "must be at least 1024")
+      .max(PROFILE_MAX_BYTES_CEILING, `must be at most ${PROFILE_MAX_BYTES_CEILING} (16 MiB)`),
+  }),
+  /** Outgoing mail (dashboard sign-in links, invitations). Without an SMTP host, mails go to the log. */
+  mail: z.object({
+    from: z.string().trim().min(3).max(320).regex(/^[^\r\n]*@[^\r\n]*$/, "must be a mail address, optionally with a display name"),
+    smtp: z.object({
+      host: z.string().trim().min(1).optional(),
+      port: z.coerce.number<string | number>().int("must be a whole number from 1 to 65535").min(1).max(65535),
+      user: z.string().min(1).optional(),
+      password: z.string().min(1).optional(),
+      tls: z.enum(["starttls", "implicit", "none"], { error: "must be starttls, implicit or none" }),
+    }),
   }),
   graphiql: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
@@ -95,6 +117,29 @@ export const settings: readonly Setting[] = [
     description: "Most browsers (sessions) this node runs at once; default from memory (about 320 MB each)", fallback: () => defaultCapacity(),
   },
   { key: "browser.warm", env: "VESSEL_BROWSER_WARM", kind: "number", description: "Spare browsers kept launched so a session starts without waiting", fallback: () => 1 },
+  {
+    key: "profiles.maxBytes", env: "VESSEL_PROFILE_MAX_BYTES", kind: "number",
+    description: "Largest profile (cookies, localStorage and sessionStorage as stored), in bytes; at most 16 MiB", fallback: () => 5 * 1024 * 1024,
+  },
+  {
+    key: "mail.smtp.host", env: "VESSEL_SMTP_HOST", kind: "string",
+    description: "SMTP server for sign-in links and invitations; unset = mails are written to the server log (development)",
+  },
+  {
+    key: "mail.smtp.tls", env: "VESSEL_SMTP_TLS", kind: "string",
+    description: "`starttls` (upgrade required), `implicit` (TLS from the first byte) or `none` (plain; a relay on the same host only)",
+    fallback: () => "starttls",
+  },
+  {
+    key: "mail.smtp.port", env: "VESSEL_SMTP_PORT", kind: "number", description: "SMTP port",
+    fallback: (c) => (getPath(c, "mail.smtp.tls") === "implicit" ? 465 : 587),
+  },
+  { key: "mail.smtp.user", env: "VESSEL_SMTP_USER", kind: "string", description: "SMTP user name; unset = no authentication" },
+  { key: "mail.smtp.password", env: "VESSEL_SMTP_PASSWORD", kind: "string", description: "SMTP password" },
+  {
+    key: "mail.from", env: "VESSEL_MAIL_FROM", kind: "string", description: "Sender of Vessel's mails",
+    fallback: (c) => `Vessel <vessel@${mailDomain(c.publicBaseUrl)}>`,
+  },
   { key: "graphiql", env: "VESSEL_GRAPHIQL", kind: "boolean", description: "Serve GraphiQL at `/graphql`", fallback: () => true },
   { key: "logLevel", env: "LOG_LEVEL", kind: "string", description: "Log level (`fatal` … `trace`, `silent`)", fallback: () => "info" },
 ];
@@ -154,7 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const file = explicitFile ? path.resolve(cwd, explicitFile) : fs.existsSync(defaultFile) ? defaultFile : undefined;
   const fileValues = file ? readFile(file, problems) : {};
 
-  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {} };
+  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {} };
   const origin = new Map<string, string>();
   for (const s of settings) {
     const envValue = env[s.env];
@@ -181,8 +226,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     // Every node must read what another node encrypted, so a shared deployment cannot invent its own key.
     problems.push("VESSEL_MASTER_KEY: required when DATABASE_URL is set (all nodes must share it)");
   }
+  if (parsed.success) {
+    const smtp = parsed.data.mail.smtp;
+    if (!smtp.host && (smtp.user || smtp.password)) problems.push("VESSEL_SMTP_HOST: required when an SMTP user or password is set");
+    if (Boolean(smtp.user) !== Boolean(smtp.password)) problems.push("VESSEL_SMTP_USER, VESSEL_SMTP_PASSWORD: set both or neither");
+  }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return Object.freeze(parsed.data);
+}
+
+/** The host of the public base URL, for the default sender address. */
+function mailDomain(publicBaseUrl: unknown): string {
+  try {
+    return new URL(String(publicBaseUrl)).hostname || "localhost";
+  } catch {
+    return "localhost";
+  }
 }
 
 /** A Chromium costs about 320 MB here (research/browser-limits.md); keep a quarter of memory for everything else. */

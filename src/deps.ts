@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
+import { AccessTokens } from "./auth/access-tokens.ts";
 import { ApiKeyAuthenticator } from "./auth/authenticate.ts";
+import { cookiePolicy, isLoopbackHttp } from "./auth/cookies.ts";
 import { createRateLimiter, DEFAULT_KEY_LIMIT_PER_MINUTE } from "./auth/rate-limit.ts";
 import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
 import { SessionTokens } from "./auth/session-tokens.ts";
@@ -15,9 +17,10 @@ import type { Logger } from "./logger.ts";
 import { memoryPubSub, redisPubSub } from "./pubsub.ts";
 import { closeRedis, createRedis, redisReady } from "./redis.ts";
 import { AuditWriter } from "./services/audit.ts";
+import { createMailer, type Mailer } from "./services/mailer.ts";
 import { liveViewRevocations, revokedMessage } from "./services/live-view.ts";
 import { EventRecorder } from "./services/session-events.ts";
-import type { AppDeps, ServiceContext } from "./services/context.ts";
+import type { AppDeps, ServiceContext, SignInLimits } from "./services/context.ts";
 import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions.ts";
 
 export interface DepsOptions {
@@ -29,6 +32,10 @@ export interface DepsOptions {
   nodeId?: string;
   /** Launch the warm browsers and end orphans (servers do; scripts and unit tests need not). */
   startBrowsers?: boolean;
+  /** Magic-link budgets (tests sign many people in from one address). */
+  signInLimits?: Partial<SignInLimits>;
+  /** Replaces the configured mailer. */
+  mailer?: Mailer;
 }
 
 /**
@@ -86,7 +93,18 @@ export async function createDeps(
     onEnd: (id, cause) => onEnd(id, cause),
     onClient: (id, change, clients) => void events.record(id, change === "connected" ? "cdp.connected" : "cdp.disconnected", { clients }),
   });
-  const deps: AppDeps = { config, db, log, auth, limiter, audit, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events };
+  const publicUrl = new URL(config.publicBaseUrl);
+  if (publicUrl.protocol === "http:" && !isLoopbackHttp(config.publicBaseUrl)) {
+    log.warn({ publicBaseUrl: config.publicBaseUrl }, "the public base URL is plain http: browsers will not send the dashboard's Secure cookies, so signing in will not work");
+  }
+  const dashboard = {
+    mailer: options.mailer ?? createMailer(config, log.child({ component: "mail" })),
+    accessTokens: new AccessTokens({ masterKey, issuer: config.publicBaseUrl, now, log }),
+    cookies: cookiePolicy(config.publicBaseUrl),
+    origins: [publicUrl.origin],
+    signInLimits: { perAddressPerHour: 5, perClientPerHour: 20, ...options.signInLimits },
+  };
+  const deps: AppDeps = { config, db, log, auth, limiter, audit, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard };
   onEnd = endFromRuntime(deps);
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
@@ -102,6 +120,7 @@ export async function createDeps(
       await browsers.stop();
       stopRevocations();
       await events.flush();
+      await dashboard.mailer.close();
       await pubsub.close();
       await audit.close();
       await limiter.close();

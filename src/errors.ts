@@ -49,6 +49,11 @@ export const problemTypes = {
     title: "Conflict",
     description: "The request conflicts with the current state of the resource.",
   },
+  "last-owner": {
+    status: 409,
+    title: "Last owner",
+    description: "A workspace always keeps at least one owner. Make another member an owner before demoting or removing this one.",
+  },
   gone: {
     status: 410,
     title: "Gone",
@@ -64,6 +69,13 @@ export const problemTypes = {
     title: "Payload too large",
     description: "The request body is larger than this operation accepts.",
   },
+  "profile-too-large": {
+    status: 413,
+    title: "Profile too large",
+    description:
+      "The profile (its cookies, localStorage and sessionStorage as a profile document) is larger than this deployment allows " +
+      "(`VESSEL_PROFILE_MAX_BYTES`). The detail gives both sizes. Nothing was stored; clear what the sites do not need, or raise the limit.",
+  },
   "unsupported-media-type": {
     status: 415,
     title: "Unsupported media type",
@@ -73,6 +85,14 @@ export const problemTypes = {
     status: 422,
     title: "Unknown region",
     description: "The region is not one this deployment serves. `GET /v1/health` lists the available regions.",
+  },
+  "profile-unreadable": {
+    status: 422,
+    title: "Profile unreadable",
+    description:
+      "The stored profile cannot be decrypted or is not a valid profile document: its stored bytes were altered, or it was encrypted " +
+      "under a master key this deployment does not have (rotate with `scripts/rotate-master-key.ts`). No session was started; " +
+      "delete the profile and save a new one.",
   },
   "idempotency-key-reused": {
     status: 422,

@@ -54,6 +54,11 @@ export interface RateLimiter {
   /** Failed-authentication attempts from one client address: checked BEFORE any hashing, consumed only on failure. */
   checkAddress(ip: string): Promise<RateDecision>;
   recordAuthFailure(ip: string): Promise<void>;
+  /**
+   * One event against a named budget of `limit` per `windowSeconds` (for example magic-link mails per
+   * address per hour). Keys are hashed by the caller when they are personal data.
+   */
+  consume(policy: string, key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
   /** Drops the limiters. Does not close the Redis client, which belongs to the caller. */
   close(): Promise<void>;
 }
@@ -102,6 +107,7 @@ interface Budget {
   memory: RateLimiterMemory;
   limit: number;
   policy: string;
+  windowSeconds: number;
 }
 
 type Outcome<T> = { rejected: false; value: T } | { rejected: true; res: RateLimiterRes };
@@ -134,13 +140,13 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
     );
   };
 
-  const budget = (name: string, policy: string, limit: number): Budget => {
+  const budget = (name: string, policy: string, limit: number, windowSeconds = RATE_WINDOW_SECONDS): Budget => {
     // The limit is part of the storage key, so changing a workspace's limit starts a fresh window.
-    const keyPrefix = `${prefix}:${name}:${limit}`;
-    const base = { keyPrefix, points: limit, duration: RATE_WINDOW_SECONDS };
+    const keyPrefix = `${prefix}:${name}:${limit}${windowSeconds === RATE_WINDOW_SECONDS ? "" : `:${windowSeconds}`}`;
+    const base = { keyPrefix, points: limit, duration: windowSeconds };
     if (!redis) {
       const memory = new RateLimiterMemory(base);
-      return { primary: memory, memory, limit, policy };
+      return { primary: memory, memory, limit, policy, windowSeconds };
     }
     const memory = new InsuranceLimiter(base, insuranceUsed);
     const primary = new RateLimiterRedis({
@@ -153,7 +159,7 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
       // the window are refused from this node's memory without a Redis round trip (flood damping).
       inMemoryBlockOnConsumed: limit + 1,
     });
-    return { primary, memory, limit, policy };
+    return { primary, memory, limit, policy, windowSeconds };
   };
 
   const keyBudget = (limit: number): Budget => {
@@ -164,6 +170,7 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
     }
     return b;
   };
+  const namedBudgets = new Map<string, Budget>();
   let authBudget: Budget | undefined;
   const auth = (): Budget => (authBudget ??= budget("auth-fail", FAILED_AUTH_POLICY, failedAuthLimit));
 
@@ -225,8 +232,25 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
       }
     },
 
+    async consume(policy, key, limit, windowSeconds) {
+      const name = `${policy}:${limit}:${windowSeconds}`;
+      let b = namedBudgets.get(name);
+      if (!b) {
+        b = budget(policy, policy, limit, windowSeconds);
+        namedBudgets.set(name, b);
+      }
+      try {
+        const o = await run(b, "consume", (l) => l.consume(key));
+        return o.rejected ? decide(b, o.res, false) : decide(b, o.value, true);
+      } catch (err) {
+        log?.error({ err, policy }, "rate limit could not be evaluated; event admitted");
+        return decide(b, undefined, true);
+      }
+    },
+
     async close() {
       keyBudgets.clear();
+      namedBudgets.clear();
       authBudget = undefined;
     },
   };
@@ -237,7 +261,7 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
  * the answer's remainingPoints is not computed by the library.
  */
 function decide(b: Budget, res: RateLimiterRes | undefined, allowed: boolean, consumedOverride?: number): RateDecision {
-  const window = RATE_WINDOW_SECONDS;
+  const window = b.windowSeconds;
   const ms = res?.msBeforeNext;
   const resetSeconds = typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? clamp(Math.ceil(ms / 1000), 1, window) : window;
   const consumed = consumedOverride ?? res?.consumedPoints ?? 0;

@@ -13,7 +13,17 @@ function tokenOf(req: IncomingMessage, url: URL): string | undefined {
   return url.searchParams.get("token") ?? /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
 }
 
-/** Which session a CDP request may reach: a valid `cdp` token for a session RUNNING on this node. */
+/**
+ * Which session a CDP request may reach: a valid `cdp` token for a session RUNNING on this node.
+ *
+ * With the embedded database this process is the only node (PGlite's folder is locked to one
+ * process), so every end of a session is recorded here, and the runtime stops offering the
+ * session's browser right after the end is committed (closing any socket that attached meanwhile).
+ * A session the runtime still offers is therefore RUNNING, and the database read, the costliest
+ * step of a connect on PGlite, is skipped; the token's signature already binds the session to its
+ * workspace. Anything else (PostgreSQL, where another node may have ended the session; a session
+ * not running here) is read from the database, which also words the refusal.
+ */
 async function authorize(deps: AppDeps, req: IncomingMessage, url: URL) {
   const token = tokenOf(req, url);
   if (!token) throw new AppError("unauthenticated", "Connect with the session's connect_url (its token is the credential).");
@@ -21,6 +31,10 @@ async function authorize(deps: AppDeps, req: IncomingMessage, url: URL) {
     if (err instanceof KeyStoreUnavailable) throw new AppError("service-unavailable", "Tokens cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });
     throw err;
   });
+  if (deps.db.kind === "pglite") {
+    const running = deps.runtime.endpoint(claims.sessionId);
+    if (running) return { token, sessionId: claims.sessionId, lease: running };
+  }
   const session = await deps.db.prisma.session.findUnique({ where: { id: claims.sessionId }, select: { status: true, workspaceId: true } });
   if (!session || session.workspaceId !== claims.workspaceId) throw new AppError("not-found", "No such session.");
   if (session.status !== "RUNNING") throw new AppError("gone", `The session has ended (${session.status}).`);

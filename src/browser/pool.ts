@@ -5,6 +5,7 @@ import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { BrowserPoolReport } from "../services/context.ts";
 import { launchChromium, maxDataRootLength, reapOrphans, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
+import { warmUpProfile } from "./warm-up.ts";
 
 /**
  * The browsers of this node: one Chromium process per session (design.md), at most `capacity` of
@@ -17,6 +18,8 @@ import { launchChromium, maxDataRootLength, reapOrphans, stderrTail, type Chromi
  *   never exceed `capacity` browsers for long (memory is what capacity budgets), and a spare simply
  *   becomes the session's browser.
  * - Spares are refilled one launch at a time in the background; an acquire never waits for that.
+ *   A spare is offered once its profile is warmed up (warm-up.ts), so its first page loads as fast
+ *   as in a browser that has been running for a while.
  */
 
 export interface BrowserLease {
@@ -269,7 +272,11 @@ export class BrowserPool {
     if (this.#spares.length >= this.#spareTarget()) return;
     const started = performance.now();
     this.#spareLaunch = this.#launch().then(
-      (browser) => {
+      async (browser) => {
+        // Before it is offered: a session must not get a browser whose profile is half set up.
+        await warmUpProfile(browser.wsEndpoint).catch((err: unknown) => {
+          if (browser.alive) this.#log.warn({ err, browserId: browser.id }, "could not warm up a spare browser; offering it as it is");
+        });
         this.#spareLaunch = undefined;
         this.#refillFailures = 0;
         if (this.#state !== "running") {

@@ -132,6 +132,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List profiles
+         * @description The workspace's profiles in creation (ULID) order; cursors stay stable while profiles are created.
+         */
+        get: operations["profiles"];
+        put?: never;
+        /**
+         * Save a profile
+         * @description Saves the cookies, localStorage and sessionStorage of a running session (`session_id`; the session keeps running), or imports a Playwright `storageState` (`storage_state`). Stored as a versioned, browser-independent document, encrypted with a key of its own. 413 `profile-too-large` over the deployment's limit.
+         */
+        post: operations["createProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a profile
+         * @description Its label, source and counts; never its contents (see storage-state).
+         */
+        get: operations["profile"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a profile
+         * @description The row goes, and with it the profile's data key: nothing of it can be decrypted any more. Sessions started from it keep running.
+         */
+        delete: operations["deleteProfile"];
+        options?: never;
+        head?: never;
+        /** Rename a profile */
+        patch: operations["updateProfile"];
+        trace?: never;
+    };
+    "/v1/profiles/{id}:save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a session into a profile
+         * @description Replaces the profile's cookies and storage with those of a running session of the workspace, keeping its id and label.
+         */
+        post: operations["saveProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/{id}/storage-state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a profile (Playwright storageState)
+         * @description The profile's cookies and per-origin localStorage in Playwright's `storageState` shape (`browser.newContext({ storageState })` takes it as is), plus per-origin `sessionStorage`. It holds the secrets in the clear: the call is audited (`profile.export`) before anything is decrypted, and the answer is marked `Cache-Control: no-store`.
+         */
+        get: operations["profileStorageState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dashboard/ws/{slug}/api-keys": {
         parameters: {
             query?: never;
@@ -141,13 +230,13 @@ export interface paths {
         };
         /**
          * List a workspace's API keys
-         * @description Revoked keys stay listed, with their revocation time, for 90 days. Dashboard surface: a signed-in member of the workspace. API keys are refused with 403.
+         * @description Revoked keys stay listed, with their revocation time, for 90 days. Dashboard surface: a signed-in member of the workspace, by `Authorization: Bearer <dashboard access token>` or the dashboard's cookie. API keys are refused with 403.
          */
         get: operations["apiKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description The response carries the whole key in `secret`, once. Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.
+         * @description The response carries the whole key in `secret`, once. Dashboard surface: a signed-in owner or admin of the workspace, by `Authorization: Bearer <dashboard access token>` or the dashboard's cookie. API keys are refused with 403.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -168,7 +257,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Immediate: the key fails authentication from the next request on, on every node. Idempotent. Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.
+         * @description Immediate: the key fails authentication from the next request on, on every node. Idempotent. Dashboard surface: a signed-in owner or admin of the workspace, by `Authorization: Bearer <dashboard access token>` or the dashboard's cookie. API keys are refused with 403.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -185,7 +274,7 @@ export interface paths {
         };
         /**
          * Read a workspace's audit log
-         * @description One entry per authenticated call, denied ones included, newest first. Filter by `key_prefix`, `action`, `actor_user_id` and time. Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.
+         * @description One entry per authenticated call, denied ones included, newest first. Filter by `key_prefix`, `action`, `actor_user_id`, `target` and time. Dashboard surface: a signed-in owner or admin of the workspace, by `Authorization: Bearer <dashboard access token>` or the dashboard's cookie. API keys are refused with 403.
          */
         get: operations["auditLog"];
         put?: never;
@@ -301,6 +390,30 @@ export interface components {
                 warm: number;
             };
         };
+        Profile: {
+            /** @description `prof_<ULID>` */
+            profile_id: string;
+            label: string;
+            /** @description The session it was last saved from; null when imported (or that session was deleted). */
+            source_session_id: string | null;
+            /** @description Version of the stored profile document (docs/profile-format.md). */
+            format_version: number;
+            /** @description Size of the profile document, which the deployment's limit applies to. */
+            size_bytes: number;
+            cookie_count: number;
+            /** @description Origins with localStorage or sessionStorage. */
+            origin_count: number;
+            /** @description localStorage and sessionStorage items of all origins. */
+            key_count: number;
+            created_at: string;
+            /** @description When its state was last saved (or its label changed). */
+            updated_at: string;
+        };
+        ProfileList: {
+            items: components["schemas"]["Profile"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
         Session: {
             /** @description `ses_<ULID>` */
             id: string;
@@ -348,6 +461,64 @@ export interface components {
             items: components["schemas"]["Session"][];
             next_cursor: string | null;
             has_more: boolean;
+        };
+        StorageState: {
+            cookies: {
+                name: string;
+                value: string;
+                domain: string;
+                path: string;
+                /** @default -1 */
+                expires: number;
+                /** @default false */
+                httpOnly: boolean;
+                /** @default false */
+                secure: boolean;
+                /** @enum {string} */
+                sameSite?: "Strict" | "Lax" | "None";
+                partitionKey?: string;
+                _crHasCrossSiteAncestor?: boolean;
+            }[];
+            origins: {
+                origin: string;
+                localStorage: {
+                    name: string;
+                    value: string;
+                }[];
+                sessionStorage?: {
+                    name: string;
+                    value: string;
+                }[];
+            }[];
+        };
+        StorageStateExport: {
+            cookies: {
+                name: string;
+                value: string;
+                domain: string;
+                path: string;
+                /** @description Unix seconds; -1 for a session cookie. */
+                expires: number;
+                httpOnly: boolean;
+                secure: boolean;
+                /** @enum {string} */
+                sameSite: "Strict" | "Lax" | "None";
+                /** @description Top-level site of a partitioned (CHIPS) cookie. */
+                partitionKey?: string;
+                _crHasCrossSiteAncestor?: boolean;
+            }[];
+            origins: {
+                origin: string;
+                localStorage: {
+                    name: string;
+                    value: string;
+                }[];
+                /** @description Vessel's addition to Playwright's shape (Playwright ignores it). */
+                sessionStorage: {
+                    name: string;
+                    value: string;
+                }[];
+            }[];
         };
     };
     responses: never;
@@ -513,6 +684,8 @@ export interface operations {
                     region: string;
                     /** @description Start from a saved profile of this workspace. */
                     profile_id?: string;
+                    /** @description When the session is released (PATCH REQUEST_RELEASE), save its state back into `profile_id` (required with it). */
+                    save_profile_on_release?: boolean;
                     live_view?: {
                         /**
                          * @description Let the viewer use mouse and keyboard.
@@ -615,7 +788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency-key-reused`: Idempotency-Key reused; `unknown-region`: Unknown region */
+            /** @description `idempotency-key-reused`: Idempotency-Key reused; `unknown-region`: Unknown region; `profile-unreadable`: Profile unreadable */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1203,6 +1376,704 @@ export interface operations {
             };
         };
     };
+    profiles: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1–100 (default 20). */
+                limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page. Omit it for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileList"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A name for people, 1–100 characters. */
+                    label: string;
+                    /** @description Save from this running session of the workspace (cookies, localStorage, sessionStorage). */
+                    session_id?: string;
+                    /** @description Or import a Playwright `storageState` document (per-origin `sessionStorage` may be added). */
+                    storage_state?: components["schemas"]["StorageState"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed; `malformed-json`: Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict`: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `profile-too-large`: Profile too large; `payload-too-large`: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A name for people, 1–100 characters. */
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed; `malformed-json`: Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    saveProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The running session whose state replaces the profile's. */
+                    session_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed; `malformed-json`: Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict`: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `profile-too-large`: Profile too large; `payload-too-large`: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    profileStorageState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageStateExport"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `profile-unreadable`: Profile unreadable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     apiKeys: {
         parameters: {
             query?: never;
@@ -1497,6 +2368,8 @@ export interface operations {
                 action?: string;
                 /** @description Only calls made by this dashboard user. */
                 actor_user_id?: string;
+                /** @description Only calls on this resource, for example a session id or an API key id. */
+                target?: string;
                 /** @description Only entries created at or after this time (inclusive). */
                 since?: string;
                 /** @description Only entries created before this time (exclusive). */

@@ -4,8 +4,18 @@ import type PrismaTypes from "../generated/pothos-types.ts";
 import { getDatamodel } from "../generated/pothos-types.ts";
 import type { ServiceContext } from "../services/context.ts";
 
+/** The HTTP request and response of a GraphQL call: cookies in and out (the dashboard's sign-in). */
+export interface HttpExchange {
+  cookie(name: string): string | undefined;
+  /** Adds a `Set-Cookie` to the response. */
+  setCookie(value: string): void;
+  userAgent: string | undefined;
+}
+
 export interface GraphQLContext {
   services: ServiceContext;
+  /** Present over HTTP; absent over WebSocket, which cannot set cookies. */
+  http?: HttpExchange;
 }
 
 /** Plugins and configuration only; types live in ./types/<domain>.ts next to their root fields. */

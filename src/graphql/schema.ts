@@ -2,9 +2,15 @@ import { lexicographicSortSchema } from "graphql";
 import { builder } from "./builder.ts";
 import "./types/api-key.ts";
 import "./types/audit.ts";
+import "./types/auth.ts";
 import "./types/health.ts";
+import "./types/invitation.ts";
+import "./types/member.ts";
+import "./types/profile.ts";
 import "./types/session.ts";
 import "./types/session-event.ts";
+import "./types/user.ts";
+import "./types/workspace.ts";
 
 /** Sorted so the printed schema (schema/schema.graphql) does not churn with import order. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,11 +1,15 @@
 import type { IncomingMessage } from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { readCookie, type CookiePolicy } from "../auth/cookies.ts";
 import { authenticateRequest, type UserAuthenticator } from "../auth/request-auth.ts";
 import type { Logger } from "../logger.ts";
 import type { Principal, ServiceContext } from "../services/context.ts";
-import type { GraphQLContext } from "./builder.ts";
+import type { GraphQLContext, HttpExchange } from "./builder.ts";
 import { maskError } from "./errors.ts";
 import { graphiqlPage } from "./graphiql.ts";
+import {
+  useCookieCsrfProtection, useQueryLimits, useResponseCookies, useSignedInIntrospection, useUnexpectedErrorLog,
+} from "./hardening.ts";
 import { schema } from "./schema.ts";
 
 export interface ServerContext {
@@ -21,26 +25,54 @@ export function createGraphQLServer(options: {
   log: Logger;
   context(req: IncomingMessage): ServiceContext;
   users?: UserAuthenticator;
+  /** The dashboard's cookies and origins: CSRF checks for cookie-authenticated calls, CORS. */
+  dashboard: { cookies: CookiePolicy; origins: string[] };
 }): Yoga {
+  const pendingCookies = new WeakMap<IncomingMessage, string[]>();
+  const http = (req: IncomingMessage): HttpExchange => ({
+    cookie: (name) => readCookie(req.headers.cookie, name),
+    setCookie: (value) => pendingCookies.set(req, [...(pendingCookies.get(req) ?? []), value]),
+    userAgent: req.headers["user-agent"],
+  });
+
   /** Anonymous calls get no principal (services refuse what needs one); credentials are checked and rate-limited. */
   const contextFor = async (req: IncomingMessage): Promise<GraphQLContext> => {
     const base = options.context(req);
     if (req.headers.authorization) {
       const { principal } = await authenticateRequest(base.deps, req, base.ip ?? "", { acceptUsers: true, users: options.users });
-      return { services: { ...base, principal } };
+      return { services: { ...base, principal }, http: http(req) };
     }
     const user = options.users ? await options.users(req) : null;
-    return { services: { ...base, principal: user } };
+    return { services: { ...base, principal: user }, http: http(req) };
   };
+
+  /** GraphiQL is for signed-in dashboard users (a browser navigation carries the cookie, never a key). */
+  const signedIn = async (req: IncomingMessage | undefined): Promise<boolean> => {
+    if (!req || !options.users) return false;
+    return (await options.users(req).catch(() => null)) !== null;
+  };
+
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
     // Yoga's own GraphiQL page loads its code from a CDN; ours serves the same bundle from this origin.
-    graphiql: options.graphiql ? { title: "Vessel GraphQL", subscriptionsProtocol: "WS" } : false,
+    graphiql: options.graphiql
+      ? async (_request, serverContext) =>
+          (await signedIn((serverContext as ServerContext | undefined)?.req)) ? { title: "Vessel GraphQL", subscriptionsProtocol: "WS" } : false
+      : false,
     renderGraphiQL: graphiqlPage,
     batching: false,
+    // Yoga's default answers any origin with credentials allowed; only the dashboard's own origin may read answers.
+    cors: { origin: options.dashboard.origins, credentials: true, methods: ["GET", "POST"] },
     maskedErrors: { maskError },
+    plugins: [
+      useCookieCsrfProtection(options.dashboard),
+      useQueryLimits(),
+      useSignedInIntrospection(),
+      useResponseCookies(pendingCookies),
+      useUnexpectedErrorLog(),
+    ],
     logging: {
       debug: (...args) => options.log.debug(args.map(String).join(" ")),
       info: (...args) => options.log.info(args.map(String).join(" ")),

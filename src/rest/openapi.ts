@@ -164,6 +164,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl: string): Op
         "to their successor, and answer 410 after the sunset.",
     )
     .addServer({ url: serverUrl })
+    .addServer({ url: `${serverUrl}/api`, description: "The same operations under an `/api` prefix (both forms appear in the product specification)." })
     .addSecurityScheme("apiKey", {
       type: "http",
       scheme: "bearer",
@@ -173,7 +174,10 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl: string): Op
     .addSecurityScheme("dashboard", {
       type: "http",
       scheme: "bearer",
-      description: "A signed-in dashboard user (dashboard-only operations).",
+      description:
+        "A signed-in dashboard user (dashboard-only operations): `Authorization: Bearer <access token>`, or the dashboard's " +
+        "access cookie (same-origin requests only). The access token is the value of the `__Host-vs_at` cookie set by the " +
+        "GraphQL mutation `exchangeSignIn`.",
     })
     .addSchema("Problem", ProblemSchema);
   const paths: Record<string, Record<string, OperationObject>> = {};

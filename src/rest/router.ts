@@ -73,7 +73,6 @@ export interface RouterOptions {
 async function run(route: AnyRoute, options: RouterOptions, req: Request, res: Response, body?: BodyParser): Promise<void> {
   let ctx = options.context(req, res);
   let status = 500;
-  const __m = (globalThis as any).__mark ?? (() => {}); __m("run start"); // TMPPERF
   try {
     if (route.auth !== "none") {
       const { principal, limitHeaders } = await authenticateRequest(ctx.deps, req, ctx.ip ?? "", {
@@ -85,13 +84,10 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
       ctx = { ...ctx, principal, audit: auditScope(auditAction(route.operationId), route.status, target, slug) };
       for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
     }
-    __m("authenticated"); // TMPPERF
     deprecation(route, res, ctx.deps.now());
     if (body) await body(req, res);
     const input = parseInput(route, req);
-    __m("parsed"); // TMPPERF
     const result = await route.handler(ctx, input as never, { req, res });
-    __m("handled"); // TMPPERF
     const reply = result instanceof Reply ? result : new Reply(route.status, result);
     if (options.checkResponses && route.response && reply.status < 300 && reply.status !== 204) {
       const check = route.response.safeParse(reply.body);
@@ -105,9 +101,7 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
     status = toAppError(err).error.status;
     throw err;
   } finally {
-    __m("sent"); // TMPPERF
     await finishAudit(ctx, status);
-    __m("audited"); // TMPPERF
   }
 }
 

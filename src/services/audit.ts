@@ -374,6 +374,12 @@ export const AuditQuery = PageQuery.extend({
     .refine(isPlausibleId, "must be a user id")
     .optional()
     .describe("Only calls made by this dashboard user."),
+  target: z
+    .string({ error: "must be a string" })
+    .min(1, "cannot be empty")
+    .max(200, "must be at most 200 characters")
+    .optional()
+    .describe("Only calls on this resource, for example a session id or an API key id."),
   since: z.iso
     .datetime({ offset: true, error: "must be an ISO 8601 date-time, for example 2026-01-31T12:00:00Z" })
     .optional()
@@ -414,6 +420,7 @@ export async function queryAuditEntries(db: AuditDb, workspaceId: string, q: Aud
       ...(query.key_prefix === undefined ? {} : { keyPrefix: query.key_prefix }),
       ...(query.action === undefined ? {} : { action: query.action }),
       ...(query.actor_user_id === undefined ? {} : { actorUserId: query.actor_user_id }),
+      ...(query.target === undefined ? {} : { target: query.target }),
       ...(since || until ? { createdAt: { ...(since ? { gte: since } : {}), ...(until ? { lt: until } : {}) } } : {}),
       ...(Object.keys(id).length > 0 ? { id } : {}),
     },

@@ -7,7 +7,10 @@ import type { SessionTokens } from "../auth/session-tokens.ts";
 import type { BrowserPool } from "../browser/pool.ts";
 import type { SessionRuntime } from "../browser/runtime.ts";
 import type { PubSub } from "../pubsub.ts";
+import type { AccessTokens } from "../auth/access-tokens.ts";
+import type { CookiePolicy } from "../auth/cookies.ts";
 import type { AuditWriter } from "./audit.ts";
+import type { Mailer } from "./mailer.ts";
 import type { EventRecorder } from "./session-events.ts";
 
 /** What the browser pool reports about itself; the pool arrives with the sessions work. */
@@ -37,6 +40,22 @@ export interface AuditScope {
   workspaceSlug?: string;
 }
 
+/** Magic links per address and per client address, each per hour (security.md §3: about 5 and 20). */
+export interface SignInLimits {
+  perAddressPerHour: number;
+  perClientPerHour: number;
+}
+
+/** What the dashboard's sign-in and its cookies need. */
+export interface DashboardDeps {
+  mailer: Mailer;
+  accessTokens: AccessTokens;
+  cookies: CookiePolicy;
+  /** Origins the dashboard is served from; cookie-authenticated requests from anywhere else are refused. */
+  origins: string[];
+  signInLimits: SignInLimits;
+}
+
 /** Long-lived dependencies built once by the composition root (src/app.ts). */
 export interface AppDeps {
   config: Config;
@@ -56,6 +75,7 @@ export interface AppDeps {
   pubsub: PubSub;
   /** Session events that happen outside requests (viewers, CDP clients), written in the background. */
   events: EventRecorder;
+  dashboard: DashboardDeps;
 }
 
 /** Everything a service function needs for one call, whichever transport made it. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { open, seal } from "../crypto/envelope.ts";
 import { AppError } from "../errors.ts";
+import { Prisma } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";
 import { prismaOf } from "./support.ts";
 
@@ -36,6 +37,21 @@ function canonicalJson(value: unknown): string {
 
 export type Idempotent<T> = { replayed: false; result: T } | { replayed: true; status: number; body: unknown };
 
+/** A first call's answer, as stored for its replays. */
+export interface Outcome {
+  status: number;
+  body: unknown;
+  resourceId: string;
+}
+
+/**
+ * The UPDATE that stores a first call's answer. `execute` may run it inside its own transaction,
+ * alone or as a part of one of its statements (a data-modifying CTE), and then return
+ * `stored: true`: the answer commits with what it describes, and the call makes one write less.
+ * Otherwise the answer is stored once `execute` returns.
+ */
+export type StoreAnswer = (outcome: Outcome) => Prisma.Sql;
+
 /**
  * Runs `execute` at most once per (workspace, key) within the window. A completed first call is
  * replayed with its original body (stored sealed: it carries session tokens); a call still in flight
@@ -45,7 +61,7 @@ export type Idempotent<T> = { replayed: false; result: T } | { replayed: true; s
 export async function idempotent<T>(
   ctx: ServiceContext,
   input: { workspaceId: string; key: string; fingerprint: string },
-  execute: () => Promise<{ result: T; status: number; body: unknown; resourceId: string }>,
+  execute: (storeAnswer: StoreAnswer) => Promise<Outcome & { result: T; stored?: boolean }>,
 ): Promise<Idempotent<T>> {
   const prisma = prismaOf(ctx);
   const { workspaceId, key } = input;
@@ -91,16 +107,21 @@ export async function idempotent<T>(
   async function run(): Promise<Idempotent<T>> {
     let outcome: Awaited<ReturnType<typeof execute>>;
     try {
-      outcome = await execute();
+      outcome = await execute(storeAnswer);
     } catch (err) {
       await prisma.idempotencyRecord.deleteMany({ where: { workspaceId, key, state: "IN_PROGRESS" } }).catch(() => {});
       throw err;
     }
-    const sealed = seal(ctx.deps.masterKey.key, Buffer.from(JSON.stringify(outcome.body)), aad).toString("base64");
-    await prisma.idempotencyRecord.update({
-      where: { workspaceId_key: { workspaceId, key } },
-      data: { state: "COMPLETED", responseStatus: outcome.status, responseBody: { sealed }, resourceId: outcome.resourceId, lockedUntil: null },
-    });
+    // `stored`: the transaction that ran storeAnswer's statement committed (else execute threw).
+    if (!outcome.stored) await prisma.$executeRaw(storeAnswer(outcome));
     return { replayed: false, result: outcome.result };
+  }
+
+  function storeAnswer(outcome: Outcome): Prisma.Sql {
+    const sealed = seal(ctx.deps.masterKey.key, Buffer.from(JSON.stringify(outcome.body)), aad).toString("base64");
+    return Prisma.sql`UPDATE "idempotency_records"
+      SET "state" = 'COMPLETED', "response_status" = ${outcome.status}, "response_body" = ${JSON.stringify({ sealed })}::jsonb,
+        "resource_id" = ${outcome.resourceId}, "locked_until" = NULL
+      WHERE "workspace_id" = ${workspaceId} AND "key" = ${key}`;
   }
 }

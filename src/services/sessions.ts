@@ -8,7 +8,9 @@ import { requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
 import { fingerprint, idempotent, type Idempotent } from "./idempotency.ts";
 import { paginate, PageQuery, type Page } from "./pagination.ts";
+import { restoreProfileIntoSession, saveProfileOnRelease } from "./profiles.ts";
 import { insertEvents, newEvent, publishEvents, type SessionEventType } from "./session-events.ts";
+import { insertStartedSession } from "./session-start.ts";
 import { prismaOf } from "./support.ts";
 
 /** A session lives at most 30 minutes (spec 3, 8). */
@@ -23,6 +25,9 @@ const live: SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
 export const CreateSessionInput = z.strictObject({
   region: z.string().min(1).max(64).describe("A region this deployment serves (GET /v1/health lists them)."),
   profile_id: z.string().max(64).optional().describe("Start from a saved profile of this workspace."),
+  save_profile_on_release: z
+    .boolean().optional()
+    .describe("When the session is released (PATCH REQUEST_RELEASE), save its state back into `profile_id` (required with it)."),
   live_view: z
     .strictObject({
       interactive: z.boolean().default(false).describe("Let the viewer use mouse and keyboard."),
@@ -33,6 +38,8 @@ export const CreateSessionInput = z.strictObject({
   idle_timeout_seconds: z
     .number().int().min(1).max(maxSessionSeconds).optional()
     .describe(`Release the session after this long without a CDP client (default ${defaultIdleSeconds}).`),
+}).superRefine((v, ctx) => {
+  if (v.save_profile_on_release && !v.profile_id) ctx.addIssue({ code: "custom", path: ["save_profile_on_release"], message: "needs profile_id: the profile to save into" });
 });
 export type CreateSessionInput = z.output<typeof CreateSessionInput>;
 
@@ -68,10 +75,18 @@ async function findInWorkspace(ctx: ServiceContext, id: string): Promise<Session
 
 /** Mints the addresses of a running session: CDP until its hard end, live view for about 5 minutes. */
 async function view(ctx: ServiceContext, session: Session, withUrls: boolean): Promise<SessionView> {
+  if (!withUrls) return { session, connectUrl: null, liveViewUrl: null };
+  return { session, ...(await addresses(ctx, session)) };
+}
+
+async function addresses(
+  ctx: ServiceContext,
+  session: Pick<Session, "id" | "workspaceId" | "status" | "expiresAt" | "liveViewGeneration">,
+): Promise<{ connectUrl: string | null; liveViewUrl: string | null }> {
   const { tokens, config, now } = ctx.deps;
   // In its last second a session is about to be timed out, and a token (second resolution) could not outlive its issue time.
-  if (!withUrls || session.status !== "RUNNING" || session.expiresAt.getTime() - now().getTime() < 1000) {
-    return { session, connectUrl: null, liveViewUrl: null };
+  if (session.status !== "RUNNING" || session.expiresAt.getTime() - now().getTime() < 1000) {
+    return { connectUrl: null, liveViewUrl: null };
   }
   const base = config.publicBaseUrl;
   const liveUntil = Math.min(session.expiresAt.getTime(), now().getTime() + liveViewTokenSeconds * 1000);
@@ -82,7 +97,6 @@ async function view(ctx: ServiceContext, session: Session, withUrls: boolean): P
     }),
   ]);
   return {
-    session,
     connectUrl: `${base.replace(/^http/, "ws")}/cdp?token=${cdp}`,
     liveViewUrl: `${base}/?token=${liveView}`,
   };
@@ -107,32 +121,38 @@ export async function createSession(
     const profile = await prismaOf(ctx).profile.findFirst({ where: { id: input.profile_id, workspaceId }, select: { id: true } });
     if (!profile) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
   }
-  return idempotent(ctx, { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", input) }, async () => {
-    const id = `ses_${ulid()}`;
+  const id = `ses_${ulid()}`;
+  const now = ctx.deps.now();
+  const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
+  // The tokens depend on nothing the database decides, and signing runs off the event loop: minted
+  // while the idempotency claim is written, they are ready when the answer is stored with the row.
+  // (Unused, and never shown, when the call turns out to be a replay or the node is full.)
+  const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
+  urls.catch(() => {}); // awaited below, or not at all when the claim fails first
+  return idempotent(ctx, { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", input) }, async (storeAnswer) => {
     const lease = await browsers.acquire(id);
     try {
-      const now = ctx.deps.now();
-      const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
+      if (input.profile_id) await restoreProfileIntoSession(ctx, workspaceId, input.profile_id, lease);
       const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
       const running = newEvent(id, "session.running", {}, now);
-      const session = await auditedTransaction(ctx, async (tx, audit) => {
-        const row = await tx.session.create({
-          data: {
-            id, workspaceId, status: "RUNNING", region: input.region, nodeId: ctx.deps.nodeId,
-            apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null,
-            profileId: input.profile_id ?? null, timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
-            liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null,
-            createdAt: now, startedAt: now, expiresAt,
-          },
-        });
-        await insertEvents(tx, [running]);
+      const session: Session = {
+        id, workspaceId, status: "RUNNING", region: input.region, endReason: null, nodeId: ctx.deps.nodeId,
+        apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null, endedById: null,
+        profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
+        timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
+        liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
+        createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
+      };
+      const v: SessionView = { session, ...(await urls) };
+      const answer = { status: 201, body: present(v), resourceId: id };
+      // The row, its first event and the stored answer in one statement (session-start.ts says why).
+      await auditedTransaction(ctx, async (tx, audit) => {
+        await tx.$executeRaw(insertStartedSession(session, running, storeAnswer(answer)));
         await audit(id);
-        return row;
       });
       void publishEvents(ctx.deps.pubsub, [running], ctx.log);
       runtime.add(id, lease, expiresAt, idle, now);
-      const v = await view(ctx, session, true);
-      return { result: v, status: 201, body: present(v), resourceId: id };
+      return { result: v, ...answer, stored: true };
     } catch (err) {
       await lease.release();
       throw err;
@@ -203,6 +223,8 @@ export async function endSession(
   ctx?: ServiceContext,
   endedById?: string,
 ): Promise<boolean> {
+  // Before anything closes: the browser still holds what the profile is to keep.
+  if (end.reason === "CLIENT_RELEASE") await saveProfileOnRelease(deps, id, ctx);
   const now = deps.now();
   const event = newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now);
   const write = async (tx: Tx, audit?: (target: string) => Promise<void>) => {

@@ -1,19 +1,23 @@
 import fs from "node:fs/promises";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { seedWorkspace, type Seeded } from "../support/app.ts";
+import { addMember, signIn, startDashboardApp, type DashboardApp, type SignedInUser } from "../support/dashboard.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const executablePath = chromiumPath();
 if (!executablePath && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
 
 describe.skipIf(!executablePath)("GraphiQL in headless Chromium", () => {
-  let t: TestApp;
+  let t: DashboardApp;
   let seeded: Seeded;
+  let user: SignedInUser;
   let browser: Browser;
   beforeAll(async () => {
-    t = await startTestApp();
+    // GraphiQL is served to signed-in dashboard users only.
+    t = await startDashboardApp();
     seeded = await seedWorkspace(t);
+    user = await signIn(t, await addMember(t, seeded.workspace.id, "MEMBER"));
     browser = await puppeteer.launch({
       executablePath,
       headless: true,
@@ -37,6 +41,7 @@ describe.skipIf(!executablePath)("GraphiQL in headless Chromium", () => {
     page.on("requestfailed", (r) => problems.push(`failed: ${r.url()}`));
     page.on("request", (r) => { if (!r.url().startsWith(t.url) && !r.url().startsWith("data:") && !r.url().startsWith("blob:")) problems.push(`foreign: ${r.url()}`); });
     await page.setViewport({ width: 1280, height: 800 });
+    for (const [name, c] of user.jar.cookies) await page.setCookie({ name, value: c.value, url: `${t.url}${c.path}`, path: c.path, httpOnly: true, sameSite: "Lax" });
 
     const res = await page.goto(`${t.url}/graphql?query=${encodeURIComponent("{ health { version database { kind } } }")}`, { waitUntil: "networkidle0" });
     expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");

@@ -15,6 +15,8 @@ const AuditEntryType = builder.objectRef<AuditEntry>("AuditEntry").implement({
     action: t.exposeString("action"),
     target: t.exposeString("target", { nullable: true }),
     httpStatus: t.exposeInt("httpStatus"),
+    requestId: t.exposeString("requestId", { nullable: true }),
+    ip: t.exposeString("ip", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
   }),
 });
@@ -30,12 +32,15 @@ const AuditPage = builder.objectRef<Page<AuditEntry>>("AuditEntryPage").implemen
 builder.queryField("auditLog", (t) =>
   t.field({
     type: AuditPage,
-    description: "A workspace's audit log, newest first (owners and admins; API keys are refused).",
+    description:
+      "A workspace's audit log, newest first (owners and admins; members and API keys are refused). Filters combine; " +
+      "`since` is inclusive and `until` exclusive.",
     args: {
       workspace: t.arg.string({ required: true }),
-      keyPrefix: t.arg.string(),
+      keyPrefix: t.arg.string({ description: "`vs_<id>`: only that API key's calls." }),
       action: t.arg.string(),
       actorUserId: t.arg.string(),
+      target: t.arg.string({ description: "Only calls on this resource (a session id, an API key id…)." }),
       since: t.arg({ type: "DateTime" }),
       until: t.arg({ type: "DateTime" }),
       limit: t.arg.int(),
@@ -50,6 +55,7 @@ builder.queryField("auditLog", (t) =>
             key_prefix: args.keyPrefix ?? undefined,
             action: args.action ?? undefined,
             actor_user_id: args.actorUserId ?? undefined,
+            target: args.target ?? undefined,
             since: args.since?.toISOString(),
             until: args.until?.toISOString(),
             limit: args.limit ?? undefined,

@@ -33,6 +33,10 @@ const SessionType = builder.objectRef<SessionView>("Session").implement({
     profileId: t.string({ nullable: true, resolve: (v) => v.session.profileId }),
     liveViewInteractive: t.boolean({ resolve: (v) => v.session.liveViewInteractive }),
     liveViewInstructions: t.string({ nullable: true, resolve: (v) => v.session.liveViewInstructions }),
+    liveViewViewers: t.int({
+      description: "People watching the live view now (on the node that runs the session).",
+      resolve: (v, _args, ctx) => ctx.services.deps.runtime.viewerCount(v.session.id),
+    }),
     connectUrl: t.string({ nullable: true, resolve: (v) => v.connectUrl }),
     liveViewUrl: t.string({ nullable: true, resolve: (v) => v.liveViewUrl }),
   }),
@@ -50,6 +54,7 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
   fields: (t) => ({
     region: t.string({ required: true }),
     profileId: t.string(),
+    saveProfileOnRelease: t.boolean({ description: "On release, save the session's state back into profileId." }),
     liveViewInteractive: t.boolean(),
     liveViewInstructions: t.string(),
     timeoutSeconds: t.int(),
@@ -88,6 +93,7 @@ builder.mutationField("createSession", (t) =>
         const body = parseInput(CreateSessionInput, {
           region: input.region,
           profile_id: input.profileId ?? undefined,
+          save_profile_on_release: input.saveProfileOnRelease ?? undefined,
           live_view:
             input.liveViewInteractive != null || input.liveViewInstructions != null
               ? { interactive: input.liveViewInteractive ?? false, instructions: input.liveViewInstructions ?? undefined }

@@ -37,7 +37,9 @@ export function toApiKeyDto(k: ApiKeyRecord): z.infer<typeof ApiKeyDto> {
   };
 }
 
-const dashboard = "Dashboard surface: a signed-in owner or admin of the workspace. API keys are refused with 403.";
+const dashboard =
+  "Dashboard surface: a signed-in owner or admin of the workspace, by `Authorization: Bearer <dashboard access token>` or the " +
+  "dashboard's cookie. API keys are refused with 403.";
 
 export const dashboardRoutes = [
   defineRoute({
@@ -95,7 +97,7 @@ export const dashboardRoutes = [
     path: "/v1/dashboard/ws/{slug}/audit-log",
     operationId: "auditLog",
     summary: "Read a workspace's audit log",
-    description: `One entry per authenticated call, denied ones included, newest first. Filter by \`key_prefix\`, \`action\`, \`actor_user_id\` and time. ${dashboard}`,
+    description: `One entry per authenticated call, denied ones included, newest first. Filter by \`key_prefix\`, \`action\`, \`actor_user_id\`, \`target\` and time. ${dashboard}`,
     tags: ["Dashboard"],
     auth: "apiKeyOrUser",
     input: { params: Slug, query: AuditQuery },

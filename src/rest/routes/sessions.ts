@@ -25,7 +25,11 @@ export const SessionDto = z
     timeout_seconds: z.number().int(),
     idle_timeout_seconds: z.number().int().nullable(),
     profile_id: z.string().nullable(),
-    live_view: z.object({ interactive: z.boolean(), instructions: z.string().nullable() }),
+    live_view: z.object({
+      interactive: z.boolean(),
+      instructions: z.string().nullable(),
+      viewers: z.number().int().describe("People watching the live view now (on the node that runs the session)."),
+    }),
     connect_url: z
       .string().nullable()
       .describe("`wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING."),
@@ -33,7 +37,11 @@ export const SessionDto = z
   })
   .meta({ id: "Session" });
 
-export function toSessionDto(s: Session, urls: { connectUrl: string | null; liveViewUrl: string | null } = { connectUrl: null, liveViewUrl: null }) {
+export function toSessionDto(
+  s: Session,
+  urls: { connectUrl: string | null; liveViewUrl: string | null } = { connectUrl: null, liveViewUrl: null },
+  viewers = 0,
+) {
   return {
     id: s.id,
     status: s.status,
@@ -46,7 +54,7 @@ export function toSessionDto(s: Session, urls: { connectUrl: string | null; live
     timeout_seconds: s.timeoutSeconds,
     idle_timeout_seconds: s.idleTimeoutSeconds,
     profile_id: s.profileId,
-    live_view: { interactive: s.liveViewInteractive, instructions: s.liveViewInstructions },
+    live_view: { interactive: s.liveViewInteractive, instructions: s.liveViewInstructions, viewers },
     connect_url: urls.connectUrl,
     live_view_url: urls.liveViewUrl,
   };
@@ -62,7 +70,7 @@ export const SessionEventDto = z
   })
   .meta({ id: "SessionEvent" });
 
-const viewDto = (v: SessionView) => toSessionDto(v.session, v);
+const viewDto = (v: SessionView, viewers = 0) => toSessionDto(v.session, v, viewers);
 const Id = z.object({ id: z.string().min(1).max(64) });
 
 export const sessionRoutes = [
@@ -81,7 +89,7 @@ export const sessionRoutes = [
     status: 201,
     response: SessionDto,
     alternatives: { 200: { description: "Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`)." } },
-    problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "insufficient-capacity"],
+    problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "insufficient-capacity", "profile-unreadable"],
     bodyLimit: "16kb",
     handler: async (ctx, { headers, body }) => {
       const key = requireIdempotencyKey(headers["idempotency-key"]);
@@ -101,7 +109,7 @@ export const sessionRoutes = [
     status: 200,
     response: listEnvelope(SessionDto, "SessionList"),
     problems: ["forbidden"],
-    handler: async (ctx, { query }) => toPageDto(await listSessions(ctx, query), (s) => toSessionDto(s)),
+    handler: async (ctx, { query }) => toPageDto(await listSessions(ctx, query), (s) => toSessionDto(s, undefined, ctx.deps.runtime.viewerCount(s.id))),
   }),
   defineRoute({
     method: "get",
@@ -114,7 +122,7 @@ export const sessionRoutes = [
     status: 200,
     response: SessionDto,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }) => viewDto(await getSession(ctx, params.id)),
+    handler: async (ctx, { params }) => viewDto(await getSession(ctx, params.id), ctx.deps.runtime.viewerCount(params.id)),
   }),
   defineRoute({
     method: "patch",
@@ -199,6 +207,6 @@ export const sessionRoutes = [
     status: 200,
     response: SessionDto,
     problems: ["not-found", "forbidden", "conflict"],
-    handler: async (ctx, { params }) => viewDto(await keepaliveSession(ctx, params.id)),
+    handler: async (ctx, { params }) => viewDto(await keepaliveSession(ctx, params.id), ctx.deps.runtime.viewerCount(params.id)),
   }),
 ];

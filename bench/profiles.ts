@@ -1,0 +1,172 @@
+// Profile save and restore times for a realistic login profile: 300 cookies and 5 origins × 200
+// storage keys (160 localStorage, 40 sessionStorage, 64-character values), next to an empty
+// session start. Medians over several runs; loopback only; every browser and server is closed at
+// the end. Never part of the tests.
+//
+//   npm run bench:profiles
+//   BENCH_PROFILE_RUNS=7     runs per figure
+//   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
+//
+// What each figure is:
+//   session start, empty            POST /v1/sessions answered (warm spare ready), no profile
+//   session start, from the profile POST /v1/sessions {profile_id}: decrypt + restore + the same work
+//   restore alone                   the restore step inside that call (server log: cookies,
+//                                   localStorage through the throw-away tab, sessionStorage watcher)
+//   save, 5 tabs open               POST /v1/profiles {session_id} with every origin open in a tab
+//                                   (read in place)
+//   save, no tab on the origins     the same with the origins only known from the profile the
+//                                   session started from (localStorage read through a throw-away tab)
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import puppeteer from "puppeteer-core";
+import { findChromium } from "../src/browser/chromium.ts";
+import { createLogger } from "../src/logger.ts";
+import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
+
+const runs = Math.max(1, Number(process.env.BENCH_PROFILE_RUNS ?? 7));
+const found = findChromium(process.env.BENCH_CHROMIUM);
+if (!found) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
+const executablePath: string = found;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const ms = (xs: number[]) => `${median(xs).toFixed(1).padStart(7)} ms   (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}, n=${xs.length})`;
+const sleep = (n: number) => new Promise<void>((r) => setTimeout(r, n));
+const value = () => randomUUID().replaceAll("-", "") + randomUUID().replaceAll("-", "");
+
+async function site(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = http.createServer((_req, res) => {
+    res.setHeader("content-type", "text/html");
+    res.end("<!doctype html><title>bench</title><p>bench");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** 300 cookies on three domains (Chromium keeps at most 180 per domain), 5 origins × (160 + 40) items. */
+function storageState(origins: string[]) {
+  const domains = ["127.0.0.1", "localhost", ".bench.example"];
+  const cookies = Array.from({ length: 300 }, (_, i) => ({
+    name: `c${i}`, value: value(), domain: domains[i % 3]!, path: "/", expires: Math.floor(Date.now() / 1000) + 86_400,
+    httpOnly: i % 2 === 0, secure: false, sameSite: "Lax" as const,
+  }));
+  return {
+    cookies,
+    origins: origins.map((origin) => ({
+      origin,
+      localStorage: Array.from({ length: 160 }, (_, i) => ({ name: `l${i}`, value: value() })),
+      sessionStorage: Array.from({ length: 40 }, (_, i) => ({ name: `s${i}`, value: value() })),
+    })),
+  };
+}
+
+async function main() {
+  const restoreLog: number[] = [];
+  const phases = { cookiesMs: [] as number[], localStorageMs: [] as number[], sessionStorageMs: [] as number[] };
+  const log = createLogger(
+    "info",
+    new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split("\n")) {
+          if (!line.includes('"profile restored"')) continue;
+          const parsed = JSON.parse(line) as { ms?: number } & Partial<Record<keyof typeof phases, number>>;
+          if (typeof parsed.ms === "number") restoreLog.push(parsed.ms);
+          for (const k of Object.keys(phases) as Array<keyof typeof phases>) if (typeof parsed[k] === "number") phases[k].push(parsed[k]);
+        }
+        done();
+      },
+    }),
+  );
+  const sites = await Promise.all(Array.from({ length: 5 }, site));
+  const origins = sites.map((s, i) => `http://${i < 3 ? "127.0.0.1" : "localhost"}:${s.port}`);
+  let t: TestApp | undefined;
+  try {
+    t = await startTestApp({ log, env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "3", VESSEL_CHROMIUM_PATH: executablePath } });
+    const app = t;
+    const ws = await seedWorkspace(app);
+    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const started = performance.now();
+      const res = await fetch(`${app.url}${path}`, {
+        method, headers: { ...bearer(ws.key), "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      const elapsed = performance.now() - started;
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+      return { elapsed, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
+    };
+    const warm = async () => {
+      for (let i = 0; i < 200 && app.app.deps.browsers.report().warm < 1; i++) await sleep(25);
+      await sleep(300); // the spare's own start-up settles
+    };
+    const start = (profileId?: string) =>
+      call("POST", "/v1/sessions", { region: "us-east1", ...(profileId ? { profile_id: profileId } : {}) }, { "idempotency-key": randomUUID() });
+    const release = (id: string) => call("PATCH", `/v1/sessions/${id}`, { status: "REQUEST_RELEASE" });
+
+    const imported = await call("POST", "/v1/profiles", { label: "bench", storage_state: storageState(origins) });
+    const profileId = imported.body.profile_id as string;
+    console.log(`profile: ${imported.body.cookie_count} cookies, ${imported.body.origin_count} origins, ${imported.body.key_count} keys, ` +
+      `${(imported.body.size_bytes / 1024).toFixed(0)} KiB as stored (import took ${imported.elapsed.toFixed(0)} ms)`);
+    console.log(`Chromium: ${executablePath}; ${runs} runs per figure\n`);
+
+    const empty: number[] = [];
+    const fromProfile: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      // Alternate which goes first, so drift on the shared machine lands on both.
+      for (const withProfile of i % 2 ? [true, false] : [false, true]) {
+        await warm();
+        const s = await start(withProfile ? profileId : undefined);
+        (withProfile ? fromProfile : empty).push(s.elapsed);
+        await release(s.body.id as string);
+      }
+    }
+
+    const saveOpen: number[] = [];
+    const saveElsewhere: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      await warm();
+      const s = await start(profileId);
+      const browser = await puppeteer.connect({ browserWSEndpoint: s.body.connect_url as string, defaultViewport: null });
+      try {
+        // No tab on the origins: their localStorage comes through the throw-away tab.
+        saveElsewhere.push((await call("POST", `/v1/profiles/${profileId}:save`, { session_id: s.body.id })).elapsed);
+        const tabs = await Promise.all(origins.map(() => browser.newPage()));
+        await Promise.all(tabs.map((tab, k) => tab.goto(`${origins[k]}/`)));
+        saveOpen.push((await call("POST", `/v1/profiles/${profileId}:save`, { session_id: s.body.id })).elapsed);
+      } finally {
+        await browser.disconnect();
+      }
+      await release(s.body.id as string);
+    }
+    const check = await call("GET", `/v1/profiles/${profileId}`);
+    if (check.body.key_count !== 1000 || check.body.cookie_count !== 300) {
+      throw new Error(`the saved profile lost state: ${check.body.cookie_count} cookies, ${check.body.key_count} keys`);
+    }
+
+    console.log(`session start, empty             ${ms(empty)}`);
+    console.log(`session start, from the profile  ${ms(fromProfile)}   (+${(median(fromProfile) - median(empty)).toFixed(1)} ms)`);
+    console.log(`  restore alone (server log)     ${ms(restoreLog)}`);
+    console.log(`    cookies set after            ${ms(phases.cookiesMs)}`);
+    console.log(`    localStorage written after   ${ms(phases.localStorageMs)}   (side by side with the cookies)`);
+    console.log(`    sessionStorage watcher       ${ms(phases.sessionStorageMs)}   (then)`);
+    console.log(`save, 5 tabs open on the origins ${ms(saveOpen)}`);
+    console.log(`save, no tab on the origins      ${ms(saveElsewhere)}`);
+  } finally {
+    await t?.stop();
+    await Promise.all(sites.map((s) => s.close()));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,178 @@
+import {
+  CURRENT_FORMAT_VERSION, MAX_COOKIES, MAX_ITEMS, MAX_ORIGINS, MAX_STORAGE_NAME, PROFILE_FORMAT, ProfileCookie, type ProfileDocument, type ProfileOrigin, type StorageItem,
+} from "./profile-format.ts";
+import { ProfileCdp } from "./profile-cdp.ts";
+import { evaluateIn, withOriginTab } from "./profile-origin-tab.ts";
+
+/** A cookie as Chromium's `Storage.getCookies` reports it (the fields a profile keeps). */
+interface CdpCookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  expires: number;
+  httpOnly: boolean;
+  secure: boolean;
+  session: boolean;
+  sameSite?: "Strict" | "Lax" | "None";
+  /** An object since Chromium 125; a top-level site string before. */
+  partitionKey?: { topLevelSite: string; hasCrossSiteAncestor: boolean } | string;
+  partitionKeyOpaque?: boolean;
+}
+
+interface Frame {
+  id: string;
+  securityOrigin?: string;
+}
+interface FrameTree {
+  frame: Frame;
+  childFrames?: FrameTree[];
+}
+
+export interface CaptureResult {
+  document: ProfileDocument;
+  /** Cookies and storage items left out because no browser could set them again (never their values). */
+  skipped: { cookies: number; items: number; origins: number };
+}
+
+function toProfileCookie(c: CdpCookie): ProfileCookie | undefined {
+  if (c.partitionKeyOpaque) return undefined; // an opaque partition (a sandboxed top frame) cannot be named, so cannot be restored
+  const partitionKey =
+    c.partitionKey === undefined
+      ? null
+      : typeof c.partitionKey === "string"
+        ? { topLevelSite: c.partitionKey, hasCrossSiteAncestor: false }
+        : { topLevelSite: c.partitionKey.topLevelSite, hasCrossSiteAncestor: c.partitionKey.hasCrossSiteAncestor };
+  const parsed = ProfileCookie.safeParse({
+    name: c.name, value: c.value, domain: c.domain, path: c.path,
+    expires: c.session || c.expires < 0 ? -1 : c.expires,
+    httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite ?? null, partitionKey,
+  });
+  return parsed.success ? parsed.data : undefined;
+}
+
+function framesOf(tree: FrameTree): Frame[] {
+  return [tree.frame, ...(tree.childFrames ?? []).flatMap(framesOf)];
+}
+
+const webOrigin = /^https?:\/\/[^/]+$/;
+
+function originOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a running browser's state into a profile document:
+ *
+ * - every cookie of the default browser context (httpOnly, session and partitioned ones included);
+ * - localStorage and sessionStorage of every http(s) origin open in a tab or a same-process frame,
+ *   read in place (DOMStorage; nothing runs in the pages). sessionStorage is per tab: an origin
+ *   open in several tabs keeps the first tab's non-empty one;
+ * - localStorage of the origins a tab has been on (its history) or that `base` (the profile the
+ *   session started from) holds, when no tab has them open now: read through a throw-away tab that
+ *   never reaches the network (withOriginTab). Clients connected to the session see that tab come
+ *   and go; it is only opened when there are such origins;
+ * - sessionStorage of an origin no tab has open cannot be read: `base`'s is kept.
+ *
+ * Third-party (partitioned) storage of cross-site frames is not captured.
+ */
+export async function captureProfile(wsEndpoint: string, base?: ProfileDocument): Promise<CaptureResult> {
+  const cdp = await ProfileCdp.connect(wsEndpoint);
+  try {
+    const [{ cookies }, { targetInfos }, contexts] = await Promise.all([
+      cdp.send<{ cookies: CdpCookie[] }>("Storage.getCookies", {}),
+      cdp.send<{ targetInfos: Array<{ targetId: string; type: string; browserContextId?: string }> }>("Target.getTargets", {}),
+      cdp.send<{ browserContextIds: string[] }>("Target.getBrowserContexts", {}).catch(() => ({ browserContextIds: [] as string[] })),
+    ]);
+    // Contexts a client created (puppeteer createBrowserContext, playwright newContext) are not the session's profile.
+    const created = new Set(contexts.browserContextIds);
+    const pages = targetInfos.filter((t) => t.type === "page" && !(t.browserContextId && created.has(t.browserContextId)));
+
+    const local = new Map<string, StorageItem[]>();
+    const session = new Map<string, StorageItem[]>();
+    const visited = new Set<string>();
+    let skippedItems = 0;
+    const items = (entries: string[][]): StorageItem[] => {
+      const out: StorageItem[] = [];
+      for (const [name, value] of entries) {
+        if (typeof name !== "string" || typeof value !== "string" || name.length > MAX_STORAGE_NAME || out.length >= MAX_ITEMS) skippedItems++;
+        else out.push({ name, value });
+      }
+      return out;
+    };
+
+    for (const page of pages) {
+      let sessionId: string;
+      try {
+        ({ sessionId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true }));
+      } catch {
+        continue; // closed in the meantime
+      }
+      try {
+        const history = await cdp
+          .send<{ entries: Array<{ url: string }> }>("Page.getNavigationHistory", {}, sessionId)
+          .catch(() => ({ entries: [] }));
+        for (const { url } of history.entries) {
+          const origin = originOf(url);
+          if (origin) visited.add(origin);
+        }
+        const { frameTree } = await cdp.send<{ frameTree: FrameTree }>("Page.getFrameTree", {}, sessionId);
+        for (const frame of framesOf(frameTree)) {
+          const origin = frame.securityOrigin;
+          if (!origin || !webOrigin.test(origin)) continue;
+          const storageKey = await cdp
+            .send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, sessionId)
+            .then((r) => r.storageKey, () => `${origin}/`);
+          // A first-party key is the origin and a slash; anything longer is partitioned under another top-level site.
+          if (storageKey !== `${origin}/`) continue;
+          const read = (isLocalStorage: boolean) =>
+            cdp
+              .send<{ entries: string[][] }>("DOMStorage.getDOMStorageItems", { storageId: { storageKey, isLocalStorage } }, sessionId)
+              .then((r) => items(r.entries), () => undefined);
+          if (!local.has(origin)) {
+            const found = await read(true);
+            if (found) local.set(origin, found);
+          }
+          if (!session.get(origin)?.length) {
+            const found = await read(false);
+            if (found && (found.length > 0 || !session.has(origin))) session.set(origin, found);
+          }
+        }
+      } catch {
+        // The tab went away or navigated while being read; what it still had is lost with it.
+      } finally {
+        await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+      }
+    }
+
+    // Origins known to the session that no tab has open now.
+    const baseOrigins = new Map((base?.origins ?? []).map((o) => [o.origin, o]));
+    const elsewhere = [...new Set([...visited, ...baseOrigins.keys()])].filter((o) => !local.has(o));
+    await withOriginTab(cdp, elsewhere, async (origin, tab) => {
+      const entries = await evaluateIn<string[][] | null>(
+        cdp, tab,
+        `self.origin === ${JSON.stringify(origin)} ? Object.entries(localStorage) : null`,
+      );
+      if (Array.isArray(entries)) local.set(origin, items(entries));
+    });
+
+    const origins: ProfileOrigin[] = [];
+    for (const origin of new Set([...local.keys(), ...session.keys(), ...baseOrigins.keys()])) {
+      const sessionStorage = session.get(origin) ?? baseOrigins.get(origin)?.sessionStorage ?? [];
+      const o = { origin, localStorage: local.get(origin) ?? [], sessionStorage };
+      if (o.localStorage.length > 0 || o.sessionStorage.length > 0) origins.push(o);
+    }
+    const kept = cookies.map(toProfileCookie).filter((c): c is ProfileCookie => c !== undefined).slice(0, MAX_COOKIES);
+    return {
+      document: { format: PROFILE_FORMAT, formatVersion: CURRENT_FORMAT_VERSION, cookies: kept, origins: origins.slice(0, MAX_ORIGINS) },
+      skipped: { cookies: cookies.length - kept.length, items: skippedItems, origins: Math.max(0, origins.length - MAX_ORIGINS) },
+    };
+  } finally {
+    cdp.close();
+  }
+}

@@ -1,0 +1,107 @@
+import { clearedSessionCookies, sessionCookies } from "../../auth/cookies.ts";
+import { AppError } from "../../errors.ts";
+import { refreshSession, signOut, type SignedIn } from "../../services/dashboard-sessions.ts";
+import { exchangeSignIn, requestSignIn } from "../../services/sign-in.ts";
+import { audited } from "../audited.ts";
+import { builder, type GraphQLContext, type HttpExchange } from "../builder.ts";
+import { MeType, loadMe } from "./user.ts";
+
+const SignInRequested = builder.objectRef<{ linkLifetimeSeconds: number }>("SignInRequested").implement({
+  description: "The same answer whether or not the address may sign in.",
+  fields: (t) => ({
+    linkLifetimeSeconds: t.exposeInt("linkLifetimeSeconds", { description: "How long the mailed link works." }),
+  }),
+});
+
+type SignedInView = SignedIn & { redirectTo: string | null };
+
+const SignedInType = builder.objectRef<SignedInView>("SignedIn").implement({
+  description: "A dashboard sign-in. The tokens travel only in HttpOnly cookies, never in this answer.",
+  fields: (t) => ({
+    me: t.field({ type: MeType, resolve: (s, _a, ctx) => loadMe(ctx, s.user) }),
+    accessTokenExpiresAt: t.field({ type: "DateTime", resolve: (s) => s.accessExpiresAt }),
+    refreshTokenExpiresAt: t.field({ type: "DateTime", resolve: (s) => s.refreshExpiresAt }),
+    redirectTo: t.string({ nullable: true, description: "The path asked for in requestSignIn, if any.", resolve: (s) => s.redirectTo }),
+  }),
+});
+
+/** Cookie-setting operations need the HTTP response; over a WebSocket they are refused before any work. */
+function httpOf(ctx: GraphQLContext): HttpExchange {
+  if (!ctx.http) throw new AppError("forbidden", "This operation sets cookies: call it over HTTP, not over the WebSocket.");
+  return ctx.http;
+}
+
+function setSession(ctx: GraphQLContext, http: HttpExchange, s: SignedIn): void {
+  const { cookies } = ctx.services.deps.dashboard;
+  for (const c of sessionCookies(cookies, s, ctx.services.deps.now())) http.setCookie(c);
+}
+
+builder.mutationField("requestSignIn", (t) =>
+  t.field({
+    type: SignInRequested,
+    description:
+      "Mail a one-time sign-in link (60 seconds) if this address may sign in: an organization admin, a member, or a pending invitation. " +
+      "Send the S256 challenge of a code verifier you keep; exchangeSignIn needs the verifier. Limited per address and per client.",
+    args: {
+      email: t.arg.string({ required: true }),
+      codeChallenge: t.arg.string({ required: true, description: "base64url(SHA-256(code_verifier)), 43 characters." }),
+      codeChallengeMethod: t.arg.string({ description: "S256 (the default and the only method accepted)." }),
+      redirectTo: t.arg.string({ description: "A path on this site to return to after signing in." }),
+    },
+    resolve: (_r, args, ctx) =>
+      audited(ctx, "requestSignIn", (svc) =>
+        requestSignIn(svc, {
+          email: args.email,
+          codeChallenge: args.codeChallenge,
+          codeChallengeMethod: args.codeChallengeMethod ?? undefined,
+          redirectTo: args.redirectTo ?? undefined,
+        }),
+      ),
+  }),
+);
+
+builder.mutationField("exchangeSignIn", (t) =>
+  t.field({
+    type: SignedInType,
+    description: "Exchange the link's token and your code verifier for the access and refresh cookies. The token works once.",
+    args: { token: t.arg.string({ required: true }), codeVerifier: t.arg.string({ required: true }) },
+    resolve: async (_r, args, ctx) => {
+      const http = httpOf(ctx);
+      return audited(ctx, "exchangeSignIn", async (svc) => {
+        const s = await exchangeSignIn(svc, { token: args.token, codeVerifier: args.codeVerifier }, { userAgent: http.userAgent });
+        setSession(ctx, http, s);
+        return s;
+      });
+    },
+  }),
+);
+
+builder.mutationField("refreshSession", (t) =>
+  t.field({
+    type: SignedInType,
+    description: "Rotate the refresh cookie: new access and refresh cookies. A refresh token used twice ends the sign-in.",
+    resolve: async (_r, _a, ctx) => {
+      const http = httpOf(ctx);
+      return audited(ctx, "refreshSession", async (svc) => {
+        const s = await refreshSession(svc, http.cookie(svc.deps.dashboard.cookies.refresh), { userAgent: http.userAgent });
+        setSession(ctx, http, s);
+        return { ...s, redirectTo: null };
+      });
+    },
+  }),
+);
+
+builder.mutationField("signOut", (t) =>
+  t.boolean({
+    description: "End this sign-in on the server and clear both cookies. Always succeeds.",
+    resolve: async (_r, _a, ctx) => {
+      const http = httpOf(ctx);
+      const { cookies } = ctx.services.deps.dashboard;
+      return audited(ctx, "signOut", async (svc) => {
+        await signOut(svc, { refreshToken: http.cookie(cookies.refresh), accessToken: http.cookie(cookies.access) });
+        for (const c of clearedSessionCookies(cookies)) http.setCookie(c);
+        return true;
+      });
+    },
+  }),
+);

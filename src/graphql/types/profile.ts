@@ -1,0 +1,203 @@
+import type { StorageStateExport, StorageStateInput } from "../../browser/profile-format.ts";
+import type { Page } from "../../services/pagination.ts";
+import {
+  CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, createProfile, deleteProfile, exportProfileStorageState,
+  getProfile, listProfiles, saveProfile, updateProfile, type ProfileRecord,
+} from "../../services/profiles.ts";
+import { parseInput } from "../../services/support.ts";
+import { audited } from "../audited.ts";
+import { builder } from "../builder.ts";
+
+const ProfileType = builder.objectRef<ProfileRecord>("Profile").implement({
+  description: "A saved browser state (cookies, localStorage, sessionStorage), stored encrypted. Its contents are only readable through profileStorageState.",
+  fields: (t) => ({
+    profileId: t.exposeString("id", { description: "`prof_<ULID>`" }),
+    label: t.exposeString("label"),
+    sourceSessionId: t.exposeString("sourceSessionId", { nullable: true, description: "The session it was last saved from; null when imported." }),
+    formatVersion: t.exposeInt("formatVersion"),
+    sizeBytes: t.exposeInt("sizeBytes"),
+    cookieCount: t.exposeInt("cookieCount"),
+    originCount: t.exposeInt("originCount"),
+    keyCount: t.exposeInt("keyCount", { description: "localStorage and sessionStorage items of all origins." }),
+    createdAt: t.field({ type: "DateTime", resolve: (p) => p.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
+  }),
+});
+
+const ProfilePage = builder.objectRef<Page<ProfileRecord>>("ProfilePage").implement({
+  fields: (t) => ({
+    items: t.field({ type: [ProfileType], resolve: (p) => p.items }),
+    nextCursor: t.exposeString("nextCursor", { nullable: true }),
+    hasMore: t.exposeBoolean("hasMore"),
+  }),
+});
+
+const SameSite = builder.enumType("CookieSameSite", { values: ["Strict", "Lax", "None"] as const });
+
+type ExportCookie = StorageStateExport["cookies"][number];
+type ExportOrigin = StorageStateExport["origins"][number];
+type Item = { name: string; value: string };
+
+const StorageItem = builder.objectRef<Item>("StorageItem").implement({
+  fields: (t) => ({ name: t.exposeString("name"), value: t.exposeString("value") }),
+});
+
+const StorageStateCookie = builder.objectRef<ExportCookie>("StorageStateCookie").implement({
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    value: t.exposeString("value"),
+    domain: t.exposeString("domain"),
+    path: t.exposeString("path"),
+    expires: t.exposeFloat("expires", { description: "Unix seconds; -1 for a session cookie." }),
+    httpOnly: t.exposeBoolean("httpOnly"),
+    secure: t.exposeBoolean("secure"),
+    sameSite: t.field({ type: SameSite, resolve: (c) => c.sameSite }),
+    partitionKey: t.exposeString("partitionKey", { nullable: true, description: "Top-level site of a partitioned (CHIPS) cookie." }),
+    hasCrossSiteAncestor: t.boolean({ nullable: true, resolve: (c) => c._crHasCrossSiteAncestor ?? null }),
+  }),
+});
+
+const StorageStateOrigin = builder.objectRef<ExportOrigin>("StorageStateOrigin").implement({
+  fields: (t) => ({
+    origin: t.exposeString("origin"),
+    localStorage: t.field({ type: [StorageItem], resolve: (o) => o.localStorage }),
+    sessionStorage: t.field({ type: [StorageItem], resolve: (o) => o.sessionStorage }),
+  }),
+});
+
+const StorageStateType = builder.objectRef<StorageStateExport>("StorageState").implement({
+  description: "Playwright's storageState shape, plus per-origin sessionStorage.",
+  fields: (t) => ({
+    cookies: t.field({ type: [StorageStateCookie], resolve: (s) => s.cookies }),
+    origins: t.field({ type: [StorageStateOrigin], resolve: (s) => s.origins }),
+  }),
+});
+
+const StorageItemInput = builder.inputType("StorageItemInput", {
+  fields: (t) => ({ name: t.string({ required: true }), value: t.string({ required: true }) }),
+});
+
+const StorageStateCookieInput = builder.inputType("StorageStateCookieInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    value: t.string({ required: true }),
+    domain: t.string({ required: true }),
+    path: t.string({ required: true }),
+    expires: t.float(),
+    httpOnly: t.boolean(),
+    secure: t.boolean(),
+    sameSite: t.field({ type: SameSite }),
+    partitionKey: t.string(),
+    hasCrossSiteAncestor: t.boolean(),
+  }),
+});
+
+const StorageStateOriginInput = builder.inputType("StorageStateOriginInput", {
+  fields: (t) => ({
+    origin: t.string({ required: true }),
+    localStorage: t.field({ type: [StorageItemInput], required: true }),
+    sessionStorage: t.field({ type: [StorageItemInput] }),
+  }),
+});
+
+const StorageStateInputType = builder.inputType("StorageStateInput", {
+  fields: (t) => ({
+    cookies: t.field({ type: [StorageStateCookieInput], required: true }),
+    origins: t.field({ type: [StorageStateOriginInput], required: true }),
+  }),
+});
+
+const CreateProfileGqlInput = builder.inputType("CreateProfileInput", {
+  fields: (t) => ({
+    label: t.string({ required: true }),
+    sessionId: t.string({ description: "Save from this running session." }),
+    storageState: t.field({ type: StorageStateInputType, description: "Or import a storageState." }),
+  }),
+});
+
+const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
+
+/** The GraphQL input in the REST shape, so both go through the same validation. */
+function storageStateOf(s: typeof StorageStateInputType.$inferInput): StorageStateInput {
+  return {
+    cookies: s.cookies.map((c) => ({
+      name: c.name, value: c.value, domain: c.domain, path: c.path, expires: opt(c.expires), httpOnly: opt(c.httpOnly), secure: opt(c.secure),
+      sameSite: opt(c.sameSite), partitionKey: opt(c.partitionKey), _crHasCrossSiteAncestor: opt(c.hasCrossSiteAncestor),
+    })),
+    origins: s.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage, sessionStorage: opt(o.sessionStorage) })),
+  };
+}
+
+builder.queryField("profile", (t) =>
+  t.field({
+    type: ProfileType,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, { id }, ctx) => audited(ctx, "profile", (svc) => getProfile(svc, id)),
+  }),
+);
+
+builder.queryField("profiles", (t) =>
+  t.field({
+    type: ProfilePage,
+    description: "The workspace's profiles in creation order.",
+    args: { limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: (_r, args, ctx) =>
+      audited(ctx, "profiles", (svc) => listProfiles(svc, parseInput(ProfileListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) }))),
+  }),
+);
+
+builder.queryField("profileStorageState", (t) =>
+  t.field({
+    type: StorageStateType,
+    description: "Export a profile with its secrets in the clear (audited as profile.export before anything is decrypted).",
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, { id }, ctx) => audited(ctx, "profileStorageState", (svc) => exportProfileStorageState(svc, id)),
+  }),
+);
+
+builder.mutationField("createProfile", (t) =>
+  t.field({
+    type: ProfileType,
+    description: "Save a running session's state, or import a storageState, as a new profile.",
+    args: { input: t.arg({ type: CreateProfileGqlInput, required: true }) },
+    resolve: (_r, { input }, ctx) =>
+      audited(ctx, "createProfile", (svc) =>
+        createProfile(
+          svc,
+          parseInput(CreateProfileInput, {
+            label: input.label,
+            session_id: opt(input.sessionId),
+            storage_state: input.storageState ? storageStateOf(input.storageState) : undefined,
+          }),
+        ),
+      ),
+  }),
+);
+
+builder.mutationField("saveProfile", (t) =>
+  t.field({
+    type: ProfileType,
+    description: "Replace a profile's state with a running session's.",
+    args: { id: t.arg.string({ required: true }), sessionId: t.arg.string({ required: true }) },
+    resolve: (_r, { id, sessionId }, ctx) =>
+      audited(ctx, "saveProfile", (svc) => saveProfile(svc, id, parseInput(SaveProfileInput, { session_id: sessionId }))),
+  }),
+);
+
+builder.mutationField("updateProfile", (t) =>
+  t.field({
+    type: ProfileType,
+    description: "Rename a profile.",
+    args: { id: t.arg.string({ required: true }), label: t.arg.string({ required: true }) },
+    resolve: (_r, { id, label }, ctx) => audited(ctx, "updateProfile", (svc) => updateProfile(svc, id, parseInput(UpdateProfileInput, { label }))),
+  }),
+);
+
+builder.mutationField("deleteProfile", (t) =>
+  t.field({
+    type: "Boolean",
+    description: "Delete a profile and its data key.",
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, { id }, ctx) => audited(ctx, "deleteProfile", async (svc) => (await deleteProfile(svc, id), true)),
+  }),
+);
