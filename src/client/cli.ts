@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { TimeoutError, Vessel, VesselApiError, VesselError, type Session } from "./index.ts";
+import { TimeoutError, Vessel, VesselApiError, VesselError, type Profile, type Session } from "./index.ts";
 
 /** Exit codes: scripts can tell a typo from a refusal from a wait that ran out. */
 export const exitCodes = { ok: 0, apiError: 1, usage: 2, timeout: 3 } as const;
@@ -156,6 +156,43 @@ const commands: Record<string, Command> = {
     },
   },
 };
+
+function profileRows(profiles: Profile[]): string {
+  if (profiles.length === 0) return "No profiles.";
+  return table([
+    ["ID", "LABEL", "COOKIES", "ORIGINS", "KEYS", "SIZE", "UPDATED"],
+    ...profiles.map((p) => [p.profile_id, p.label, String(p.cookie_count), String(p.origin_count), String(p.key_count), `${Math.ceil(p.size_bytes / 1024)} KiB`, p.updated_at]),
+  ]);
+}
+
+Object.assign(commands, {
+  "profiles list": {
+    usage: "vessel profiles list",
+    summary: "List the workspace's saved profiles.",
+    async run({ vessel, io, json }) {
+      const profiles: Profile[] = [];
+      for await (const p of vessel.profiles.list()) profiles.push(p);
+      print(io, json, profiles, () => profileRows(profiles));
+    },
+  },
+  "profiles delete": {
+    usage: "vessel profiles delete <id>",
+    summary: "Delete a profile (its encryption key is destroyed with it).",
+    args: ["id"],
+    async run({ vessel, args, io, json }) {
+      await vessel.profiles.delete(args[0]!);
+      print(io, json, { id: args[0], deleted: true }, () => `Deleted ${args[0]}.`);
+    },
+  },
+  "profiles export": {
+    usage: "vessel profiles export <id>",
+    summary: "Print a profile as a Playwright storageState document (JSON; it holds the logins in the clear).",
+    args: ["id"],
+    async run({ vessel, args, io }) {
+      io.out(JSON.stringify(await vessel.profiles.exportStorageState(args[0]!), null, 2));
+    },
+  },
+} satisfies Record<string, Command>);
 
 function help(): string {
   const lines = Object.values(commands).map((c) => `  ${c.usage}\n      ${c.summary}`);

@@ -9,6 +9,11 @@ export type Session = components["schemas"]["Session"];
 export type SessionEvent = components["schemas"]["SessionEvent"];
 export type SessionStatus = Session["status"];
 type SessionListQuery = NonNullable<operations["sessions"]["parameters"]["query"]>;
+export type Profile = components["schemas"]["Profile"];
+/** Playwright's `storageState` shape (per-origin `sessionStorage` may be added). */
+export type StorageState = components["schemas"]["StorageState"];
+export type StorageStateExport = components["schemas"]["StorageStateExport"];
+type ProfileListQuery = NonNullable<operations["profiles"]["parameters"]["query"]>;
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 6). */
@@ -60,6 +65,7 @@ interface Outcome<T> {
  */
 export class Vessel {
   readonly sessions: Sessions;
+  readonly profiles: Profiles;
   readonly baseUrl: string;
   /** @internal */
   readonly api: Client<paths>;
@@ -76,6 +82,7 @@ export class Vessel {
     });
     this.retry = { maxAttempts: 6, maxElapsedMs: 60_000, baseDelayMs: 250, maxDelayMs: 10_000, ...options.retry };
     this.sessions = new Sessions(this);
+    this.profiles = new Profiles(this);
   }
 
   /** Runs one API call with the retry policy; resolves with its data or rejects with the last typed error. */
@@ -216,5 +223,47 @@ export class Sessions {
       const session = await this.get(id);
       if (!live.includes(session.status)) throw new VesselError(`Session ${id} ended (${session.status}) before anyone clicked Done.`);
     }
+  }
+}
+
+export class Profiles {
+  constructor(private readonly vessel: Vessel) {}
+
+  /** Saves a running session's logins (`sessionId`) or imports a Playwright `storageState`. */
+  create(input: { label: string } & ({ sessionId: string } | { storageState: StorageState })): Promise<Profile> {
+    const body = "sessionId" in input ? { label: input.label, session_id: input.sessionId } : { label: input.label, storage_state: input.storageState };
+    return this.vessel.call(() => this.vessel.api.POST("/v1/profiles", { body }));
+  }
+
+  /** Replaces a profile's saved state with a running session's, keeping its id. */
+  save(id: string, sessionId: string): Promise<Profile> {
+    return this.vessel.call(() => this.vessel.api.POST("/v1/profiles/{id}:save", { params: { path: { id } }, body: { session_id: sessionId } }));
+  }
+
+  get(id: string): Promise<Profile> {
+    return this.vessel.call(() => this.vessel.api.GET("/v1/profiles/{id}", { params: { path: { id } } }));
+  }
+
+  listPage(query: ProfileListQuery = {}) {
+    return this.vessel.call(() => this.vessel.api.GET("/v1/profiles", { params: { query } }));
+  }
+
+  /** Every profile of the workspace, page after page. */
+  async *list(query: Omit<ProfileListQuery, "cursor"> = {}): AsyncGenerator<Profile> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listPage({ ...query, ...(cursor ? { cursor } : {}) });
+      yield* page.items;
+      cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
+    } while (cursor);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.vessel.call(() => this.vessel.api.DELETE("/v1/profiles/{id}", { params: { path: { id } }, parseAs: "text" }));
+  }
+
+  /** The saved logins in Playwright's `storageState` shape (`browser.newContext({ storageState })`). An audited action. */
+  exportStorageState(id: string): Promise<StorageStateExport> {
+    return this.vessel.call(() => this.vessel.api.GET("/v1/profiles/{id}/storage-state", { params: { path: { id } } }));
   }
 }

@@ -125,6 +125,28 @@ describe.skipIf(!hasChromium)("the client library and CLI against a running serv
     expect(calls.filter((c) => c.status === 429)).toHaveLength(1);
   });
 
+  it("saves, lists, exports, imports and deletes profiles", async () => {
+    const session = await vessel.sessions.create({ region: "us-east1" });
+    const saved = await vessel.profiles.create({ label: "from a session", sessionId: session.id });
+    expect(saved.profile_id).toMatch(/^prof_/);
+    expect((await vessel.profiles.save(saved.profile_id, session.id)).profile_id).toBe(saved.profile_id);
+    const state = {
+      cookies: [{ name: "sid", value: "s3cret", domain: "example.test", path: "/", expires: -1, httpOnly: true, secure: false, sameSite: "Lax" as const }],
+      origins: [{ origin: "http://example.test", localStorage: [{ name: "k", value: "v" }] }],
+    };
+    const imported = await vessel.profiles.create({ label: "imported", storageState: state });
+    expect(imported).toMatchObject({ cookie_count: 1, origin_count: 1 });
+    const exported = await vessel.profiles.exportStorageState(imported.profile_id);
+    expect(exported.cookies[0]).toMatchObject({ name: "sid", value: "s3cret" });
+    const ids: string[] = [];
+    for await (const p of vessel.profiles.list({ limit: 1 })) ids.push(p.profile_id);
+    expect(ids).toEqual(expect.arrayContaining([saved.profile_id, imported.profile_id]));
+    expect((await vessel.profiles.get(imported.profile_id)).label).toBe("imported");
+    await vessel.profiles.delete(imported.profile_id);
+    await expect(vessel.profiles.get(imported.profile_id)).rejects.toBeInstanceOf(NotFoundError);
+    await vessel.sessions.release(session.id);
+  });
+
   describe("the vessel command line", () => {
     async function cli(...argv: string[]) {
       const out: string[] = [];
@@ -147,6 +169,18 @@ describe.skipIf(!hasChromium)("the client library and CLI against a running serv
       const events = await cli("sessions", "events", session.id, "--type", "session.released");
       expect(events.out).toContain("session.released");
       expect(events.out).toContain('{"reason":"client_release"}');
+    });
+
+    it("lists, exports and deletes profiles", async () => {
+      const profile = await vessel.profiles.create({
+        label: "cli",
+        storageState: { cookies: [], origins: [{ origin: "http://cli.test", localStorage: [{ name: "a", value: "b" }] }] },
+      });
+      expect((await cli("profiles", "list")).out).toMatch(new RegExp(`${profile.profile_id}\\s+cli\\s+0\\s+1\\s+1`));
+      const exported = await cli("profiles", "export", profile.profile_id);
+      expect(JSON.parse(exported.out)).toMatchObject({ origins: [{ origin: "http://cli.test", localStorage: [{ name: "a", value: "b" }] }] });
+      expect((await cli("profiles", "delete", profile.profile_id)).out).toBe(`Deleted ${profile.profile_id}.`);
+      expect((await cli("profiles", "delete", profile.profile_id)).code).toBe(exitCodes.apiError);
     });
 
     it("tells usage errors, API errors and timeouts apart by exit code", async () => {
