@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { startPageServer } from "../support/sessions.ts";
@@ -68,14 +69,29 @@ describe.skipIf(!hasChromium)("the examples run green against a local server", (
     await releasedAll();
   }, 60_000);
 
-  it("hand-off: waits for Done, then carries on", async () => {
-    const run = await runExample("hand-off", env, [site.url], (line) => {
-      const { session, live_view_url } = JSON.parse(line) as { session?: string; live_view_url?: string };
-      // The person clicks Done (the live-view tests click the real button; here the event is recorded directly).
-      if (session && live_view_url) void t.app.deps.events.record(session, "live_view.done", { viewer_id: "example" });
+  it("hand-off: a person clicks Done in the live view, then the script carries on", async () => {
+    const person = await chromium.launch({
+      executablePath: chromiumPath(),
+      args: [...(process.getuid?.() === 0 ? ["--no-sandbox"] : []), "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-quic"],
     });
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.lines.at(-1)!)).toMatchObject({ title: "Vessel test page" });
-    await releasedAll();
+    let clicked: Promise<void> | undefined;
+    try {
+      const run = await runExample("hand-off", env, [site.url], (line) => {
+        const { live_view_url } = JSON.parse(line) as { live_view_url?: string };
+        if (!live_view_url) return;
+        clicked = (async () => {
+          const page = await person.newPage();
+          await page.goto(live_view_url);
+          await page.locator("#done").click();
+          await page.locator("#done-status").filter({ hasText: "Done sent" }).waitFor();
+        })();
+      });
+      await clicked;
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.lines.at(-1)!)).toMatchObject({ title: "Vessel test page" });
+      await releasedAll();
+    } finally {
+      await person.close();
+    }
   }, 60_000);
 });
