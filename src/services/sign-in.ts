@@ -7,7 +7,7 @@ import type { Prisma, User } from "../generated/prisma/client.ts";
 import { writeAuditInTx } from "./audit.ts";
 import type { ServiceContext } from "./context.ts";
 import { markAudited, mintAccess, REUSE_GRACE_SECONDS, revokeFamily, startFamily, userAudit, type ClientInfo, type SignedIn } from "./dashboard-sessions.ts";
-import { parseInput, prismaOf } from "./support.ts";
+import { parseInput, prismaErrorCode, prismaOf } from "./support.ts";
 import { EmailAddress, maySignIn } from "./users.ts";
 
 /**
@@ -150,7 +150,7 @@ export async function exchangeSignIn(ctx: ServiceContext, input: ExchangeSignInI
   }
   if (!verifierMatches(input.codeVerifier, link.codeChallenge)) return fail();
 
-  const signedIn = await db.$transaction(async (tx) => {
+  const signIn = () => db.$transaction(async (tx) => {
     // Checked again: an invitation may have been revoked since the link was sent.
     if (!(await maySignIn(ctx.deps, tx, link.email, now))) return null;
     const user = await tx.user.upsert({
@@ -164,6 +164,8 @@ export async function exchangeSignIn(ctx: ServiceContext, input: ExchangeSignInI
     await writeAuditInTx(tx, userAudit(ctx, user.id, "auth.sign_in", 200));
     return { user, ...family };
   });
+  // Two first sign-ins of one address at once (two links) both try to create the user: the loser retries and finds it.
+  const signedIn = await signIn().catch((err: unknown) => (prismaErrorCode(err) === "P2002" ? signIn() : Promise.reject(err)));
   if (!signedIn) return fail();
   markAudited(ctx);
   ctx.log.info({ userId: signedIn.user.id }, "dashboard sign-in");

@@ -44,7 +44,12 @@ function adminSuite(backend: Backend, part: "matrix" | "rest"): void {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-  const freshKey = async () => (await addKey(t, ws.workspace.id)).keyId;
+  // A key record to revoke; it never authenticates, so it skips the (slow) argon2 hash of a real one.
+  const freshKey = async () => {
+    const id = ulid();
+    await t.app.deps.db.prisma.apiKey.create({ data: { id, workspaceId: ws.workspace.id, label: "to revoke", prefix: `vs_${id}`, secretHash: "unused" } });
+    return id;
+  };
   const freshMember = async (role: "MEMBER" | "OWNER" = "MEMBER") => {
     const email = await addMember(t, ws.workspace.id, role);
     return (await t.app.deps.db.prisma.user.findUniqueOrThrow({ where: { email } })).id;

@@ -1,5 +1,7 @@
 import { Writable } from "node:stream";
+import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import WebSocket from "ws";
 import { createLogger } from "../../src/logger.ts";
 import { bearer, seedWorkspace, type Seeded } from "../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
@@ -18,7 +20,7 @@ describe("GraphQL hardening for cookie-authenticated use (security.md F33–F39)
   beforeAll(async () => {
     const log = createLogger("info", new Writable({ write: (chunk, _enc, cb) => (lines.push(String(chunk)), cb()) }));
     db = await createTestDatabase("pglite");
-    t = await startDashboardApp({ db: db.db, log });
+    t = await startDashboardApp({ db: db.db, log, credentialRecheckMs: 150 });
     ws = await seedWorkspace(t);
     owner = await signIn(t, await addMember(t, ws.workspace.id, "OWNER"));
   });
@@ -161,5 +163,41 @@ describe("GraphQL hardening for cookie-authenticated use (security.md F33–F39)
     const logged = lines.filter((l) => l.includes("hunter2"));
     expect(logged.length).toBeGreaterThan(0);
     expect(logged.some((l) => l.includes('"requestId":"req-f39-masked"'))).toBe(true);
+  });
+
+  test("graphql-ws takes the dashboard's cookie from the upgrade or its access token from connection_init; signing out closes the socket (4403)", async () => {
+    const other = await signIn(t, await addMember(t, ws.workspace.id, "MEMBER"));
+    const origin = new URL(t.config.publicBaseUrl).origin;
+    const open = (headers: Record<string, string>, connectionParams?: Record<string, string>) => {
+      class Socket extends WebSocket {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(url, protocols, { headers: { origin, ...headers } });
+        }
+      }
+      let closed: (code: number) => void = () => {};
+      const closedWith = new Promise<number>((resolve) => (closed = resolve));
+      const client = createClient({
+        url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: Socket, retryAttempts: 0, lazy: false, onNonLazyError: () => {}, connectionParams,
+        on: { closed: (event) => closed((event as { code: number }).code) },
+      });
+      const me = () =>
+        new Promise<unknown>((resolve, reject) => {
+          let value: unknown;
+          client.subscribe({ query: "{ me { email } }" }, { next: (v) => (value = v), error: reject, complete: () => resolve(value) });
+        });
+      return { client, me, closedWith };
+    };
+    const byCookie = open({ cookie: other.cookie });
+    const byToken = open({}, other.bearer);
+    try {
+      expect(await byCookie.me()).toEqual({ data: { me: { email: other.email } } });
+      expect(await byToken.me()).toEqual({ data: { me: { email: other.email } } });
+      await gql(t, "mutation { signOut }", {}, { jar: other.jar });
+      expect(await byCookie.closedWith).toBe(4403);
+      expect(await byToken.closedWith).toBe(4403);
+    } finally {
+      await byCookie.client.dispose();
+      await byToken.client.dispose();
+    }
   });
 });
