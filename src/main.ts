@@ -17,10 +17,6 @@ try {
 
 const app = await createApp(config).catch((err: Error) => fail(`Vessel could not start: ${err.message}`));
 await app.start().catch((err: Error) => fail(`Vessel could not listen on ${config.host}:${config.port}: ${err.message}`));
-if (!config.database.url) {
-  const file = await provisionFirstKey(app.deps, config.database.dataDir);
-  if (file) app.deps.log.warn({ file }, "first start: created workspace \"default\" and an API key, written to this file (export VESSEL_API_KEY=$(cat <file>))");
-}
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -36,4 +32,10 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       },
     );
   });
+}
+
+// After the signal handlers, so a stop during the first start is still graceful.
+if (!config.database.url) {
+  const file = await provisionFirstKey(app.deps, config.database.dataDir);
+  if (file) app.deps.log.warn({ file }, "first start: created workspace \"default\" and an API key, written to this file (export VESSEL_API_KEY=$(cat <file>))");
 }

@@ -130,6 +130,7 @@ describeEachBackend("session tokens", (backend) => {
         jti: expect.any(String),
         expiresAt: req.expiresAt,
         audience,
+        generation: 0,
       });
       const header = decodeProtectedHeader(token);
       expect(header).toEqual({ alg: "EdDSA", kid: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), typ: typ[audience] });
@@ -137,6 +138,8 @@ describeEachBackend("session tokens", (backend) => {
       expect(payload).toEqual({
         iss: issuer, aud: audience, sub: req.sessionId, wid: req.workspaceId, jti: claims.jti,
         iat: nowS(), nbf: nowS(), exp: nowS() + 180,
+        // Live-view tokens name the session's live-view generation (revoking the views moves it on).
+        ...(audience === "live-view" ? { gen: 0 } : {}),
       });
     }
     const a = decodeJwt(await tokens.mint(input("cdp"))).jti;
@@ -266,7 +269,11 @@ describeEachBackend("session tokens", (backend) => {
     // Longer-lived than the audience allows, or issued in the future.
     await refused(tokens.verify(await forge(kid, { claims: { exp: nowS() + 1801 } }), "cdp"));
     await refused(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 301 } }), "live-view"));
-    await expect(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300 } }), "live-view")).resolves.toBeTruthy();
+    await expect(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300, gen: 2 } }), "live-view")).resolves.toMatchObject({ generation: 2 });
+    // A live-view token without its generation, or with a nonsense one, is refused.
+    await refused(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300 } }), "live-view"));
+    await refused(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300, gen: -1 } }), "live-view"));
+    await refused(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300, gen: "0" } }), "live-view"));
     await refused(tokens.verify(await forge(kid, { claims: { iat: nowS() + 60, nbf: nowS() - 1 } }), "cdp"));
     await refused(tokens.verify(await forge(kid, { claims: { sub: 42 } }), "cdp"));
     await refused(tokens.verify(await forge(kid, { claims: { wid: "" } }), "cdp"));
