@@ -10,7 +10,11 @@ const config: CodegenConfig = {
     "src/gql/": {
       preset: "client",
       presetConfig: { fragmentMasking: false },
-      config: { useTypeImports: true, enumsAsTypes: true, emitLegacyCommonJSImports: false, documentMode: "string" },
+      config: {
+        useTypeImports: true, enumsAsTypes: true, emitLegacyCommonJSImports: false, documentMode: "string",
+        // ISO 8601 strings on the wire (the DateTime scalar).
+        scalars: { DateTime: "string" },
+      },
     },
   },
 };

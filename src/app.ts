@@ -25,6 +25,8 @@ import { createLiveView } from "./live-view/server.ts";
 import type { AppDeps, ServiceContext } from "./services/context.ts";
 import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
+import { cdpSessionOf, liveViewSessionOf, type Cluster } from "./cluster/cluster.ts";
+import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
 
 export interface AppOptions extends DepsOptions {
   log?: Logger;
@@ -48,7 +50,16 @@ export interface App {
   url: string;
   /** Periodic maintenance (started with the server). */
   jobs: JobRunner;
+  /** This node among its peers: heartbeats, placement, forwarding, drain (src/cluster). */
+  cluster: Cluster;
   start(): Promise<void>;
+  /**
+   * SIGTERM: unready at once, no new sessions here, running sessions may finish until the drain
+   * deadline (VESSEL_DRAIN_SECONDS, or `deadlineMs`). Then call stop(), which ends what is left.
+   */
+  drain(deadlineMs?: number): Promise<void>;
+  /** Cuts a drain in progress short (a second signal). */
+  cutDrain(): void;
   stop(): Promise<void>;
 }
 
@@ -63,7 +74,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { url: config.database.url, dataDir: path.join(config.database.dataDir, "pglite") },
       (msg) => log.info(msg),
     ));
-  const { deps, close: closeDeps } = await createDeps(config, db, log, options);
+  const { deps, cluster, close: closeDeps } = await createDeps(config, db, log, options);
+  const metrics = deps.metrics!;
   const users = options.users ?? dashboardUsers(deps);
   const jobs = new JobRunner(maintenanceJobs(deps, options.maintenanceIntervalMs ?? 3600_000), log.child({ component: "jobs" }));
   const table = [...routes, ...(options.extraRoutes ?? [])];
@@ -96,11 +108,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     });
     next();
   });
+  app.use(metrics.observe());
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
   app.get("/readyz", async (req, res) => {
+    if (cluster.draining) {
+      // Load balancers stop sending new work here; running sessions go on (and stay reachable).
+      return sendProblem(req, res, new AppError("service-unavailable", "This node is shutting down.", {}, { "Retry-After": "5" }));
+    }
     try {
       await db.ping();
       res.json({ status: "ready" });
@@ -114,7 +131,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     res.setHeader("Cache-Control", "public, max-age=300");
     res.json(await deps.tokens.jwks());
   });
-  app.get(["/cdp/json", "/cdp/json/version", "/cdp/json/list"], (req, res) => handleCdpDiscovery(deps, req, res));
+  app.get("/metrics", metrics.handler(config.metricsToken));
+  app.get(["/cdp/json", "/cdp/json/version", "/cdp/json/list"], cluster.routeGet("cdp", cdpSessionOf, (req, res) => handleCdpDiscovery(deps, req, res)));
+  // What nodes ask each other (signed by a node; never reachable with customer credentials).
+  app.use(internalPrefix, internalRouter(deps, cluster));
 
   // The live view: `/?token=…` (the live_view_url), its page assets, and below its socket.
   const liveView = createLiveView(deps);
@@ -182,15 +202,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     recheckMs: options.credentialRecheckMs,
   });
   upgrades.register("/graphql", graphqlWs.handleUpgrade);
-  upgrades.register("/cdp", (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
-  upgrades.registerPrefix("/cdp/devtools/page/", (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
-  upgrades.register(liveView.socketPath, liveView.handleUpgrade);
+  // A connection for a session whose browser runs on another node is relayed there (src/cluster).
+  const cdpUpgrade = cluster.routeUpgrade("cdp", cdpSessionOf, (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
+  upgrades.register("/cdp", cdpUpgrade);
+  upgrades.registerPrefix("/cdp/devtools/page/", cdpUpgrade);
+  upgrades.register(liveView.socketPath, cluster.routeUpgrade("live_view", liveViewSessionOf, liveView.handleUpgrade));
   upgrades.attach(server);
 
   const result: App = {
     deps,
     server,
     jobs,
+    cluster,
     url: "",
     async start() {
       await new Promise<void>((resolve, reject) => {
@@ -201,6 +224,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       result.url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
       log.info({ url: result.url, publicBaseUrl: config.publicBaseUrl, database: db.kind }, "Vessel is listening");
       jobs.start();
+    },
+    drain(deadlineMs = config.drainSeconds * 1000) {
+      return cluster.drain(deadlineMs);
+    },
+    cutDrain() {
+      cluster.cutDrain();
     },
     async stop() {
       // Stop accepting first; upgraded sockets (CDP, GraphQL) keep the server open until they end,

@@ -32,6 +32,21 @@ const ConfigSchema = z.object({
     .array(RegionName)
     .min(1, "at least one region is required")
     .refine((r) => new Set(r).size === r.length, "region names must be unique"),
+  /** Address other nodes use to reach this one (forwarded CDP and live-view connections, internal calls). */
+  internalUrl: z
+    .url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" })
+    .transform((u) => u.replace(/\/+$/, "")),
+  /** The region this node's browsers run in (one of `regions`). */
+  nodeRegion: RegionName,
+  /** Several nodes sharing PostgreSQL: heartbeats, and when a silent node counts as dead. */
+  cluster: z.object({
+    heartbeatSeconds: seconds(0.05, 300),
+    nodeTimeoutSeconds: seconds(0.2, 3600),
+  }),
+  /** After SIGTERM, how long running sessions may go on before they end with node_shutdown. */
+  drainSeconds: seconds(0, 86_400),
+  /** Bearer token that `GET /metrics` requires; unset = open (keep it off the public network then). */
+  metricsToken: z.string().min(16, "must be at least 16 characters").optional(),
   database: z.object({
     url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
     dataDir: z.string().min(1),
@@ -55,6 +70,12 @@ const ConfigSchema = z.object({
     executablePath: z.string().min(1).optional(),
     capacity: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000),
     warm: z.coerce.number<string | number>().int("must be a whole number").min(0).max(32),
+    /** Addresses (CIDRs) and host names sessions may reach beyond the public internet. */
+    egressAllow: z.array(z.string().min(1)),
+    /** The watchdog asks every session's browser for its version this often (0 = never)… */
+    pingSeconds: seconds(0, 3600),
+    /** …and kills one that has not answered for this long (the session fails with browser_crash). */
+    pingTimeoutSeconds: seconds(0.1, 3600),
   }),
   profiles: z.object({
     /** Largest profile document (cookies and storage), in bytes; capped by the import route's body limit. */
@@ -81,6 +102,14 @@ const ConfigSchema = z.object({
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 
+/** A duration in seconds (fractions allowed: tests shorten heartbeats below a second). */
+function seconds(min: number, max: number) {
+  return z.coerce
+    .number<string | number>({ error: "must be a number of seconds" })
+    .min(min, `must be at least ${min} seconds`)
+    .max(max, `must be at most ${max} seconds`);
+}
+
 /** One documented setting: where it lives in the file, which variable overrides it, and its default. */
 interface Setting {
   key: string;
@@ -88,6 +117,8 @@ interface Setting {
   kind: "string" | "number" | "list" | "boolean";
   description: string;
   fallback?: (partial: Record<string, unknown>) => unknown;
+  /** The default comes from another setting: a problem with it is that setting's, reported there once. */
+  derived?: boolean;
 }
 
 export const settings: readonly Setting[] = [
@@ -99,6 +130,28 @@ export const settings: readonly Setting[] = [
     fallback: (c) => `http://localhost:${typeof c.port === "number" || typeof c.port === "string" ? c.port : 8080}`,
   },
   { key: "regions", env: "VESSEL_REGIONS", kind: "list", description: "Regions this deployment serves (comma-separated)", fallback: () => ["us-east1"] },
+  {
+    key: "nodeRegion", env: "VESSEL_NODE_REGION", kind: "string", description: "The region this node's browsers run in (one of the regions)",
+    fallback: (c) => (Array.isArray(c.regions) ? c.regions[0] : "us-east1"), derived: true,
+  },
+  {
+    key: "internalUrl", env: "VESSEL_INTERNAL_URL", kind: "string",
+    description: "Address other nodes use to reach this one (for example `http://<pod IP>:8080`); default: the public base URL",
+    fallback: (c) => c.publicBaseUrl, derived: true,
+  },
+  {
+    key: "cluster.heartbeatSeconds", env: "VESSEL_HEARTBEAT_SECONDS", kind: "number",
+    description: "How often a node records its heartbeat, capacity and free slots (PostgreSQL deployments)", fallback: () => 5,
+  },
+  {
+    key: "cluster.nodeTimeoutSeconds", env: "VESSEL_NODE_TIMEOUT_SECONDS", kind: "number",
+    description: "A node silent this long is dead: a peer ends its sessions (node_shutdown)", fallback: () => 30,
+  },
+  {
+    key: "drainSeconds", env: "VESSEL_DRAIN_SECONDS", kind: "number",
+    description: "After SIGTERM, how long running sessions may continue before they end with node_shutdown", fallback: () => 600,
+  },
+  { key: "metricsToken", env: "VESSEL_METRICS_TOKEN", kind: "string", description: "Bearer token `GET /metrics` requires; unset = no token" },
   { key: "database.url", env: "DATABASE_URL", kind: "string", description: "PostgreSQL URL; unset = embedded PGlite in the data folder" },
   { key: "database.dataDir", env: "VESSEL_DATA_DIR", kind: "string", description: "Folder for embedded data (PGlite, generated keys)", fallback: () => ".data" },
   { key: "redis.url", env: "REDIS_URL", kind: "string", description: "Redis URL for rate limits and pub/sub across nodes; unset = in-process" },
@@ -117,6 +170,19 @@ export const settings: readonly Setting[] = [
     description: "Most browsers (sessions) this node runs at once; default from memory (about 320 MB each)", fallback: () => defaultCapacity(),
   },
   { key: "browser.warm", env: "VESSEL_BROWSER_WARM", kind: "number", description: "Spare browsers kept launched so a session starts without waiting", fallback: () => 1 },
+  {
+    key: "browser.egressAllow", env: "VESSEL_EGRESS_ALLOW", kind: "list",
+    description: "What sessions may reach besides the public internet: CIDRs (`10.1.0.0/16`) and host names (`intranet.example`, `*.corp.example`), comma-separated; loopback, private, link-local and metadata addresses are refused otherwise",
+    fallback: () => [],
+  },
+  {
+    key: "browser.pingSeconds", env: "VESSEL_BROWSER_PING_SECONDS", kind: "number",
+    description: "How often the watchdog pings each session's browser over CDP; 0 = never", fallback: () => 5,
+  },
+  {
+    key: "browser.pingTimeoutSeconds", env: "VESSEL_BROWSER_PING_TIMEOUT_SECONDS", kind: "number",
+    description: "A browser that has not answered a ping for this long is killed (its session fails with `browser_crash`)", fallback: () => 15,
+  },
   {
     key: "profiles.maxBytes", env: "VESSEL_PROFILE_MAX_BYTES", kind: "number",
     description: "Largest profile (cookies, localStorage and sessionStorage as stored), in bytes; at most 16 MiB", fallback: () => 5 * 1024 * 1024,
@@ -199,7 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const file = explicitFile ? path.resolve(cwd, explicitFile) : fs.existsSync(defaultFile) ? defaultFile : undefined;
   const fileValues = file ? readFile(file, problems) : {};
 
-  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {} };
+  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {}, cluster: {} };
   const origin = new Map<string, string>();
   for (const s of settings) {
     const envValue = env[s.env];
@@ -217,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = issue.path.filter((p) => typeof p === "string").join(".");
+      if (!origin.has(key) && settings.find((s) => s.key === key)?.derived) continue;
       const index = issue.path.find((p) => typeof p === "number");
       const where = origin.get(key) ?? key;
       problems.push(`${where}${index !== undefined ? ` (entry ${index + 1})` : ""}: ${issue.message}`);
@@ -225,6 +292,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (parsed.success && parsed.data.database.url && !parsed.data.masterKey) {
     // Every node must read what another node encrypted, so a shared deployment cannot invent its own key.
     problems.push("VESSEL_MASTER_KEY: required when DATABASE_URL is set (all nodes must share it)");
+  }
+  if (parsed.success) {
+    const { regions, nodeRegion, cluster } = parsed.data;
+    if (!regions.includes(nodeRegion)) problems.push(`${origin.get("nodeRegion") ?? "nodeRegion"}: must be one of the regions (${regions.join(", ")})`);
+    if (cluster.nodeTimeoutSeconds < 2 * cluster.heartbeatSeconds) {
+      problems.push(`${origin.get("cluster.nodeTimeoutSeconds") ?? "VESSEL_NODE_TIMEOUT_SECONDS"}: must be at least twice the heartbeat (${cluster.heartbeatSeconds} s)`);
+    }
   }
   if (parsed.success) {
     const smtp = parsed.data.mail.smtp;

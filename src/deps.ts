@@ -8,6 +8,8 @@ import { createRateLimiter, DEFAULT_KEY_LIMIT_PER_MINUTE } from "./auth/rate-lim
 import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
 import { SessionTokens } from "./auth/session-tokens.ts";
 import { findChromium } from "./browser/chromium.ts";
+import { EgressPolicy, parseAllowlist } from "./browser/egress-policy.ts";
+import type { EgressRefusal, EgressRoute } from "./browser/egress-proxy.ts";
 import { BrowserPool } from "./browser/pool.ts";
 import { SessionRuntime } from "./browser/runtime.ts";
 import { loadMasterKey } from "./crypto/master-key.ts";
@@ -22,6 +24,9 @@ import { liveViewRevocations, revokedMessage } from "./services/live-view.ts";
 import { EventRecorder } from "./services/session-events.ts";
 import type { AppDeps, ServiceContext, SignInLimits } from "./services/context.ts";
 import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions.ts";
+import { Cluster } from "./cluster/cluster.ts";
+import { Metrics } from "./metrics.ts";
+import { registerNode } from "./services/nodes.ts";
 
 export interface DepsOptions {
   /** The clock (tests move it, for example past a sunset date). */
@@ -36,6 +41,18 @@ export interface DepsOptions {
   signInLimits?: Partial<SignInLimits>;
   /** Replaces the configured mailer. */
   mailer?: Mailer;
+  /** The egress and CDP method policy; only benchmarks measuring its cost turn it off. */
+  browserPolicy?: boolean;
+}
+
+/** Each browser's traffic is judged by the egress policy; refusals become the session's events. */
+function egressFor(config: Config, events: EventRecorder) {
+  return {
+    policy: new EgressPolicy(parseAllowlist(config.browser.egressAllow)),
+    onRefused: (route: EgressRoute, refusal: EgressRefusal) => {
+      if (route.sessionId) void events.record(route.sessionId, "egress.refused", { host: refusal.host, port: refusal.port, reason: refusal.reason });
+    },
+  };
 }
 
 /**
@@ -58,7 +75,7 @@ export async function createDeps(
   db: Database,
   log: Logger,
   options: DepsOptions = {},
-): Promise<{ deps: AppDeps; close(): Promise<void> }> {
+): Promise<{ deps: AppDeps; cluster: Cluster; close(): Promise<void> }> {
   const now = options.now ?? (() => new Date());
   const prefix = options.redisPrefix ?? "vessel:";
   const redis = config.redis.url ? createRedis(config.redis.url, log.child({ component: "redis" })) : undefined;
@@ -72,22 +89,22 @@ export async function createDeps(
   const masterKey = await loadMasterKey(config, log);
   const tokens = new SessionTokens({ prisma: db.prisma, masterKey, issuer: config.publicBaseUrl, now, log });
   const nodeId = options.nodeId ?? config.nodeId;
-  await db.prisma.node.upsert({
-    where: { id: nodeId },
-    create: { id: nodeId, internalUrl: config.publicBaseUrl, region: config.regions[0]!, startedAt: now(), heartbeatAt: now() },
-    update: { internalUrl: config.publicBaseUrl, startedAt: now(), heartbeatAt: now(), draining: false },
+  // Sessions name their node, so the row exists before any of them; heartbeats start with the server.
+  await registerNode(db.prisma, {
+    id: nodeId, internalUrl: config.internalUrl, region: config.nodeRegion, capacity: config.browser.capacity, freeSlots: 0, draining: false,
   });
+  // The runtime reports sessions that end on their own; the session service records how they ended.
+  let onEnd: ReturnType<typeof endFromRuntime> = async () => {};
+  const pubsub = redis ? redisPubSub(redis, prefix, log.child({ component: "pubsub" })) : memoryPubSub();
+  const events = new EventRecorder({ db, now, log, pubsub });
   const browsers = new BrowserPool({
     executablePath: findChromium(config.browser.executablePath) ?? "",
     dataRoot: browserDataRoot(config),
     capacity: config.browser.capacity,
     warm: config.browser.warm,
     log: log.child({ component: "browsers" }),
+    ...(options.browserPolicy === false ? {} : { egress: egressFor(config, events) }),
   });
-  // The runtime reports sessions that end on their own; the session service records how they ended.
-  let onEnd: ReturnType<typeof endFromRuntime> = async () => {};
-  const pubsub = redis ? redisPubSub(redis, prefix, log.child({ component: "pubsub" })) : memoryPubSub();
-  const events = new EventRecorder({ db, now, log, pubsub });
   const runtime = new SessionRuntime({
     log,
     onEnd: (id, cause) => onEnd(id, cause),
@@ -104,7 +121,11 @@ export async function createDeps(
     origins: [publicUrl.origin],
     signInLimits: { perAddressPerHour: 5, perClientPerHour: 20, ...options.signInLimits },
   };
-  const deps: AppDeps = { config, db, log, auth, limiter, audit, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard };
+  const metrics = new Metrics();
+  const deps: AppDeps = { config, db, log, auth, limiter, audit, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics };
+  metrics.attach(deps);
+  const cluster = new Cluster(deps);
+  deps.cluster = cluster;
   onEnd = endFromRuntime(deps);
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
@@ -112,11 +133,15 @@ export async function createDeps(
     const ended = await endOrphans(deps);
     const cleaned = await browsers.start();
     if (ended > 0 || cleaned.orphansKilled > 0) log.warn({ sessions: ended, ...cleaned }, "ended what a previous run of this node left behind");
+    // Only now does the node tell its peers it has room (and start watching its browsers).
+    await cluster.start();
   }
   return {
     deps,
+    cluster,
     async close() {
       await endAllOnNode(deps);
+      await cluster.stop();
       await browsers.stop();
       stopRevocations();
       await events.flush();

@@ -2,6 +2,12 @@ import { pino, type Logger } from "pino";
 
 export type { Logger };
 
+/** Fields that carry credentials (or addresses with one inside) wherever they appear in a logged object. */
+const credentialFields = [
+  "secret", "password", "token", "authorization", "cookie", "masterKey",
+  "connectUrl", "liveViewUrl", "connect_url", "live_view_url", "codeVerifier", "refreshToken", "accessToken",
+];
+
 /**
  * Credentials must never reach the log: headers that carry them and any `token`/`code` query
  * parameter are redacted here once, so no call site has to remember.
@@ -15,9 +21,12 @@ export function createLogger(level: string, destination?: pino.DestinationStream
           "req.headers.authorization",
           "req.headers.cookie",
           'res.headers["set-cookie"]',
-          "*.secret",
-          "*.password",
-          "*.token",
+          // Whatever object a call site logs, at the top level or one level down.
+          ...credentialFields.flatMap((f) => [f, `*.${f}`]),
+          "headers.authorization",
+          "headers.cookie",
+          '*.headers["x-vessel-signature"]',
+          '*.headers["set-cookie"]',
         ],
         censor: "[redacted]",
       },

@@ -18,24 +18,36 @@ try {
 const app = await createApp(config).catch((err: Error) => fail(`Vessel could not start: ${err.message}`));
 await app.start().catch((err: Error) => fail(`Vessel could not listen on ${config.host}:${config.port}: ${err.message}`));
 
+// SIGTERM (Kubernetes, systemd, docker stop): drain first. The node turns unready at once, takes no
+// new sessions, and lets running ones go on until they end or VESSEL_DRAIN_SECONDS pass; then what
+// is left ends with node_shutdown, pending audit entries are written, and the process exits 0.
+// SIGINT (Ctrl-C), or a second signal during a drain: stop now.
 let stopping = false;
+const stop = () =>
+  app.stop().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      app.deps.log.error({ err }, "shutdown failed");
+      process.exit(1);
+    },
+  );
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
-    if (stopping) return;
+    if (stopping) {
+      app.deps.log.info({ signal }, "stopping now");
+      app.cutDrain();
+      return;
+    }
     stopping = true;
-    app.deps.log.info({ signal }, "shutting down");
-    app.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        app.deps.log.error({ err }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    if (signal === "SIGINT") {
+      app.deps.log.info({ signal }, "shutting down");
+      void stop();
+      return;
+    }
+    app.deps.log.info({ signal, drainSeconds: config.drainSeconds }, "draining, then shutting down");
+    app.drain().then(stop, (err: unknown) => {
+      app.deps.log.error({ err }, "drain failed; shutting down");
+      void stop();
+    });
   });
-}
-
-// After the signal handlers, so a stop during the first start is still graceful.
-if (!config.database.url) {
-  const file = await provisionFirstKey(app.deps, config.database.dataDir);
-  if (file) app.deps.log.warn({ file }, "first start: created workspace \"default\" and an API key, written to this file (export VESSEL_API_KEY=$(cat <file>))");
 }

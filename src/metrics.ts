@@ -14,11 +14,13 @@ export class Metrics {
   readonly httpDuration: Histogram<"route" | "method">;
   readonly sessionCreate: Histogram<"outcome">;
   readonly rateLimited: Counter<"kind">;
+  readonly forwarded: Counter<"kind">;
   private deps: AppDeps | undefined;
 
   constructor() {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: "vessel_process_" });
+    // Process and Node.js runtime figures: vessel_process_cpu_seconds_total, vessel_nodejs_eventloop_lag_seconds, …
+    collectDefaultMetrics({ register: this.registry, prefix: "vessel_" });
     this.httpRequests = new Counter({
       name: "vessel_http_requests_total", help: "HTTP requests answered, by route template, method and status.",
       labelNames: ["route", "method", "status"], registers,
@@ -34,6 +36,10 @@ export class Metrics {
     this.rateLimited = new Counter({
       name: "vessel_rate_limited_total", help: "Requests refused by a rate limit.", labelNames: ["kind"], registers,
     });
+    this.forwarded = new Counter({
+      name: "vessel_forwarded_connections_total", help: "CDP and live-view connections relayed to the node that runs their session.",
+      labelNames: ["kind"], registers,
+    });
     // Read at scrape time from the parts attached once the app is composed.
     const self = this;
     const read = (fn: (deps: AppDeps) => number) => function (this: Gauge) {
@@ -47,6 +53,7 @@ export class Metrics {
     gauge("vessel_cdp_connections", "Open CDP client connections on this node.", (d) => d.runtime.ids().reduce((n, id) => n + d.runtime.clientCount(id), 0));
     gauge("vessel_live_view_connections", "Open live viewers on this node.", (d) => d.runtime.ids().reduce((n, id) => n + d.runtime.viewerCount(id), 0));
     gauge("vessel_audit_queue_depth", "Audit entries waiting to be written.", (d) => d.audit.pending);
+    gauge("vessel_node_draining", "1 while this node drains (after SIGTERM), else 0.", (d) => (d.cluster?.draining ? 1 : 0));
     new Gauge({
       name: "vessel_sessions", help: "Sessions owned by this node, by status (live ones; ended ones in the last hour).",
       labelNames: ["status"], registers,
@@ -54,11 +61,15 @@ export class Metrics {
         const deps = self.deps;
         if (!deps) return;
         const since = new Date(deps.now().getTime() - 3_600_000);
-        const rows = await deps.db.prisma.session.groupBy({
-          by: ["status"],
-          where: { nodeId: deps.nodeId, OR: [{ endedAt: null }, { endedAt: { gte: since } }] },
-          _count: { _all: true },
-        });
+        // While the database is unreachable the scrape still answers (with these figures left out).
+        const rows = await deps.db.prisma.session
+          .groupBy({
+            by: ["status"],
+            where: { nodeId: deps.nodeId, OR: [{ endedAt: null }, { endedAt: { gte: since } }] },
+            _count: { _all: true },
+          })
+          .catch(() => undefined);
+        if (!rows) return;
         this.reset();
         for (const status of ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]) {
           this.set({ status }, rows.find((r) => r.status === status)?._count._all ?? 0);

@@ -35,6 +35,7 @@ async function spendRequest(deps: AppDeps, principal: Principal): Promise<Record
   const decision = await deps.limiter.consumeKey(principal.keyId, principal.rateLimitPerMinute);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
+    deps.metrics?.rateLimited.inc({ kind: "key" });
     throw new AppError("rate-limited", `This key may make ${decision.limit} requests per minute.`, {}, headers);
   }
   return headers;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Transform, type TransformCallback } from "node:stream";
-import { plainlyHarmless, policyRefusal, type CdpMessage } from "./cdp-policy.ts";
+import { plainlyHarmless, policyRefusal, redirectedDownloads, type CdpMessage } from "./cdp-policy.ts";
 
 /** Removes (or applies) a client frame's mask: the payload as the client wrote it. */
 function unmask(payload: Buffer, key: Buffer): Buffer {
@@ -27,6 +27,8 @@ export interface FilterOptions {
   /** The session's own download folder: the only place downloads and uploads may use. */
   downloads: string;
   onRefused(method: string, reason: string): void;
+  /** A download folder was replaced by the session's own. */
+  onRedirected?(method: string): void;
   /** Largest message accepted (Chromium's own limit is far below this). */
   maxMessageBytes?: number;
 }
@@ -124,9 +126,14 @@ export class CdpClientFilter extends Transform {
     } catch {
       return original; // Chromium answers malformed JSON itself
     }
+    const method = typeof parsed.method === "string" ? parsed.method : "";
+    const redirected = redirectedDownloads(parsed, this.options.downloads);
+    if (redirected) {
+      this.options.onRedirected?.(method);
+      return textFrame(JSON.stringify({ ...parsed, params: redirected }));
+    }
     const reason = policyRefusal(parsed, this.options.downloads);
     if (!reason) return original;
-    const method = typeof parsed.method === "string" ? parsed.method : "";
     this.options.onRefused(method, reason);
     const standIn: Record<string, unknown> = { id: parsed.id, method: `Vessel.policy: ${method} refused: ${reason}`, params: {} };
     if (parsed.sessionId !== undefined) standIn.sessionId = parsed.sessionId;

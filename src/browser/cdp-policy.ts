@@ -43,17 +43,24 @@ function insideFolder(folder: string, candidate: unknown): boolean {
   return resolved === folder || resolved.startsWith(folder + path.sep);
 }
 
+/**
+ * A download folder outside the session's own is not refused but replaced by the session's folder:
+ * Playwright's connectOverCDP sets a folder of its own while connecting and fails when that call
+ * fails, and every CDP client must work unchanged. Returns the params to send instead, or null.
+ */
+export function redirectedDownloads(message: CdpMessage, downloads: string): Record<string, unknown> | null {
+  if (message.method !== "Browser.setDownloadBehavior" && message.method !== "Page.setDownloadBehavior") return null;
+  const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
+  if (params.behavior !== "allow" && params.behavior !== "allowAndName") return null;
+  if (insideFolder(path.resolve(downloads), params.downloadPath)) return null;
+  return { ...params, downloadPath: downloads };
+}
+
 /** Why the message is refused, or null when it may go to Chromium. `downloads` is the session's own folder. */
 export function policyRefusal(message: CdpMessage, downloads: string): string | null {
   const method = typeof message.method === "string" ? message.method : "";
   const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
   if (refusedMethods[method]) return refusedMethods[method]!;
-  if (method === "Browser.setDownloadBehavior" || method === "Page.setDownloadBehavior") {
-    const behavior = params.behavior;
-    if ((behavior === "allow" || behavior === "allowAndName") && !insideFolder(path.resolve(downloads), params.downloadPath)) {
-      return `downloads may only be saved in the session's folder (${downloads})`;
-    }
-  }
   if (method === "DOM.setFileInputFiles") {
     const files = Array.isArray(params.files) ? params.files : [];
     if (!files.every((f) => insideFolder(path.resolve(downloads), f))) return "uploads may only come from the session's own folder";

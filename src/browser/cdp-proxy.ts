@@ -5,6 +5,7 @@ import { KeyStoreUnavailable } from "../auth/session-tokens.ts";
 import { AppError } from "../errors.ts";
 import { problemBody } from "../rest/problems.ts";
 import type { AppDeps } from "../services/context.ts";
+import { CdpClientFilter } from "./cdp-filter.ts";
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
 const pagePath = /^\/cdp\/devtools\/page\/([A-Za-z0-9-]{1,64})$/;
@@ -53,7 +54,10 @@ function refuse(deps: AppDeps, socket: Duplex, url: URL, err: unknown): void {
   );
 }
 
-/** The handshake Chromium receives: the client's own key and extensions, none of its credentials or origin. */
+/**
+ * The handshake Chromium receives: the client's own key, none of its credentials or origin, and no
+ * extensions — compression would hide commands from the method policy, and on loopback it only costs.
+ */
 function upstreamHandshake(req: IncomingMessage, path: string, port: number): string {
   const h = req.headers;
   const lines = [
@@ -64,15 +68,15 @@ function upstreamHandshake(req: IncomingMessage, path: string, port: number): st
     `Sec-WebSocket-Key: ${h["sec-websocket-key"] ?? ""}`,
     `Sec-WebSocket-Version: ${h["sec-websocket-version"] ?? "13"}`,
   ];
-  if (h["sec-websocket-extensions"]) lines.push(`Sec-WebSocket-Extensions: ${h["sec-websocket-extensions"]}`);
   if (h["sec-websocket-protocol"]) lines.push(`Sec-WebSocket-Protocol: ${h["sec-websocket-protocol"]}`);
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
 /**
- * Relays a CDP WebSocket to the session's Chromium as a byte pipe: the handshake is forwarded
- * (Chromium's 101 answers the client's own key), then frames flow untouched both ways. Nothing
- * connects upstream before the token and the session are checked.
+ * Relays a CDP WebSocket to the session's Chromium: the handshake is forwarded (Chromium's 101
+ * answers the client's own key), then Chromium's frames flow to the client as a byte pipe, and the
+ * client's pass the method policy (cdp-filter.ts: a cheap search, a parse only when it finds
+ * something) on their way in. Nothing connects upstream before the token and the session are checked.
  */
 export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
@@ -100,9 +104,28 @@ export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, sock
   if (!deps.runtime.attach(sessionId, socket)) return close();
   upstream.once("connect", () => {
     upstream.write(upstreamHandshake(req, path, lease.port));
-    if (head.length > 0) upstream.write(head);
     upstream.pipe(socket);
-    socket.pipe(upstream);
+    const inbound = deps.browsers.enforcesPolicy ? policyFilter(deps, sessionId, lease.downloadsDir) : undefined;
+    if (inbound) {
+      inbound.once("error", close);
+      inbound.pipe(upstream);
+      if (head.length > 0) inbound.write(head);
+      socket.pipe(inbound);
+    } else {
+      if (head.length > 0) upstream.write(head);
+      socket.pipe(upstream);
+    }
+  });
+}
+
+function policyFilter(deps: AppDeps, sessionId: string, downloads: string): CdpClientFilter {
+  return new CdpClientFilter({
+    downloads,
+    onRefused: (method, reason) => {
+      deps.log.info({ sessionId, method }, "cdp proxy: command refused by policy");
+      void deps.events.record(sessionId, "cdp.refused", { method, reason });
+    },
+    onRedirected: (method) => void deps.events.record(sessionId, "cdp.refused", { method, reason: "download folder replaced by the session's own" }),
   });
 }
 

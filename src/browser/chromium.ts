@@ -48,6 +48,8 @@ export interface LaunchOptions {
   log: Logger;
   /** How long to wait for "DevTools listening on"; default 15 s. */
   launchTimeoutMs?: number;
+  /** More flags (the egress proxy's), added before the first page. */
+  extraArgs?: string[];
 }
 
 const LAUNCH_TIMEOUT_MS = 15_000;
@@ -100,7 +102,7 @@ export function isHeadlessShell(executablePath: string): boolean {
 }
 
 /** Server-chosen flags, never a caller's. */
-export function chromiumArgs(executablePath: string, profileDir: string): string[] {
+export function chromiumArgs(executablePath: string, profileDir: string, extraArgs: string[] = []): string[] {
   const args = [
     isHeadlessShell(executablePath) ? "--headless" : "--headless=new",
     "--remote-debugging-port=0",
@@ -124,7 +126,7 @@ export function chromiumArgs(executablePath: string, profileDir: string): string
   ];
   // Chromium refuses to start as root with its sandbox; elsewhere keep the sandbox.
   if (process.getuid?.() === 0) args.push("--no-sandbox");
-  args.push("about:blank");
+  args.push(...extraArgs, "about:blank");
   return args;
 }
 
@@ -366,9 +368,9 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
 
   fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
   fs.mkdirSync(dir, { mode: 0o700 }); // fails if it exists: never share a folder
-  for (const sub of ["profile", "home", "config", "cache", "data", "tmp"]) fs.mkdirSync(path.join(dir, sub), { mode: 0o700 });
+  for (const sub of ["profile", "home", "config", "cache", "data", "tmp", "downloads"]) fs.mkdirSync(path.join(dir, sub), { mode: 0o700 });
 
-  const child = spawn(executablePath, chromiumArgs(executablePath, path.join(dir, "profile")), {
+  const child = spawn(executablePath, chromiumArgs(executablePath, path.join(dir, "profile"), opts.extraArgs), {
     cwd: path.join(dir, "home"),
     env: chromiumEnv(dir),
     detached: true,

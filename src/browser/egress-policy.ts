@@ -68,6 +68,17 @@ export interface EgressAllowlist {
   hosts: string[];
 }
 
+/** Splits configured entries into addresses/CIDRs and host names. */
+export function parseAllowlist(entries: readonly string[]): EgressAllowlist {
+  const cidrs: string[] = [];
+  const hosts: string[] = [];
+  for (const entry of entries) {
+    const address = entry.split("/")[0]!.replace(/^\[|\]$/g, "");
+    (net.isIP(address) ? cidrs : hosts).push(entry);
+  }
+  return { cidrs, hosts };
+}
+
 export class EgressPolicy {
   private readonly allowed = new net.BlockList();
   private readonly hosts: string[];

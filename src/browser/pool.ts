@@ -5,6 +5,7 @@ import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { BrowserPoolReport } from "../services/context.ts";
 import { launchChromium, maxDataRootLength, reapOrphans, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
+import { openEgressListener, type EgressListener, type EgressOptions, type EgressRoute } from "./egress-proxy.ts";
 import { warmUpProfile } from "./warm-up.ts";
 
 /**
@@ -31,6 +32,10 @@ export interface BrowserLease {
   pid: number;
   /** Resolves when the browser's main process exits (release, crash, kill). */
   exited: Promise<{ code: number | null; signal: string | null }>;
+  /** The session's own folder for downloads (and the only one uploads may come from). */
+  downloadsDir: string;
+  /** Where the browser's traffic goes (its egress listener's route), when the egress policy is on. */
+  egress?: EgressRoute;
   /** Frees the slot at once, then closes the browser and removes its folder. Idempotent. */
   release(): Promise<void>;
 }
@@ -44,6 +49,16 @@ export interface BrowserPoolOptions {
   log: Logger;
   /** Sent as Retry-After when the pool is full; default 5. */
   retryAfterSeconds?: number;
+  /** Send each browser's traffic through its own egress listener (policy-checked); off only in benchmarks. */
+  egress?: Omit<EgressOptions, "log">;
+}
+
+/**
+ * All traffic through the egress listener, loopback included (`<-loopback>` removes Chromium's
+ * implicit bypass), and WebRTC kept from sending UDP around the proxy.
+ */
+function proxyArgs(port: number): string[] {
+  return [`--proxy-server=http://127.0.0.1:${port}`, "--proxy-bypass-list=<-loopback>", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"];
 }
 
 type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
@@ -69,6 +84,8 @@ export class BrowserPool {
   #spareLaunch: Promise<unknown> | undefined;
   /** Every browser the pool launched and has not closed yet, for stop(). */
   readonly #browsers = new Set<ChromiumProcess>();
+  /** Each browser's egress listener (closed after the browser). */
+  readonly #egress = new Map<ChromiumProcess, EgressListener>();
   /** Launches in flight (sessions and spares), for stop(). */
   readonly #inflight = new Set<Promise<unknown>>();
   #refillFailures = 0;
@@ -79,6 +96,11 @@ export class BrowserPool {
   constructor(opts: BrowserPoolOptions) {
     this.#opts = opts;
     this.#log = opts.log.child({ component: "browser-pool" });
+  }
+
+  /** Whether browsers run under the egress and CDP method policy (always, outside benchmarks). */
+  get enforcesPolicy(): boolean {
+    return this.#opts.egress !== undefined;
   }
 
   /** Kills processes and removes folders left in dataRoot by an earlier run (pid files), then launches the warm spares in the background. */
@@ -202,6 +224,8 @@ export class BrowserPool {
       }
       return browser.close();
     };
+    const egress = this.#egress.get(browser)?.route;
+    if (egress) egress.sessionId = sessionId;
     const lease: BrowserLease = {
       id: browser.id,
       sessionId,
@@ -209,6 +233,8 @@ export class BrowserPool {
       port: browser.port,
       pid: browser.pid,
       exited: browser.exited,
+      downloadsDir: path.join(browser.dir, "downloads"),
+      ...(egress ? { egress } : {}),
       release,
     };
     this.#leases.set(sessionId, lease);
@@ -226,18 +252,35 @@ export class BrowserPool {
 
   /** Launches one browser, tracked so stop() can wait for it and close it. */
   #launch(): Promise<ChromiumProcess> {
-    const launch = launchChromium({
-      executablePath: this.#opts.executablePath,
-      dataRoot: this.#opts.dataRoot,
-      id: randomBytes(BROWSER_ID_LENGTH / 2).toString("hex"), // short: see maxDataRootLength
-      log: this.#log,
-    }).then((browser) => {
+    const egressOptions = this.#opts.egress;
+    const launch = (async () => {
+      const listener = egressOptions ? await openEgressListener({ ...egressOptions, log: this.#log }) : undefined;
+      let browser: ChromiumProcess;
+      try {
+        browser = await launchChromium({
+          executablePath: this.#opts.executablePath,
+          dataRoot: this.#opts.dataRoot,
+          id: randomBytes(BROWSER_ID_LENGTH / 2).toString("hex"), // short: see maxDataRootLength
+          log: this.#log,
+          extraArgs: listener ? proxyArgs(listener.port) : [],
+        });
+      } catch (err) {
+        await listener?.close();
+        throw err;
+      }
       this.#browsers.add(browser);
+      if (listener) this.#egress.set(browser, listener);
       // Whatever ends the main process (release, crash, kill), the rest of the group and the
       // folder go too; close() is idempotent, so a release racing with this is fine.
-      void browser.exited.then(() => browser.close()).finally(() => this.#browsers.delete(browser));
+      void browser.exited
+        .then(() => browser.close())
+        .then(() => listener?.close())
+        .finally(() => {
+          this.#browsers.delete(browser);
+          this.#egress.delete(browser);
+        });
       return browser;
-    });
+    })();
     this.#inflight.add(launch);
     void launch.then(
       () => this.#inflight.delete(launch),

@@ -42,7 +42,10 @@ async function openPostgres(url: string, mode: MigrateMode, log: Log): Promise<D
   } finally {
     await client.end();
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg(url) });
+  // Bounded waits while PostgreSQL is unreachable: a connection attempt that gets no answer (a cut
+  // network rather than a refused port) fails after 5 s, so calls answer 503 instead of hanging, and
+  // TCP keepalives notice a silently dead connection; the pool reconnects by itself afterwards.
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true }) });
   return database(prisma, "postgres", () => prisma.$disconnect());
 }
 

@@ -8,6 +8,22 @@ export type BrowserPoolState =
   | 'READY'
   | 'UNAVAILABLE';
 
+export type CookieSameSite =
+  | 'Lax'
+  | 'None'
+  | 'Strict';
+
+export type CreateSessionInput = {
+  idleTimeoutSeconds?: number | null | undefined;
+  liveViewInstructions?: string | null | undefined;
+  liveViewInteractive?: boolean | null | undefined;
+  profileId?: string | null | undefined;
+  region: string;
+  /** On release, save the session's state back into profileId. */
+  saveProfileOnRelease?: boolean | null | undefined;
+  timeoutSeconds?: number | null | undefined;
+};
+
 export type DatabaseKind =
   | 'PGLITE'
   | 'POSTGRES';
@@ -15,6 +31,15 @@ export type DatabaseKind =
 export type DependencyStatus =
   | 'OK'
   | 'UNAVAILABLE';
+
+export type EndReason =
+  | 'BROWSER_CRASH'
+  | 'CLIENT_RELEASE'
+  | 'FORCE_STOP'
+  | 'IDLE_TIMEOUT'
+  | 'LAUNCH_FAILED'
+  | 'NODE_SHUTDOWN'
+  | 'TIMEOUT';
 
 export type HealthStatus =
   | 'DEGRADED'
@@ -32,6 +57,28 @@ export type Role =
   | 'MEMBER'
   | 'OWNER';
 
+/** What happened: `session.running` is SESSION_RUNNING, `live_view.done` is LIVE_VIEW_DONE, and so on. */
+export type SessionEventType =
+  | 'CDP_CONNECTED'
+  | 'CDP_DISCONNECTED'
+  | 'CDP_REFUSED'
+  | 'EGRESS_REFUSED'
+  | 'LIVE_VIEW_CLOSED'
+  | 'LIVE_VIEW_DONE'
+  | 'LIVE_VIEW_OPENED'
+  | 'SESSION_FAILED'
+  | 'SESSION_RELEASED'
+  | 'SESSION_RUNNING'
+  | 'SESSION_TIMED_OUT';
+
+export type SessionStatus =
+  | 'FAILED'
+  | 'PENDING'
+  | 'RELEASED'
+  | 'REQUEST_RELEASE'
+  | 'RUNNING'
+  | 'TIMED_OUT';
+
 export type RequestSignInMutationVariables = Exact<{
   email: string;
   codeChallenge: string;
@@ -47,12 +94,12 @@ export type ExchangeSignInMutationVariables = Exact<{
 }>;
 
 
-export type ExchangeSignInMutation = { exchangeSignIn: { accessTokenExpiresAt: unknown, refreshTokenExpiresAt: unknown, redirectTo: string | null, me: { id: string, email: string, organizationAdmin: boolean } } };
+export type ExchangeSignInMutation = { exchangeSignIn: { accessTokenExpiresAt: string, refreshTokenExpiresAt: string, redirectTo: string | null, me: { id: string, email: string, organizationAdmin: boolean } } };
 
 export type RefreshSessionMutationVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RefreshSessionMutation = { refreshSession: { accessTokenExpiresAt: unknown, refreshTokenExpiresAt: unknown } };
+export type RefreshSessionMutation = { refreshSession: { accessTokenExpiresAt: string, refreshTokenExpiresAt: string } };
 
 export type SignOutMutationVariables = Exact<{ [key: string]: never; }>;
 
@@ -62,12 +109,12 @@ export type SignOutMutation = { signOut: boolean };
 export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type MeQuery = { me: { id: string, email: string, name: string | null, organizationAdmin: boolean, lastSignInAt: unknown, workspaces: Array<{ id: string, slug: string, name: string, role: Role }> } };
+export type MeQuery = { me: { id: string, email: string, name: string | null, organizationAdmin: boolean, lastSignInAt: string | null, workspaces: Array<{ id: string, slug: string, name: string, role: Role }> } };
 
 export type WorkspacesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WorkspacesQuery = { workspaces: Array<{ id: string, slug: string, name: string, role: Role, createdAt: unknown }> };
+export type WorkspacesQuery = { workspaces: Array<{ id: string, slug: string, name: string, role: Role, createdAt: string }> };
 
 export type CreateWorkspaceMutationVariables = Exact<{
   slug: string;
@@ -82,7 +129,7 @@ export type MembersQueryVariables = Exact<{
 }>;
 
 
-export type MembersQuery = { members: Array<{ userId: string, email: string, name: string | null, role: Role, joinedAt: unknown }> };
+export type MembersQuery = { members: Array<{ userId: string, email: string, name: string | null, role: Role, joinedAt: string }> };
 
 export type ChangeMemberRoleMutationVariables = Exact<{
   workspace: string;
@@ -106,7 +153,7 @@ export type InvitationsQueryVariables = Exact<{
 }>;
 
 
-export type InvitationsQuery = { invitations: Array<{ id: string, email: string, role: Role, status: InvitationStatus, createdAt: unknown, expiresAt: unknown, acceptedAt: unknown, revokedAt: unknown }> };
+export type InvitationsQuery = { invitations: Array<{ id: string, email: string, role: Role, status: InvitationStatus, createdAt: string, expiresAt: string, acceptedAt: string | null, revokedAt: string | null }> };
 
 export type CreateInvitationMutationVariables = Exact<{
   workspace: string;
@@ -115,7 +162,7 @@ export type CreateInvitationMutationVariables = Exact<{
 }>;
 
 
-export type CreateInvitationMutation = { createInvitation: { id: string, email: string, role: Role, status: InvitationStatus, expiresAt: unknown } };
+export type CreateInvitationMutation = { createInvitation: { id: string, email: string, role: Role, status: InvitationStatus, expiresAt: string } };
 
 export type RevokeInvitationMutationVariables = Exact<{
   workspace: string;
@@ -130,7 +177,7 @@ export type ApiKeysQueryVariables = Exact<{
 }>;
 
 
-export type ApiKeysQuery = { apiKeys: Array<{ id: string, label: string, prefix: string, createdAt: unknown, createdByUserId: string | null, lastUsedAt: unknown, revokedAt: unknown }> };
+export type ApiKeysQuery = { apiKeys: Array<{ id: string, label: string, prefix: string, createdAt: string, createdByUserId: string | null, lastUsedAt: string | null, revokedAt: string | null }> };
 
 export type CreateApiKeyMutationVariables = Exact<{
   workspace: string;
@@ -138,7 +185,7 @@ export type CreateApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, label: string, prefix: string, createdAt: unknown } } };
+export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, label: string, prefix: string, createdAt: string } } };
 
 export type RevokeApiKeyMutationVariables = Exact<{
   workspace: string;
@@ -146,7 +193,7 @@ export type RevokeApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type RevokeApiKeyMutation = { revokeApiKey: { id: string, revokedAt: unknown } };
+export type RevokeApiKeyMutation = { revokeApiKey: { id: string, revokedAt: string | null } };
 
 export type AuditLogQueryVariables = Exact<{
   workspace: string;
@@ -154,14 +201,138 @@ export type AuditLogQueryVariables = Exact<{
   action?: string | null | undefined;
   actorUserId?: string | null | undefined;
   target?: string | null | undefined;
-  since?: unknown;
-  until?: unknown;
+  since?: string | null | undefined;
+  until?: string | null | undefined;
   limit?: number | null | undefined;
   cursor?: string | null | undefined;
 }>;
 
 
-export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, createdAt: unknown }> } };
+export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, ip: string | null, requestId: string | null, createdAt: string }> } };
+
+export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number };
+
+export type RegionsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RegionsQuery = { health: { regions: Array<string> } };
+
+export type SessionsQueryVariables = Exact<{
+  workspace: string;
+  status?: SessionStatus | null | undefined;
+  limit?: number | null | undefined;
+  cursor?: string | null | undefined;
+}>;
+
+
+export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number }> } };
+
+export type SessionQueryVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number } };
+
+export type WorkspaceSessionsSubscriptionVariables = Exact<{
+  workspace: string;
+}>;
+
+
+export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number } };
+
+export type CreateSessionMutationVariables = Exact<{
+  workspace: string;
+  idempotencyKey: string;
+  input: CreateSessionInput;
+}>;
+
+
+export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number } };
+
+export type ReleaseSessionMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type ReleaseSessionMutation = { releaseSession: boolean };
+
+export type ForceStopSessionMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ForceStopSessionMutation = { forceStopSession: boolean };
+
+export type RevokeLiveViewsMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type RevokeLiveViewsMutation = { revokeLiveViews: boolean };
+
+export type SessionEventsQueryVariables = Exact<{
+  sessionId: string;
+  after?: string | null | undefined;
+}>;
+
+
+export type SessionEventsQuery = { sessionEvents: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, type: SessionEventType, createdAt: string, data: string }> } };
+
+export type SessionEventsFeedSubscriptionVariables = Exact<{
+  sessionId: string;
+  after?: string | null | undefined;
+}>;
+
+
+export type SessionEventsFeedSubscription = { sessionEvents: { id: string, type: SessionEventType, createdAt: string, data: string } };
+
+export type ProfileFieldsFragment = { profileId: string, label: string, sizeBytes: number, cookieCount: number, originCount: number, keyCount: number, sourceSessionId: string | null, createdAt: string, updatedAt: string };
+
+export type ProfilesQueryVariables = Exact<{
+  workspace: string;
+  limit?: number | null | undefined;
+  cursor?: string | null | undefined;
+}>;
+
+
+export type ProfilesQuery = { profiles: { nextCursor: string | null, hasMore: boolean, items: Array<{ profileId: string, label: string, sizeBytes: number, cookieCount: number, originCount: number, keyCount: number, sourceSessionId: string | null, createdAt: string, updatedAt: string }> } };
+
+export type SaveSessionAsProfileMutationVariables = Exact<{
+  workspace: string;
+  sessionId: string;
+  label: string;
+}>;
+
+
+export type SaveSessionAsProfileMutation = { createProfile: { profileId: string, label: string, sizeBytes: number, cookieCount: number, originCount: number, keyCount: number, sourceSessionId: string | null, createdAt: string, updatedAt: string } };
+
+export type UpdateProfileMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+  label: string;
+}>;
+
+
+export type UpdateProfileMutation = { updateProfile: { profileId: string, label: string, sizeBytes: number, cookieCount: number, originCount: number, keyCount: number, sourceSessionId: string | null, createdAt: string, updatedAt: string } };
+
+export type DeleteProfileMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type DeleteProfileMutation = { deleteProfile: boolean };
+
+export type ProfileStorageStateQueryVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type ProfileStorageStateQuery = { profileStorageState: { cookies: Array<{ name: string, value: string, domain: string, path: string, expires: number, httpOnly: boolean, secure: boolean, sameSite: CookieSameSite, partitionKey: string | null }>, origins: Array<{ origin: string, localStorage: Array<{ name: string, value: string }>, sessionStorage: Array<{ name: string, value: string }> }> } };
 
 export type HealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -186,7 +357,37 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
+export const SessionFieldsFragmentDoc = new TypedDocumentString(`
+    fragment SessionFields on Session {
+  id
+  status
+  endReason
+  region
+  createdAt
+  startedAt
+  expiresAt
+  endedAt
+  timeoutSeconds
+  idleTimeoutSeconds
+  profileId
+  liveViewInteractive
+  liveViewInstructions
+  liveViewViewers
+}
+    `, {"fragmentName":"SessionFields"}) as unknown as TypedDocumentString<SessionFieldsFragment, unknown>;
+export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ProfileFields on Profile {
+  profileId
+  label
+  sizeBytes
+  cookieCount
+  originCount
+  keyCount
+  sourceSessionId
+  createdAt
+  updatedAt
+}
+    `, {"fragmentName":"ProfileFields"}) as unknown as TypedDocumentString<ProfileFieldsFragment, unknown>;
 export const RequestSignInDocument = new TypedDocumentString(`
     mutation RequestSignIn($email: String!, $codeChallenge: String!, $redirectTo: String) {
   requestSignIn(
@@ -377,6 +578,8 @@ export const AuditLogDocument = new TypedDocumentString(`
       action
       target
       httpStatus
+      ip
+      requestId
       createdAt
     }
     nextCursor
@@ -384,6 +587,249 @@ export const AuditLogDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
+export const RegionsDocument = new TypedDocumentString(`
+    query Regions {
+  health {
+    regions
+  }
+}
+    `) as unknown as TypedDocumentString<RegionsQuery, RegionsQueryVariables>;
+export const SessionsDocument = new TypedDocumentString(`
+    query Sessions($workspace: String!, $status: SessionStatus, $limit: Int, $cursor: String) {
+  sessions(
+    workspace: $workspace
+    status: $status
+    newestFirst: true
+    limit: $limit
+    cursor: $cursor
+  ) {
+    items {
+      ...SessionFields
+    }
+    nextCursor
+    hasMore
+  }
+}
+    fragment SessionFields on Session {
+  id
+  status
+  endReason
+  region
+  createdAt
+  startedAt
+  expiresAt
+  endedAt
+  timeoutSeconds
+  idleTimeoutSeconds
+  profileId
+  liveViewInteractive
+  liveViewInstructions
+  liveViewViewers
+}`) as unknown as TypedDocumentString<SessionsQuery, SessionsQueryVariables>;
+export const SessionDocument = new TypedDocumentString(`
+    query Session($workspace: String!, $id: String!) {
+  session(workspace: $workspace, id: $id) {
+    ...SessionFields
+    connectUrl
+    liveViewUrl
+  }
+}
+    fragment SessionFields on Session {
+  id
+  status
+  endReason
+  region
+  createdAt
+  startedAt
+  expiresAt
+  endedAt
+  timeoutSeconds
+  idleTimeoutSeconds
+  profileId
+  liveViewInteractive
+  liveViewInstructions
+  liveViewViewers
+}`) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
+export const WorkspaceSessionsDocument = new TypedDocumentString(`
+    subscription WorkspaceSessions($workspace: String!) {
+  workspaceSessions(workspace: $workspace) {
+    ...SessionFields
+  }
+}
+    fragment SessionFields on Session {
+  id
+  status
+  endReason
+  region
+  createdAt
+  startedAt
+  expiresAt
+  endedAt
+  timeoutSeconds
+  idleTimeoutSeconds
+  profileId
+  liveViewInteractive
+  liveViewInstructions
+  liveViewViewers
+}`) as unknown as TypedDocumentString<WorkspaceSessionsSubscription, WorkspaceSessionsSubscriptionVariables>;
+export const CreateSessionDocument = new TypedDocumentString(`
+    mutation CreateSession($workspace: String!, $idempotencyKey: String!, $input: CreateSessionInput!) {
+  createSession(
+    workspace: $workspace
+    idempotencyKey: $idempotencyKey
+    input: $input
+  ) {
+    ...SessionFields
+    connectUrl
+    liveViewUrl
+  }
+}
+    fragment SessionFields on Session {
+  id
+  status
+  endReason
+  region
+  createdAt
+  startedAt
+  expiresAt
+  endedAt
+  timeoutSeconds
+  idleTimeoutSeconds
+  profileId
+  liveViewInteractive
+  liveViewInstructions
+  liveViewViewers
+}`) as unknown as TypedDocumentString<CreateSessionMutation, CreateSessionMutationVariables>;
+export const ReleaseSessionDocument = new TypedDocumentString(`
+    mutation ReleaseSession($workspace: String!, $id: String!) {
+  releaseSession(workspace: $workspace, id: $id)
+}
+    `) as unknown as TypedDocumentString<ReleaseSessionMutation, ReleaseSessionMutationVariables>;
+export const ForceStopSessionDocument = new TypedDocumentString(`
+    mutation ForceStopSession($id: String!) {
+  forceStopSession(id: $id)
+}
+    `) as unknown as TypedDocumentString<ForceStopSessionMutation, ForceStopSessionMutationVariables>;
+export const RevokeLiveViewsDocument = new TypedDocumentString(`
+    mutation RevokeLiveViews($id: String!) {
+  revokeLiveViews(id: $id)
+}
+    `) as unknown as TypedDocumentString<RevokeLiveViewsMutation, RevokeLiveViewsMutationVariables>;
+export const SessionEventsDocument = new TypedDocumentString(`
+    query SessionEvents($sessionId: String!, $after: String) {
+  sessionEvents(sessionId: $sessionId, after: $after, limit: 100) {
+    items {
+      id
+      type
+      createdAt
+      data
+    }
+    nextCursor
+    hasMore
+  }
+}
+    `) as unknown as TypedDocumentString<SessionEventsQuery, SessionEventsQueryVariables>;
+export const SessionEventsFeedDocument = new TypedDocumentString(`
+    subscription SessionEventsFeed($sessionId: String!, $after: String) {
+  sessionEvents(sessionId: $sessionId, after: $after) {
+    id
+    type
+    createdAt
+    data
+  }
+}
+    `) as unknown as TypedDocumentString<SessionEventsFeedSubscription, SessionEventsFeedSubscriptionVariables>;
+export const ProfilesDocument = new TypedDocumentString(`
+    query Profiles($workspace: String!, $limit: Int, $cursor: String) {
+  profiles(workspace: $workspace, limit: $limit, cursor: $cursor) {
+    items {
+      ...ProfileFields
+    }
+    nextCursor
+    hasMore
+  }
+}
+    fragment ProfileFields on Profile {
+  profileId
+  label
+  sizeBytes
+  cookieCount
+  originCount
+  keyCount
+  sourceSessionId
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<ProfilesQuery, ProfilesQueryVariables>;
+export const SaveSessionAsProfileDocument = new TypedDocumentString(`
+    mutation SaveSessionAsProfile($workspace: String!, $sessionId: String!, $label: String!) {
+  createProfile(
+    workspace: $workspace
+    input: {label: $label, sessionId: $sessionId}
+  ) {
+    ...ProfileFields
+  }
+}
+    fragment ProfileFields on Profile {
+  profileId
+  label
+  sizeBytes
+  cookieCount
+  originCount
+  keyCount
+  sourceSessionId
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<SaveSessionAsProfileMutation, SaveSessionAsProfileMutationVariables>;
+export const UpdateProfileDocument = new TypedDocumentString(`
+    mutation UpdateProfile($workspace: String!, $id: String!, $label: String!) {
+  updateProfile(workspace: $workspace, id: $id, label: $label) {
+    ...ProfileFields
+  }
+}
+    fragment ProfileFields on Profile {
+  profileId
+  label
+  sizeBytes
+  cookieCount
+  originCount
+  keyCount
+  sourceSessionId
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<UpdateProfileMutation, UpdateProfileMutationVariables>;
+export const DeleteProfileDocument = new TypedDocumentString(`
+    mutation DeleteProfile($workspace: String!, $id: String!) {
+  deleteProfile(workspace: $workspace, id: $id)
+}
+    `) as unknown as TypedDocumentString<DeleteProfileMutation, DeleteProfileMutationVariables>;
+export const ProfileStorageStateDocument = new TypedDocumentString(`
+    query ProfileStorageState($workspace: String!, $id: String!) {
+  profileStorageState(workspace: $workspace, id: $id) {
+    cookies {
+      name
+      value
+      domain
+      path
+      expires
+      httpOnly
+      secure
+      sameSite
+      partitionKey
+    }
+    origins {
+      origin
+      localStorage {
+        name
+        value
+      }
+      sessionStorage {
+        name
+        value
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ProfileStorageStateQuery, ProfileStorageStateQueryVariables>;
 export const HealthDocument = new TypedDocumentString(`
     query Health {
   health {

@@ -1,4 +1,5 @@
 import { GraphQLError } from "graphql";
+import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import { AppError } from "../errors.ts";
 
 /**
@@ -6,7 +7,8 @@ import { AppError } from "../errors.ts";
  * so no stack, SQL or path ever leaves the server. Yoga logs the original of masked errors.
  */
 export function maskError(error: unknown, message: string): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
+  const raw = error instanceof GraphQLError ? error.originalError : error;
+  const original = isDatabaseUnavailable(raw) ? databaseUnavailable() : raw;
   if (original instanceof AppError) {
     const path = error instanceof GraphQLError ? error.path : undefined;
     return new GraphQLError(original.detail, {

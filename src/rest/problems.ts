@@ -1,4 +1,5 @@
 import type { Request, Response } from "express";
+import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import { AppError, problemTypes, type ProblemSlug } from "../errors.ts";
 
 /** The RFC 9457 body for an AppError. `instance` is the path only: query strings can carry tokens. */
@@ -34,6 +35,8 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
   if (err instanceof AppError) return { error: err, unexpected: false };
   const type = (err as { type?: unknown })?.type;
   if (typeof type === "string" && bodyParserErrors[type]) return { error: bodyParserErrors[type](err as { limit?: number }), unexpected: false };
+  // PostgreSQL unreachable: 503 with Retry-After (the call's transaction left nothing behind).
+  if (isDatabaseUnavailable(err)) return { error: databaseUnavailable(), unexpected: false };
   return { error: new AppError("internal-error", "An unexpected error occurred. Quote the request_id when reporting it."), unexpected: true };
 }
 

@@ -1,4 +1,4 @@
-import { AppError } from "../errors.ts";
+import { AppError, validationError } from "../errors.ts";
 import type { Role, Workspace } from "../generated/prisma/client.ts";
 import type { Principal, ServiceContext } from "./context.ts";
 import { prismaOf } from "./support.ts";
@@ -28,4 +28,22 @@ export async function requireWorkspaceRole(ctx: ServiceContext, slug: string, ro
     throw new AppError("forbidden", `Only ${roles.map((r) => r.toLowerCase()).join(" or ")} members can ${what}.`);
   }
   return membership.workspace;
+}
+
+/**
+ * The workspace a session or profile operation acts in. An API key acts in its own (naming another
+ * workspace is 403, spec 5.1); a dashboard user in the workspace named by `slug`, which they must
+ * belong to, in any role (one they are not in is reported as missing). Names the audit entry's workspace.
+ */
+export async function actingWorkspace(ctx: ServiceContext, slug: string | undefined, what: string): Promise<string> {
+  const principal = requirePrincipal(ctx);
+  if (principal.kind === "apiKey") {
+    if (slug !== undefined) {
+      const own = await prismaOf(ctx).workspace.findUnique({ where: { id: principal.workspaceId }, select: { slug: true } });
+      if (own?.slug !== slug) throw new AppError("forbidden", "An API key acts only in its own workspace.");
+    }
+    return principal.workspaceId;
+  }
+  if (slug === undefined) throw validationError([{ field: "workspace", message: `name the workspace (its slug) to ${what}` }]);
+  return (await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN", "MEMBER"], what)).id;
 }

@@ -28,6 +28,7 @@ export const operations = {
   forceStopSession: { action: "session.force_stop" },
   keepaliveSession: { action: "session.keepalive" },
   sessionEvents: { action: "session.events" },
+  workspaceSessions: { action: "session.watch" },
   revokeLiveViews: { action: "session.live_view_revoke" },
   createProfile: { action: "profile.create" },
   profiles: { action: "profile.list" },

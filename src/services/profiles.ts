@@ -12,7 +12,7 @@ import { AppError } from "../errors.ts";
 import type { Profile } from "../generated/prisma/client.ts";
 import { writeAuditInTx } from "./audit.ts";
 import { auditedTransaction } from "./audited.ts";
-import { requirePrincipal } from "./authz.ts";
+import { actingWorkspace } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
 import { auditAction } from "./operations.ts";
 import { paginate, PageQuery, type Page } from "./pagination.ts";
@@ -59,10 +59,12 @@ export const UpdateProfileInput = z.strictObject({ label: ProfileLabel });
 
 export const ProfileListQuery = PageQuery;
 
-function requireKey(ctx: ServiceContext) {
-  const principal = requirePrincipal(ctx);
-  if (principal.kind !== "apiKey") throw new AppError("forbidden", "Profiles are managed with an API key.");
-  return principal;
+/**
+ * The workspace a caller acts in for profiles: an API key's own, or the one a dashboard user names
+ * (`workspace`, a slug of a workspace they belong to; GraphQL only).
+ */
+function workspaceOf(ctx: ServiceContext, workspace?: string): Promise<string> {
+  return actingWorkspace(ctx, workspace, "use its profiles");
 }
 
 async function findInWorkspace(ctx: ServiceContext, workspaceId: string, id: string): Promise<ProfileRecord> {
@@ -114,15 +116,27 @@ async function captureFromSession(ctx: ServiceContext, workspaceId: string, sess
   if (session.status !== "RUNNING") {
     throw new AppError("conflict", `The session is not running (${session.status}): save while it runs, or start it with save_profile_on_release.`);
   }
-  const lease = ctx.deps.runtime.endpoint(sessionId);
-  if (!lease) throw new AppError("conflict", "The session's browser is not running on this node (it may be ending).");
-  const base = await baseOf(ctx.deps, ctx, workspaceId, session.profileId);
+  return (await captureSession(ctx.deps, ctx, sessionId, workspaceId, session.profileId)).document;
+}
+
+/** What a session's browser holds now: read here when it runs here, else by the node that runs it. */
+async function captureSession(deps: AppDeps, source: ServiceContext | undefined, sessionId: string, workspaceId: string, baseProfileId: string | null) {
+  if (!deps.runtime.endpoint(sessionId) && deps.cluster) return deps.cluster.captureElsewhere(sessionId, workspaceId, baseProfileId);
+  return captureSessionHere(deps, source, sessionId, workspaceId, baseProfileId);
+}
+
+/** Reads a session whose browser runs on this node (409 when it does not, or cannot be read). */
+export async function captureSessionHere(deps: AppDeps, source: ServiceContext | undefined, sessionId: string, workspaceId: string, baseProfileId: string | null) {
+  const lease = deps.runtime.endpoint(sessionId);
+  if (!lease) throw new AppError("conflict", "The session's browser is not running (it may be ending).");
+  const base = await baseOf(deps, source, workspaceId, baseProfileId);
+  const log = source?.log ?? deps.log;
   try {
     const { document, skipped } = await captureProfile(lease.wsEndpoint, base);
-    if (skipped.cookies > 0 || skipped.items > 0 || skipped.origins > 0) ctx.log.info({ sessionId, skipped }, "profile capture left out what no browser could restore");
-    return document;
+    if (skipped.cookies > 0 || skipped.items > 0 || skipped.origins > 0) log.info({ sessionId, skipped }, "profile capture left out what no browser could restore");
+    return { document };
   } catch (err) {
-    ctx.log.warn({ sessionId, err: (err as Error).message }, "profile capture failed");
+    log.warn({ sessionId, err: (err as Error).message }, "profile capture failed");
     throw new AppError("conflict", "The session's browser could not be read; it may have just ended.");
   }
 }
@@ -131,8 +145,8 @@ async function captureFromSession(ctx: ServiceContext, workspaceId: string, sess
  * Saves a profile: captured from a running session of the key's workspace, or imported from a
  * Playwright storageState. Stored encrypted; 413 over the configured size.
  */
-export async function createProfile(ctx: ServiceContext, input: CreateProfileInput): Promise<ProfileRecord> {
-  const { workspaceId } = requireKey(ctx);
+export async function createProfile(ctx: ServiceContext, input: CreateProfileInput, workspace?: string): Promise<ProfileRecord> {
+  const workspaceId = await workspaceOf(ctx, workspace);
   const doc = input.session_id !== undefined ? await captureFromSession(ctx, workspaceId, input.session_id) : fromStorageState(input.storage_state!);
   const id = `prof_${ulid()}`;
   const { sealed, stats } = sealDocument(ctx.deps, { id, workspaceId }, doc);
@@ -150,8 +164,8 @@ export async function createProfile(ctx: ServiceContext, input: CreateProfileInp
 }
 
 /** Replaces a profile's state with a running session's, keeping its id (and label). */
-export async function saveProfile(ctx: ServiceContext, id: string, input: z.output<typeof SaveProfileInput>): Promise<ProfileRecord> {
-  const { workspaceId } = requireKey(ctx);
+export async function saveProfile(ctx: ServiceContext, id: string, input: z.output<typeof SaveProfileInput>, workspace?: string): Promise<ProfileRecord> {
+  const workspaceId = await workspaceOf(ctx, workspace);
   await findInWorkspace(ctx, workspaceId, id);
   const doc = await captureFromSession(ctx, workspaceId, input.session_id);
   const { sealed, stats } = sealDocument(ctx.deps, { id, workspaceId }, doc);
@@ -168,13 +182,13 @@ export async function saveProfile(ctx: ServiceContext, id: string, input: z.outp
   return profile;
 }
 
-export async function getProfile(ctx: ServiceContext, id: string): Promise<ProfileRecord> {
-  return findInWorkspace(ctx, requireKey(ctx).workspaceId, id);
+export async function getProfile(ctx: ServiceContext, id: string, workspace?: string): Promise<ProfileRecord> {
+  return findInWorkspace(ctx, await workspaceOf(ctx, workspace), id);
 }
 
 /** The workspace's profiles in ULID (creation) order. */
-export async function listProfiles(ctx: ServiceContext, q: z.output<typeof ProfileListQuery>): Promise<Page<ProfileRecord>> {
-  const { workspaceId } = requireKey(ctx);
+export async function listProfiles(ctx: ServiceContext, q: z.output<typeof ProfileListQuery>, workspace?: string): Promise<Page<ProfileRecord>> {
+  const workspaceId = await workspaceOf(ctx, workspace);
   return paginate(q, "asc", (window) =>
     prismaOf(ctx).profile.findMany({
       where: { workspaceId, ...(window.idAfter ? { id: window.idAfter } : {}) },
@@ -185,8 +199,8 @@ export async function listProfiles(ctx: ServiceContext, q: z.output<typeof Profi
   );
 }
 
-export async function updateProfile(ctx: ServiceContext, id: string, input: z.output<typeof UpdateProfileInput>): Promise<ProfileRecord> {
-  const { workspaceId } = requireKey(ctx);
+export async function updateProfile(ctx: ServiceContext, id: string, input: z.output<typeof UpdateProfileInput>, workspace?: string): Promise<ProfileRecord> {
+  const workspaceId = await workspaceOf(ctx, workspace);
   if (ctx.audit) ctx.audit.target = id;
   return auditedTransaction(ctx, async (tx, audit) => {
     const { count } = await tx.profile.updateMany({ where: { id, workspaceId }, data: { label: input.label, updatedAt: ctx.deps.now() } });
@@ -197,8 +211,8 @@ export async function updateProfile(ctx: ServiceContext, id: string, input: z.ou
 }
 
 /** Deletes the row, and with it the only copy of its data key: the payload is unreadable from then on. */
-export async function deleteProfile(ctx: ServiceContext, id: string): Promise<void> {
-  const { workspaceId } = requireKey(ctx);
+export async function deleteProfile(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
+  const workspaceId = await workspaceOf(ctx, workspace);
   if (ctx.audit) ctx.audit.target = id;
   await auditedTransaction(ctx, async (tx, audit) => {
     const { count } = await tx.profile.deleteMany({ where: { id, workspaceId } });
@@ -235,8 +249,8 @@ async function readDocument(deps: AppDeps, source: ServiceContext | undefined, w
  * The profile as a Playwright storageState (with per-origin sessionStorage): the secrets in the
  * clear, so the audit entry is written (in its own transaction) before anything is decrypted.
  */
-export async function exportProfileStorageState(ctx: ServiceContext, id: string): Promise<StorageStateExport> {
-  const { workspaceId } = requireKey(ctx);
+export async function exportProfileStorageState(ctx: ServiceContext, id: string, workspace?: string): Promise<StorageStateExport> {
+  const workspaceId = await workspaceOf(ctx, workspace);
   await auditedTransaction(ctx, async (tx, audit) => {
     const found = await tx.profile.count({ where: { id, workspaceId } });
     if (found === 0) throw new AppError("not-found", "No profile with this id in this workspace.");
@@ -277,9 +291,7 @@ export async function saveProfileOnRelease(deps: AppDeps, sessionId: string, ctx
     ctx?.principal ? auditRecord(ctx, { action: auditAction("saveProfile"), target: profileId, successStatus: 200, written: false }, status) : undefined;
   const log = (ctx?.log ?? deps.log).child({ sessionId, profileId });
   try {
-    const lease = deps.runtime.endpoint(sessionId);
-    if (!lease) throw new AppError("conflict", "The session's browser is not running on this node.");
-    const { document } = await captureProfile(lease.wsEndpoint, await baseOf(deps, ctx, workspaceId, profileId));
+    const { document } = await captureSession(deps, ctx, sessionId, workspaceId, profileId);
     const { sealed, stats } = sealDocument(deps, { id: profileId, workspaceId }, document);
     const saved = await deps.db.prisma.$transaction(async (tx) => {
       const { count } = await tx.profile.updateMany({

@@ -15,6 +15,8 @@ export const sessionEventTypes = [
   "session.running", "session.released", "session.timed_out", "session.failed",
   "live_view.opened", "live_view.closed", "live_view.done",
   "cdp.connected", "cdp.disconnected",
+  // The browser policy refused something: a CDP command (method, reason) or a connection (host, port, reason).
+  "cdp.refused", "egress.refused",
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 
@@ -70,6 +72,22 @@ export async function publishEvents(pubsub: PubSub, events: NewEvent[], log: Log
     await pubsub.publish(channelOf(e.sessionId), JSON.stringify(toEventDto(e))).catch((err: unknown) => {
       log.warn({ err, sessionId: e.sessionId, type: e.type }, "could not publish a session event");
     });
+  }
+}
+
+/** Where a workspace's live session lists hear that one of its sessions started or ended. */
+export const workspaceSessionsChannel = (workspaceId: string) => `workspace-sessions:${workspaceId}`;
+
+/**
+ * After a session's status changed (it started or ended): tells every node's live session lists of
+ * its workspace (the dashboard's `workspaceSessions` subscription), with the session's id. Never throws.
+ */
+export async function publishSessionChange(deps: Pick<AppDeps, "db" | "pubsub" | "log">, sessionId: string, workspaceId?: string): Promise<void> {
+  try {
+    const workspace = workspaceId ?? (await deps.db.prisma.session.findUnique({ where: { id: sessionId }, select: { workspaceId: true } }))?.workspaceId;
+    if (workspace) await deps.pubsub.publish(workspaceSessionsChannel(workspace), sessionId);
+  } catch (err) {
+    deps.log.warn({ err, sessionId }, "could not publish a session's change to its workspace");
   }
 }
 

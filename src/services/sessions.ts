@@ -1,15 +1,16 @@
+import { createHmac } from "node:crypto";
 import { ulid } from "ulid";
 import { z } from "zod";
 import type { EndCause } from "../browser/runtime.ts";
 import { AppError } from "../errors.ts";
 import type { EndReason, Session, SessionStatus } from "../generated/prisma/client.ts";
 import { auditedTransaction, type Tx } from "./audited.ts";
-import { requirePrincipal } from "./authz.ts";
+import { actingWorkspace, requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
 import { fingerprint, idempotent, type Idempotent } from "./idempotency.ts";
 import { paginate, PageQuery, type Page } from "./pagination.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "./profiles.ts";
-import { insertEvents, newEvent, publishEvents, type SessionEventType } from "./session-events.ts";
+import { insertEvents, newEvent, publishEvents, publishSessionChange, type SessionEventType } from "./session-events.ts";
 import { insertStartedSession } from "./session-start.ts";
 import { prismaOf } from "./support.ts";
 
@@ -38,6 +39,17 @@ export const CreateSessionInput = z.strictObject({
   idle_timeout_seconds: z
     .number().int().min(1).max(maxSessionSeconds).optional()
     .describe(`Release the session after this long without a CDP client (default ${defaultIdleSeconds}).`),
+  proxy: z
+    .strictObject({
+      server: z
+        .string().max(300)
+        .regex(/^http:\/\/[^/@\s]+:\d{1,5}\/?$/, "must be http://host:port")
+        .describe("Your HTTP proxy (`http://host:port`): the session's traffic leaves through it, after the egress policy has judged each destination."),
+      username: z.string().max(256).optional(),
+      password: z.string().max(256).optional().describe("Never returned, logged or stored."),
+    })
+    .optional()
+    .describe("An upstream proxy for this session's traffic."),
 }).superRefine((v, ctx) => {
   if (v.save_profile_on_release && !v.profile_id) ctx.addIssue({ code: "custom", path: ["save_profile_on_release"], message: "needs profile_id: the profile to save into" });
 });
@@ -54,19 +66,16 @@ export interface SessionView {
   liveViewUrl: string | null;
 }
 
-function requireKey(ctx: ServiceContext) {
-  const principal = requirePrincipal(ctx);
-  if (principal.kind !== "apiKey") throw new AppError("forbidden", "Sessions are created with an API key.");
-  return principal;
+/**
+ * The workspace a caller acts in for session reads and writes: an API key's own, or the one a
+ * dashboard user names (`workspace`, a slug of a workspace they belong to; GraphQL only).
+ */
+function workspaceOf(ctx: ServiceContext, workspace?: string): Promise<string> {
+  return actingWorkspace(ctx, workspace, "use its sessions");
 }
 
-/** The workspace a caller acts in for session reads and writes (API keys: their own). */
-function workspaceOf(ctx: ServiceContext): string {
-  return requireKey(ctx).workspaceId;
-}
-
-async function findInWorkspace(ctx: ServiceContext, id: string): Promise<Session> {
-  const session = await prismaOf(ctx).session.findFirst({ where: { id, workspaceId: workspaceOf(ctx) } });
+async function findInWorkspace(ctx: ServiceContext, id: string, workspace?: string): Promise<Session> {
+  const session = await prismaOf(ctx).session.findFirst({ where: { id, workspaceId: await workspaceOf(ctx, workspace) } });
   // Another workspace's session is indistinguishable from a missing one.
   if (!session) throw new AppError("not-found", "No session with this id in this workspace.");
   if (ctx.audit) ctx.audit.target = id;
@@ -103,6 +112,16 @@ async function addresses(
 }
 
 /**
+ * The request as the idempotency record fingerprints it: a proxy password is replaced by a keyed
+ * digest, so the stored fingerprint cannot be used to guess it.
+ */
+function withoutSecrets(ctx: ServiceContext, input: CreateSessionInput): CreateSessionInput {
+  if (!input.proxy?.password) return input;
+  const digest = createHmac("sha256", ctx.deps.masterKey.key).update(input.proxy.password).digest("hex");
+  return { ...input, proxy: { ...input.proxy, password: digest } };
+}
+
+/**
  * Starts a session: a browser from the pool (503 when the node is full), the row RUNNING with its
  * event and audit entry in one transaction. At most once per Idempotency-Key (24 hours).
  */
@@ -111,8 +130,9 @@ export async function createSession(
   input: CreateSessionInput,
   idempotencyKey: string,
   present: (v: SessionView) => unknown,
+  workspace?: string,
 ): Promise<Idempotent<SessionView>> {
-  const { workspaceId } = requireKey(ctx);
+  const workspaceId = await workspaceOf(ctx, workspace);
   const { config, runtime, browsers } = ctx.deps;
   if (!config.regions.includes(input.region)) {
     throw new AppError("unknown-region", `No region called "${input.region}". This deployment serves: ${config.regions.join(", ")}.`);
@@ -121,6 +141,9 @@ export async function createSession(
     const profile = await prismaOf(ctx).profile.findFirst({ where: { id: input.profile_id, workspaceId }, select: { id: true } });
     if (!profile) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
   }
+  // Full, draining, or another region's: a node that can run it does (src/cluster/placement.ts).
+  const placed = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { workspace });
+  if (placed) return placed;
   const id = `ses_${ulid()}`;
   const now = ctx.deps.now();
   const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
@@ -129,9 +152,11 @@ export async function createSession(
   // (Unused, and never shown, when the call turns out to be a replay or the node is full.)
   const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
   urls.catch(() => {}); // awaited below, or not at all when the claim fails first
-  return idempotent(ctx, { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", input) }, async (storeAnswer) => {
+  return idempotent(ctx, { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) }, async (storeAnswer) => {
     const lease = await browsers.acquire(id);
     try {
+      // The upstream proxy lives only in this process's memory, for as long as the browser does.
+      if (input.proxy && lease.egress) lease.egress.upstream = { ...input.proxy };
       if (input.profile_id) await restoreProfileIntoSession(ctx, workspaceId, input.profile_id, lease);
       const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
       const running = newEvent(id, "session.running", {}, now);
@@ -151,23 +176,36 @@ export async function createSession(
         await audit(id);
       });
       void publishEvents(ctx.deps.pubsub, [running], ctx.log);
+      void publishSessionChange(ctx.deps, id, workspaceId);
       runtime.add(id, lease, expiresAt, idle, now);
       return { result: v, ...answer, stored: true };
     } catch (err) {
       await lease.release();
       throw err;
     }
+  }).catch(async (err: unknown) => {
+    // This node filled up meanwhile: another one may still have room.
+    const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err, workspace });
+    if (elsewhere) return elsewhere;
+    throw err;
   });
 }
 
-export async function getSession(ctx: ServiceContext, id: string): Promise<SessionView> {
-  return view(ctx, await findInWorkspace(ctx, id), true);
+export async function getSession(ctx: ServiceContext, id: string, workspace?: string): Promise<SessionView> {
+  return view(ctx, await findInWorkspace(ctx, id, workspace), true);
 }
 
-/** The workspace's sessions in ULID (creation) order, optionally by status. No tokens in lists. */
-export async function listSessions(ctx: ServiceContext, q: z.output<typeof SessionListQuery>): Promise<Page<Session>> {
-  const workspaceId = workspaceOf(ctx);
-  return paginate(q, "asc", (window) =>
+/**
+ * The workspace's sessions in ULID (creation) order, optionally by status. No tokens in lists.
+ * `newestFirst` (the dashboard's list) reverses the order; cursors stay stable either way.
+ */
+export async function listSessions(
+  ctx: ServiceContext,
+  q: z.output<typeof SessionListQuery>,
+  opts: { workspace?: string; newestFirst?: boolean } = {},
+): Promise<Page<Session>> {
+  const workspaceId = await workspaceOf(ctx, opts.workspace);
+  return paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
     prismaOf(ctx).session.findMany({
       where: { workspaceId, ...(q.status ? { status: q.status } : {}), ...(window.idAfter ? { id: window.idAfter } : {}) },
       orderBy: window.orderBy,
@@ -177,16 +215,17 @@ export async function listSessions(ctx: ServiceContext, q: z.output<typeof Sessi
 }
 
 /** New tokens for a running session (never past its hard end); also counts as activity. */
-export async function keepaliveSession(ctx: ServiceContext, id: string): Promise<SessionView> {
-  const session = await findInWorkspace(ctx, id);
+export async function keepaliveSession(ctx: ServiceContext, id: string, workspace?: string): Promise<SessionView> {
+  const session = await findInWorkspace(ctx, id, workspace);
   if (session.status !== "RUNNING") throw new AppError("conflict", `The session has ended (${session.status}).`);
   ctx.deps.runtime.touch(id);
+  ctx.deps.cluster?.touch(id);
   return view(ctx, session, true);
 }
 
 /** The owner's release (PATCH status REQUEST_RELEASE). Idempotent on an ended session. */
-export async function releaseSession(ctx: ServiceContext, id: string): Promise<void> {
-  const session = await findInWorkspace(ctx, id);
+export async function releaseSession(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
+  const session = await findInWorkspace(ctx, id, workspace);
   if (!live.includes(session.status)) return;
   await endSession(ctx.deps, id, { status: "RELEASED", reason: "CLIENT_RELEASE" }, ctx);
 }
@@ -242,6 +281,9 @@ export async function endSession(
   // The session's sockets close now and the proxy refuses it from the recorded status; closing the
   // browser itself (~100 ms) need not hold up the caller.
   if (ended) void publishEvents(deps.pubsub, [event], deps.log);
+  if (ended) void publishSessionChange(deps, id);
+  // The browser may run on another node: that node closes it.
+  if (ended) deps.cluster?.sessionEnded(id, endMessage(end.status, end.reason));
   void deps.runtime.teardown(id, endMessage(end.status, end.reason)).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
   if (ended) deps.log.info({ sessionId: id, status: end.status, reason: end.reason }, "session ended");
   return ended;

@@ -572,7 +572,7 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
   it("reconnects by itself when the connection drops while its link is still valid", async () => {
     const upgraded: Duplex[] = [];
     const spy = (req: http.IncomingMessage, socket: Duplex) => {
-      if (req.url === "/live-view/socket") upgraded.push(socket);
+      if (new URL(req.url ?? "/", "http://localhost").pathname === "/live-view/socket") upgraded.push(socket);
     };
     t.app.server.on("upgrade", spy);
     const { session, driver, tab } = await drivenSession({ live_view: { interactive: true } }, RED);

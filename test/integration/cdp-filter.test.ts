@@ -2,7 +2,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { CdpClientFilter } from "../../src/browser/cdp-filter.ts";
-import { policyRefusal } from "../../src/browser/cdp-policy.ts";
+import { policyRefusal, redirectedDownloads } from "../../src/browser/cdp-policy.ts";
 
 const downloads = "/tmp/vessel-test/session/downloads";
 
@@ -13,9 +13,6 @@ describe("the CDP method policy", () => {
     [{ method: "Target.createTarget", params: { url: "chrome://settings" } }],
     [{ method: "Target.createTarget", params: { url: "devtools://devtools/bundled/inspector.html" } }],
     [{ method: "Network.loadNetworkResource", params: { url: "file:///etc/shadow", frameId: "x", options: {} } }],
-    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: "/etc" } }],
-    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: `${downloads}/../../escape` } }],
-    [{ method: "Page.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: "relative/path" } }],
     [{ method: "DOM.setFileInputFiles", params: { files: ["/etc/passwd"], nodeId: 1 } }],
     [{ method: "Extensions.loadUnpacked", params: { path: "/tmp/ext" } }],
     [{ method: "Target.createBrowserContext", params: { proxyServer: "http://10.0.0.1:3128" } }],
@@ -32,6 +29,21 @@ describe("the CDP method policy", () => {
     [{ method: "Target.createBrowserContext", params: { disposeOnDetach: true } }],
   ])("lets %j through", (message) => {
     expect(policyRefusal(message, downloads)).toBeNull();
+  });
+});
+
+describe("download folders", () => {
+  it.each([
+    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: "/etc" } }],
+    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: `${downloads}/../../escape`, eventsEnabled: true } }],
+    [{ method: "Page.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: "relative/path" } }],
+    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow" } }],
+  ])("outside the session's own are replaced by it: %j", (message) => {
+    expect(redirectedDownloads(message, downloads)).toEqual({ ...message.params, downloadPath: downloads });
+  });
+  it("inside it, or denied, are left alone", () => {
+    expect(redirectedDownloads({ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: `${downloads}/x` } }, downloads)).toBeNull();
+    expect(redirectedDownloads({ method: "Browser.setDownloadBehavior", params: { behavior: "deny" } }, downloads)).toBeNull();
   });
 });
 
@@ -129,5 +141,12 @@ describe("the client→Chromium frame filter", () => {
     expect(second!.method).toMatch(/^Vessel\.policy: Target\.createTarget refused/);
     expect(third).toEqual({ id: 9, method: "Runtime.evaluate", params: { expression: "2" } });
     expect(refused).toHaveLength(2);
+  });
+
+  it("sends a download folder outside the session's own as the session's own", async () => {
+    const [echo] = await roundTrip((ws) => {
+      ws.send(JSON.stringify({ id: 11, method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: "/etc", eventsEnabled: true } }));
+    }, 1);
+    expect(JSON.parse(echo!)).toEqual({ id: 11, method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: downloads, eventsEnabled: true } });
   });
 });

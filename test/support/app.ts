@@ -30,8 +30,12 @@ export async function startTestApp(
   const port = await freePort();
   const config = loadConfig(
     {
-      PORT: String(port), VESSEL_HOST: "127.0.0.1", VESSEL_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: "silent", VESSEL_DATA_DIR: dataDir, VESSEL_BROWSER_WARM: "0", ...options.env,
+      PORT: String(port), VESSEL_HOST: "127.0.0.1", VESSEL_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, VESSEL_INTERNAL_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: "silent", VESSEL_DATA_DIR: dataDir, VESSEL_BROWSER_WARM: "0",
+      // The fixture sites of the tests live on loopback, which the egress policy refuses by default;
+      // the policy's own tests set this to what they need.
+      VESSEL_EGRESS_ALLOW: "127.0.0.1/32,::1/128,localhost",
+      ...options.env,
     },
     "/nonexistent",
   );
@@ -52,7 +56,7 @@ export async function startTestApp(
   };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);

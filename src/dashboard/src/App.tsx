@@ -1,8 +1,153 @@
+import { useCallback, useEffect, useMemo } from "react";
+import { MeDocument, SignOutDocument } from "@gql/graphql.ts";
+import { forgetSignIn, onSignedOut, request, scheduleRefresh } from "./lib/api.ts";
+import { clearCache, useQuery } from "./lib/hooks.ts";
+import {
+  MeContext, WorkspaceContext, currentWorkspace, lastWorkspace, rememberWorkspace, useMe, wsPath, type SignedInContext,
+} from "./lib/me.tsx";
+import { match, navigate, useLocation } from "./lib/router.tsx";
+import { Shell } from "./components/Shell.tsx";
+import { Button, ErrorNotice, Loading, Toaster } from "./components/ui.tsx";
+import { Logo } from "./components/icons.tsx";
+import { SignInPage } from "./pages/SignIn.tsx";
+import { SessionsPage } from "./pages/Sessions.tsx";
+import { SessionPage } from "./pages/Session.tsx";
+import { ProfilesPage } from "./pages/Profiles.tsx";
+import { ApiKeysPage } from "./pages/ApiKeys.tsx";
+import { MembersPage } from "./pages/Members.tsx";
+import { AuditLogPage } from "./pages/AuditLog.tsx";
+import { NewWorkspacePage, NoWorkspacePage, NotFoundPage, UnknownWorkspacePage } from "./pages/Workspaces.tsx";
+
 export function App() {
+  const { path } = useLocation();
+  return <Toaster>{match("/sign-in", path) ? <SignInPage /> : <SignedIn />}</Toaster>;
+}
+
+function toSignIn() {
+  const here = location.pathname + location.search;
+  navigate(`/dashboard/sign-in?ended=1${here.startsWith("/dashboard/sign-in") ? "" : `&next=${encodeURIComponent(here)}`}`, { replace: true });
+}
+
+function SignedIn() {
+  const me = useQuery(MeDocument, {});
+  const { path } = useLocation();
+
+  useEffect(() => onSignedOut(toSignIn), []);
+  useEffect(() => scheduleRefresh(), []);
+  useEffect(() => {
+    if (me.error?.code === "UNAUTHENTICATED") toSignIn();
+  }, [me.error]);
+
+  const signOut = useCallback(async () => {
+    try {
+      await request(SignOutDocument, {}, { signedIn: false });
+    } finally {
+      forgetSignIn();
+      clearCache();
+      navigate("/dashboard/sign-in", { replace: true });
+    }
+  }, []);
+
+  const ctx = useMemo<SignedInContext | null>(
+    () => (me.data ? { me: me.data.me, reloadMe: me.reload, signOut } : null),
+    [me.data, me.reload, signOut],
+  );
+
+  if (!ctx) {
+    if (me.error && me.error.code !== "UNAUTHENTICATED") {
+      return (
+        <div className="auth-page">
+          <main className="auth-card" id="main">
+            <div className="auth-brand">
+              <Logo className="brand-logo" />
+              <span>Vessel</span>
+            </div>
+            <ErrorNotice error={me.error} compact />
+            <Button variant="primary" onClick={() => void me.reload()}>
+              Try again
+            </Button>
+          </main>
+        </div>
+      );
+    }
+    return (
+      <div className="boot">
+        <Loading label="Opening your dashboard…" />
+      </div>
+    );
+  }
+
   return (
-    <main>
-      <h1>Vessel</h1>
-      <p>The dashboard is loading its pages.</p>
-    </main>
+    <MeContext.Provider value={ctx}>
+      <Routes path={path} />
+    </MeContext.Provider>
   );
 }
+
+function Routes({ path }: { path: string }) {
+  const { me } = useMe();
+
+  if (match("", path) || match("/w", path)) {
+    const remembered = lastWorkspace();
+    const target = me.workspaces.find((w) => w.slug === remembered) ?? me.workspaces[0];
+    if (target) {
+      queueMicrotask(() => navigate(wsPath(target.slug), { replace: true }));
+      return null;
+    }
+    return (
+      <Shell workspace={null}>
+        <NoWorkspacePage />
+      </Shell>
+    );
+  }
+  if (match("/new-workspace", path)) {
+    return (
+      <Shell workspace={null}>
+        <NewWorkspacePage />
+      </Shell>
+    );
+  }
+
+  const inWorkspace = match("/w/:slug", path) ?? match("/w/:slug/:section", path) ?? match("/w/:slug/:section/:id", path);
+  if (!inWorkspace) {
+    return (
+      <Shell workspace={null}>
+        <NotFoundPage />
+      </Shell>
+    );
+  }
+  const ref = me.workspaces.find((w) => w.slug === inWorkspace.slug);
+  if (!ref) {
+    return (
+      <Shell workspace={null}>
+        <UnknownWorkspacePage slug={inWorkspace.slug!} />
+      </Shell>
+    );
+  }
+  const workspace = currentWorkspace(ref);
+  rememberWorkspace(workspace.slug);
+  const section = inWorkspace.section ?? "sessions";
+  const id = inWorkspace.id;
+  let page;
+  if (!inWorkspace.section) {
+    queueMicrotask(() => navigate(wsPath(workspace.slug), { replace: true }));
+    return null;
+  } else if (section === "sessions" && id) page = <SessionPage key={id} id={id} />;
+  else if (section === "sessions") page = <SessionsPage />;
+  else if (section === "profiles" && !id) page = <ProfilesPage />;
+  else if (section === "api-keys" && !id) page = <ApiKeysPage />;
+  else if (section === "members" && !id) page = <MembersPage />;
+  else if (section === "audit-log" && !id) page = <AuditLogPage />;
+  else page = <NotFoundPage />;
+
+  return (
+    <WorkspaceContext.Provider value={workspace}>
+      <Shell workspace={workspace}>
+        <div key={workspace.slug} className="page">
+          {page}
+        </div>
+      </Shell>
+    </WorkspaceContext.Provider>
+  );
+}
+

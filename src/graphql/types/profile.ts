@@ -116,6 +116,8 @@ const CreateProfileGqlInput = builder.inputType("CreateProfileInput", {
 });
 
 const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
+/** Dashboard users name the workspace they act in; API keys act in their own (naming another is 403). */
+const WORKSPACE_ARG = "The workspace (slug) to act in: required for dashboard users; an API key acts in its own.";
 
 /** The GraphQL input in the REST shape, so both go through the same validation. */
 function storageStateOf(s: typeof StorageStateInputType.$inferInput): StorageStateInput {
@@ -131,8 +133,8 @@ function storageStateOf(s: typeof StorageStateInputType.$inferInput): StorageSta
 builder.queryField("profile", (t) =>
   t.field({
     type: ProfileType,
-    args: { id: t.arg.string({ required: true }) },
-    resolve: (_r, { id }, ctx) => audited(ctx, "profile", (svc) => getProfile(svc, id)),
+    args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, "profile", (svc) => getProfile(svc, id, opt(workspace)), opt(workspace)),
   }),
 );
 
@@ -140,9 +142,14 @@ builder.queryField("profiles", (t) =>
   t.field({
     type: ProfilePage,
     description: "The workspace's profiles in creation order.",
-    args: { limit: t.arg.int(), cursor: t.arg.string() },
+    args: { workspace: t.arg.string({ description: WORKSPACE_ARG }), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: (_r, args, ctx) =>
-      audited(ctx, "profiles", (svc) => listProfiles(svc, parseInput(ProfileListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) }))),
+      audited(
+        ctx,
+        "profiles",
+        (svc) => listProfiles(svc, parseInput(ProfileListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) }), opt(args.workspace)),
+        opt(args.workspace),
+      ),
   }),
 );
 
@@ -150,8 +157,9 @@ builder.queryField("profileStorageState", (t) =>
   t.field({
     type: StorageStateType,
     description: "Export a profile with its secrets in the clear (audited as profile.export before anything is decrypted).",
-    args: { id: t.arg.string({ required: true }) },
-    resolve: (_r, { id }, ctx) => audited(ctx, "profileStorageState", (svc) => exportProfileStorageState(svc, id)),
+    args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { id, workspace }, ctx) =>
+      audited(ctx, "profileStorageState", (svc) => exportProfileStorageState(svc, id, opt(workspace)), opt(workspace)),
   }),
 );
 
@@ -159,17 +167,22 @@ builder.mutationField("createProfile", (t) =>
   t.field({
     type: ProfileType,
     description: "Save a running session's state, or import a storageState, as a new profile.",
-    args: { input: t.arg({ type: CreateProfileGqlInput, required: true }) },
-    resolve: (_r, { input }, ctx) =>
-      audited(ctx, "createProfile", (svc) =>
-        createProfile(
-          svc,
-          parseInput(CreateProfileInput, {
-            label: input.label,
-            session_id: opt(input.sessionId),
-            storage_state: input.storageState ? storageStateOf(input.storageState) : undefined,
-          }),
-        ),
+    args: { input: t.arg({ type: CreateProfileGqlInput, required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { input, workspace }, ctx) =>
+      audited(
+        ctx,
+        "createProfile",
+        (svc) =>
+          createProfile(
+            svc,
+            parseInput(CreateProfileInput, {
+              label: input.label,
+              session_id: opt(input.sessionId),
+              storage_state: input.storageState ? storageStateOf(input.storageState) : undefined,
+            }),
+            opt(workspace),
+          ),
+        opt(workspace),
       ),
   }),
 );
@@ -178,9 +191,9 @@ builder.mutationField("saveProfile", (t) =>
   t.field({
     type: ProfileType,
     description: "Replace a profile's state with a running session's.",
-    args: { id: t.arg.string({ required: true }), sessionId: t.arg.string({ required: true }) },
-    resolve: (_r, { id, sessionId }, ctx) =>
-      audited(ctx, "saveProfile", (svc) => saveProfile(svc, id, parseInput(SaveProfileInput, { session_id: sessionId }))),
+    args: { id: t.arg.string({ required: true }), sessionId: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { id, sessionId, workspace }, ctx) =>
+      audited(ctx, "saveProfile", (svc) => saveProfile(svc, id, parseInput(SaveProfileInput, { session_id: sessionId }), opt(workspace)), opt(workspace)),
   }),
 );
 
@@ -188,8 +201,9 @@ builder.mutationField("updateProfile", (t) =>
   t.field({
     type: ProfileType,
     description: "Rename a profile.",
-    args: { id: t.arg.string({ required: true }), label: t.arg.string({ required: true }) },
-    resolve: (_r, { id, label }, ctx) => audited(ctx, "updateProfile", (svc) => updateProfile(svc, id, parseInput(UpdateProfileInput, { label }))),
+    args: { id: t.arg.string({ required: true }), label: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { id, label, workspace }, ctx) =>
+      audited(ctx, "updateProfile", (svc) => updateProfile(svc, id, parseInput(UpdateProfileInput, { label }), opt(workspace)), opt(workspace)),
   }),
 );
 
@@ -197,7 +211,8 @@ builder.mutationField("deleteProfile", (t) =>
   t.field({
     type: "Boolean",
     description: "Delete a profile and its data key.",
-    args: { id: t.arg.string({ required: true }) },
-    resolve: (_r, { id }, ctx) => audited(ctx, "deleteProfile", async (svc) => (await deleteProfile(svc, id), true)),
+    args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { id, workspace }, ctx) =>
+      audited(ctx, "deleteProfile", async (svc) => (await deleteProfile(svc, id, opt(workspace)), true), opt(workspace)),
   }),
 );

@@ -6,6 +6,7 @@ import {
   type SessionView,
 } from "../../services/sessions.ts";
 import { parseInput } from "../../services/support.ts";
+import { followWorkspaceSessions } from "../../services/workspace-sessions.ts";
 import { toSessionDto } from "../../rest/routes/sessions.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
@@ -62,22 +63,40 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
   }),
 });
 
+/** Dashboard users name the workspace they act in; API keys act in their own (naming another is 403). */
+const WORKSPACE_ARG = "The workspace (slug) to act in: required for dashboard users; an API key acts in its own.";
+const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
+
 builder.queryField("session", (t) =>
   t.field({
     type: SessionType,
-    args: { id: t.arg.string({ required: true }) },
-    resolve: (_r, { id }, ctx) => audited(ctx, "session", (svc) => getSession(svc, id)),
+    args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, "session", (svc) => getSession(svc, id, opt(workspace)), opt(workspace)),
   }),
 );
 
 builder.queryField("sessions", (t) =>
   t.field({
     type: SessionPage,
-    description: "The workspace's sessions in creation order.",
-    args: { status: t.arg({ type: SessionStatus }), limit: t.arg.int(), cursor: t.arg.string() },
+    description: "The workspace's sessions in creation order (newest first with `newestFirst`).",
+    args: {
+      workspace: t.arg.string({ description: WORKSPACE_ARG }),
+      status: t.arg({ type: SessionStatus }),
+      newestFirst: t.arg.boolean(),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
     resolve: (_r, args, ctx) =>
-      audited(ctx, "sessions", (svc) =>
-        listSessions(svc, parseInput(SessionListQuery, { status: args.status ?? undefined, limit: args.limit ?? undefined, cursor: args.cursor ?? undefined })),
+      audited(
+        ctx,
+        "sessions",
+        (svc) =>
+          listSessions(
+            svc,
+            parseInput(SessionListQuery, { status: opt(args.status), limit: opt(args.limit), cursor: opt(args.cursor) }),
+            { workspace: opt(args.workspace), newestFirst: args.newestFirst ?? false },
+          ),
+        opt(args.workspace),
       ),
   }),
 );
@@ -85,9 +104,13 @@ builder.queryField("sessions", (t) =>
 builder.mutationField("createSession", (t) =>
   t.field({
     type: SessionType,
-    description: "Start a session (API keys). The same idempotencyKey and input within 24 hours returns the same session.",
-    args: { input: t.arg({ type: CreateSessionGqlInput, required: true }), idempotencyKey: t.arg.string({ required: true }) },
-    resolve: (_r, { input, idempotencyKey }, ctx) =>
+    description: "Start a session (API keys, or members of `workspace`). The same idempotencyKey and input within 24 hours returns the same session.",
+    args: {
+      input: t.arg({ type: CreateSessionGqlInput, required: true }),
+      idempotencyKey: t.arg.string({ required: true }),
+      workspace: t.arg.string({ description: WORKSPACE_ARG }),
+    },
+    resolve: (_r, { input, idempotencyKey, workspace }, ctx) =>
       audited(ctx, "createSession", async (svc) => {
         const key = requireIdempotencyKey(idempotencyKey);
         const body = parseInput(CreateSessionInput, {
@@ -102,9 +125,9 @@ builder.mutationField("createSession", (t) =>
           idle_timeout_seconds: input.idleTimeoutSeconds ?? undefined,
         });
         // The stored replay is the REST answer whichever transport made the first call, so either can replay it.
-        const outcome = await createSession(svc, body, key, (v) => toSessionDto(v.session, v));
-        return outcome.replayed ? getSession(svc, (outcome.body as { id: string }).id) : outcome.result;
-      }),
+        const outcome = await createSession(svc, body, key, (v) => toSessionDto(v.session, v), opt(workspace));
+        return outcome.replayed ? getSession(svc, (outcome.body as { id: string }).id, opt(workspace)) : outcome.result;
+      }, opt(workspace)),
   }),
 );
 
@@ -112,8 +135,9 @@ builder.mutationField("releaseSession", (t) =>
   t.field({
     type: "Boolean",
     description: "End a session (idempotent).",
-    args: { id: t.arg.string({ required: true }) },
-    resolve: (_r, { id }, ctx) => audited(ctx, "releaseSession", async (svc) => (await releaseSession(svc, id), true)),
+    args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { id, workspace }, ctx) =>
+      audited(ctx, "releaseSession", async (svc) => (await releaseSession(svc, id, opt(workspace)), true), opt(workspace)),
   }),
 );
 
@@ -129,7 +153,19 @@ builder.mutationField("forceStopSession", (t) =>
 builder.mutationField("keepaliveSession", (t) =>
   t.field({
     type: SessionType,
-    args: { id: t.arg.string({ required: true }) },
-    resolve: (_r, { id }, ctx) => audited(ctx, "keepaliveSession", (svc) => keepaliveSession(svc, id)),
+    args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, "keepaliveSession", (svc) => keepaliveSession(svc, id, opt(workspace)), opt(workspace)),
+  }),
+);
+
+builder.subscriptionField("workspaceSessions", (t) =>
+  t.field({
+    type: SessionType,
+    description:
+      "A workspace's sessions as they start and end (over graphql-ws at /graphql), each as it is then; nothing is replayed, so read `sessions` first. " +
+      "Members of the workspace, or its API keys.",
+    args: { workspace: t.arg.string({ required: true }) },
+    subscribe: (_r, { workspace }, ctx) => audited(ctx, "workspaceSessions", (svc) => followWorkspaceSessions(svc, workspace), workspace),
+    resolve: (session) => ({ session, connectUrl: null, liveViewUrl: null }),
   }),
 );

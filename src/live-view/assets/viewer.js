@@ -54,14 +54,24 @@ function forgetToken() {
   try { sessionStorage.removeItem(TOKEN_KEY); } catch { /* nothing kept */ }
 }
 
+function tokenClaims(t) {
+  try {
+    return JSON.parse(atob(t.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
+  } catch {
+    return {};
+  }
+}
+
 /** When the token stops opening the view (its `exp`); the server decides, this only avoids hopeless retries. */
 function tokenExpiry(t) {
-  try {
-    const payload = JSON.parse(atob(t.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
-    return typeof payload.exp === "number" ? payload.exp * 1000 : 0;
-  } catch {
-    return 0;
-  }
+  const { exp } = tokenClaims(t);
+  return typeof exp === "number" ? exp * 1000 : 0;
+}
+
+/** The session the token is for (its `sub`): named in the socket's address so any node can route it. */
+function sessionOf(t) {
+  const { sub } = tokenClaims(t);
+  return typeof sub === "string" && /^ses_[0-9A-Za-z]+$/.test(sub) ? sub : "";
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -76,7 +86,10 @@ function connect() {
   lastEnd = null;
   // Each connection numbers its frames from 1.
   newestDrawn = -1;
-  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/live-view/socket`);
+  // The session id (not a credential) lets whichever node receives the socket relay it to the one
+  // running the session's browser; the token still goes in the first message only.
+  const session = sessionOf(token);
+  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/live-view/socket${session ? `?session=${session}` : ""}`);
   ws.binaryType = "arraybuffer";
   ws.onopen = () => {
     // The token goes in the first message, never in the socket's address (access logs).

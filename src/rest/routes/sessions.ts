@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AppError } from "../../errors.ts";
 import { requireIdempotencyKey } from "../../services/idempotency.ts";
 import { toPageDto } from "../../services/pagination.ts";
 import {
@@ -93,7 +94,15 @@ export const sessionRoutes = [
     bodyLimit: "16kb",
     handler: async (ctx, { headers, body }) => {
       const key = requireIdempotencyKey(headers["idempotency-key"]);
-      const outcome = await createSession(ctx, body, key, viewDto);
+      const timer = ctx.deps.metrics?.sessionCreate.startTimer();
+      let outcome: Awaited<ReturnType<typeof createSession>>;
+      try {
+        outcome = await createSession(ctx, body, key, viewDto);
+      } catch (err) {
+        timer?.({ outcome: err instanceof AppError && err.status < 500 ? "refused" : "failed" });
+        throw err;
+      }
+      timer?.({ outcome: outcome.replayed ? "replayed" : "created" });
       if (outcome.replayed) return new Reply(200, outcome.body as z.infer<typeof SessionDto>, { "Idempotent-Replayed": "true" });
       return new Reply(201, viewDto(outcome.result));
     },

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "nodes" ADD COLUMN     "capacity" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "free_slots" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "stopped_at" TIMESTAMPTZ(3);

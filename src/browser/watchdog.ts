@@ -1,0 +1,141 @@
+import WebSocket from "ws";
+import type { Logger } from "../logger.ts";
+import type { BrowserLease } from "./pool.ts";
+
+/**
+ * Finds browsers that still run but no longer answer (a wedged main thread, a stopped process):
+ * such a browser never exits, so the crash handling never sees it, and its session would hang until
+ * its hard end. Every `intervalMs` each session's browser gets `Browser.getVersion` over a loopback
+ * CDP connection of the watchdog's own (never through /cdp: clients see nothing of it). A browser
+ * that has answered nothing for `timeoutMs` (not even the WebSocket handshake) is killed with its
+ * whole process group; its exit then fails the session with `browser_crash` like any crash, so a
+ * hung browser costs its session at most about interval + timeout.
+ */
+
+export interface WatchdogOptions {
+  /** The sessions to watch: their ids and their browsers (the node's SessionRuntime). */
+  sessions: { ids(): string[]; endpoint(id: string): BrowserLease | undefined };
+  intervalMs: number;
+  timeoutMs: number;
+  log: Logger;
+  /** How an unresponsive browser is ended; default SIGKILL to its process group. */
+  kill?: (lease: BrowserLease) => void;
+}
+
+class Probe {
+  readonly #lease: BrowserLease;
+  readonly #timeoutMs: number;
+  #ws: WebSocket | undefined;
+  #lastAnswer = performance.now();
+  #nextId = 1;
+  #closed = false;
+
+  constructor(lease: BrowserLease, timeoutMs: number) {
+    this.#lease = lease;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  get lease(): BrowserLease {
+    return this.#lease;
+  }
+
+  /** Sends one ping (connecting first if need be); answers how long the browser has been silent. */
+  ping(): number {
+    if (!this.#ws) this.#connect();
+    else if (this.#ws.readyState === WebSocket.OPEN) this.#ws.send(JSON.stringify({ id: this.#nextId++, method: "Browser.getVersion" }));
+    return performance.now() - this.#lastAnswer;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#ws?.terminate();
+    this.#ws = undefined;
+  }
+
+  #connect(): void {
+    const ws = new WebSocket(this.#lease.wsEndpoint, { handshakeTimeout: this.#timeoutMs, perMessageDeflate: false, maxPayload: 1 << 20 });
+    this.#ws = ws;
+    ws.on("open", () => {
+      this.#lastAnswer = performance.now();
+      ws.send(JSON.stringify({ id: this.#nextId++, method: "Browser.getVersion" }));
+    });
+    ws.on("message", () => {
+      this.#lastAnswer = performance.now();
+    });
+    ws.on("error", () => {});
+    ws.on("close", () => {
+      // Reconnect on the next ping (a browser that exited is no longer watched by then).
+      if (this.#ws === ws && !this.#closed) this.#ws = undefined;
+    });
+  }
+}
+
+export class BrowserWatchdog {
+  readonly #opts: WatchdogOptions;
+  readonly #probes = new Map<string, Probe>();
+  #timer: NodeJS.Timeout | undefined;
+  #lastCheck = performance.now();
+
+  constructor(opts: WatchdogOptions) {
+    this.#opts = opts;
+  }
+
+  start(): void {
+    if (this.#timer || this.#opts.intervalMs <= 0) return;
+    this.#timer = setInterval(() => this.check(), this.#opts.intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    for (const probe of this.#probes.values()) probe.close();
+    this.#probes.clear();
+  }
+
+  /** One round: pings every running session's browser and kills those silent for too long. */
+  check(): void {
+    // After this process itself stalled, answers may be waiting unread: judge no one this round.
+    const now = performance.now();
+    const judge = now - this.#lastCheck < 2 * this.#opts.intervalMs + 1_000;
+    this.#lastCheck = now;
+    const ids = new Set(this.#opts.sessions.ids());
+    for (const [id, probe] of this.#probes) {
+      if (!ids.has(id) || this.#opts.sessions.endpoint(id) !== probe.lease) {
+        probe.close();
+        this.#probes.delete(id);
+      }
+    }
+    for (const id of ids) {
+      const lease = this.#opts.sessions.endpoint(id);
+      if (!lease) continue;
+      let probe = this.#probes.get(id);
+      if (!probe) {
+        probe = new Probe(lease, this.#opts.timeoutMs);
+        this.#probes.set(id, probe);
+      }
+      const silentMs = probe.ping();
+      if (judge && silentMs > this.#opts.timeoutMs) {
+        this.#opts.log.error(
+          { sessionId: id, browserPid: lease.pid, silentMs: Math.round(silentMs) },
+          "a browser stopped answering; killing it (its session fails with browser_crash)",
+        );
+        probe.close();
+        this.#probes.delete(id);
+        (this.#opts.kill ?? killGroup)(lease);
+      }
+    }
+  }
+}
+
+function killGroup(lease: BrowserLease): void {
+  try {
+    process.kill(-lease.pid, "SIGKILL");
+  } catch {
+    try {
+      process.kill(lease.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}

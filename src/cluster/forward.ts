@@ -1,0 +1,120 @@
+import type { IncomingMessage } from "node:http";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import tls from "node:tls";
+import type { Request, Response } from "express";
+import { AppError } from "../errors.ts";
+import type { NodeInfo } from "../services/nodes.ts";
+import type { InternalAuth } from "./internal-auth.ts";
+import { isInternalHeader } from "./internal-auth.ts";
+
+/**
+ * Forwarding to the node that runs a session. A WebSocket upgrade is relayed raw: the client's own
+ * request (line and headers, ours stripped and re-signed) goes to the owner's internal address and
+ * from then on bytes flow both ways untouched, so the owner answers the handshake, checks the
+ * token (CDP) or the first message (live view) itself, and sees the client's Origin. The relaying
+ * node only adds `X-Forwarded-For` and its signature, which tells the owner not to forward again.
+ */
+
+const CONNECT_TIMEOUT_MS = 5_000;
+
+function clientAddress(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? "";
+}
+
+function connect(internalUrl: string): Duplex & net.Socket {
+  const url = new URL(internalUrl);
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return url.protocol === "https:" ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host }) : net.connect({ host, port });
+}
+
+/** The request head the owner receives: the client's, minus any header of ours, plus who relayed it. */
+function requestHead(req: IncomingMessage, signed: Record<string, string>): string {
+  const lines = [`${req.method ?? "GET"} ${req.url ?? "/"} HTTP/1.1`];
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (isInternalHeader(name) || name.toLowerCase() === "x-forwarded-for") continue;
+    lines.push(`${name}: ${raw[i + 1]}`);
+  }
+  lines.push(`X-Forwarded-For: ${clientAddress(req)}`);
+  for (const [name, value] of Object.entries(signed)) lines.push(`${name}: ${value}`);
+  return `${lines.join("\r\n")}\r\n\r\n`;
+}
+
+/** Answers a handshake that could not be relayed (nothing has been sent to the client yet). */
+function refuse(socket: Duplex, error: AppError): void {
+  const body = JSON.stringify({ title: error.title, status: error.status, detail: error.detail });
+  const headers = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  socket.end(
+    `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Relays an upgrade to `target`. Resolves once the relay is set up (or refused); `track` receives
+ * the client socket so a stopping node can cut the relays it carries.
+ */
+export function forwardUpgrade(
+  auth: InternalAuth,
+  target: NodeInfo,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  track: (socket: Duplex) => void,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const upstream = connect(target.internalUrl);
+    let connected = false;
+    const timer = setTimeout(() => upstream.destroy(new Error("connect timeout")), CONNECT_TIMEOUT_MS);
+    const close = () => {
+      clearTimeout(timer);
+      upstream.destroy();
+      socket.destroy();
+      resolve();
+    };
+    socket.once("error", close);
+    socket.once("close", close);
+    upstream.once("close", close);
+    upstream.once("error", () => {
+      if (connected) return close();
+      clearTimeout(timer);
+      upstream.off("close", close); // the refusal below must reach the client before its socket closes
+      refuse(socket, new AppError("service-unavailable", "The node running this session cannot be reached; retry shortly.", {}, { "Retry-After": "2" }));
+      resolve();
+    });
+    upstream.once(upstream instanceof tls.TLSSocket ? "secureConnect" : "connect", () => {
+      clearTimeout(timer);
+      connected = true;
+      upstream.setNoDelay(true);
+      (socket as net.Socket).setNoDelay?.(true);
+      upstream.write(requestHead(req, auth.sign(target.id, req.method ?? "GET", req.url ?? "/")));
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+      track(socket);
+      resolve();
+    });
+  });
+}
+
+/** Relays a plain GET (CDP discovery) to `target` and copies its answer back. */
+export async function forwardGet(auth: InternalAuth, target: NodeInfo, req: Request, res: Response): Promise<void> {
+  const path = req.originalUrl;
+  const headers: Record<string, string> = { ...auth.sign(target.id, "GET", path), "x-forwarded-for": req.socket.remoteAddress ?? "" };
+  if (req.headers.authorization) headers.authorization = req.headers.authorization;
+  let upstream: globalThis.Response;
+  try {
+    upstream = await fetch(`${target.internalUrl}${path}`, { headers, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+  } catch {
+    throw new AppError("service-unavailable", "The node running this session cannot be reached; retry shortly.", {}, { "Retry-After": "2" });
+  }
+  res.status(upstream.status);
+  for (const name of ["content-type", "cache-control", "referrer-policy", "retry-after"]) {
+    const value = upstream.headers.get(name);
+    if (value) res.setHeader(name, value);
+  }
+  res.send(Buffer.from(await upstream.arrayBuffer()));
+}

@@ -1,0 +1,36 @@
+import { AppError } from "../errors.ts";
+
+/**
+ * Whether an error means the database could not be reached (rather than that it refused a query):
+ * PostgreSQL down or restarting, the network between us cut, the pool exhausted. Such a call is
+ * answered 503 `service-unavailable` with Retry-After, never a 500: nothing is wrong with the request,
+ * and every write is a transaction, so nothing of it was kept; retrying later is right.
+ *
+ * Prisma reports these as P1001 (cannot reach), P1002 (timed out), P1008 (operation timed out), P1017
+ * (server closed the connection) and P2024 (no connection from the pool in time), or, through the
+ * driver adapter, as a `driverAdapterError` whose cause is DatabaseNotReachable, ConnectionClosed,
+ * SocketTimeout or TooManyConnections, or a PostgreSQL error of class 08 (connection exception) or
+ * 57P (operator intervention: shutdown, crash recovery). Raw `pg` errors can surface unwrapped too.
+ */
+
+const prismaCodes = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+const adapterKinds = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const messages = /Connection terminated|connection timeout|Can't reach database server|Client has encountered a connection error|Connection closed|server closed the connection|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command/i;
+
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== "object" || depth > 5) return false;
+  const e = err as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } }; cause?: unknown };
+  if (typeof e.code === "string" && (prismaCodes.has(e.code) || /^08...$|^57P0[1-3]$/.test(e.code))) return true;
+  const cause = e.meta?.driverAdapterError?.cause;
+  if (cause) {
+    if (typeof cause.kind === "string" && adapterKinds.has(cause.kind)) return true;
+    if (cause.kind === "postgres" && typeof cause.code === "string" && /^08...$|^57P0[1-3]$/.test(cause.code)) return true;
+  }
+  if (typeof e.message === "string" && messages.test(e.message)) return true;
+  return isDatabaseUnavailable(e.cause, depth + 1);
+}
+
+/** The problem a call that could not reach the database answers with. */
+export function databaseUnavailable(): AppError {
+  return new AppError("service-unavailable", "The database is not reachable right now; retry shortly.", {}, { "Retry-After": "2" });
+}

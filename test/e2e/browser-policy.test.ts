@@ -1,0 +1,175 @@
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.ts";
+import { endSession } from "../../src/services/sessions.ts";
+import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { createSession, eventually } from "../support/sessions.ts";
+import { chromiumPath, servicesRequired } from "../support/services.ts";
+
+const hasChromium = chromiumPath() !== undefined;
+if (!hasChromium && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
+
+function listen(server: net.Server, host: string): Promise<number> {
+  return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as net.AddressInfo).port)));
+}
+
+/** security.md I49–I55 through real CDP clients: what a session's browser may reach and ask for. */
+describe.skipIf(!hasChromium)("the browser policy", () => {
+  let t: TestApp;
+  let ws: Seeded;
+  // 127.0.0.2 plays a public site (the only allowlisted address); 127.0.0.1 is this machine.
+  let publicSite: http.Server;
+  let publicUrl: string;
+  let otherService: http.Server;
+  let otherPort: number;
+  const otherServiceHits: string[] = [];
+  const logLines: string[] = [];
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    publicSite = http.createServer((req, res) => {
+      if (req.url === "/download") {
+        res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.txt"' });
+        res.end("report body");
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<title>public</title><a id="dl" href="/download" download>download</a><p>${req.headers.host}</p>`);
+    });
+    otherService = http.createServer((req, res) => {
+      otherServiceHits.push(req.url ?? "");
+      res.end("internal secret");
+    });
+    publicUrl = `http://127.0.0.2:${await listen(publicSite, "127.0.0.2")}`;
+    otherPort = await listen(otherService, "127.0.0.1");
+    const sink = { write: (line: string) => void logLines.push(line) };
+    t = await startTestApp({ env: { VESSEL_EGRESS_ALLOW: "127.0.0.2/32", LOG_LEVEL: "debug" }, log: createLogger("debug", sink as never) });
+    ws = await seedWorkspace(t);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    publicSite?.close();
+    otherService?.close();
+  });
+  afterEach(async () => {
+    await browser?.disconnect().catch(() => {});
+    browser = undefined;
+    const live = await t.app.deps.db.prisma.session.findMany({ where: { status: "RUNNING" }, select: { id: true } });
+    for (const { id } of live) await endSession(t.app.deps, id, { status: "RELEASED", reason: "CLIENT_RELEASE" });
+  });
+
+  async function session(body: Record<string, unknown> = {}): Promise<{ id: string; page: Page; browser: Browser }> {
+    const { res, body: s } = await createSession(t, ws.key, { region: "us-east1", ...body });
+    expect(res.status).toBe(201);
+    browser = await puppeteer.connect({ browserWSEndpoint: s.connect_url! });
+    const page = await browser.newPage();
+    return { id: s.id, page, browser };
+  }
+
+  const eventsOf = async (id: string, type: string) =>
+    (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: id, type }, orderBy: { id: "asc" } })).map((e) => e.data as Record<string, unknown>);
+
+  it("loads an allowlisted site, and refuses this machine, other loopback services, metadata, private ranges and names that resolve to loopback", async () => {
+    const { id, page, browser: b } = await session();
+    const ok = await page.goto(`${publicUrl}/`);
+    expect(ok?.status()).toBe(200);
+    expect(await page.title()).toBe("public");
+
+    const refused = [
+      t.url, // Vessel itself
+      `http://127.0.0.1:${otherPort}/`,
+      `http://localhost:${otherPort}/`,
+      "http://169.254.169.254/latest/meta-data/",
+      "http://10.0.0.1/",
+      `http://[::1]:${otherPort}/`,
+    ];
+    for (const url of refused) {
+      await expect(page.goto(url, { timeout: 10_000 }), url).rejects.toThrow(/net::ERR_/);
+    }
+    // A page script gets no further than the navigation did (a fresh tab: the last one shows an error page).
+    const scripted = await b.newPage();
+    await scripted.goto(`${publicUrl}/`);
+    const fetched = await scripted.evaluate(async (u) => fetch(u).then((r) => r.text(), (e: Error) => `failed: ${e.message}`), `http://127.0.0.1:${otherPort}/x`);
+    expect(fetched).toMatch(/^failed/);
+    expect(otherServiceHits).toEqual([]);
+
+    const egress = await eventually(() => eventsOf(id, "egress.refused"), (e) => e.length >= refused.length);
+    expect(egress.map((e) => e.host)).toEqual(expect.arrayContaining(["127.0.0.1", "localhost", "169.254.169.254", "10.0.0.1"]));
+  });
+
+  it("refuses file:// and browser-internal pages with a CDP error, and the connection keeps working", async () => {
+    const { id, page, browser: b } = await session();
+    await expect(page.goto("file:///etc/passwd")).rejects.toThrow(/Vessel\.policy: Page\.navigate refused: file: addresses/);
+    const cdp = await b.target().createCDPSession();
+    await expect(cdp.send("Target.createTarget", { url: "chrome://version" })).rejects.toThrow(/Vessel\.policy: Target\.createTarget refused/);
+    // The same connection still works.
+    await page.goto(`${publicUrl}/`);
+    expect(await page.evaluate(() => 6 * 7)).toBe(42);
+    // A page cannot read local files either.
+    const local = await page.evaluate(() => fetch("file:///etc/passwd").then((r) => r.text(), (e: Error) => `failed: ${e.message}`));
+    expect(local).toMatch(/^failed/);
+    const refusals = await eventually(() => eventsOf(id, "cdp.refused"), (e) => e.length >= 2);
+    expect(refusals.map((e) => e.method)).toEqual(expect.arrayContaining(["Page.navigate", "Target.createTarget"]));
+    expect(JSON.stringify(refusals)).not.toContain("/etc/passwd");
+  });
+
+  it("keeps downloads in the session's own folder, whatever folder a client asks for", async () => {
+    const { id, page, browser: b } = await session();
+    const elsewhere = fs.mkdtempSync("/tmp/vessel-elsewhere-");
+    try {
+      const cdp = await b.target().createCDPSession();
+      // Answered normally (Playwright's connectOverCDP sends this while connecting), but redirected.
+      await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: elsewhere });
+      await page.goto(`${publicUrl}/`);
+      await page.click("#dl");
+      const folder = t.app.deps.runtime.endpoint(id)!.downloadsDir;
+      await eventually(async () => fs.readdirSync(folder), (files) => files.includes("report.txt"));
+      expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toBe("report body");
+      expect(fs.readdirSync(elsewhere)).toEqual([]);
+      expect(await page.evaluate(() => 1 + 1)).toBe(2);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it("sends a session's traffic through its upstream proxy with credentials, which appear nowhere", async () => {
+    const seen: Array<{ target: string; auth: string | undefined }> = [];
+    const upstream = http.createServer();
+    upstream.on("connect", (req, client: net.Socket) => {
+      seen.push({ target: req.url ?? "", auth: req.headers["proxy-authorization"] });
+      const [host, port] = (req.url ?? "").split(":");
+      const out = net.connect({ host, port: Number(port) }, () => {
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        out.pipe(client);
+        client.pipe(out);
+      });
+      out.on("error", () => client.destroy());
+    });
+    const proxyPort = await listen(upstream, "127.0.0.2");
+    const password = "pr0xy-passw0rd-7f3a";
+    try {
+      const { id, page } = await session({ proxy: { server: `http://127.0.0.2:${proxyPort}`, username: "alice", password } });
+      expect((await page.goto(`${publicUrl}/via-proxy`))?.status()).toBe(200);
+      expect(seen.at(-1)).toEqual({ target: expect.stringMatching(/^127\.0\.0\.2:\d+$/), auth: `Basic ${Buffer.from(`alice:${password}`).toString("base64")}` });
+      // Still judged by the policy: loopback is refused before the upstream hears of it.
+      const before = seen.length;
+      await expect(page.goto(`http://127.0.0.1:${otherPort}/`, { timeout: 10_000 })).rejects.toThrow(/net::ERR_/);
+      expect(seen.length).toBe(before);
+
+      const answer = await (await fetch(`${t.url}/v1/sessions/${id}`, { headers: { authorization: `Bearer ${ws.key}` } })).text();
+      expect(answer).not.toContain(password);
+      const rows = JSON.stringify(await t.app.deps.db.prisma.idempotencyRecord.findMany()) + JSON.stringify(await t.app.deps.db.prisma.sessionEvent.findMany());
+      expect(rows).not.toContain(password);
+      expect(rows).not.toContain(Buffer.from(`alice:${password}`).toString("base64"));
+      await t.app.deps.audit.flush();
+      expect(JSON.stringify(await t.app.deps.db.prisma.auditEntry.findMany())).not.toContain(password);
+      expect(logLines.join("\n")).not.toContain(password);
+    } finally {
+      upstream.close();
+    }
+  });
+});
