@@ -699,6 +699,14 @@ export interface operations {
                     timeout_seconds?: number;
                     /** @description Release the session after this long without a CDP client (default 300). */
                     idle_timeout_seconds?: number;
+                    /** @description An upstream proxy for this session's traffic. */
+                    proxy?: {
+                        /** @description Your HTTP proxy (`http://host:port`): the session's traffic leaves through it, after the egress policy has judged each destination. */
+                        server: string;
+                        username?: string;
+                        /** @description Never returned, logged or stored. */
+                        password?: string;
+                    };
                 };
             };
         };

@@ -18,6 +18,11 @@ export type CreateSessionInput = {
   liveViewInstructions?: string | null | undefined;
   liveViewInteractive?: boolean | null | undefined;
   profileId?: string | null | undefined;
+  /** Never returned, logged or stored. */
+  proxyPassword?: string | null | undefined;
+  /** Your HTTP proxy (`http://host:port`); the egress policy still judges every destination. */
+  proxyServer?: string | null | undefined;
+  proxyUsername?: string | null | undefined;
   region: string;
   /** On release, save the session's state back into profileId. */
   saveProfileOnRelease?: boolean | null | undefined;

@@ -60,6 +60,9 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
     liveViewInstructions: t.string(),
     timeoutSeconds: t.int(),
     idleTimeoutSeconds: t.int(),
+    proxyServer: t.string({ description: "Your HTTP proxy (`http://host:port`); the egress policy still judges every destination." }),
+    proxyUsername: t.string(),
+    proxyPassword: t.string({ description: "Never returned, logged or stored." }),
   }),
 });
 
@@ -123,6 +126,9 @@ builder.mutationField("createSession", (t) =>
               : undefined,
           timeout_seconds: input.timeoutSeconds ?? undefined,
           idle_timeout_seconds: input.idleTimeoutSeconds ?? undefined,
+          proxy: input.proxyServer
+            ? { server: input.proxyServer, username: input.proxyUsername ?? undefined, password: input.proxyPassword ?? undefined }
+            : undefined,
         });
         // The stored replay is the REST answer whichever transport made the first call, so either can replay it.
         const outcome = await createSession(svc, body, key, (v) => toSessionDto(v.session, v), opt(workspace));
