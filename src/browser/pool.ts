@@ -122,6 +122,11 @@ export class BrowserPool {
       }
       if (this.#state === "starting") this.#state = "running";
       this.#log.info({ ...reaped, capacity: this.#opts.capacity, warm: this.#opts.warm }, "browser pool started");
+      if (process.getuid?.() === 0) {
+        // Chromium refuses to run as root with its sandbox: say so plainly every start.
+        this.#log.warn("running as root: Chromium runs WITHOUT its sandbox; run Vessel as a non-root user in production (README: Browser security)");
+      }
+      if (!this.#opts.egress) this.#log.warn("the browser policy is off: sessions can reach this machine and its networks");
       this.#refill();
       return reaped;
     } catch (err) {
