@@ -89,7 +89,7 @@ async function run(label: string, nodeCount: number, dbUrl: string, redisUrl: st
       nodes.push(
         await spawnNode({
           DATABASE_URL: dbUrl, REDIS_URL: redisUrl, VESSEL_MASTER_KEY: masterKey, VESSEL_PUBLIC_BASE_URL: lb.url,
-          VESSEL_NODE_ID: `bench-${label}-${i}-${ulid()}`, VESSEL_DATA_DIR: `${os.tmpdir()}/vessel-bench-${ulid()}`,
+          VESSEL_NODE_ID: `bench-${nodeCount}-${i}-${ulid()}`, VESSEL_DATA_DIR: `${os.tmpdir()}/vessel-bench-${ulid()}`,
           VESSEL_BROWSER_CAPACITY: String(capacity), VESSEL_BROWSER_WARM: String(warm), LOG_LEVEL: "warn",
         }),
       );

@@ -22,7 +22,7 @@ fi
 if [ ! -f dist/dashboard/index.html ] ||
   [ -n "$(find src/dashboard src/gql -type f -newer dist/dashboard/index.html -print -quit)" ]; then
   echo "vessel setup: building the dashboard"
-  npx --no-install vite build --config src/dashboard/vite.config.ts
+  NODE_ENV=production npx --no-install vite build --config src/dashboard/vite.config.ts
 fi
 
 have_chromium() {

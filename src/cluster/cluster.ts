@@ -57,6 +57,9 @@ class TryElsewhere extends Error {
 /** The contexts of creates a peer placed here: they run here or fail, never move again. */
 const placed = new WeakSet<ServiceContext>();
 
+/** Creates whose peers were all asked already (before trying here): not asked twice. */
+const askedPeers = new WeakSet<ServiceContext>();
+
 export function markPlaced(ctx: ServiceContext): void {
   placed.add(ctx);
 }
@@ -284,6 +287,7 @@ export class Cluster implements ClusterHooks {
     }
     const { config, browsers, db, nodeId } = this.#deps;
     if (failure !== undefined) {
+      if (askedPeers.has(ctx)) return undefined;
       // Only a lack of room here is worth another node's try (a database outage is everyone's).
       const roomProblem = failure instanceof AppError && (failure.slug === "insufficient-capacity" || (failure.slug === "service-unavailable" && browsers.report().state !== "ready"));
       if (!roomProblem) return undefined;
@@ -310,8 +314,11 @@ export class Cluster implements ClusterHooks {
         this.#log.info({ node: node.id, reason: err.error.detail }, "a peer could not take a placed session; trying the next");
       }
     }
+    askedPeers.add(ctx);
+    if (this.#draining) throw new AppError("service-unavailable", "This node is shutting down and no other node could take the session; retry shortly.", {}, { "Retry-After": "2" });
+    if (!ownRegion) throw last ?? new AppError("insufficient-capacity", `No node of region ${input.region} has a free browser right now.`, {}, { "Retry-After": "5" });
     if (failure !== undefined) throw failure;
-    throw last ?? new AppError("insufficient-capacity", "No node has a free browser right now.", {}, { "Retry-After": "5" });
+    return undefined; // no peer could: this node tries (a slot may have freed; else the pool answers 503)
   }
 
   async #createOn(node: NodeInfo, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, workspace?: string): Promise<Idempotent<SessionView>> {

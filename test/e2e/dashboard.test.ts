@@ -27,6 +27,8 @@ function ensureDashboardBuilt(): void {
   if (built && !newer(path.join(root, "src/dashboard")) && !newer(path.join(root, "src/gql"))) return;
   execFileSync(process.execPath, [path.join(root, "node_modules/vite/bin/vite.js"), "build", "--config", "src/dashboard/vite.config.ts"], {
     cwd: root,
+    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
+    env: { ...process.env, NODE_ENV: "production" },
     stdio: "pipe",
     timeout: 120_000,
   });
@@ -100,6 +102,7 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
       ],
     });
     context = await browser.newContext({ viewport: desktop, locale: "en-GB", timezoneId: "UTC", acceptDownloads: true });
+    context.setDefaultTimeout(15_000);
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.url });
     // CSP violations also reach the console, but say so explicitly (this runs outside the page's CSP).
     await context.addInitScript(() => {
@@ -137,7 +140,7 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     await page.getByLabel("Slug").fill(slug);
     await shootBoth(page, "04-new-workspace");
     await page.getByRole("button", { name: "Create workspace" }).click();
-    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    await page.getByRole("heading", { name: "Sessions", exact: true }).waitFor();
     expect(page.url()).toBe(`${t.url}/dashboard/w/${slug}/sessions`);
     await page.getByRole("heading", { name: "No sessions yet" }).waitFor();
     await shootBoth(page, "05-sessions-empty");
@@ -158,7 +161,7 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Create key" }).first().click();
     await page.getByLabel("Name").fill("CI runner");
     await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
-    const field = page.getByLabel("New API key");
+    const field = page.getByRole("textbox", { name: "New API key" });
     await field.waitFor();
     await page.getByRole("dialog").getByRole("button", { name: "Copy" }).click();
     await page.getByRole("dialog").getByText("Copied").waitFor();
@@ -190,11 +193,11 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     await page.getByRole("heading", { name: "Members", exact: true }).first().waitFor();
     const invitation = t.mail.waitFor(invitee, /invited/, 10_000);
     await page.getByLabel("Email address").fill(invitee);
-    await page.getByLabel("Role", { exact: true }).selectOption("ADMIN");
+    await page.getByLabel("Role", { exact: true }).selectOption("MEMBER");
     await page.getByRole("button", { name: "Send invitation" }).click();
     const row = page.locator(`tr[data-invitation="${invitee}"]`);
     await row.getByText("Pending").waitFor();
-    expect(await row.textContent()).toContain("Admin");
+    expect(await row.textContent()).toContain("Member");
     expect((await invitation).text).toContain("/dashboard/");
 
     // The only owner cannot step down: the refusal says why and what to do.
@@ -226,6 +229,7 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     // The other tab saw it arrive, RUNNING, without a reload.
     const listed = watcher.locator(`tr[data-session-id="${sessionId}"]`);
     await listed.locator("[data-status=RUNNING]").waitFor({ timeout: 10_000 });
+    await shoot(watcher, "14-sessions-running");
 
     await page.getByRole("button", { name: "Open live view" }).click();
     const frame = page.frameLocator(`iframe[title="Live view of session ${sessionId}"]`);
@@ -248,9 +252,9 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     await shootBoth(page, "13-session-released");
     await watcher.reload();
     await watcher.locator(`tr[data-session-id="${sessionId}"]`).waitFor();
-    await shootBoth(watcher, "14-sessions");
+    await shootBoth(watcher, "14-sessions-ended");
     await watcher.close();
-    expect(t.app.deps.runtime.ids()).not.toContain(sessionId);
+    await expect.poll(() => t.app.deps.runtime.ids()).not.toContain(sessionId);
     expect(problems).toEqual([]);
   });
 
@@ -281,16 +285,22 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
   it("filters the audit log by the key's prefix: exactly that key's calls", async () => {
     await t.app.deps.audit.flush();
     const expected = await t.app.deps.db.prisma.auditEntry.findMany({ where: { keyPrefix }, orderBy: { id: "desc" }, select: { id: true, action: true, httpStatus: true } });
-    expect(expected.map((e) => e.httpStatus)).toEqual([401, 200]);
+    // The key's own calls: the health check it made while it worked (a revoked key's refusal names no key).
+    expect(expected).toContainEqual(expect.objectContaining({ action: "health.get", httpStatus: 200 }));
 
+    // The access cookie is gone (as after its hour): the next call refreshes it, and the page just works.
+    const accessCookie = t.app.deps.dashboard.cookies.access;
+    await context.clearCookies({ name: accessCookie });
     await page.getByRole("link", { name: "Audit log" }).click();
     await page.locator("tr[data-audit-action]").first().waitFor();
+    expect((await context.cookies()).some((c) => c.name === accessCookie)).toBe(true);
+    expect(page.url()).toContain("/audit-log");
     await shootBoth(page, "17-audit-log");
 
     await page.getByLabel("API key").fill(keyPrefix);
     await page.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL(new RegExp(`key=${keyPrefix}`));
-    await page.getByText(`${expected.length} entries shown (all)`).waitFor();
+    await page.getByText(`${expected.length} ${expected.length === 1 ? "entry" : "entries"} shown (all)`).waitFor();
     const rows = page.locator("tr[data-audit-action]");
     expect(await rows.count()).toBe(expected.length);
     for (let i = 0; i < expected.length; i++) {
@@ -303,6 +313,40 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\r\n");
     expect(csv[0]).toBe("time,action,key_prefix,key_label,actor_user_id,actor_email,target,http_status,ip,request_id");
     expect(csv.slice(1).map((line) => line.split(",")[2])).toEqual(expected.map(() => keyPrefix));
+    expect(problems).toEqual([]);
+  });
+
+  it("lets the invited member in, with what a member may do and a clear refusal for the rest", async () => {
+    const other = await browser.newContext({ viewport: desktop, locale: "en-GB", timezoneId: "UTC" });
+    other.setDefaultTimeout(15_000);
+    try {
+      const grace = watch(await other.newPage(), "member");
+      await grace.goto(`${t.url}/dashboard/w/${slug}/sessions`);
+      const mail = t.mail.waitFor(invitee, /sign-in link/, 10_000);
+      await grace.getByLabel("Email address").fill(invitee);
+      await grace.getByRole("button", { name: "Email me a sign-in link" }).click();
+      const link = /https?:\/\/\S+\/dashboard\/sign-in\?token=[A-Za-z0-9_-]{43}/.exec((await mail).text)![0];
+      await grace.goto(link);
+      // Back where they started, now a member (the invitation was accepted on this first sign-in).
+      await grace.locator(`tr[data-session-id="${sessionId}"]`).waitFor();
+      expect(grace.url()).toBe(`${t.url}/dashboard/w/${slug}/sessions`);
+      await expect.poll(() => grace.getByRole("link", { name: "Audit log" }).count()).toBe(0);
+
+      await grace.goto(`${t.url}/dashboard/w/${slug}/api-keys`);
+      await grace.getByText("Only owners and admins create and revoke keys").waitFor();
+      expect(await grace.getByRole("button", { name: "Create key" }).count()).toBe(0);
+      await shootBoth(grace, "19-member-api-keys");
+
+      await grace.goto(`${t.url}/dashboard/w/${slug}/audit-log`);
+      await grace.getByRole("heading", { name: "You don’t have access to this" }).waitFor();
+      await shootBoth(grace, "20-member-audit-log-denied");
+
+      await grace.goto(`${t.url}/dashboard/w/nope-${slug}/sessions`);
+      await grace.getByRole("heading", { name: "Workspace not found" }).waitFor();
+      await shootBoth(grace, "21-unknown-workspace");
+    } finally {
+      await other.close();
+    }
     expect(problems).toEqual([]);
   });
 

@@ -266,6 +266,8 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
       expect(refused.res.status).toBe(503);
       expect(refused.body.type).toMatch(/service-unavailable$/);
       expect((await fetch(`${n.url}/readyz`)).status).toBe(503);
+      // Metrics still answer (operators need them most now).
+      expect((await fetch(`${n.url}/metrics`)).status).toBe(200);
       // The running session's browser is untouched.
       expect(alive(pid)).toBe(true);
 

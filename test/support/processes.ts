@@ -44,9 +44,13 @@ export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000)
     VESSEL_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     VESSEL_INTERNAL_URL: `http://127.0.0.1:${port}`,
     VESSEL_BROWSER_WARM: "0",
+    // The pages tests and benchmarks open live on loopback, which the egress policy refuses by default.
+    VESSEL_EGRESS_ALLOW: "127.0.0.1/32,::1/128,localhost",
     LOG_LEVEL: "info",
     ...env,
   };
+  // Checked here first (it throws on a bad setting), so nothing is spawned for a configuration the node would refuse.
+  const config = loadConfig(full, "/nonexistent");
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env: full, stdio: ["ignore", "pipe", "pipe"] });
   const log: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -56,7 +60,6 @@ export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000)
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const config = loadConfig(full, "/nonexistent");
   const browserRoot = browserDataRoot(config);
   const url = `http://127.0.0.1:${port}`;
   const node: NodeProcess = {

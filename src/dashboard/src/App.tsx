@@ -23,20 +23,24 @@ export function App() {
   return <Toaster>{match("/sign-in", path) ? <SignInPage /> : <SignedIn />}</Toaster>;
 }
 
-function toSignIn() {
+/** To the sign-in page, coming back here afterwards; "signed out" is said only when a sign-in ended. */
+function toSignIn(wasSignedIn: boolean) {
   const here = location.pathname + location.search;
-  navigate(`/dashboard/sign-in?ended=1${here.startsWith("/dashboard/sign-in") ? "" : `&next=${encodeURIComponent(here)}`}`, { replace: true });
+  if (here.startsWith("/dashboard/sign-in")) return;
+  const params = new URLSearchParams();
+  if (wasSignedIn) params.set("ended", "1");
+  if (here !== "/dashboard/" && here !== "/dashboard") params.set("next", here);
+  const query = params.toString();
+  navigate(`/dashboard/sign-in${query ? `?${query}` : ""}`, { replace: true });
 }
 
 function SignedIn() {
   const me = useQuery(MeDocument, {});
   const { path } = useLocation();
 
+  // Any call that finds the sign-in gone (the refresh refused) brings the sign-in page.
   useEffect(() => onSignedOut(toSignIn), []);
   useEffect(() => scheduleRefresh(), []);
-  useEffect(() => {
-    if (me.error?.code === "UNAUTHENTICATED") toSignIn();
-  }, [me.error]);
 
   const signOut = useCallback(async () => {
     try {
@@ -84,16 +88,18 @@ function SignedIn() {
   );
 }
 
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}
+
 function Routes({ path }: { path: string }) {
   const { me } = useMe();
 
   if (match("", path) || match("/w", path)) {
     const remembered = lastWorkspace();
     const target = me.workspaces.find((w) => w.slug === remembered) ?? me.workspaces[0];
-    if (target) {
-      queueMicrotask(() => navigate(wsPath(target.slug), { replace: true }));
-      return null;
-    }
+    if (target) return <Redirect to={wsPath(target.slug)} />;
     return (
       <Shell workspace={null}>
         <NoWorkspacePage />
@@ -129,10 +135,8 @@ function Routes({ path }: { path: string }) {
   const section = inWorkspace.section ?? "sessions";
   const id = inWorkspace.id;
   let page;
-  if (!inWorkspace.section) {
-    queueMicrotask(() => navigate(wsPath(workspace.slug), { replace: true }));
-    return null;
-  } else if (section === "sessions" && id) page = <SessionPage key={id} id={id} />;
+  if (!inWorkspace.section) return <Redirect to={wsPath(workspace.slug)} />;
+  else if (section === "sessions" && id) page = <SessionPage key={id} id={id} />;
   else if (section === "sessions") page = <SessionsPage />;
   else if (section === "profiles" && !id) page = <ProfilesPage />;
   else if (section === "api-keys" && !id) page = <ApiKeysPage />;

@@ -108,8 +108,10 @@ export function Shell({ workspace, children }: { workspace: CurrentWorkspace | n
               {(me.name ?? me.email).slice(0, 1).toUpperCase()}
             </span>
             <span className="account-text">
-              <span className="account-name">{me.name ?? me.email.split("@")[0]}</span>
-              <span className="account-email">{me.email}</span>
+              {me.name ? <span className="account-name">{me.name}</span> : null}
+              <span className="account-email" title={me.email}>
+                {me.email}
+              </span>
             </span>
           </div>
           <button type="button" className="btn btn-ghost btn-sm signout" onClick={() => void signOut()}>
@@ -129,6 +131,7 @@ export function Shell({ workspace, children }: { workspace: CurrentWorkspace | n
 export function LiveDot({ withLabel }: { withLabel?: boolean }) {
   const [state, setState] = useState(connectionState);
   useEffect(() => onConnectionState(setState), []);
+  if (state === "idle") return null;
   const label = state === "live" ? "Live" : state === "connecting" ? "Connecting…" : "Reconnecting…";
   return (
     <span className={`live live-${state}`} title={state === "live" ? "Updates arrive as they happen" : "Live updates are reconnecting"}>
@@ -195,7 +198,7 @@ function WorkspaceSwitcher({ current }: { current: CurrentWorkspace | null }) {
         </span>
         <span className="switcher-text">
           <span className="switcher-label">Workspace</span>
-          <span className="switcher-name">{current?.name ?? "Choose a workspace"}</span>
+          <span className="switcher-name">{current?.name ?? "No workspace"}</span>
         </span>
         <ChevronIcon className="switcher-chevron" />
       </button>

@@ -81,11 +81,16 @@ export function PageHeader({ title, description, actions }: { title: ReactNode; 
   );
 }
 
-export function EmptyState({ icon, title, children, action }: { icon?: ReactNode; title: string; children?: ReactNode; action?: ReactNode }) {
+export function EmptyState({
+  icon, title, children, action, page,
+}: { icon?: ReactNode; title: string; children?: ReactNode; action?: ReactNode; page?: boolean }) {
+  const Heading = page ? "h1" : "h2";
   return (
     <div className="empty">
       {icon ? <div className="empty-icon">{icon}</div> : null}
-      <h2 className="empty-title">{title}</h2>
+      <Heading className="empty-title" tabIndex={page ? -1 : undefined}>
+        {title}
+      </Heading>
       {children ? <div className="empty-body">{children}</div> : null}
       {action ? <div className="empty-action">{action}</div> : null}
     </div>
@@ -267,7 +272,9 @@ export function ConfirmDialog({
   );
 }
 
-export function CopyButton({ text, label = "Copy", className, onCopied }: { text: string; label?: string; className?: string; onCopied?: () => void }) {
+export function CopyButton({
+  text, label = "Copy", className, onCopied, size = "sm",
+}: { text: string; label?: string; className?: string; onCopied?: () => void; size?: "sm" | "md" }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   useEffect(() => {
     if (state === "idle") return;
@@ -277,7 +284,7 @@ export function CopyButton({ text, label = "Copy", className, onCopied }: { text
   return (
     <button
       type="button"
-      className={`btn btn-secondary btn-sm copy-btn ${className ?? ""}`}
+      className={`btn btn-secondary${size === "sm" ? " btn-sm" : ""} copy-btn ${className ?? ""}`}
       onClick={async () => {
         const ok = await copyText(text);
         setState(ok ? "copied" : "failed");
@@ -336,8 +343,8 @@ export function Toaster({ children }: { children: ReactNode }) {
   const next = useRef(0);
   const show = useCallback((text: string, tone: Toast["tone"] = "ok") => {
     const id = ++next.current;
-    setToasts((t) => [...t.slice(-2), { id, text, tone }]);
-    setTimeout(() => setToasts((t) => t.filter((x) => x.id !== id)), 4000);
+    setToasts((t) => [...t.slice(-1), { id, text, tone }]);
+    setTimeout(() => setToasts((t) => t.filter((x) => x.id !== id)), 3500);
   }, []);
   return (
     <ToastContext.Provider value={show}>

@@ -92,10 +92,13 @@ async function post<R, V>(doc: TypedDocumentString<R, V>, variables: V | undefin
 const EXPIRY_KEY = "vessel.accessExpiresAt";
 let refreshing: Promise<boolean> | null = null;
 let timer: ReturnType<typeof setTimeout> | undefined;
-const signedOutListeners = new Set<() => void>();
+const signedOutListeners = new Set<(wasSignedIn: boolean) => void>();
 
-/** Called when the sign-in has ended (refresh refused): the app goes back to the sign-in page. */
-export function onSignedOut(listener: () => void): () => void {
+/**
+ * Called when there is no sign-in (refresh refused): the app goes to the sign-in page.
+ * `wasSignedIn`: this browser was signed in until now (its sign-in ended), rather than never.
+ */
+export function onSignedOut(listener: (wasSignedIn: boolean) => void): () => void {
   signedOutListeners.add(listener);
   return () => signedOutListeners.delete(listener);
 }
@@ -160,8 +163,9 @@ export async function request<R, V>(doc: TypedDocumentString<R, V>, variables?: 
   } catch (err) {
     if (opts.signedIn === false || !(err instanceof ApiError) || err.code !== "UNAUTHENTICATED") throw err;
     if (await refreshAccess(expiry)) return post(doc, variables);
+    const wasSignedIn = storedExpiry() > 0;
     forgetSignIn();
-    for (const listener of signedOutListeners) listener();
+    for (const listener of signedOutListeners) listener(wasSignedIn);
     throw err;
   }
 }

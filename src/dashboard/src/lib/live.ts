@@ -10,7 +10,9 @@ import { ApiError, refreshAccess } from "./api.ts";
  */
 let client: Client | undefined;
 let needsRefresh = false;
-let state: "connecting" | "live" | "offline" = "connecting";
+/** `idle`: nothing subscribed, so no socket is needed (it closes after a few seconds). */
+let state: "idle" | "connecting" | "live" | "offline" = "idle";
+let active = 0;
 const stateListeners = new Set<(s: typeof state) => void>();
 const reconnectListeners = new Set<() => void>();
 
@@ -45,7 +47,7 @@ function live(): Client {
       },
       closed: (event) => {
         if ((event as CloseEvent | undefined)?.code === 4403) needsRefresh = true;
-        setState("offline");
+        setState(active > 0 ? "offline" : "idle");
       },
     },
   });
@@ -73,7 +75,14 @@ export function subscribe<R, V>(
   variables: V,
   handlers: { next: (data: R) => void; error?: (err: ApiError) => void; complete?: () => void },
 ): () => void {
-  return live().subscribe<R>(
+  active++;
+  let counted = true;
+  const done = () => {
+    if (!counted) return;
+    counted = false;
+    active--;
+  };
+  const stop = live().subscribe<R>(
     { query: doc.toString(), variables: variables as Record<string, unknown> },
     {
       next: (result) => {
@@ -82,10 +91,18 @@ export function subscribe<R, V>(
         else if (result.data) handlers.next(result.data as R);
       },
       error: (err) => {
+        done();
         const first = Array.isArray(err) ? (err[0] as { message?: string; extensions?: { code?: string } } | undefined) : undefined;
         handlers.error?.(new ApiError(first?.message ?? "The live connection failed.", first?.extensions?.code ?? "NETWORK", undefined));
       },
-      complete: () => handlers.complete?.(),
+      complete: () => {
+        done();
+        handlers.complete?.();
+      },
     },
   );
+  return () => {
+    done();
+    stop();
+  };
 }

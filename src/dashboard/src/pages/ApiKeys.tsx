@@ -161,7 +161,7 @@ export function ApiKeysPage() {
         <p className="muted">Keys never expire and are not rotated for you. To replace one without downtime:</p>
         <ol className="steps">
           <li>
-            <strong>Create a new key</strong> with a name that tells them apart (for example “backend 2025-06”).
+            <strong>Create a new key</strong> with a name that tells them apart (for example “backend, v2”).
           </li>
           <li>
             <strong>Switch your clients</strong> to the new key and deploy them.

@@ -76,6 +76,7 @@ function AuditLog() {
   const [moreError, setMoreError] = useState<ApiError | undefined>();
   const [exporting, setExporting] = useState<number | null>(null);
   const [exportError, setExportError] = useState<ApiError | undefined>();
+  const [showFilters, setShowFilters] = useState(false);
 
   const emails = useMemo(() => new Map((members.data?.members ?? []).map((m) => [m.userId, m.email])), [members.data]);
   const keyLabels = useMemo(() => new Map((keys.data?.apiKeys ?? []).map((k) => [k.prefix, k.label])), [keys.data]);
@@ -87,7 +88,8 @@ function AuditLog() {
     const get = (k: string) => String(f.get(k) ?? "").trim() || undefined;
     setSearch({ key: get("key"), actor: get("actor"), action: get("action"), target: get("target"), since: get("since"), until: get("until") });
   };
-  const anyFilter = Object.values(filters).some(Boolean);
+  const activeFilters = Object.values(filters).filter(Boolean).length;
+  const anyFilter = activeFilters > 0;
 
   const loadMore = async () => {
     const cursor = log.data?.auditLog.nextCursor;
@@ -145,7 +147,24 @@ function AuditLog() {
         }
       />
 
-      <form className="filters card" onSubmit={apply} key={JSON.stringify(filters)} aria-label="Filter the audit log">
+      {/* On phones the filters fold away behind this button. */}
+      <button
+        type="button"
+        className="btn btn-secondary filters-toggle"
+        aria-expanded={showFilters}
+        aria-controls="audit-filters"
+        onClick={() => setShowFilters((v) => !v)}
+      >
+        {showFilters ? "Hide filters" : "Filters"}
+        {activeFilters > 0 ? <span className="segment-count">{activeFilters}</span> : null}
+      </button>
+      <form
+        id="audit-filters"
+        className={`filters card${showFilters ? " open" : ""}`}
+        onSubmit={apply}
+        key={JSON.stringify(filters)}
+        aria-label="Filter the audit log"
+      >
         <label className="filter">
           <span className="field-label">API key</span>
           <input name="key" list="audit-keys" defaultValue={filters.keyPrefix} placeholder="vs_01…" spellCheck={false} className="mono" />
@@ -234,7 +253,7 @@ function AuditLog() {
                     <td data-label="Time" className="tabular nowrap">
                       <time dateTime={e.createdAt}>{formatDateTime(e.createdAt)}</time>
                     </td>
-                    <td data-label="Actor">
+                    <td data-label="Actor" className="actor-cell" title={e.keyPrefix ?? actor(e)}>
                       {e.keyPrefix ? (
                         <span className="actor-key">
                           <code>{e.keyPrefix}</code>
@@ -247,7 +266,7 @@ function AuditLog() {
                     <td data-label="Action">
                       <code>{e.action}</code>
                     </td>
-                    <td data-label="Target" className="mono small break">
+                    <td data-label="Target" className="mono small target-cell">
                       {e.target ?? <span className="muted">—</span>}
                     </td>
                     <td data-label="Status" className="num">

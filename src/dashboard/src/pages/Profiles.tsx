@@ -110,17 +110,9 @@ export function ProfilesPage() {
             <thead>
               <tr>
                 <th scope="col">Profile</th>
+                <th scope="col">Contents</th>
                 <th scope="col" className="num">
                   Size
-                </th>
-                <th scope="col" className="num">
-                  Cookies
-                </th>
-                <th scope="col" className="num">
-                  Origins
-                </th>
-                <th scope="col" className="num">
-                  Storage items
                 </th>
                 <th scope="col">Updated</th>
                 <th scope="col">
@@ -130,7 +122,7 @@ export function ProfilesPage() {
             </thead>
             <tbody>
               {!list.data ? (
-                <SkeletonRows cols={7} />
+                <SkeletonRows cols={5} />
               ) : (
                 items.map((p) => (
                   <tr key={p.profileId} data-profile-id={p.profileId}>
@@ -141,19 +133,17 @@ export function ProfilesPage() {
                       </div>
                       {p.sourceSessionId ? <div className="muted small">saved from {shortId(p.sourceSessionId)}</div> : <div className="muted small">imported</div>}
                     </td>
-                    <td data-label="Size" className="num tabular">
+                    <td data-label="Contents" className="contents-cell">
+                      <span className="nowrap">{plural(p.cookieCount, "cookie")}</span>
+                      <span className="muted"> · </span>
+                      <span className="nowrap">{plural(p.originCount, "origin")}</span>
+                      <span className="muted"> · </span>
+                      <span className="nowrap">{plural(p.keyCount, "storage item")}</span>
+                    </td>
+                    <td data-label="Size" className="num tabular nowrap">
                       {formatBytes(p.sizeBytes)}
                     </td>
-                    <td data-label="Cookies" className="num tabular">
-                      {p.cookieCount.toLocaleString()}
-                    </td>
-                    <td data-label="Origins" className="num tabular">
-                      {p.originCount.toLocaleString()}
-                    </td>
-                    <td data-label="Storage items" className="num tabular">
-                      {p.keyCount.toLocaleString()}
-                    </td>
-                    <td data-label="Updated">
+                    <td data-label="Updated" className="nowrap">
                       <time dateTime={p.updatedAt} title={formatDateTime(p.updatedAt)}>
                         {formatRelative(p.updatedAt, now)}
                       </time>

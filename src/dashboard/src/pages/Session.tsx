@@ -44,6 +44,7 @@ export function SessionPage({ id }: { id: string }) {
   // Every event may change what the summary shows (status, end, viewers): it is read again, debounced.
   const refresh = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
+    let trailing: ReturnType<typeof setTimeout> | undefined;
     const add = (incoming: TimelineEvent[]) =>
       setEvents((prev) => {
         const seen = new Set(prev.map((e) => e.id));
@@ -66,12 +67,19 @@ export function SessionPage({ id }: { id: string }) {
           // Without the socket, read the timeline once over HTTP.
           request(SessionEventsDocument, { sessionId: id }).then((d) => add(d.sessionEvents.items), (e: unknown) => setEventsError(asApiError(e)));
         },
-        complete: () => setFeed("ended"),
+        complete: () => {
+          setFeed("ended");
+          // Viewers and automation are disconnected as the session ends: their events come just after its last one.
+          trailing = setTimeout(() => {
+            request(SessionEventsDocument, { sessionId: id }).then((d) => add(d.sessionEvents.items), () => {});
+          }, 1500);
+        },
       },
     );
     return () => {
       stopFeed();
       clearTimeout(refresh.current);
+      clearTimeout(trailing);
     };
   }, [id, reload]);
 
@@ -160,7 +168,7 @@ export function SessionPage({ id }: { id: string }) {
           </p>
         </div>
         <div className="page-actions">
-          <CopyButton text={s.id} label="Copy id" />
+          <CopyButton text={s.id} label="Copy id" size="md" />
           {running ? (
             <Button onClick={() => setConfirm("save")}>Save as profile</Button>
           ) : null}
@@ -309,14 +317,17 @@ export function SessionPage({ id }: { id: string }) {
                 <dt>Started</dt>
                 <dd>{formatDateTime(s.startedAt)}</dd>
               </div>
-              <div>
-                <dt>{live ? "Ends by" : "Would have ended"}</dt>
-                <dd>{formatDateTime(s.expiresAt)}</dd>
-              </div>
-              <div>
-                <dt>Ended</dt>
-                <dd>{formatDateTime(s.endedAt)}</dd>
-              </div>
+              {live ? (
+                <div>
+                  <dt>Ends by</dt>
+                  <dd>{formatDateTime(s.expiresAt)}</dd>
+                </div>
+              ) : (
+                <div>
+                  <dt>Ended</dt>
+                  <dd>{formatDateTime(s.endedAt)}</dd>
+                </div>
+              )}
               <div>
                 <dt>Time limit</dt>
                 <dd>{formatDuration(s.timeoutSeconds * 1000)}</dd>

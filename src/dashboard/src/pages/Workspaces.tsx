@@ -102,6 +102,7 @@ export function UnknownWorkspacePage({ slug }: { slug: string }) {
   return (
     <EmptyState
       icon={<BoxIcon />}
+      page
       title="Workspace not found"
       action={
         <Link to="/dashboard/" className="btn btn-secondary">
@@ -120,6 +121,7 @@ export function NotFoundPage() {
   useTitle("Not found");
   return (
     <EmptyState
+      page
       title="Page not found"
       action={
         <Link to="/dashboard/" className="btn btn-secondary">
