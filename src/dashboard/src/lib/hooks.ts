@@ -45,7 +45,6 @@ export function useQuery<R, V>(doc: TypedDocumentString<R, V>, variables: V, opt
     } catch (err) {
       if (latest.current === k) setState((s) => ({ ...s, key: k, error: asApiError(err), loading: false }));
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 
   useEffect(() => {

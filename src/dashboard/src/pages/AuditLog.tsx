@@ -2,7 +2,7 @@ import { useMemo, useState, type FormEvent } from "react";
 import { ApiKeysDocument, AuditLogDocument, MembersDocument, type AuditLogQuery, type AuditLogQueryVariables } from "@gql/graphql.ts";
 import { asApiError, request, type ApiError } from "../lib/api.ts";
 import { download, toCsv } from "../lib/browser.ts";
-import { formatDateTime } from "../lib/format.ts";
+import { formatCompactDateTime, formatDateTime } from "../lib/format.ts";
 import { useQuery, useTitle } from "../lib/hooks.ts";
 import { useMe, useWorkspace } from "../lib/me.tsx";
 import { setSearch, useLocation } from "../lib/router.tsx";
@@ -251,7 +251,9 @@ function AuditLog() {
                 items.map((e) => (
                   <tr key={e.id} data-audit-action={e.action} data-key-prefix={e.keyPrefix ?? ""}>
                     <td data-label="Time" className="tabular nowrap">
-                      <time dateTime={e.createdAt}>{formatDateTime(e.createdAt)}</time>
+                      <time dateTime={e.createdAt} title={formatDateTime(e.createdAt)}>
+                        {formatCompactDateTime(e.createdAt)}
+                      </time>
                     </td>
                     <td data-label="Actor" className="actor-cell" title={e.keyPrefix ?? actor(e)}>
                       {e.keyPrefix ? (
@@ -266,7 +268,7 @@ function AuditLog() {
                     <td data-label="Action">
                       <code>{e.action}</code>
                     </td>
-                    <td data-label="Target" className="mono small target-cell">
+                    <td data-label="Target" className="mono small target-cell" title={e.target ?? undefined}>
                       {e.target ?? <span className="muted">—</span>}
                     </td>
                     <td data-label="Status" className="num">

@@ -41,7 +41,6 @@ export function SessionPage({ id }: { id: string }) {
   useTitle(`Session ${shortId(id)}`);
 
   // The timeline: everything so far, then each event as it happens, until the session's last one.
-  // Every event may change what the summary shows (status, end, viewers): it is read again, debounced.
   const refresh = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
     let trailing: ReturnType<typeof setTimeout> | undefined;
@@ -57,8 +56,11 @@ export function SessionPage({ id }: { id: string }) {
       {
         next: (d) => {
           add([d.sessionEvents]);
-          clearTimeout(refresh.current);
-          refresh.current = setTimeout(() => void reload(), 150);
+          // Status, end and viewer count live on the session: read it again when they may have changed.
+          if (!d.sessionEvents.type.startsWith("CDP_")) {
+            clearTimeout(refresh.current);
+            refresh.current = setTimeout(() => void reload(), 150);
+          }
           if (finalTypes.has(d.sessionEvents.type)) setViewUrl(null);
         },
         error: (err) => {
@@ -430,7 +432,6 @@ function SaveProfileDialog({ open, onClose, sessionId }: { open: boolean; onClos
       setLabel("");
       save.reset();
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open]);
   const submit = async (_e: FormEvent) => {
     const done = await save.run({ workspace: ws.slug, sessionId, label: label.trim() });
