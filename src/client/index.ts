@@ -120,6 +120,16 @@ export class Vessel {
   }
 }
 
+/** Every item of a cursor-paginated list, fetching page after page as the caller iterates. */
+async function* allPages<T>(page: (cursor?: string) => Promise<{ items: T[]; has_more: boolean; next_cursor: string | null }>): AsyncGenerator<T> {
+  let cursor: string | undefined;
+  do {
+    const current = await page(cursor);
+    yield* current.items;
+    cursor = current.has_more && current.next_cursor ? current.next_cursor : undefined;
+  } while (cursor);
+}
+
 function isProblem(value: unknown): value is Problem {
   return typeof value === "object" && value !== null && typeof (value as Problem).type === "string" && typeof (value as Problem).status === "number";
 }
@@ -173,13 +183,8 @@ export class Sessions {
   }
 
   /** Every session, page after page, in creation order: `for await (const s of vessel.sessions.list())`. */
-  async *list(query: Omit<SessionListQuery, "cursor"> = {}): AsyncGenerator<Session> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.listPage({ ...query, ...(cursor ? { cursor } : {}) });
-      yield* page.items;
-      cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-    } while (cursor);
+  list(query: Omit<SessionListQuery, "cursor"> = {}): AsyncGenerator<Session> {
+    return allPages((cursor) => this.listPage({ ...query, ...(cursor ? { cursor } : {}) }));
   }
 
   /** Ends the session (idempotent). */
@@ -249,13 +254,8 @@ export class Profiles {
   }
 
   /** Every profile of the workspace, page after page. */
-  async *list(query: Omit<ProfileListQuery, "cursor"> = {}): AsyncGenerator<Profile> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.listPage({ ...query, ...(cursor ? { cursor } : {}) });
-      yield* page.items;
-      cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-    } while (cursor);
+  list(query: Omit<ProfileListQuery, "cursor"> = {}): AsyncGenerator<Profile> {
+    return allPages((cursor) => this.listPage({ ...query, ...(cursor ? { cursor } : {}) }));
   }
 
   async delete(id: string): Promise<void> {
