@@ -51,3 +51,9 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     });
   });
 }
+
+// After the signal handlers, so a stop during the first start is still graceful.
+if (!config.database.url) {
+  const file = await provisionFirstKey(app.deps, config.database.dataDir);
+  if (file) app.deps.log.warn({ file }, 'first start: created workspace "default" and an API key, written to this file (export VESSEL_API_KEY=$(cat <file>))');
+}

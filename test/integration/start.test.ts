@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { eventually } from "../support/sessions.ts";
 import { openDatabase } from "../../src/db/client.ts";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
@@ -49,6 +50,13 @@ describe("the service process", () => {
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       // Every /v1 route needs an API key, health included.
       expect((await fetch(`${url}/v1/health`)).status).toBe(401);
+      // The first start wrote one into the data folder, readable only by its owner.
+      const keyFile = path.join(dataDir, "first-api-key");
+      await eventually(async () => fs.stat(keyFile).then(() => true, () => false), (exists) => exists);
+      expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
+      const key = (await fs.readFile(keyFile, "utf8")).trim();
+      expect((await fetch(`${url}/v1/health`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      expect(first.output()).not.toContain(key);
       first.child.kill("SIGTERM");
       expect(await first.exited).toBe(0);
 
