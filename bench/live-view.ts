@@ -25,7 +25,7 @@ import { chromium, type Browser as ViewerBrowser, type Page as ViewerPage } from
 import puppeteer from "puppeteer-core";
 import WebSocket from "ws";
 import { findChromium } from "../src/browser/chromium.ts";
-import { CdpConnection } from "../src/live-view/cdp.ts";
+import { CdpClient } from "../src/browser/cdp-client.ts";
 import { frameBounds } from "../src/live-view/protocol.ts";
 import { QUALITY_MAX } from "../src/live-view/screencast.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
@@ -111,7 +111,7 @@ interface Arrival {
 
 /** Our own CDP connection to the session's tab, with a screencast acknowledged on arrival. */
 async function directScreencast(endpoint: string, targetId: string, bounds: { maxWidth: number; maxHeight: number }, onFrame: (a: Arrival) => void) {
-  const cdp = await CdpConnection.connect(endpoint);
+  const cdp = await CdpClient.connect(endpoint);
   const { sessionId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
   cdp.on("Page.screencastFrame", (p: { data: string; sessionId: number }, sid) => {
     if (sid !== sessionId) return;

@@ -178,6 +178,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     users,
     checkResponses: options.checkResponses,
   });
+  // A downloaded file lives on the node that runs its session: a fetch that lands elsewhere is relayed there.
+  const downloadPaths = ["/v1/sessions/:id/downloads/:download_id", "/api/v1/sessions/:id/downloads/:download_id"];
+  app.get(downloadPaths, (req: Request, res: Response, next: NextFunction) =>
+    cluster.routeGet("download", () => String(req.params.id), () => next())(req, res),
+  );
   app.use(rest);
   // Spec 4.4 shows the dashboard routes both as /v1/… and as /api/v1/…: every route answers on both
   // (the OpenAPI document lists `{base}/api` as an alternative server).

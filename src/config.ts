@@ -72,6 +72,11 @@ const ConfigSchema = z.object({
     warm: z.coerce.number<string | number>().int("must be a whole number").min(0).max(32),
     /** Addresses (CIDRs) and host names sessions may reach beyond the public internet. */
     egressAllow: z.array(z.string().min(1)),
+    /** Most bytes one session's downloads may take together (0 = downloads refused). */
+    downloadMaxBytes: z.coerce
+      .number<string | number>({ error: "must be a whole number of bytes" })
+      .int("must be a whole number of bytes")
+      .min(0, "must be 0 or more"),
     /** The watchdog asks every session's browser for its version this often (0 = never)… */
     pingSeconds: seconds(0, 3600),
     /** …and kills one that has not answered for this long (the session fails with browser_crash). */
@@ -174,6 +179,11 @@ export const settings: readonly Setting[] = [
     key: "browser.egressAllow", env: "VESSEL_EGRESS_ALLOW", kind: "list",
     description: "What sessions may reach besides the public internet: CIDRs (`10.1.0.0/16`) and host names (`intranet.example`, `*.corp.example`), comma-separated; loopback, private, link-local and metadata addresses are refused otherwise",
     fallback: () => [],
+  },
+  {
+    key: "browser.downloadMaxBytes", env: "VESSEL_DOWNLOAD_MAX_BYTES", kind: "number",
+    description: "Most bytes one session's downloads may take together; a download that would pass it is cancelled and deleted. 0 = no downloads",
+    fallback: () => 256 * 1024 * 1024,
   },
   {
     key: "browser.pingSeconds", env: "VESSEL_BROWSER_PING_SECONDS", kind: "number",

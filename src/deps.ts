@@ -9,6 +9,7 @@ import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
 import { SessionTokens } from "./auth/session-tokens.ts";
 import { findChromium } from "./browser/chromium.ts";
 import { EgressPolicy, parseAllowlist } from "./browser/egress-policy.ts";
+import type { DownloadNotice } from "./browser/download-guard.ts";
 import type { EgressRefusal, EgressRoute } from "./browser/egress-proxy.ts";
 import { BrowserPool } from "./browser/pool.ts";
 import { SessionRuntime } from "./browser/runtime.ts";
@@ -51,6 +52,22 @@ function egressFor(config: Config, events: EventRecorder) {
     policy: new EgressPolicy(parseAllowlist(config.browser.egressAllow)),
     onRefused: (route: EgressRoute, refusal: EgressRefusal) => {
       if (route.sessionId) void events.record(route.sessionId, "egress.refused", { host: refusal.host, port: refusal.port, reason: refusal.reason });
+    },
+  };
+}
+
+/** Each session's downloads are kept to its folder and the cap; what happens to them becomes its events. */
+function downloadsFor(config: Config, events: EventRecorder) {
+  return {
+    maxBytes: config.browser.downloadMaxBytes,
+    onNotice: (sessionId: string, notice: DownloadNotice) => {
+      const { download } = notice;
+      void events.record(sessionId, notice.type, {
+        download_id: download.id,
+        name: download.name,
+        bytes: download.bytes,
+        ...(notice.type === "download.refused" ? { reason: notice.reason } : {}),
+      });
     },
   };
 }
@@ -103,7 +120,7 @@ export async function createDeps(
     capacity: config.browser.capacity,
     warm: config.browser.warm,
     log: log.child({ component: "browsers" }),
-    ...(options.browserPolicy === false ? {} : { egress: egressFor(config, events) }),
+    ...(options.browserPolicy === false ? {} : { egress: egressFor(config, events), downloads: downloadsFor(config, events) }),
   });
   const runtime = new SessionRuntime({
     log,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Transform, type TransformCallback } from "node:stream";
-import { plainlyHarmless, policyRefusal, redirectedDownloads, type CdpMessage } from "./cdp-policy.ts";
+import { downloadBehaviourContext, plainlyHarmless, policyRefusal, redirectedDownloads, type CdpMessage } from "./cdp-policy.ts";
 
 /** Removes (or applies) a client frame's mask: the payload as the client wrote it. */
 function unmask(payload: Buffer, key: Buffer): Buffer {
@@ -29,6 +29,8 @@ export interface FilterOptions {
   onRefused(method: string, reason: string): void;
   /** A download folder was replaced by the session's own. */
   onRedirected?(method: string): void;
+  /** A client set the download behaviour of a browser context (null: the default one), and it was let through. */
+  onDownloadBehaviour?(context: string | null): void;
   /** Largest message accepted (Chromium's own limit is far below this). */
   maxMessageBytes?: number;
 }
@@ -128,12 +130,17 @@ export class CdpClientFilter extends Transform {
     }
     const method = typeof parsed.method === "string" ? parsed.method : "";
     const redirected = redirectedDownloads(parsed, this.options.downloads);
+    const context = downloadBehaviourContext(parsed);
     if (redirected) {
       this.options.onRedirected?.(method);
+      if (context !== undefined) this.options.onDownloadBehaviour?.(context);
       return textFrame(JSON.stringify({ ...parsed, params: redirected }));
     }
     const reason = policyRefusal(parsed, this.options.downloads);
-    if (!reason) return original;
+    if (!reason) {
+      if (context !== undefined) this.options.onDownloadBehaviour?.(context);
+      return original;
+    }
     this.options.onRefused(method, reason);
     const standIn: Record<string, unknown> = { id: parsed.id, method: `Vessel.policy: ${method} refused: ${reason}`, params: {} };
     if (parsed.sessionId !== undefined) standIn.sessionId = parsed.sessionId;

@@ -43,15 +43,25 @@ function insideFolder(folder: string, candidate: unknown): boolean {
   return resolved === folder || resolved.startsWith(folder + path.sep);
 }
 
+const downloadMethods = new Set(["Browser.setDownloadBehavior", "Page.setDownloadBehavior"]);
+
+/** A message that sets a download behaviour: the browser context it names (null: the default one), else undefined. */
+export function downloadBehaviourContext(message: CdpMessage): string | null | undefined {
+  if (typeof message.method !== "string" || !downloadMethods.has(message.method)) return undefined;
+  const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
+  return typeof params.browserContextId === "string" ? params.browserContextId : null;
+}
+
 /**
- * A download folder outside the session's own is not refused but replaced by the session's folder:
- * Playwright's connectOverCDP sets a folder of its own while connecting and fails when that call
- * fails, and every CDP client must work unchanged. Returns the params to send instead, or null.
+ * `allowAndName` with a folder outside the session's own is not refused but pointed at the
+ * session's folder: Playwright's connectOverCDP sets a folder of its own that way while connecting
+ * and fails when that call fails, and every CDP client must work unchanged. The files get
+ * Chromium's ids as names, so nothing but the folder changes. Returns the params to send instead, or null.
  */
 export function redirectedDownloads(message: CdpMessage, downloads: string): Record<string, unknown> | null {
-  if (message.method !== "Browser.setDownloadBehavior" && message.method !== "Page.setDownloadBehavior") return null;
+  if (downloadBehaviourContext(message) === undefined) return null;
   const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
-  if (params.behavior !== "allow" && params.behavior !== "allowAndName") return null;
+  if (params.behavior !== "allowAndName") return null;
   if (insideFolder(path.resolve(downloads), params.downloadPath)) return null;
   return { ...params, downloadPath: downloads };
 }
@@ -61,6 +71,9 @@ export function policyRefusal(message: CdpMessage, downloads: string): string | 
   const method = typeof message.method === "string" ? message.method : "";
   const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
   if (refusedMethods[method]) return refusedMethods[method]!;
+  if (downloadMethods.has(method) && params.behavior === "allow" && !insideFolder(path.resolve(downloads), params.downloadPath)) {
+    return "downloads stay in the session's own folder (they are listed at GET /v1/sessions/{id}/downloads)";
+  }
   if (method === "DOM.setFileInputFiles") {
     const files = Array.isArray(params.files) ? params.files : [];
     if (!files.every((f) => insideFolder(path.resolve(downloads), f))) return "uploads may only come from the session's own folder";

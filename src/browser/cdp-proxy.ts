@@ -6,6 +6,7 @@ import { AppError } from "../errors.ts";
 import { problemBody } from "../rest/problems.ts";
 import type { AppDeps } from "../services/context.ts";
 import { CdpClientFilter } from "./cdp-filter.ts";
+import type { BrowserLease } from "./pool.ts";
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
 const pagePath = /^\/cdp\/devtools\/page\/([A-Za-z0-9-]{1,64})$/;
@@ -101,11 +102,20 @@ export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, sock
   socket.once("error", close);
   upstream.once("close", close);
   socket.once("close", close);
-  if (!deps.runtime.attach(sessionId, socket)) return close();
+  // Checked now, attached later: attaching records the client's cdp.connected event (runtime.ts's
+  // onClient), a database write that costs this process CPU (PGlite runs in-process). Attached once
+  // Chromium's answer to the handshake has been relayed, the write runs while the client reads it
+  // rather than in the way of the handshake. A session that ends meanwhile refuses the attach, and
+  // the socket closes then; its cdp.disconnected is recorded after its cdp.connected.
+  if (!deps.runtime.endpoint(sessionId)) return close();
   upstream.once("connect", () => {
     upstream.write(upstreamHandshake(req, path, lease.port));
     upstream.pipe(socket);
-    const inbound = deps.browsers.enforcesPolicy ? policyFilter(deps, sessionId, lease.downloadsDir) : undefined;
+    // After the pipe's own listener: the answer is on its way to the client when this runs.
+    upstream.once("data", () => {
+      if (!socket.destroyed && !deps.runtime.attach(sessionId, socket)) close();
+    });
+    const inbound = deps.browsers.enforcesPolicy ? policyFilter(deps, sessionId, lease) : undefined;
     if (inbound) {
       inbound.once("error", close);
       inbound.pipe(upstream);
@@ -118,9 +128,10 @@ export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, sock
   });
 }
 
-function policyFilter(deps: AppDeps, sessionId: string, downloads: string): CdpClientFilter {
+function policyFilter(deps: AppDeps, sessionId: string, lease: BrowserLease): CdpClientFilter {
   return new CdpClientFilter({
-    downloads,
+    downloads: lease.downloadsDir,
+    onDownloadBehaviour: (context) => lease.downloads?.clientConfigured(context),
     onRefused: (method, reason) => {
       deps.log.info({ sessionId, method }, "cdp proxy: command refused by policy");
       void deps.events.record(sessionId, "cdp.refused", { method, reason });

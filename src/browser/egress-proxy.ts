@@ -57,13 +57,102 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
   return { host: m[1]!.replace(/^\[|\]$/g, ""), port };
 }
 
+/** Hop-by-hop fields (RFC 9110 §7.6.1) belong to one connection and are not forwarded. */
+const hopByHop = new Set(["connection", "keep-alive", "proxy-connection", "te", "upgrade"]);
+
 /**
- * One HTTP proxy listener per browser (Chromium starts with `--proxy-server` pointing at it and
- * `--proxy-bypass-list=<-loopback>`, so loopback goes through it too). For each CONNECT tunnel or
- * plain-HTTP request it resolves the destination itself, keeps only addresses the policy allows,
- * and connects to one of those exact addresses — directly, or through the session's upstream proxy
- * by address — so what was checked is what is reached. A refusal fails the tunnel (403) or drops the
- * plain-HTTP request unanswered, so the page sees a failed navigation, and is reported to `onRefused`.
+ * The origin's answer without its hop-by-hop fields. The request to the origin is one connection per
+ * request (`Connection: close`), and forwarding the origin's `Connection: close` would close the
+ * browser's kept-alive connection to this listener after every plain-HTTP response too.
+ */
+function endToEnd(headers: http.IncomingHttpHeaders): http.IncomingHttpHeaders {
+  const named = (headers.connection ?? "").toLowerCase().split(",").map((h) => h.trim());
+  const out: http.IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (!hopByHop.has(name) && !named.includes(name)) out[name] = value;
+  return out;
+}
+
+/** A SOCKS5 reply with `code`; the bound address means nothing here and is sent as 0.0.0.0:0. */
+function socksReply(code: number): Buffer {
+  return Buffer.from([0x05, code, 0x00, 0x01, 0, 0, 0, 0, 0, 0]);
+}
+
+/**
+ * Reads a SOCKS5 greeting and CONNECT request (they may arrive split or together), answering the
+ * greeting. Resolves with the destination and any bytes after the request, or null for anything
+ * else (other commands, authentication only, malformed); rejects when the client goes away.
+ */
+function readSocksRequest(client: net.Socket, first: Buffer): Promise<{ host: string; port: number; rest: Buffer } | null> {
+  return new Promise((resolve, reject) => {
+    let buffered = first;
+    let greeted = false;
+    const done = (value: { host: string; port: number; rest: Buffer } | null) => {
+      client.off("data", onData);
+      client.off("close", onClose);
+      resolve(value);
+    };
+    const onClose = () => reject(new Error("closed"));
+    const step = (): void => {
+      if (!greeted) {
+        if (buffered.length < 2 || buffered.length < 2 + buffered[1]!) return;
+        const methods = buffered.subarray(2, 2 + buffered[1]!);
+        buffered = buffered.subarray(2 + buffered[1]!);
+        if (!methods.includes(0x00)) {
+          client.end(Buffer.from([0x05, 0xff]));
+          return done(null);
+        }
+        greeted = true;
+        client.write(Buffer.from([0x05, 0x00]));
+      }
+      if (buffered.length < 5) return;
+      if (buffered[0] !== 0x05 || buffered[1] !== 0x01) {
+        client.end(socksReply(0x07)); // command not supported (BIND, UDP ASSOCIATE)
+        return done(null);
+      }
+      const type = buffered[3];
+      const addressLength = type === 0x01 ? 4 : type === 0x04 ? 16 : type === 0x03 ? 1 + buffered[4]! : -1;
+      if (addressLength < 0) {
+        client.end(socksReply(0x08));
+        return done(null);
+      }
+      const end = 4 + addressLength + 2;
+      if (buffered.length < end) return;
+      const raw = buffered.subarray(4, 4 + addressLength);
+      const host = type === 0x01 ? [...raw].join(".") : type === 0x04 ? ipv6(raw) : raw.subarray(1).toString("latin1");
+      const port = buffered.readUInt16BE(4 + addressLength);
+      if (port === 0 || host.length === 0) {
+        client.end(socksReply(0x01));
+        return done(null);
+      }
+      done({ host, port, rest: buffered.subarray(end) });
+    };
+    const onData = (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      if (buffered.length > 1024) return done(null);
+      step();
+    };
+    client.on("data", onData);
+    client.once("close", onClose);
+    step();
+  });
+}
+
+function ipv6(raw: Buffer): string {
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(raw.readUInt16BE(i).toString(16));
+  return groups.join(":");
+}
+
+/**
+ * One proxy listener per browser (Chromium starts with `--proxy-server` pointing at it and
+ * `--proxy-bypass-list=<-loopback>`, so loopback goes through it too). It speaks SOCKS5, which
+ * Chromium uses for every connection (plain HTTP too, so each is a byte tunnel with Chromium's own
+ * keep-alive inside), and HTTP proxying (CONNECT and absolute-URI requests) for other clients.
+ * For each tunnel or plain-HTTP request it resolves the destination itself, keeps only addresses
+ * the policy allows, and connects to one of those exact addresses — directly, or through the
+ * session's upstream proxy by address — so what was checked is what is reached. A refusal fails the
+ * tunnel (SOCKS5 "not allowed", HTTP 403) or drops the plain-HTTP request unanswered, so the page
+ * sees a failed navigation, and is reported to `onRefused`.
  */
 export async function openEgressListener(options: EgressOptions): Promise<EgressListener> {
   const resolve = options.resolve ?? defaultResolve;
@@ -87,7 +176,7 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
 
   const dial = (host: string, port: number): Promise<net.Socket> =>
     new Promise((resolveSocket, reject) => {
-      const socket = net.connect({ host, port });
+      const socket = net.connect({ host, port, noDelay: true });
       socket.setTimeout(connectTimeoutMs, () => socket.destroy(new Error("connect timeout")));
       socket.once("connect", () => {
         socket.setTimeout(0);
@@ -163,10 +252,14 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
           method: req.method, path: `${url.pathname}${url.search}`, headers, createConnection: () => socket,
         });
         upstreamReq.once("response", (upstreamRes) => {
-          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+          res.writeHead(upstreamRes.statusCode ?? 502, endToEnd(upstreamRes.headers));
           upstreamRes.pipe(res);
         });
         upstreamReq.once("error", () => res.destroy());
+        // The browser hung up first (a cancelled download, a stopped load): so does the site's connection.
+        res.once("close", () => {
+          if (!res.writableFinished) upstreamReq.destroy();
+        });
         req.pipe(upstreamReq);
       },
       (err: unknown) => {
@@ -177,6 +270,23 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
       },
     );
   });
+
+  /** Joins the browser's stream to the destination's, both ways; either end closing ends both. */
+  const splice = (client: Duplex, upstream: net.Socket, head: Buffer) => {
+    sockets.add(upstream);
+    upstream.once("close", () => sockets.delete(upstream));
+    upstream.setNoDelay(true);
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+    const end = () => {
+      upstream.destroy();
+      client.destroy();
+    };
+    upstream.once("error", end);
+    upstream.once("close", end);
+    client.once("close", end);
+  };
 
   server.on("connect", (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
     sockets.add(client);
@@ -190,20 +300,8 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
     }
     open(target.host, target.port).then(
       (upstream) => {
-        sockets.add(upstream);
-        upstream.once("close", () => sockets.delete(upstream));
-        upstream.setNoDelay(true);
         client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        if (head.length > 0) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-        const end = () => {
-          upstream.destroy();
-          client.destroy();
-        };
-        upstream.once("error", end);
-        upstream.once("close", end);
-        client.once("close", end);
+        splice(client, upstream, head);
       },
       (err: unknown) => {
         const refusal = refuse(err, target.host, target.port);
@@ -211,21 +309,54 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
       },
     );
   });
-  server.on("connection", (socket) => {
+
+  /** SOCKS5 (RFC 1928), CONNECT only and without authentication: the same checks as a CONNECT tunnel. */
+  const socks = (client: net.Socket, first: Buffer) => {
+    readSocksRequest(client, first).then(
+      (target) => {
+        if (!target) {
+          options.onRefused?.({ ...route }, { host: "", port: 0, reason: "bad-request" });
+          return void client.destroy();
+        }
+        open(target.host, target.port).then(
+          (upstream) => {
+            client.write(socksReply(0x00));
+            splice(client, upstream, target.rest);
+          },
+          (err: unknown) => {
+            const refusal = refuse(err, target.host, target.port);
+            // 0x02: not allowed by the ruleset; 0x04: host unreachable (the upstream failed).
+            client.end(socksReply(refusal.reason === "upstream-failed" ? 0x04 : 0x02));
+          },
+        );
+      },
+      () => client.destroy(),
+    );
+  };
+
+  // One port, two protocols: a SOCKS5 greeting starts with 5, an HTTP request with a letter.
+  const listener = net.createServer((socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    socket.setNoDelay(true);
+    socket.once("data", (first: Buffer) => {
+      if (first[0] === 0x05) return socks(socket, first);
+      socket.unshift(first);
+      server.emit("connection", socket);
+    });
   });
 
   await new Promise<void>((resolveListen, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolveListen());
+    listener.once("error", reject);
+    listener.listen(0, "127.0.0.1", () => resolveListen());
   });
   return {
-    port: (server.address() as net.AddressInfo).port,
+    port: (listener.address() as net.AddressInfo).port,
     route,
     async close() {
       for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
+      await new Promise<void>((r) => listener.close(() => r()));
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ProfileCdp } from "./profile-cdp.ts";
+import type { CdpClient } from "./cdp-client.ts";
 
 /**
  * localStorage can only be read or written from a document of its origin. This opens a throw-away
@@ -10,7 +10,7 @@ import type { ProfileCdp } from "./profile-cdp.ts";
  * Chromium refused to open (none of its pages could have storage there either).
  */
 export async function withOriginTab(
-  cdp: ProfileCdp,
+  cdp: CdpClient,
   origins: string[],
   use: (origin: string, tabSession: string) => Promise<void>,
 ): Promise<string[]> {
@@ -59,7 +59,7 @@ export async function withOriginTab(
 const emptyPage = Buffer.from("<!doctype html><title></title>", "utf8").toString("base64");
 
 /** Evaluates `expression` in the tab's current document and returns its value; never echoes page data in errors. */
-export async function evaluateIn<T>(cdp: ProfileCdp, tabSession: string, expression: string): Promise<T> {
+export async function evaluateIn<T>(cdp: CdpClient, tabSession: string, expression: string): Promise<T> {
   const { result, exceptionDetails } = await cdp.send<{ result: { value?: unknown }; exceptionDetails?: { text?: string } }>(
     "Runtime.evaluate",
     { expression, returnByValue: true },

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.ts";
 import type { ProfileCookie, ProfileDocument, ProfileOrigin } from "./profile-format.ts";
-import { ProfileCdp } from "./profile-cdp.ts";
+import { CdpClient } from "./cdp-client.ts";
 import { evaluateIn, withOriginTab } from "./profile-origin-tab.ts";
 
 /**
@@ -68,7 +68,7 @@ export interface RestoreReport {
  */
 export async function restoreProfile(wsEndpoint: string, doc: ProfileDocument, log: Logger): Promise<RestoreReport> {
   const started = performance.now();
-  const cdp = await ProfileCdp.connect(wsEndpoint);
+  const cdp = await CdpClient.connect(wsEndpoint);
   let keepOpen = false;
   try {
     const nowSeconds = Date.now() / 1000;
@@ -104,7 +104,7 @@ export async function restoreProfile(wsEndpoint: string, doc: ProfileDocument, l
 }
 
 /** Sets every cookie in one call; when the browser refuses the batch, one by one, so one bad cookie costs only itself. Returns how many were refused. */
-async function setCookies(cdp: ProfileCdp, cookies: CdpCookieParam[]): Promise<number> {
+async function setCookies(cdp: CdpClient, cookies: CdpCookieParam[]): Promise<number> {
   if (cookies.length === 0) return 0;
   try {
     await cdp.send("Storage.setCookies", { cookies });
@@ -117,7 +117,7 @@ async function setCookies(cdp: ProfileCdp, cookies: CdpCookieParam[]): Promise<n
 }
 
 /** Writes each origin's localStorage; returns how many origins this Chromium would not open. */
-async function seedLocalStorage(cdp: ProfileCdp, origins: ProfileOrigin[]): Promise<number> {
+async function seedLocalStorage(cdp: CdpClient, origins: ProfileOrigin[]): Promise<number> {
   const byOrigin = new Map(origins.map((o) => [o.origin, o.localStorage]));
   const skipped = await withOriginTab(cdp, [...byOrigin.keys()], async (origin, tab) => {
     const pairs = JSON.stringify(byOrigin.get(origin)!.map((i) => [i.name, i.value]));
@@ -150,7 +150,7 @@ class SessionStorageWatcher {
   #defaultContext: string | undefined;
 
   constructor(
-    private readonly cdp: ProfileCdp,
+    private readonly cdp: CdpClient,
     origins: ProfileOrigin[],
     private readonly log: Logger,
   ) {

@@ -1,4 +1,4 @@
-import WebSocket from "ws";
+import { CdpClient } from "./cdp-client.ts";
 
 /**
  * Readies a freshly launched browser's profile before a session gets it. Chromium creates some of
@@ -12,7 +12,13 @@ import WebSocket from "ws";
  * cookies, an empty cache. (A blank page or a new tab would not help: neither touches the network.)
  */
 export async function warmUpProfile(wsEndpoint: string, timeoutMs = 5_000): Promise<void> {
-  const cdp = await CdpConnection.open(wsEndpoint, timeoutMs);
+  const cdp = await CdpClient.connect(wsEndpoint, timeoutMs);
+  // One deadline for the whole warm-up: closing the connection fails whatever call is pending.
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    cdp.close();
+  }, timeoutMs);
   try {
     // The cookie store loads (here: creates its database) before it answers.
     await cdp.send("Storage.getCookies");
@@ -25,64 +31,10 @@ export async function warmUpProfile(wsEndpoint: string, timeoutMs = 5_000): Prom
       await cdp.send("Network.clearBrowserCache", {}, sessionId);
       await cdp.send("Target.detachFromTarget", { sessionId });
     }
+  } catch (err) {
+    throw timedOut ? new Error(`the browser warm-up took longer than ${timeoutMs} ms`) : err;
   } finally {
+    clearTimeout(deadline);
     cdp.close();
-  }
-}
-
-/** The few CDP calls above on one short-lived connection; any error or the deadline fails them all. */
-class CdpConnection {
-  #next = 1;
-  readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-
-  private constructor(
-    private readonly ws: WebSocket,
-    private readonly timer: NodeJS.Timeout,
-  ) {
-    ws.on("message", (data) => {
-      const msg = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
-      const waiter = msg.id === undefined ? undefined : this.#pending.get(msg.id);
-      if (!waiter) return; // events
-      this.#pending.delete(msg.id!);
-      if (msg.error) waiter.reject(new Error(`CDP: ${msg.error.message}`));
-      else waiter.resolve(msg.result);
-    });
-    ws.on("close", () => this.#failAll(new Error("CDP connection closed")));
-  }
-
-  static open(url: string, timeoutMs: number): Promise<CdpConnection> {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
-    return new Promise((resolve, reject) => {
-      const fail = (err: Error) => {
-        connection.#failAll(err);
-        reject(err); // no effect once open
-      };
-      const timer = setTimeout(() => {
-        ws.terminate();
-        fail(new Error(`the browser warm-up took longer than ${timeoutMs} ms`));
-      }, timeoutMs);
-      const connection = new CdpConnection(ws, timer);
-      // `on`, not `once`: a second 'error' without a listener would be an uncaught exception.
-      ws.on("error", fail);
-      ws.once("open", () => resolve(connection));
-    });
-  }
-
-  send<T = unknown>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
-    const id = this.#next++;
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
-    });
-  }
-
-  close(): void {
-    clearTimeout(this.timer);
-    this.ws.close();
-  }
-
-  #failAll(err: Error): void {
-    for (const waiter of this.#pending.values()) waiter.reject(err);
-    this.#pending.clear();
   }
 }

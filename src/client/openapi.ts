@@ -132,6 +132,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/downloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a session's downloads
+         * @description Files the session's pages downloaded, oldest first. Chromium saves them in the session's own folder, whatever folder a CDP client asks for; together they may take at most `VESSEL_DOWNLOAD_MAX_BYTES` (a download that would pass it is cancelled and listed as `refused`). The list outlives the session; the files do not: fetch them before releasing it.
+         */
+        get: operations["sessionDownloads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/downloads/{download_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a downloaded file
+         * @description The file's bytes as an attachment (`application/octet-stream`, never rendered). Only completed downloads of a running session: 409 while it is still downloading or when it was refused, 410 once the session has ended.
+         */
+        get: operations["sessionDownload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/profiles": {
         parameters: {
             query?: never;
@@ -365,6 +405,25 @@ export interface components {
             revoked_by_user_id: string | null;
             /** @description The whole key, `vs_<id>.<secret>`. Shown once: store it now. */
             secret: string;
+        };
+        Download: {
+            /** @description Chromium's id for the download (a UUID). */
+            id: string;
+            /** @description The file name the site suggested. */
+            name: string;
+            /** @enum {string} */
+            state: "in_progress" | "completed" | "canceled" | "refused";
+            /** @description Size when completed; bytes received so far otherwise. */
+            bytes: number;
+            /** @description Why it was refused (the size cap, for example). */
+            reason: string | null;
+            started_at: string;
+            ended_at: string | null;
+            /** @description Whether GET …/downloads/{download_id} serves it now: completed, and the session still running. */
+            available: boolean;
+        };
+        DownloadList: {
+            items: components["schemas"]["Download"][];
         };
         Health: {
             /**
@@ -1124,7 +1183,7 @@ export interface operations {
             query?: {
                 /** @description Only events after this one: pass the previous answer's `next_cursor`. Omit it to read from the start. */
                 after?: string;
-                /** @description Only these types, comma-separated (session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected, cdp.refused, egress.refused). */
+                /** @description Only these types, comma-separated (session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected, cdp.refused, egress.refused, download.started, download.completed, download.canceled, download.refused). */
                 type?: string;
                 /** @description At most this many events (1–100, default 100). */
                 limit?: number;
@@ -1351,6 +1410,179 @@ export interface operations {
             };
             /** @description `conflict`: Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sessionDownloads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadList"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sessionDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                download_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict`: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `gone`: Gone */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

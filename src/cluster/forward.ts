@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
-import type { Duplex } from "node:stream";
+import { Readable, type Duplex } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import tls from "node:tls";
 import type { Request, Response } from "express";
 import { AppError } from "../errors.ts";
@@ -100,21 +101,40 @@ export function forwardUpgrade(
   });
 }
 
-/** Relays a plain GET (CDP discovery) to `target` and copies its answer back. */
+/** Answer headers a relayed GET passes on (discovery JSON, problem documents, downloaded files). */
+const relayedAnswerHeaders = [
+  "content-type", "content-length", "content-disposition", "content-security-policy", "x-content-type-options",
+  "cache-control", "referrer-policy", "retry-after",
+];
+
+/**
+ * Relays a plain GET (CDP discovery, a session's downloaded file) to `target` and streams its
+ * answer back. The client's credentials go along (the owner authenticates and audits the call);
+ * the deadline covers reaching the owner and its headers, not a large file's transfer.
+ */
 export async function forwardGet(auth: InternalAuth, target: NodeInfo, req: Request, res: Response): Promise<void> {
   const path = req.originalUrl;
   const headers: Record<string, string> = { ...auth.sign(target.id, "GET", path), "x-forwarded-for": req.socket.remoteAddress ?? "" };
-  if (req.headers.authorization) headers.authorization = req.headers.authorization;
+  for (const name of ["authorization", "cookie"]) {
+    const value = req.headers[name];
+    if (typeof value === "string") headers[name] = value;
+  }
+  const abort = new AbortController();
+  const deadline = setTimeout(() => abort.abort(), 10_000);
+  res.once("close", () => abort.abort()); // the client went away: stop reading from the owner
   let upstream: globalThis.Response;
   try {
-    upstream = await fetch(`${target.internalUrl}${path}`, { headers, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+    upstream = await fetch(`${target.internalUrl}${path}`, { headers, redirect: "manual", signal: abort.signal });
   } catch {
     throw new AppError("service-unavailable", "The node running this session cannot be reached; retry shortly.", {}, { "Retry-After": "2" });
+  } finally {
+    clearTimeout(deadline);
   }
   res.status(upstream.status);
-  for (const name of ["content-type", "cache-control", "referrer-policy", "retry-after"]) {
+  for (const name of relayedAnswerHeaders) {
     const value = upstream.headers.get(name);
     if (value) res.setHeader(name, value);
   }
-  res.send(Buffer.from(await upstream.arrayBuffer()));
+  if (!upstream.body) return void res.end();
+  await pipeline(Readable.fromWeb(upstream.body as import("node:stream/web").ReadableStream), res).catch(() => res.destroy());
 }

@@ -3,6 +3,7 @@ import { builder } from "./builder.ts";
 import "./types/api-key.ts";
 import "./types/audit.ts";
 import "./types/auth.ts";
+import "./types/download.ts";
 import "./types/health.ts";
 import "./types/invitation.ts";
 import "./types/member.ts";

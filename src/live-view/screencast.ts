@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import type { CdpConnection } from "./cdp.ts";
+import type { CdpClient } from "../browser/cdp-client.ts";
 import { cssViewport, type FrameMetadata } from "./input.ts";
 
 /** Where frames go: the viewer's socket, which says whether it keeps up. */
@@ -64,7 +64,7 @@ export class Screencast {
   private closed = false;
 
   constructor(
-    private readonly cdp: CdpConnection,
+    private readonly cdp: CdpClient,
     private readonly link: FrameLink,
     private readonly log: Logger,
     bounds: { maxWidth: number; maxHeight: number },

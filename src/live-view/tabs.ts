@@ -1,4 +1,4 @@
-import type { CdpConnection } from "./cdp.ts";
+import type { CdpClient } from "../browser/cdp-client.ts";
 import type { TabInfo } from "./protocol.ts";
 
 interface TargetInfo {
@@ -37,7 +37,7 @@ export class Tabs {
   private readonly offs: Array<() => void> = [];
 
   constructor(
-    private readonly cdp: CdpConnection,
+    private readonly cdp: CdpClient,
     private readonly on: { changed(): void; created(id: string): void; destroyed(id: string): void },
   ) {
     const upsert = (p: { targetInfo: TargetInfo }) => {

@@ -6,7 +6,7 @@ import type { Session } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { AppDeps } from "../services/context.ts";
 import { revokedMessage } from "../services/live-view.ts";
-import { CdpConnection } from "./cdp.ts";
+import { CdpClient } from "../browser/cdp-client.ts";
 import { toCdpInput } from "./input.ts";
 import { CLOSE_ENDED, CLOSE_POLICY, CLOSE_RETRY, frameBounds, inputTypes, type ClientMessage, type InputMessage } from "./protocol.ts";
 import { RateLimit } from "./rate-limit.ts";
@@ -42,7 +42,7 @@ type CloseReason = "viewer_left" | "session_ended" | "revoked" | "protocol" | "b
  */
 export class Viewer {
   readonly id = `vwr_${ulid()}`;
-  private cdp: CdpConnection | undefined;
+  private cdp: CdpClient | undefined;
   private screencast: Screencast | undefined;
   private tabs: Tabs | undefined;
   private leave: (() => void) | undefined;
@@ -169,7 +169,7 @@ export class Viewer {
   }
 
   private async connectBrowser(): Promise<void> {
-    const cdp = await CdpConnection.connect(this.s.lease.wsEndpoint);
+    const cdp = await CdpClient.connect(this.s.lease.wsEndpoint);
     if (this.closed) return cdp.close();
     this.cdp = cdp;
     void cdp.closed.then(() => {

@@ -112,11 +112,13 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
   if (Object.keys(route.input).length > 0) slugs.add("validation-failed");
   if (route.input.body) ["malformed-json", "payload-too-large", "unsupported-media-type"].forEach((s) => slugs.add(s as ProblemSlug));
   const responses: OperationObject["responses"] = {
-    [route.status]: {
-      description: route.response ? "Success" : "Success (no body)",
-      headers,
-      ...(route.response ? { content: { "application/json": { schema: collector.convert(route.response, "output") } } } : {}),
-    },
+    [route.status]: route.file
+      ? { description: "The file", headers, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } }
+      : {
+          description: route.response ? "Success" : "Success (no body)",
+          headers,
+          ...(route.response ? { content: { "application/json": { schema: collector.convert(route.response, "output") } } } : {}),
+        },
   };
   for (const [status, alt] of Object.entries(route.alternatives ?? {})) {
     responses[status] = {

@@ -26,6 +26,15 @@ export class Reply<T = unknown> {
   ) {}
 }
 
+/** A file sent as the answer (200, `application/octet-stream`, as an attachment named `name`). */
+export class FileReply {
+  constructor(
+    readonly name: string,
+    readonly size: number,
+    readonly open: () => NodeJS.ReadableStream,
+  ) {}
+}
+
 export interface Route<I extends RouteInput = RouteInput, R = unknown> {
   method: HttpMethod;
   /** OpenAPI form: `/v1/sessions/{id}`. */
@@ -40,6 +49,8 @@ export interface Route<I extends RouteInput = RouteInput, R = unknown> {
   status: number;
   /** Success body; omitted for 204. */
   response?: z.ZodType;
+  /** The success answer is a file (the handler returns a FileReply) rather than JSON. */
+  file?: true;
   /** Other success statuses the handler may answer with through Reply (for example 200 for a replay). */
   alternatives?: Record<number, { description: string; headers?: Record<string, string> }>;
   /** Problem types this operation can answer with, beyond the ones every route has. */

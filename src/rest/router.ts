@@ -1,3 +1,4 @@
+import { pipeline } from "node:stream/promises";
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
 import { auditScope, authenticateRequest, finishAudit, type UserAuthenticator } from "../auth/request-auth.ts";
@@ -5,7 +6,7 @@ import { AppError, validationError, type FieldError } from "../errors.ts";
 import type { ServiceContext } from "../services/context.ts";
 import { auditAction } from "../services/operations.ts";
 import { toAppError } from "./problems.ts";
-import { Reply, type AnyRoute, type RouteInput } from "./route.ts";
+import { FileReply, Reply, type AnyRoute, type RouteInput } from "./route.ts";
 
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */
 export function toExpressPath(path: string): string {
@@ -69,6 +70,20 @@ export interface RouterOptions {
   checkResponses?: boolean;
 }
 
+/** Streams a file as an attachment that no browser renders or sniffs (its bytes came from the web). */
+async function sendFile(res: Response, file: FileReply): Promise<void> {
+  const ascii = file.name.replace(/[^\x20-\x7e]|["\\]/g, "_") || "download";
+  res.status(200);
+  res.setHeader("Content-Type", "application/octet-stream");
+  res.setHeader("Content-Length", String(file.size));
+  res.setHeader("Content-Disposition", `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Content-Security-Policy", "sandbox");
+  res.setHeader("Cache-Control", "no-store");
+  // Once the headers are out a failure can only cut the answer short; the client sees it cut.
+  await pipeline(file.open(), res).catch(() => res.destroy());
+}
+
 /** Authenticate, limit, audit, then run the handler: the same steps, in the same order, for every route. */
 async function run(route: AnyRoute, options: RouterOptions, req: Request, res: Response, body?: BodyParser): Promise<void> {
   let ctx = options.context(req, res);
@@ -88,6 +103,10 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
     if (body) await body(req, res);
     const input = parseInput(route, req);
     const result = await route.handler(ctx, input as never, { req, res });
+    if (result instanceof FileReply) {
+      status = 200;
+      return await sendFile(res, result);
+    }
     const reply = result instanceof Reply ? result : new Reply(route.status, result);
     if (options.checkResponses && route.response && reply.status < 300 && reply.status !== 204) {
       const check = route.response.safeParse(reply.body);

@@ -13,7 +13,7 @@
 import { encodeTime, monotonicFactory } from "ulid";
 import { z } from "zod";
 import { validationError } from "../errors.ts";
-import type { AuditEntry, Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { Prisma, type AuditEntry, type PrismaClient } from "../generated/prisma/client.ts";
 import { createLogger, type Logger } from "../logger.ts";
 import { PageQuery, isPlausibleId, pageWindow, pageOf, parseQuery } from "./pagination.ts";
 import type { Page } from "./pagination.ts";
@@ -83,6 +83,23 @@ function stripSecret(keyPrefix: string): string {
  */
 export async function writeAuditInTx(tx: Prisma.TransactionClient | AuditDb, record: AuditRecord): Promise<void> {
   await tx.auditEntry.create({ data: toRow(record), select: { id: true } });
+}
+
+/**
+ * The INSERT of one entry, to run as a part of the caller's own statement (a data-modifying CTE,
+ * see audited.ts auditedStatement): the row writeAuditInTx would write, so the change and its entry
+ * commit or fail together without a transaction around them. Plain SQL, valid on PGlite and
+ * PostgreSQL; the id and time are fixed here, when the entry is recorded.
+ */
+export function auditInsertSql(record: AuditRecord, when?: Prisma.Sql): Prisma.Sql {
+  const r = toRow(record);
+  const values = Prisma.sql`${r.id}::text, ${r.workspaceId ?? null}::text, ${r.keyPrefix ?? null}::text, ${r.actorUserId ?? null}::text,
+      ${r.action}::text, ${r.target ?? null}::text, ${r.httpStatus}::int, ${r.requestId ?? null}::text, ${r.ip ?? null}::text,
+      ${r.createdAt}::timestamptz`;
+  // `when`: the entry is written only if this condition (on the statement's other parts) holds.
+  return Prisma.sql`INSERT INTO "audit_entries"
+      ("id", "workspace_id", "key_prefix", "actor_user_id", "action", "target", "http_status", "request_id", "ip", "created_at")
+    ${when ? Prisma.sql`SELECT ${values} WHERE ${when}` : Prisma.sql`VALUES (${values})`}`;
 }
 
 export interface AuditWriterOptions {

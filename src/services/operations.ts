@@ -30,6 +30,8 @@ export const operations = {
   sessionEvents: { action: "session.events" },
   workspaceSessions: { action: "session.watch" },
   revokeLiveViews: { action: "session.live_view_revoke" },
+  sessionDownloads: { action: "session.downloads" },
+  sessionDownload: { action: "session.download" },
   createProfile: { action: "profile.create" },
   profiles: { action: "profile.list" },
   profile: { action: "profile.get" },

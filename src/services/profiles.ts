@@ -9,7 +9,7 @@ import {
 import { restoreProfile } from "../browser/profile-restore.ts";
 import { ProfileDecryptError, openProfile, sealProfile, type SealedProfile } from "../crypto/profile-crypto.ts";
 import { AppError } from "../errors.ts";
-import type { Profile } from "../generated/prisma/client.ts";
+import type { Profile, Session } from "../generated/prisma/client.ts";
 import { writeAuditInTx } from "./audit.ts";
 import { auditedTransaction } from "./audited.ts";
 import { actingWorkspace } from "./authz.ts";
@@ -281,7 +281,15 @@ export async function restoreProfileIntoSession(ctx: ServiceContext, workspaceId
  * on whatever happens here); the outcome is in the audit log (`profile.save`, with its status) and
  * the server log.
  */
-export async function saveProfileOnRelease(deps: AppDeps, sessionId: string, ctx?: ServiceContext): Promise<void> {
+export async function saveProfileOnRelease(
+  deps: AppDeps,
+  sessionId: string,
+  ctx?: ServiceContext,
+  known?: Pick<Session, "saveProfileOnRelease">,
+): Promise<void> {
+  // The flag never changes after the start: a caller that has just read the row spares the release a
+  // read for the sessions (most) that save nothing. Those that do are re-read for the rest.
+  if (known && !known.saveProfileOnRelease) return;
   const session = await deps.db.prisma.session
     .findUnique({ where: { id: sessionId }, select: { workspaceId: true, status: true, saveProfileOnRelease: true, profileId: true } })
     .catch(() => null);

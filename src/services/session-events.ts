@@ -1,12 +1,11 @@
 import { monotonicFactory } from "ulid";
 import { z } from "zod";
 import { AppError } from "../errors.ts";
-import type { Prisma, Role, Session, SessionEvent } from "../generated/prisma/client.ts";
+import { Prisma, type Role, type Session, type SessionEvent } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { PubSub } from "../pubsub.ts";
 import { requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
-import type { Tx } from "./audited.ts";
 import { isPlausibleId, MAX_PAGE_LIMIT } from "./pagination.ts";
 import { prismaOf } from "./support.ts";
 
@@ -17,6 +16,8 @@ export const sessionEventTypes = [
   "cdp.connected", "cdp.disconnected",
   // The browser policy refused something: a CDP command (method, reason) or a connection (host, port, reason).
   "cdp.refused", "egress.refused",
+  // A download (download_id, name, bytes): begun, finished, cancelled by the page or a client, or refused (reason).
+  "download.started", "download.completed", "download.canceled", "download.refused",
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 
@@ -61,9 +62,14 @@ export function toEventDto(e: Pick<SessionEvent, "id" | "sessionId" | "type" | "
 
 const channelOf = (sessionId: string) => `session-events:${sessionId}`;
 
-/** Writes events inside the caller's transaction; publish them with {@link publishEvents} once it commits. */
-export async function insertEvents(tx: Tx, events: NewEvent[]): Promise<void> {
-  if (events.length > 0) await tx.sessionEvent.createMany({ data: events });
+/**
+ * The INSERT of events, as one plain statement (valid on PGlite and PostgreSQL); publish them with
+ * {@link publishEvents} once it has run. Raw rather than Prisma's create: it returns nothing to map,
+ * and on the embedded database each statement's preparation costs this process CPU.
+ */
+export function insertEventsSql(events: NewEvent[]): Prisma.Sql {
+  const rows = events.map((e) => Prisma.sql`(${e.id}, ${e.sessionId}, ${e.type}, ${JSON.stringify(e.data)}::jsonb, ${e.createdAt}::timestamptz)`);
+  return Prisma.sql`INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at") VALUES ${Prisma.join(rows)}`;
 }
 
 /** After the write: tells every node's waiting readers. Never throws (readers re-read the database anyway). */
@@ -94,24 +100,35 @@ export async function publishSessionChange(deps: Pick<AppDeps, "db" | "pubsub" |
 /**
  * Events that happen outside any request (viewers and CDP clients coming and going, Done clicks):
  * written and published in the background, so the socket that caused them never waits for the
- * database. `flush()` waits for the writes in flight (before the database closes).
+ * database. A session's events are written and published one after the other, in the order they
+ * were recorded (their ids' order): a reader paging with `after`, or a live feed that drops what is
+ * older than the last event it delivered, never sees a later event before an earlier one (say a
+ * client's cdp.disconnected before its cdp.connected). `flush()` waits for the writes in flight
+ * (before the database closes).
  */
 export class EventRecorder {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Per session, the end of its chain of writes (dropped once the chain is idle). */
+  private readonly tails = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: Pick<AppDeps, "db" | "now" | "log"> & { pubsub: PubSub }) {}
 
   record(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject = {}): Promise<SessionEventDto | null> {
     const event = newEvent(sessionId, type, data, this.deps.now());
-    const write = (async () => {
-      await this.deps.db.prisma.sessionEvent.create({ data: event });
+    const run = async () => {
+      await this.deps.db.prisma.$executeRaw(insertEventsSql([event]));
       await publishEvents(this.deps.pubsub, [event], this.deps.log);
       return toEventDto(event);
-    })().catch((err: unknown) => {
+    };
+    const before = this.tails.get(sessionId);
+    const write = (before ? before.then(run) : run()).catch((err: unknown) => {
       this.deps.log.warn({ err, sessionId, type }, "could not record a session event");
       return null;
     });
-    const tracked = write.then(() => undefined);
+    this.tails.set(sessionId, write);
+    const tracked = write.then(() => {
+      if (this.tails.get(sessionId) === write) this.tails.delete(sessionId);
+    });
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
     return write;

@@ -4,14 +4,14 @@ import { z } from "zod";
 import type { EndCause } from "../browser/runtime.ts";
 import { AppError } from "../errors.ts";
 import type { EndReason, Session, SessionStatus } from "../generated/prisma/client.ts";
-import { auditedTransaction, type Tx } from "./audited.ts";
+import { auditedStatement } from "./audited.ts";
 import { actingWorkspace, requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
 import { fingerprint, idempotent, type Idempotent } from "./idempotency.ts";
 import { paginate, PageQuery, type Page } from "./pagination.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "./profiles.ts";
-import { insertEvents, newEvent, publishEvents, publishSessionChange, type SessionEventType } from "./session-events.ts";
-import { insertStartedSession } from "./session-start.ts";
+import { newEvent, publishEvents, publishSessionChange, type NewEvent, type SessionEventType } from "./session-events.ts";
+import { endSessionStatement, insertStartedSession, releaseSessionStatement } from "./session-start.ts";
 import { prismaOf } from "./support.ts";
 
 /** A session lives at most 30 minutes (spec 3, 8). */
@@ -123,7 +123,7 @@ function withoutSecrets(ctx: ServiceContext, input: CreateSessionInput): CreateS
 
 /**
  * Starts a session: a browser from the pool (503 when the node is full), the row RUNNING with its
- * event and audit entry in one transaction. At most once per Idempotency-Key (24 hours).
+ * event, audit entry and stored answer in one statement. At most once per Idempotency-Key (24 hours).
  */
 export async function createSession(
   ctx: ServiceContext,
@@ -170,11 +170,8 @@ export async function createSession(
       };
       const v: SessionView = { session, ...(await urls) };
       const answer = { status: 201, body: present(v), resourceId: id };
-      // The row, its first event and the stored answer in one statement (session-start.ts says why).
-      await auditedTransaction(ctx, async (tx, audit) => {
-        await tx.$executeRaw(insertStartedSession(session, running, storeAnswer(answer)));
-        await audit(id);
-      });
+      // The row, its first event, the audit entry and the stored answer in one statement (session-start.ts says why).
+      await auditedStatement(ctx, id, (audit) => prismaOf(ctx).$executeRaw(insertStartedSession(session, running, storeAnswer(answer), audit?.() ?? null)));
       void publishEvents(ctx.deps.pubsub, [running], ctx.log);
       void publishSessionChange(ctx.deps, id, workspaceId);
       runtime.add(id, lease, expiresAt, idle, now);
@@ -223,11 +220,35 @@ export async function keepaliveSession(ctx: ServiceContext, id: string, workspac
   return view(ctx, session, true);
 }
 
-/** The owner's release (PATCH status REQUEST_RELEASE). Idempotent on an ended session. */
+/**
+ * The owner's release (PATCH status REQUEST_RELEASE). Idempotent on an ended session.
+ *
+ * One statement reads the session and ends it (with its event and audit entry), since every
+ * statement on the release path costs the embedded database's process CPU (session-start.ts).
+ * A session that saves its profile on release takes endSession's way: the save comes first.
+ */
 export async function releaseSession(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
-  const session = await findInWorkspace(ctx, id, workspace);
-  if (!live.includes(session.status)) return;
-  await endSession(ctx.deps, id, { status: "RELEASED", reason: "CLIENT_RELEASE" }, ctx);
+  const workspaceId = await workspaceOf(ctx, workspace);
+  const end = { status: "RELEASED", reason: "CLIENT_RELEASE" } as const;
+  const now = ctx.deps.now();
+  const event = newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now);
+  const [found] = await auditedStatement(
+    ctx,
+    id,
+    (audit) => prismaOf(ctx).$queryRaw<Array<{ status: SessionStatus; saves: boolean; ended: boolean }>>(
+      releaseSessionStatement({ id, workspaceId, endedAt: now }, event, audit),
+    ),
+    ([row]) => row !== undefined && live.includes(row.status) && !row.saves,
+  );
+  // Another workspace's session is indistinguishable from a missing one.
+  if (!found) throw new AppError("not-found", "No session with this id in this workspace.");
+  if (ctx.audit) ctx.audit.target = id;
+  if (!live.includes(found.status)) return;
+  if (found.saves) {
+    await endSession(ctx.deps, id, end, ctx, undefined, { saveProfileOnRelease: true });
+    return;
+  }
+  afterEnd(ctx.deps, id, end, found.ended ? { event, workspaceId } : null);
 }
 
 /** Dashboard force-stop by a workspace owner or admin; API keys are refused (they release with PATCH). */
@@ -245,15 +266,16 @@ export async function forceStopSession(ctx: ServiceContext, id: string): Promise
   }
   if (membership.role === "MEMBER") throw new AppError("forbidden", "Only owners and admins can force-stop sessions.");
   if (!live.includes(session.status)) return;
-  await endSession(ctx.deps, id, { status: "RELEASED", reason: "FORCE_STOP" }, ctx, principal.userId);
+  await endSession(ctx.deps, id, { status: "RELEASED", reason: "FORCE_STOP" }, ctx, principal.userId, session);
 }
 
 const eventOf: Record<string, SessionEventType> = { RELEASED: "session.released", TIMED_OUT: "session.timed_out", FAILED: "session.failed" };
 
 /**
  * The one way a session ends: the row (if still live) takes its final status, end reason and time,
- * with its event (and the caller's audit entry) in the same transaction; then the browser and every
- * socket of the session are closed. Idempotent.
+ * with its event (and the caller's audit entry) in the same statement; then the browser and every
+ * socket of the session are closed. Idempotent. `known` is the session's row as the caller just read
+ * it, if it did: it spares the profile-save check a read of its own.
  */
 export async function endSession(
   deps: AppDeps,
@@ -261,32 +283,35 @@ export async function endSession(
   end: { status: Exclude<SessionStatus, "PENDING" | "RUNNING" | "REQUEST_RELEASE">; reason: EndReason },
   ctx?: ServiceContext,
   endedById?: string,
+  known?: Pick<Session, "saveProfileOnRelease">,
 ): Promise<boolean> {
   // Before anything closes: the browser still holds what the profile is to keep.
-  if (end.reason === "CLIENT_RELEASE") await saveProfileOnRelease(deps, id, ctx);
+  if (end.reason === "CLIENT_RELEASE") await saveProfileOnRelease(deps, id, ctx, known);
   const now = deps.now();
   const event = newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now);
-  const write = async (tx: Tx, audit?: (target: string) => Promise<void>) => {
-    const { count } = await tx.session.updateMany({
-      where: { id, status: { in: live } },
-      data: { status: end.status, endReason: end.reason, endedAt: now, endedById: endedById ?? null },
-    });
-    if (count > 0) {
-      await insertEvents(tx, [event]);
-    }
-    await audit?.(id);
-    return count > 0;
-  };
-  const ended = ctx ? await auditedTransaction(ctx, write) : await deps.db.prisma.$transaction((tx) => write(tx));
+  const rows = await auditedStatement(ctx, id, (audit) =>
+    deps.db.prisma.$queryRaw<Array<{ workspace_id: string }>>(
+      endSessionStatement({ id, status: end.status, reason: end.reason, endedAt: now, endedById: endedById ?? null }, event, audit?.() ?? null),
+    ),
+  );
+  const row = rows[0];
+  afterEnd(deps, id, end, row ? { event, workspaceId: row.workspace_id } : null);
+  return row !== undefined;
+}
+
+/**
+ * What follows an end's statement: when it ended the session (`ended`), its event and change are
+ * published and its node told; either way the browser and every socket of the session close here.
+ */
+function afterEnd(deps: AppDeps, id: string, end: { status: SessionStatus; reason: EndReason }, ended: { event: NewEvent; workspaceId: string } | null): void {
   // The session's sockets close now and the proxy refuses it from the recorded status; closing the
   // browser itself (~100 ms) need not hold up the caller.
-  if (ended) void publishEvents(deps.pubsub, [event], deps.log);
-  if (ended) void publishSessionChange(deps, id);
+  if (ended) void publishEvents(deps.pubsub, [ended.event], deps.log);
+  if (ended) void publishSessionChange(deps, id, ended.workspaceId);
   // The browser may run on another node: that node closes it.
   if (ended) deps.cluster?.sessionEnded(id, endMessage(end.status, end.reason));
   void deps.runtime.teardown(id, endMessage(end.status, end.reason)).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
   if (ended) deps.log.info({ sessionId: id, status: end.status, reason: end.reason }, "session ended");
-  return ended;
 }
 
 const endWords: Record<string, string> = {

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
+import { chromium } from "playwright-core";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.ts";
@@ -28,10 +29,23 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
   let otherPort: number;
   const otherServiceHits: string[] = [];
   const logLines: string[] = [];
+  const bigServed = { aborted: false };
   let browser: Browser | undefined;
 
   beforeAll(async () => {
     publicSite = http.createServer((req, res) => {
+      if (req.url === "/big") {
+        res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="big.bin"' });
+        const chunk = Buffer.alloc(256 * 1024, 7);
+        let sent = 0;
+        bigServed.aborted = false;
+        res.once("close", () => (bigServed.aborted = sent < 64));
+        const timer = setInterval(() => {
+          if (sent++ >= 64 || res.destroyed) return void (clearInterval(timer), res.end());
+          res.write(chunk);
+        }, 15);
+        return;
+      }
       if (req.url === "/download") {
         res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.txt"' });
         res.end("report body");
@@ -47,7 +61,7 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
     publicUrl = `http://127.0.0.2:${await listen(publicSite, "127.0.0.2")}`;
     otherPort = await listen(otherService, "127.0.0.1");
     const sink = { write: (line: string) => void logLines.push(line) };
-    t = await startTestApp({ env: { VESSEL_EGRESS_ALLOW: "127.0.0.2/32", LOG_LEVEL: "debug" }, log: createLogger("debug", sink as never) });
+    t = await startTestApp({ env: { VESSEL_EGRESS_ALLOW: "127.0.0.2/32", VESSEL_DOWNLOAD_MAX_BYTES: "4194304", LOG_LEVEL: "debug" }, log: createLogger("debug", sink as never) });
     ws = await seedWorkspace(t);
   });
   afterAll(async () => {
@@ -117,23 +131,110 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
     expect(JSON.stringify(refusals)).not.toContain("/etc/passwd");
   });
 
-  it("keeps downloads in the session's own folder, whatever folder a client asks for", async () => {
+  const api = (pathname: string) => fetch(`${t.url}${pathname}`, { headers: { authorization: `Bearer ${ws.key}` } });
+  const listDownloads = async (id: string) => ((await (await api(`/v1/sessions/${id}/downloads`)).json()) as { items: Array<Record<string, unknown>> }).items;
+
+  it("refuses a download folder outside the session's own with a CDP error; downloads land in the session's folder and are served by the API", async () => {
     const { id, page, browser: b } = await session();
     const elsewhere = fs.mkdtempSync("/tmp/vessel-elsewhere-");
     try {
       const cdp = await b.target().createCDPSession();
-      // Answered normally (Playwright's connectOverCDP sends this while connecting), but redirected.
-      await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: elsewhere });
+      await expect(cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: elsewhere })).rejects.toThrow(
+        /Vessel\.policy: Browser\.setDownloadBehavior refused: downloads stay in the session's own folder/,
+      );
+      // The connection keeps working, and the download goes where the server says.
       await page.goto(`${publicUrl}/`);
       await page.click("#dl");
+      const [done] = await eventually(() => eventsOf(id, "download.completed"), (e) => e.length === 1);
+      expect(done).toMatchObject({ name: "report.txt", bytes: 11 });
       const folder = t.app.deps.runtime.endpoint(id)!.downloadsDir;
-      await eventually(async () => fs.readdirSync(folder), (files) => files.includes("report.txt"));
-      expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toBe("report body");
+      expect(fs.readdirSync(folder)).toEqual(["report.txt"]);
       expect(fs.readdirSync(elsewhere)).toEqual([]);
       expect(await page.evaluate(() => 1 + 1)).toBe(2);
+
+      const [listed] = await listDownloads(id);
+      expect(listed).toMatchObject({ id: done!.download_id, name: "report.txt", state: "completed", bytes: 11, available: true, reason: null });
+      const file = await api(`/v1/sessions/${id}/downloads/${String(done!.download_id)}`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get("content-type")).toBe("application/octet-stream");
+      expect(file.headers.get("content-disposition")).toBe(`attachment; filename="report.txt"; filename*=UTF-8''report.txt`);
+      expect(file.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(await file.text()).toBe("report body");
+      expect((await api(`/v1/sessions/${id}/downloads/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+      expect((await api(`/v1/sessions/${id}/downloads/..%2F..%2Fetc%2Fpasswd`)).status).toBe(404);
+
+      // The list outlives the session; the file does not.
+      await endSession(t.app.deps, id, { status: "RELEASED", reason: "CLIENT_RELEASE" });
+      expect((await listDownloads(id))[0]).toMatchObject({ state: "completed", available: false });
+      const gone = await api(`/v1/sessions/${id}/downloads/${String(done!.download_id)}`);
+      expect(gone.status).toBe(410);
+      expect(gone.headers.get("content-type")).toMatch(/problem\+json/);
+      // Another workspace sees nothing.
+      const other = await seedWorkspace(t);
+      expect((await fetch(`${t.url}/v1/sessions/${id}/downloads`, { headers: { authorization: `Bearer ${other.key}` } })).status).toBe(404);
     } finally {
       fs.rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+
+  it("gives a browser context a client creates the same download folder and cap", async () => {
+    const { id, browser: b } = await session();
+    const context = await b.createBrowserContext();
+    const page = await context.newPage();
+    await page.goto(`${publicUrl}/`);
+    await page.click("#dl");
+    const [done] = await eventually(() => eventsOf(id, "download.completed"), (e) => e.length === 1);
+    expect(done).toMatchObject({ name: "report.txt", bytes: 11 });
+    expect(fs.readdirSync(t.app.deps.runtime.endpoint(id)!.downloadsDir)).toEqual(["report.txt"]);
+    await context.close();
+  });
+
+  it("lets Playwright keep its own download handling, pointed at the session's folder", async () => {
+    const { res, body: s } = await createSession(t, ws.key, { region: "us-east1" });
+    expect(res.status).toBe(201);
+    const pw = await chromium.connectOverCDP(s.connect_url!);
+    try {
+      const page = await pw.contexts()[0]!.newPage();
+      await page.goto(`${publicUrl}/`);
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click("#dl")]);
+      expect(download.suggestedFilename()).toBe("report.txt");
+      const [done] = await eventually(() => eventsOf(s.id, "download.completed"), (e) => e.length === 1);
+      // Chromium names the file by its id (allowAndName), in the session's folder, not Playwright's.
+      expect(fs.readdirSync(t.app.deps.runtime.endpoint(s.id)!.downloadsDir)).toEqual([done!.download_id]);
+      const file = await api(`/v1/sessions/${s.id}/downloads/${String(done!.download_id)}`);
+      expect(file.headers.get("content-disposition")).toContain('filename="report.txt"');
+      expect(await file.text()).toBe("report body");
+      expect(await page.evaluate(() => 2 + 2)).toBe(4);
+    } finally {
+      await pw.close();
+    }
+  });
+
+  it("cancels a download that would pass the session's cap, and deletes what it wrote", async () => {
+    const { id, page } = await session();
+    await page.goto(`${publicUrl}/`);
+    // 16 MiB trickled over ~1 s against a 4 MiB cap (VESSEL_DOWNLOAD_MAX_BYTES above).
+    await page.evaluate(() => {
+      const a = document.createElement("a");
+      a.href = "/big";
+      a.download = "big.bin";
+      document.body.append(a);
+      a.click();
+    });
+    const [refused] = await eventually(() => eventsOf(id, "download.refused"), (e) => e.length === 1, 20_000);
+    expect(refused).toMatchObject({ name: "big.bin" });
+    expect(String(refused!.reason)).toMatch(/would pass 4194304 bytes/);
+    const folder = t.app.deps.runtime.endpoint(id)!.downloadsDir;
+    const leftover = await eventually(async () => fs.readdirSync(folder), (files) => files.length === 0);
+    expect(leftover).toEqual([]);
+    // Chromium stopped reading, and the egress hop closed the site's connection: the rest never came.
+    await eventually(async () => bigServed.aborted, (aborted) => aborted, 5_000);
+    const [listed] = await listDownloads(id);
+    expect(listed).toMatchObject({ name: "big.bin", state: "refused", available: false });
+    expect((await api(`/v1/sessions/${id}/downloads/${String(refused!.download_id)}`)).status).toBe(409);
+    // A small download still fits afterwards.
+    await page.click("#dl");
+    await eventually(() => eventsOf(id, "download.completed"), (e) => e.length === 1);
   });
 
   it("sends a session's traffic through its upstream proxy with credentials, which appear nowhere", async () => {

@@ -15,6 +15,9 @@ describe("the CDP method policy", () => {
     [{ method: "Network.loadNetworkResource", params: { url: "file:///etc/shadow", frameId: "x", options: {} } }],
     [{ method: "DOM.setFileInputFiles", params: { files: ["/etc/passwd"], nodeId: 1 } }],
     [{ method: "Extensions.loadUnpacked", params: { path: "/tmp/ext" } }],
+    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: "/etc" } }],
+    [{ method: "Page.setDownloadBehavior", params: { behavior: "allow", downloadPath: `${downloads}/../../escape` } }],
+    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow" } }],
     [{ method: "Target.createBrowserContext", params: { proxyServer: "http://10.0.0.1:3128" } }],
     [{ method: "Browser.executeBrowserCommand", params: { commandId: "openTabSearch" } }],
   ])("refuses %j", (message) => {
@@ -34,16 +37,17 @@ describe("the CDP method policy", () => {
 
 describe("download folders", () => {
   it.each([
-    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: "/etc" } }],
+    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: "/etc", eventsEnabled: true } }],
     [{ method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: `${downloads}/../../escape`, eventsEnabled: true } }],
     [{ method: "Page.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: "relative/path" } }],
-    [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow" } }],
-  ])("outside the session's own are replaced by it: %j", (message) => {
+  ])("outside the session's own with Chromium's names (Playwright) are replaced by it: %j", (message) => {
     expect(redirectedDownloads(message, downloads)).toEqual({ ...message.params, downloadPath: downloads });
+    expect(policyRefusal(message, downloads)).toBeNull();
   });
-  it("inside it, or denied, are left alone", () => {
+  it("inside it, or denied, are left alone; `allow` elsewhere is refused, not replaced", () => {
     expect(redirectedDownloads({ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: `${downloads}/x` } }, downloads)).toBeNull();
     expect(redirectedDownloads({ method: "Browser.setDownloadBehavior", params: { behavior: "deny" } }, downloads)).toBeNull();
+    expect(redirectedDownloads({ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: "/etc" } }, downloads)).toBeNull();
   });
 });
 
@@ -54,6 +58,7 @@ describe("the client→Chromium frame filter", () => {
   let relayPort: number;
   const received: string[] = [];
   const refused: string[] = [];
+  const configured: Array<string | null> = [];
 
   beforeAll(async () => {
     server = new WebSocketServer({ port: 0, host: "127.0.0.1", perMessageDeflate: false });
@@ -73,7 +78,11 @@ describe("the client→Chromium frame filter", () => {
         if (end < 0) return;
         client.off("data", onHandshake);
         upstream.write(head.subarray(0, end + 4));
-        const filter = new CdpClientFilter({ downloads, onRefused: (method, reason) => refused.push(`${method}: ${reason}`) });
+        const filter = new CdpClientFilter({
+          downloads,
+          onRefused: (method, reason) => refused.push(`${method}: ${reason}`),
+          onDownloadBehaviour: (context) => configured.push(context),
+        });
         filter.pipe(upstream);
         if (head.length > end + 4) filter.write(head.subarray(end + 4));
         client.pipe(filter);
@@ -148,5 +157,15 @@ describe("the client→Chromium frame filter", () => {
       ws.send(JSON.stringify({ id: 11, method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: "/etc", eventsEnabled: true } }));
     }, 1);
     expect(JSON.parse(echo!)).toEqual({ id: 11, method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: downloads, eventsEnabled: true } });
+  });
+
+  it("tells which browser contexts a client set a download behaviour for, and not the refused ones", async () => {
+    configured.length = 0;
+    await roundTrip((ws) => {
+      ws.send(JSON.stringify({ id: 12, method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: "/x", browserContextId: "CTX1" } }));
+      ws.send(JSON.stringify({ id: 13, method: "Browser.setDownloadBehavior", params: { behavior: "deny" } }));
+      ws.send(JSON.stringify({ id: 14, method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: "/etc", browserContextId: "CTX2" } }));
+    }, 3);
+    expect(configured).toEqual(["CTX1", null]);
   });
 });

@@ -133,6 +133,64 @@ describe("the egress proxy", () => {
     expect(connectionsTo).toEqual(before);
   });
 
+  /** A SOCKS5 client (what Chromium speaks to the listener): greeting and request in separate writes. */
+  async function socksConnect(request: Buffer, greeting = Buffer.from([5, 1, 0])): Promise<{ replies: Buffer; socket: net.Socket }> {
+    const socket = net.connect({ host: "127.0.0.1", port: proxy.port });
+    await new Promise((r) => socket.once("connect", r));
+    let replies = Buffer.alloc(0);
+    const wanted = greeting.includes(0) ? 12 : 2;
+    let sent = false;
+    const done = new Promise<void>((resolve) => {
+      socket.on("data", (c: Buffer) => {
+        replies = Buffer.concat([replies, c]);
+        if (replies.length === 2 && !greeting.includes(0)) resolve();
+        if (!sent && replies.length >= 2 && replies[1] === 0) {
+          sent = true;
+          socket.write(request);
+        }
+        if (replies.length >= wanted) resolve();
+      });
+      socket.on("close", () => resolve());
+    });
+    socket.write(greeting);
+    await done;
+    socket.removeAllListeners("data");
+    return { replies, socket };
+  }
+  const socksDomain = (host: string, port: number) =>
+    Buffer.concat([Buffer.from([5, 1, 0, 3, host.length]), Buffer.from(host, "latin1"), Buffer.from([port >> 8, port & 255])]);
+  const socksIPv4 = (ip: string, port: number) => Buffer.from([5, 1, 0, 1, ...ip.split(".").map(Number), port >> 8, port & 255]);
+
+  it("tunnels SOCKS5 to an allowed address, and refuses the rest with 'not allowed' as a CONNECT would", async () => {
+    const ok = await socksConnect(socksIPv4("127.0.0.2", allowedPort));
+    expect([...ok.replies]).toEqual([5, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    ok.socket.write(`GET /socks HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n`);
+    const body = await new Promise<string>((resolve) => {
+      let text = "";
+      ok.socket.on("data", (c) => (text += c.toString()));
+      ok.socket.on("close", () => resolve(text));
+    });
+    expect(body).toContain("allowed GET /socks host=example.test");
+
+    const before = { ...connectionsTo };
+    for (const request of [socksIPv4("127.0.0.1", ownPort), socksDomain("rebind.test", ownPort), socksIPv4("169.254.169.254", 80)]) {
+      const { replies, socket } = await socksConnect(request);
+      socket.destroy();
+      expect(replies[3]).toBe(2); // connection not allowed by ruleset
+    }
+    expect(connectionsTo).toEqual(before);
+    expect(refusals.map((r) => r.refusal.reason)).toEqual(["blocked-address", "blocked-address", "blocked-address"]);
+  });
+
+  it("refuses SOCKS5 commands other than CONNECT and clients that insist on authentication", async () => {
+    const bind = await socksConnect(Buffer.from([5, 2, 0, 1, 127, 0, 0, 2, 0, 80]));
+    expect(bind.replies[3]).toBe(7); // command not supported
+    bind.socket.destroy();
+    const auth = await socksConnect(Buffer.alloc(0), Buffer.from([5, 1, 2]));
+    expect([...auth.replies]).toEqual([5, 0xff]);
+    auth.socket.destroy();
+  });
+
   it("connects to the allowed address of a name that resolves to several", async () => {
     const before = connectionsTo.own;
     const { status, socket } = await connectThrough(proxy.port, `mixed.test:${allowedPort}`);

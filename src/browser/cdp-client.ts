@@ -2,9 +2,9 @@ import WebSocket from "ws";
 
 /**
  * A small CDP client over one WebSocket to a browser's own endpoint (loopback, never the /cdp
- * proxy), with flattened target sessions. Profiles use it to read and seed a session's state: the
- * service acting on its own browser, invisible to the session's CDP clients (no target of its own
- * outlives a call, and the proxy's client counts never see it).
+ * proxy), with flattened target sessions (`sessionId` on each message). It is the service acting
+ * on its own browser (warm-up, profiles, the live view, the download guard), invisible to the
+ * session's CDP clients: the proxy's client counts never see it.
  */
 
 interface Incoming {
@@ -18,7 +18,7 @@ interface Incoming {
 
 export type CdpHandler = (params: any, sessionId: string | undefined) => void;
 
-/** A healthy browser answers any command we send within this; a hung one must not hang a request. */
+/** A healthy browser answers any command we send within this; a hung one must not hang a request or a viewer. */
 const COMMAND_TIMEOUT_MS = 10_000;
 
 export class CdpError extends Error {
@@ -28,7 +28,7 @@ export class CdpError extends Error {
   }
 }
 
-export class ProfileCdp {
+export class CdpClient {
   #nextId = 1;
   readonly #pending = new Map<number, { method: string; resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   readonly #handlers = new Map<string, Set<CdpHandler>>();
@@ -77,13 +77,14 @@ export class ProfileCdp {
     });
   }
 
-  static connect(endpoint: string, timeoutMs = 5_000): Promise<ProfileCdp> {
+  static connect(endpoint: string, timeoutMs = 5_000): Promise<CdpClient> {
     return new Promise((resolve, reject) => {
-      // Profiles can be megabytes in one evaluate; loopback makes compression pointless.
+      // Profiles can be megabytes in one evaluate and screencast frames are JPEG already;
+      // loopback makes compression pointless.
       const ws = new WebSocket(endpoint, { handshakeTimeout: timeoutMs, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
       ws.once("open", () => {
         ws.removeListener("error", reject);
-        resolve(new ProfileCdp(ws));
+        resolve(new CdpClient(ws));
       });
       ws.once("error", reject);
     });
@@ -104,6 +105,11 @@ export class ProfileCdp {
       this.#pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer });
       this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
     });
+  }
+
+  /** Fire and forget (acks, input): a failure only means the target went away, which events report. */
+  post(method: string, params: object = {}, sessionId?: string): void {
+    this.send(method, params, sessionId).catch(() => {});
   }
 
   on(method: string, handler: CdpHandler): () => void {

@@ -1,0 +1,441 @@
+// The client half of bench/sessions-policy.ts, forked by it: the fixture site (plain HTTP and, with
+// openssl, HTTPS), the raw CDP clients and the REST calls run here, so the load does not share the
+// Vessel servers' event loop. Driven over the IPC channel; never run on its own.
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import WebSocket from "ws";
+
+export type Scheme = "http" | "https";
+
+export interface PolicyOps {
+  /** Starts the fixture site; the page's URL per scheme (https only when openssl is there). */
+  init: { args: { host: string }; result: { urls: Partial<Record<Scheme, string>>; bytes: number; resources: number; httpsSkipped?: string } };
+  createSession: { args: { baseUrl: string; key: string }; result: { id: string; connectUrl: string } };
+  releaseSession: { args: { baseUrl: string; key: string; id: string }; result: null };
+  /**
+   * A raw CDP client on a session's connect_url, attached (flat) to its first page, with Page and
+   * Network enabled, the cache disabled and certificate errors ignored (the HTTPS fixture is self-signed).
+   */
+  cdpOpen: { args: { name: string; url: string }; result: null };
+  /** n sequential Runtime.evaluate("1+1"); each round trip in ms. */
+  cdpSeq: { args: { name: string; n: number }; result: number[] };
+  /** n Runtime.evaluate("1+1") sent at once; ms until the last answer. */
+  cdpPipe: { args: { name: string; n: number }; result: number };
+  /**
+   * n loads of the fixture page (Page.navigate → Page.loadEventFired), each checked: every resource
+   * finished, none failed. Each load's time in ms.
+   */
+  pageLoads: { args: { name: string; scheme: Scheme; n: number }; result: number[] };
+  /**
+   * Without a browser: the whole fixture site fetched n times with a kept-alive Node client, straight
+   * or through an HTTP proxy (an egress listener); each site fetch (7 sequential requests) in ms.
+   */
+  fetchSite: { args: { proxyPort?: number; n: number }; result: number[] };
+  cdpClose: { args: { name?: string }; result: null };
+  shutdown: { args: Record<string, never>; result: null };
+}
+export type PolicyOpName = keyof PolicyOps;
+export interface PolicyRequestMsg {
+  id: number;
+  op: PolicyOpName;
+  args: unknown;
+}
+export type PolicyReplyMsg = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
+
+// ---------------------------------------------------------------------------------------------
+// The fixture site: an HTML page with a stylesheet, two scripts and three images, about 400 KB,
+// generated deterministically (not compressible to nothing, served without compression).
+
+/** Deterministic pseudo-random bytes (xorshift32), so every run serves the same site. */
+function noise(n: number, seed: number): Buffer {
+  const out = Buffer.allocUnsafe(n);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+const crcTable = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function chunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+/** A valid RGB PNG of noise (so it stays about w×h×3 bytes), which the page decodes and draws. */
+function png(w: number, h: number, seed: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const pixels = noise(h * (w * 3 + 1), seed);
+  for (let y = 0; y < h; y++) pixels[y * (w * 3 + 1)] = 0; // filter: none
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", zlib.deflateSync(pixels, { level: 1 })),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+const words = (n: number, seed: number) => {
+  const b = noise(n, seed);
+  let s = "";
+  for (let i = 0; i < n; i++) s += i % 7 === 6 ? " " : String.fromCharCode(97 + (b[i]! % 26));
+  return s;
+};
+
+function buildSite(): Map<string, { type: string; body: Buffer }> {
+  const css = Array.from({ length: 900 }, (_, i) => `.c${i} { margin: ${i % 13}px; padding: ${i % 7}px ${i % 5}px; color: #${(i * 2654435761 >>> 8).toString(16).padStart(6, "0").slice(0, 6)}; }\n`).join("");
+  const js = (name: string, n: number, seed: number) =>
+    `// ${name}\nconst ${name}Table = ${JSON.stringify(words(n, seed).split(" "))};\n` +
+    `window.${name}Ready = ${name}Table.length;\n`;
+  const paragraphs = Array.from({ length: 60 }, (_, i) => `<p class="c${i}">${words(400, 1000 + i)}</p>`).join("\n");
+  const html =
+    `<!doctype html><html><head><meta charset="utf-8"><title>bench site</title>` +
+    `<link rel="stylesheet" href="/style.css"><script src="/vendor.js"></script></head><body>` +
+    `<h1>bench site</h1><img src="/a.png" width="160" height="120"><img src="/b.png" width="160" height="120"><img src="/c.png" width="160" height="120">` +
+    `${paragraphs}<script src="/app.js"></script></body></html>`;
+  return new Map([
+    ["/", { type: "text/html; charset=utf-8", body: Buffer.from(html) }],
+    ["/style.css", { type: "text/css", body: Buffer.from(css) }],
+    ["/vendor.js", { type: "text/javascript", body: Buffer.from(js("vendor", 90_000, 7)) }],
+    ["/app.js", { type: "text/javascript", body: Buffer.from(js("app", 30_000, 11)) }],
+    ["/a.png", { type: "image/png", body: png(160, 120, 21) }],
+    ["/b.png", { type: "image/png", body: png(160, 120, 22) }],
+    ["/c.png", { type: "image/png", body: png(160, 120, 23) }],
+  ]);
+}
+
+const site = buildSite();
+const siteBytes = [...site.values()].reduce((n, r) => n + r.body.length, 0);
+
+function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const resource = site.get(new URL(req.url ?? "/", "http://x").pathname);
+  if (!resource) {
+    res.writeHead(404, { "content-length": 0, "cache-control": "no-store" }).end();
+    return;
+  }
+  res.writeHead(200, { "content-type": resource.type, "content-length": resource.body.length, "cache-control": "no-store" });
+  res.end(req.method === "HEAD" ? undefined : resource.body);
+}
+
+/** A throw-away self-signed certificate for the HTTPS fixture, or why there is none. */
+function selfSigned(dir: string, host: string): { key: Buffer; cert: Buffer } | string {
+  try {
+    const san = /^[\d.]+$/.test(host) ? `IP:${host}` : `DNS:${host}`;
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+      "-subj", "/CN=vessel-bench", "-addext", `subjectAltName=${san}`,
+      "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
+    ], { stdio: "ignore" });
+    return { key: fs.readFileSync(path.join(dir, "key.pem")), cert: fs.readFileSync(path.join(dir, "cert.pem")) };
+  } catch (err) {
+    return `no HTTPS fixture (openssl failed: ${err instanceof Error ? err.message : String(err)})`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw CDP
+
+type Event = { method: string; params: Record<string, unknown>; sessionId?: string };
+
+class Cdp {
+  #next = 1;
+  readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  sessionId = "";
+  onEvent: ((e: Event) => void) | undefined;
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on("message", (data) => {
+      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } } & Partial<Event>;
+      if (msg.id === undefined) {
+        if (msg.method) this.onEvent?.(msg as Event);
+        return;
+      }
+      const waiter = this.#pending.get(msg.id);
+      if (!waiter) return;
+      this.#pending.delete(msg.id);
+      if (msg.error) waiter.reject(new Error(`CDP error: ${msg.error.message}`));
+      else waiter.resolve(msg.result);
+    });
+    ws.on("close", () => {
+      for (const w of this.#pending.values()) w.reject(new Error("CDP socket closed"));
+      this.#pending.clear();
+    });
+  }
+
+  static open(url: string): Promise<Cdp> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
+      ws.once("open", () => resolve(new Cdp(ws)));
+      ws.once("error", reject);
+      ws.once("unexpected-response", (_req, res) => reject(new Error(`CDP upgrade refused: HTTP ${res.statusCode}`)));
+    });
+  }
+
+  send<T = unknown>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
+    const id = this.#next++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.ws.once("close", () => resolve());
+      this.ws.close();
+      setTimeout(() => {
+        this.ws.terminate();
+        resolve();
+      }, 2_000).unref();
+    });
+  }
+}
+
+async function api(method: string, url: string, key: string, expect: number, body?: unknown): Promise<unknown> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method === "POST") headers["idempotency-key"] = randomUUID();
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${method} ${url} answered ${res.status} (expected ${expect}): ${text.slice(0, 500)}`);
+  return text ? (JSON.parse(text) as unknown) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-bench-policy-"));
+const servers: http.Server[] = [];
+const urls: Partial<Record<Scheme, string>> = {};
+const clients = new Map<string, Cdp>();
+const client = (name: string) => {
+  const cdp = clients.get(name);
+  if (!cdp) throw new Error(`no CDP client ${name}`);
+  return cdp;
+};
+
+async function listen(server: http.Server, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, resolve);
+  });
+  servers.push(server);
+  return (server.address() as AddressInfo).port;
+}
+
+/** One load: navigate, wait for the load event, and check what the network did. */
+async function loadOnce(cdp: Cdp, url: string): Promise<number> {
+  const requests = new Set<string>();
+  let finished = 0;
+  const failed: string[] = [];
+  let loaded!: () => void;
+  const loadFired = new Promise<void>((resolve) => (loaded = resolve));
+  cdp.onEvent = (e) => {
+    if (e.sessionId !== cdp.sessionId) return;
+    if (e.method === "Network.requestWillBeSent") requests.add(e.params.requestId as string);
+    else if (e.method === "Network.loadingFinished" && requests.has(e.params.requestId as string)) finished++;
+    else if (e.method === "Network.loadingFailed") failed.push(String(e.params.errorText));
+    else if (e.method === "Page.loadEventFired") loaded();
+  };
+  const start = performance.now();
+  const nav = await cdp.send<{ errorText?: string }>("Page.navigate", { url }, cdp.sessionId);
+  if (nav.errorText) throw new Error(`navigate ${url}: ${nav.errorText}`);
+  await Promise.race([
+    loadFired,
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`no load event for ${url} within 30 s`)), 30_000).unref()),
+  ]);
+  const ms = performance.now() - start;
+  cdp.onEvent = undefined;
+  if (failed.length > 0) throw new Error(`loading ${url}: ${failed.length} requests failed (${failed.slice(0, 3).join(", ")})`);
+  // The load event waits for every subresource, but loadingFinished may trail it by a message.
+  if (finished < site.size) {
+    const deadline = Date.now() + 2_000;
+    cdp.onEvent = (e) => {
+      if (e.sessionId === cdp.sessionId && e.method === "Network.loadingFinished" && requests.has(e.params.requestId as string)) finished++;
+    };
+    while (finished < site.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    cdp.onEvent = undefined;
+    if (finished < site.size) throw new Error(`loading ${url}: ${finished} of ${site.size} resources finished`);
+  }
+  return ms;
+}
+
+let loadCounter = 0;
+
+const handlers: { [K in PolicyOpName]: (args: PolicyOps[K]["args"]) => Promise<PolicyOps[K]["result"]> } = {
+  async init({ host }) {
+    const hostInUrl = host.includes(":") ? `[${host}]` : host;
+    urls.http = `http://${hostInUrl}:${await listen(http.createServer(serve), host)}/`;
+    const tls = selfSigned(dataRoot, host);
+    if (typeof tls !== "string") urls.https = `https://${hostInUrl}:${await listen(https.createServer(tls, serve), host)}/`;
+    return { urls, bytes: siteBytes, resources: site.size, ...(typeof tls === "string" ? { httpsSkipped: tls } : {}) };
+  },
+
+  async createSession({ baseUrl, key }) {
+    const s = (await api("POST", `${baseUrl}/v1/sessions`, key, 201, { region: "us-east1" })) as { id: string; status: string; connect_url: string | null };
+    if (s.status !== "RUNNING" || !s.connect_url) throw new Error(`session ${s.id} is ${s.status} without connect_url`);
+    return { id: s.id, connectUrl: s.connect_url };
+  },
+
+  async releaseSession({ baseUrl, key, id }) {
+    await api("PATCH", `${baseUrl}/v1/sessions/${id}`, key, 204, { status: "REQUEST_RELEASE" });
+    return null;
+  },
+
+  async cdpOpen({ name, url }) {
+    if (clients.has(name)) throw new Error(`CDP client ${name} is already open`);
+    const cdp = await Cdp.open(url);
+    clients.set(name, cdp);
+    // Self-signed HTTPS fixture: accepted by both sides alike (a browser-wide setting).
+    await cdp.send("Security.setIgnoreCertificateErrors", { ignore: true });
+    const { targetInfos } = await cdp.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets");
+    let targetId = targetInfos.find((t) => t.type === "page")?.targetId;
+    targetId ??= (await cdp.send<{ targetId: string }>("Target.createTarget", { url: "about:blank" })).targetId;
+    cdp.sessionId = (await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true })).sessionId;
+    await cdp.send("Page.enable", {}, cdp.sessionId);
+    await cdp.send("Network.enable", {}, cdp.sessionId);
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true }, cdp.sessionId);
+    const check = await cdp.send<{ result: { value: unknown } }>("Runtime.evaluate", { expression: "1+1" }, cdp.sessionId);
+    if (check.result.value !== 2) throw new Error(`Runtime.evaluate("1+1") gave ${JSON.stringify(check.result)}`);
+    return null;
+  },
+
+  async cdpSeq({ name, n }) {
+    const cdp = client(name);
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await cdp.send("Runtime.evaluate", { expression: "1+1" }, cdp.sessionId);
+      out.push(performance.now() - t);
+    }
+    return out;
+  },
+
+  async cdpPipe({ name, n }) {
+    const cdp = client(name);
+    const t = performance.now();
+    const all: Promise<unknown>[] = [];
+    for (let i = 0; i < n; i++) all.push(cdp.send("Runtime.evaluate", { expression: "1+1" }, cdp.sessionId));
+    await Promise.all(all);
+    return performance.now() - t;
+  },
+
+  async pageLoads({ name, scheme, n }) {
+    const cdp = client(name);
+    const base = urls[scheme];
+    if (!base) throw new Error(`no ${scheme} fixture`);
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push(await loadOnce(cdp, `${base}?load=${loadCounter++}`));
+    // The last load checked once more in the page itself: scripts ran, images decoded.
+    const probe = await cdp.send<{ result: { value: unknown } }>(
+      "Runtime.evaluate",
+      { expression: "[window.vendorReady > 0, window.appReady > 0, [...document.images].every((i) => i.complete && i.naturalWidth === 160)].join()" },
+      cdp.sessionId,
+    );
+    if (probe.result.value !== "true,true,true") throw new Error(`the ${scheme} page did not load fully: ${JSON.stringify(probe.result)}`);
+    return out;
+  },
+
+  async fetchSite({ proxyPort, n }) {
+    const base = urls.http;
+    if (!base) throw new Error("no http fixture");
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const target = new URL(base);
+    const get = (pathname: string) =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.request(
+          proxyPort === undefined
+            ? { host: target.hostname, port: target.port, path: pathname, agent }
+            : { host: "127.0.0.1", port: proxyPort, path: new URL(pathname, base).href, headers: { host: target.host }, agent },
+          (res) => {
+            if (res.statusCode !== 200) reject(new Error(`GET ${pathname}: HTTP ${res.statusCode}`));
+            res.resume();
+            res.once("end", resolve);
+            res.once("error", reject);
+          },
+        );
+        req.once("error", reject);
+        req.end();
+      });
+    const out: number[] = [];
+    try {
+      for (let i = 0; i < n; i++) {
+        const t = performance.now();
+        for (const pathname of site.keys()) await get(pathname);
+        out.push(performance.now() - t);
+      }
+    } finally {
+      agent.destroy();
+    }
+    return out;
+  },
+
+  async cdpClose({ name }) {
+    const names = name === undefined ? [...clients.keys()] : [name];
+    await Promise.all(names.map(async (n) => {
+      await clients.get(n)?.close();
+      clients.delete(n);
+    }));
+    return null;
+  },
+
+  async shutdown() {
+    await cleanup();
+    return null;
+  },
+};
+
+async function cleanup(): Promise<void> {
+  await Promise.allSettled([...clients.values()].map((c) => c.close()));
+  clients.clear();
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+  servers.length = 0;
+  fs.rmSync(dataRoot, { recursive: true, force: true });
+}
+
+if (!process.send) throw new Error("bench/sessions-policy-client.ts is forked by bench/sessions-policy.ts; run that instead");
+process.on("message", (msg: PolicyRequestMsg) => {
+  const handler = handlers[msg.op] as (args: unknown) => Promise<unknown>;
+  handler(msg.args).then(
+    (result) => process.send!({ id: msg.id, ok: true, result } satisfies PolicyReplyMsg),
+    (err: unknown) => process.send!({ id: msg.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies PolicyReplyMsg),
+  );
+});
+process.once("disconnect", () => {
+  void cleanup().finally(() => process.exit(0));
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void cleanup().finally(() => process.exit(1));
+  });
+}

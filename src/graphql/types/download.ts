@@ -1,0 +1,35 @@
+import { getDownload, listDownloads, type DownloadDto } from "../../services/downloads.ts";
+import { audited } from "../audited.ts";
+import { builder } from "../builder.ts";
+
+const DownloadRef = builder.objectRef<DownloadDto>("Download").implement({
+  description: "A file a session's page downloaded. The bytes come from REST: GET /v1/sessions/{id}/downloads/{downloadId}.",
+  fields: (t) => ({
+    id: t.exposeString("id", { description: "Chromium's id for the download (a UUID)." }),
+    name: t.exposeString("name", { description: "The file name the site suggested." }),
+    state: t.exposeString("state", { description: "in_progress, completed, canceled or refused." }),
+    bytes: t.exposeInt("bytes"),
+    reason: t.exposeString("reason", { nullable: true, description: "Why it was refused." }),
+    startedAt: t.field({ type: "DateTime", resolve: (d) => new Date(d.started_at) }),
+    endedAt: t.field({ type: "DateTime", nullable: true, resolve: (d) => (d.ended_at ? new Date(d.ended_at) : null) }),
+    available: t.exposeBoolean("available", { description: "Whether the file can be fetched now (completed, session running)." }),
+  }),
+});
+
+builder.queryField("sessionDownloads", (t) =>
+  t.field({
+    type: [DownloadRef],
+    description: "A session's downloads, oldest first.",
+    args: { sessionId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => audited(ctx, "sessionDownloads", (svc) => listDownloads(svc, args.sessionId)),
+  }),
+);
+
+builder.queryField("sessionDownload", (t) =>
+  t.field({
+    type: DownloadRef,
+    description: "One download of a session.",
+    args: { sessionId: t.arg.string({ required: true }), downloadId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => audited(ctx, "sessionDownload", (svc) => getDownload(svc, args.sessionId, args.downloadId)),
+  }),
+);

@@ -1,0 +1,179 @@
+// The one-statement writes of a session's start and end (src/services/session-start.ts), its
+// audit entry as a part of them (audit.ts auditInsertSql), and the event recorder's raw inserts:
+// the same SQL runs on PGlite and on PostgreSQL, and writes what the transactions it replaced wrote.
+import { ulid } from "ulid";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { Prisma, type Session } from "../../src/generated/prisma/client.ts";
+import { createLogger } from "../../src/logger.ts";
+import { memoryPubSub } from "../../src/pubsub.ts";
+import { auditInsertSql, writeAuditInTx, type AuditRecord } from "../../src/services/audit.ts";
+import { EventRecorder, newEvent } from "../../src/services/session-events.ts";
+import { endSessionStatement, insertStartedSession, releaseSessionStatement } from "../../src/services/session-start.ts";
+import { createTestDatabase, describeEachBackend } from "../support/db.ts";
+import type { TestDatabase } from "../support/db.ts";
+
+describeEachBackend("session statements", (backend) => {
+  let t: TestDatabase;
+  let workspaceId: string;
+  const otherWorkspaceId = `ws_${ulid()}`;
+
+  beforeAll(async () => {
+    t = await createTestDatabase(backend);
+    workspaceId = `ws_${ulid()}`;
+    await t.db.prisma.workspace.create({ data: { id: workspaceId, slug: `s-${ulid().toLowerCase()}`, name: "statements" } });
+    await t.db.prisma.workspace.create({ data: { id: otherWorkspaceId, slug: `o-${ulid().toLowerCase()}`, name: "other" } });
+  });
+  afterAll(async () => {
+    await t?.dispose();
+  });
+
+  const prisma = () => t.db.prisma;
+
+  function record(over: Partial<AuditRecord> = {}): AuditRecord {
+    return {
+      workspaceId, keyPrefix: "vs_01J0000000000000000000000A", actorUserId: null, action: "session.create",
+      target: null, httpStatus: 201, requestId: `req-${ulid()}`, ip: "127.0.0.1", at: new Date("2030-01-02T03:04:05.678Z"), ...over,
+    };
+  }
+
+  function session(over: Partial<Session> = {}): Session {
+    const now = new Date("2030-01-02T03:04:05.678Z");
+    return {
+      id: `ses_${ulid()}`, workspaceId, status: "RUNNING", region: "us-east1", endReason: null, nodeId: null, apiKeyId: null,
+      endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 1800, idleTimeoutSeconds: 300,
+      liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, createdAt: now, startedAt: now,
+      expiresAt: new Date(now.getTime() + 1_800_000), lastActivityAt: null, endedAt: null, ...over,
+    };
+  }
+
+  async function start(s: Session, audit: Prisma.Sql | null = null): Promise<void> {
+    await prisma().$executeRaw(insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), Prisma.sql`SELECT 1`, audit));
+  }
+
+  const entriesFor = (target: string) => prisma().auditEntry.findMany({ where: { target }, orderBy: { id: "asc" } });
+  const eventsOf = (sessionId: string) => prisma().sessionEvent.findMany({ where: { sessionId }, orderBy: { id: "asc" } });
+  const strip = <T extends { id: string }>({ id: _id, ...rest }: T) => rest;
+
+  test("an audit entry written inside a statement is the row writeAuditInTx writes, with or without a condition", async () => {
+    const target = `ses_${ulid()}`;
+    const r = record({ target });
+    await writeAuditInTx(prisma(), r);
+    await prisma().$executeRaw(auditInsertSql(r));
+    await prisma().$executeRaw(auditInsertSql(r, Prisma.sql`TRUE`));
+    await prisma().$executeRaw(auditInsertSql(r, Prisma.sql`FALSE`));
+    await prisma().$executeRaw(auditInsertSql(record({ target, workspaceId: null, keyPrefix: "vs_X.secret", requestId: null, ip: null })));
+    const rows = await entriesFor(target);
+    expect(rows).toHaveLength(4);
+    expect(rows.slice(1, 3).map(strip)).toEqual([strip(rows[0]!), strip(rows[0]!)]);
+    expect(rows[0]).toMatchObject({ workspaceId, action: "session.create", httpStatus: 201, ip: "127.0.0.1", createdAt: r.at });
+    // The secret after the dot is never stored; nulls stay nulls.
+    expect(rows[3]).toMatchObject({ workspaceId: null, keyPrefix: "vs_X", requestId: null, ip: null });
+  });
+
+  test("a start writes the row, its first event and its audit entry in one statement", async () => {
+    const s = session();
+    await start(s, auditInsertSql(record({ target: s.id })));
+    expect(await prisma().session.findUnique({ where: { id: s.id } })).toEqual(s);
+    expect((await eventsOf(s.id)).map((e) => e.type)).toEqual(["session.running"]);
+    expect(await entriesFor(s.id)).toMatchObject([{ action: "session.create", httpStatus: 201, target: s.id, workspaceId }]);
+    // Without an entry (no principal) the rest is written all the same.
+    const quiet = session();
+    await start(quiet);
+    expect(await prisma().session.findUnique({ where: { id: quiet.id } })).toEqual(quiet);
+    expect(await entriesFor(quiet.id)).toEqual([]);
+  });
+
+  test("a failing part writes nothing: the session, its event and the entry go together", async () => {
+    const s = session();
+    await start(s);
+    const again = { ...s, workspaceId };
+    await expect(start(again, auditInsertSql(record({ target: `${s.id}-dup` })))).rejects.toThrow();
+    expect(await entriesFor(`${s.id}-dup`)).toEqual([]);
+    expect(await eventsOf(s.id)).toHaveLength(1);
+  });
+
+  test("an end changes a live session once, with its event; its audit entry is written either way", async () => {
+    const s = session();
+    await start(s);
+    const endedAt = new Date("2030-01-02T03:05:00.123Z");
+    const end = { id: s.id, status: "TIMED_OUT", reason: "IDLE_TIMEOUT", endedAt, endedById: null } as const;
+    const first = await prisma().$queryRaw<Array<{ workspace_id: string }>>(
+      endSessionStatement(end, newEvent(s.id, "session.timed_out", { reason: "idle_timeout" }, endedAt), auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 }))),
+    );
+    expect(first).toEqual([{ workspace_id: workspaceId }]);
+    expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "TIMED_OUT", endReason: "IDLE_TIMEOUT", endedAt, endedById: null });
+    const second = await prisma().$queryRaw<unknown[]>(
+      endSessionStatement({ ...end, status: "FAILED", reason: "BROWSER_CRASH" }, newEvent(s.id, "session.failed", {}, endedAt), auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 }))),
+    );
+    expect(second).toEqual([]);
+    expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "TIMED_OUT", endReason: "IDLE_TIMEOUT" });
+    const events = await eventsOf(s.id);
+    expect(events.map((e) => [e.type, e.data])).toEqual([["session.running", {}], ["session.timed_out", { reason: "idle_timeout" }]]);
+    expect(events[1]!.createdAt).toEqual(endedAt);
+    expect(await entriesFor(s.id)).toHaveLength(2);
+    // Without an entry: a runtime end (no caller).
+    const quiet = session();
+    await start(quiet);
+    await prisma().$queryRaw(endSessionStatement({ ...end, id: quiet.id }, newEvent(quiet.id, "session.timed_out", {}, endedAt), null));
+    expect(await prisma().session.findUnique({ where: { id: quiet.id } })).toMatchObject({ status: "TIMED_OUT" });
+    expect(await entriesFor(quiet.id)).toEqual([]);
+  });
+
+  test("a release reads and ends in one statement: only a live session of the workspace that saves nothing", async () => {
+    type Row = { status: string; saves: boolean; ended: boolean };
+    const endedAt = new Date("2030-01-02T03:06:00.000Z");
+    const release = (id: string, ws: string) =>
+      prisma().$queryRaw<Row[]>(
+        releaseSessionStatement(
+          { id, workspaceId: ws, endedAt },
+          newEvent(id, "session.released", { reason: "client_release" }, endedAt),
+          (when) => auditInsertSql(record({ target: id, action: "session.release", httpStatus: 204 }), when),
+        ),
+      );
+    const s = session();
+    await start(s);
+    // Another workspace's session: no row, nothing changed, no entry.
+    expect(await release(s.id, otherWorkspaceId)).toEqual([]);
+    expect(await release(`ses_${ulid()}`, workspaceId)).toEqual([]);
+    expect(await entriesFor(s.id)).toEqual([]);
+
+    expect(await release(s.id, workspaceId)).toEqual([{ status: "RUNNING", saves: false, ended: true }]);
+    expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "RELEASED", endReason: "CLIENT_RELEASE", endedAt, endedById: null });
+    expect((await eventsOf(s.id)).map((e) => [e.type, e.data])).toEqual([["session.running", {}], ["session.released", { reason: "client_release" }]]);
+    expect(await entriesFor(s.id)).toMatchObject([{ action: "session.release", httpStatus: 204, workspaceId }]);
+
+    // Ended already: answered as read, nothing written (the transport audits the call).
+    expect(await release(s.id, workspaceId)).toEqual([{ status: "RELEASED", saves: false, ended: false }]);
+    expect(await eventsOf(s.id)).toHaveLength(2);
+    expect(await entriesFor(s.id)).toHaveLength(1);
+
+    // Saves its profile on release: left running for the caller to save first.
+    const saving = session({ saveProfileOnRelease: true });
+    await start(saving);
+    expect(await release(saving.id, workspaceId)).toEqual([{ status: "RUNNING", saves: true, ended: false }]);
+    expect(await prisma().session.findUnique({ where: { id: saving.id } })).toMatchObject({ status: "RUNNING", endedAt: null });
+    expect(await eventsOf(saving.id)).toHaveLength(1);
+    expect(await entriesFor(saving.id)).toEqual([]);
+  });
+
+  test("the recorder writes and publishes a session's events in the order they happened", async () => {
+    const s = session();
+    await start(s);
+    const pubsub = memoryPubSub();
+    const heard: string[] = [];
+    const unsubscribe = pubsub.subscribe(`session-events:${s.id}`, (message) => void heard.push((JSON.parse(message) as { type: string }).type));
+    const recorder = new EventRecorder({ db: t.db, now: () => new Date(), log: createLogger("silent"), pubsub });
+    const types = ["cdp.connected", "cdp.disconnected", "cdp.connected", "cdp.refused", "cdp.disconnected"] as const;
+    const written = await Promise.all(types.map((type, i) => recorder.record(s.id, type, { clients: i })));
+    await recorder.flush();
+    unsubscribe();
+    expect(written.map((e) => e?.type)).toEqual(types);
+    expect(heard).toEqual(types);
+    const rows = (await eventsOf(s.id)).slice(1);
+    expect(rows.map((e) => [e.type, e.data])).toEqual(types.map((type, i) => [type, { clients: i }]));
+    expect(rows.map((e) => e.id)).toEqual(written.map((e) => e!.id));
+    // An event for a session that does not exist is logged and answered null, and the chain goes on.
+    expect(await recorder.record(`ses_${ulid()}`, "cdp.connected")).toBeNull();
+    expect(await recorder.record(s.id, "cdp.connected", { clients: 9 })).toMatchObject({ type: "cdp.connected", data: { clients: 9 } });
+  });
+});
