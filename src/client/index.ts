@@ -209,6 +209,18 @@ export class Sessions {
     );
   }
 
+  /** The files the session's pages downloaded (the list outlives the session; the files do not). */
+  async downloads(id: string) {
+    return (await this.vessel.call(() => this.vessel.api.GET("/v1/sessions/{id}/downloads", { params: { path: { id } } }))).items;
+  }
+
+  /** A finished download's bytes, while the session runs. */
+  download(id: string, downloadId: string): Promise<ArrayBuffer> {
+    return this.vessel.call(() =>
+      this.vessel.api.GET("/v1/sessions/{id}/downloads/{download_id}", { params: { path: { id, download_id: downloadId } }, parseAs: "arrayBuffer" }),
+    );
+  }
+
   /**
    * Resolves with the first `live_view.done` event (a person clicked Done in the live view), waiting
    * at most `timeoutSeconds` by long polling (no tight loop). Rejects with TimeoutError naming the

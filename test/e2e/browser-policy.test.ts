@@ -5,6 +5,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Vessel } from "../../src/client/index.ts";
 import { createLogger } from "../../src/logger.ts";
 import { endSession } from "../../src/services/sessions.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
@@ -160,6 +161,10 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
       expect(file.headers.get("content-disposition")).toBe(`attachment; filename="report.txt"; filename*=UTF-8''report.txt`);
       expect(file.headers.get("x-content-type-options")).toBe("nosniff");
       expect(await file.text()).toBe("report body");
+      // The same through the client library.
+      const vessel = new Vessel({ apiKey: ws.key, baseUrl: t.url });
+      expect((await vessel.sessions.downloads(id)).map((d) => d.name)).toEqual(["report.txt"]);
+      expect(Buffer.from(await vessel.sessions.download(id, String(done!.download_id))).toString()).toBe("report body");
       expect((await api(`/v1/sessions/${id}/downloads/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
       expect((await api(`/v1/sessions/${id}/downloads/..%2F..%2Fetc%2Fpasswd`)).status).toBe(404);
 

@@ -70,6 +70,23 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
       const tab = await viaB.newPage();
       await tab.goto(page.url);
       expect(await tab.$eval("#greeting", (el) => el.textContent)).toBe("hello from loopback");
+      // A file the page downloads on A is listed and served through B (relayed to A, where it is).
+      await tab.evaluate(() => {
+        const link = document.createElement("a");
+        link.href = URL.createObjectURL(new Blob(["made on node A"]));
+        link.download = "note.txt";
+        document.body.append(link);
+        link.click();
+      });
+      type Listed = { items: Array<{ id: string; name: string; state: string }> };
+      const listed = await eventually(
+        async () => ((await (await fetch(`${b.url}/v1/sessions/${body.id}/downloads`, { headers: bearer(ws.key) })).json()) as Listed).items,
+        (items) => items[0]?.state === "completed",
+      );
+      expect(listed[0]!.name).toBe("note.txt");
+      const file = await fetch(`${b.url}/v1/sessions/${body.id}/downloads/${listed[0]!.id}`, { headers: bearer(ws.key) });
+      expect(file.headers.get("content-disposition")).toContain('filename="note.txt"');
+      expect(await file.text()).toBe("made on node A");
       await viaB.disconnect();
       // Discovery through B answers with A's browser, addressed through the public URL.
       const version = (await (await fetch(cluster.direct(1, body.connect_url!.replace(/^ws/, "http").replace("/cdp?", "/cdp/json/version?")))).json()) as { webSocketDebuggerUrl: string };
