@@ -66,6 +66,7 @@ export class CdpClientFilter extends Transform {
 
   private drain(): void {
     let offset = 0;
+    let runStart = 0;
     const buf = this.buffered;
     while (buf.length - offset >= 2) {
       const b0 = buf[offset]!;
@@ -89,21 +90,31 @@ export class CdpClientFilter extends Transform {
       const end = payloadAt + length;
       if (buf.length < end) break;
       const raw = buf.subarray(offset, end);
-      this.frame(b0, raw, masked ? buf.subarray(keyAt, payloadAt) : null, buf.subarray(payloadAt, end));
+      const out = this.frame(b0, raw, masked ? buf.subarray(keyAt, payloadAt) : null, buf.subarray(payloadAt, end));
+      if (out !== raw) {
+        // Something other than this frame as it came: send what passed before it, then that.
+        if (runStart < offset) this.push(buf.subarray(runStart, offset));
+        if (out) this.push(out);
+        runStart = end;
+      }
       offset = end;
     }
+    // Frames that pass untouched go on together, one write per chunk rather than one per frame
+    // (a pipelining client sends many per chunk).
+    if (runStart < offset) this.push(buf.subarray(runStart, offset));
     this.buffered = offset === buf.length ? Buffer.alloc(0) : buf.subarray(offset);
   }
 
-  private frame(b0: number, raw: Buffer, key: Buffer | null, payload: Buffer): void {
+  /** What to send for one frame: `raw` itself when it passes as it came, another buffer, or null (held). */
+  private frame(b0: number, raw: Buffer, key: Buffer | null, payload: Buffer): Buffer | null {
     const fin = (b0 & 0x80) !== 0;
     const opcode = b0 & 0x0f;
     const text = () => (key ? unmask(payload, key) : payload);
-    if (opcode >= 0x8) return void this.push(raw); // control frames may come between fragments
-    if (opcode === 0x1 && fin) return void this.push(this.judge([raw], text()));
+    if (opcode >= 0x8) return raw; // control frames may come between fragments
+    if (opcode === 0x1 && fin) return this.judge([raw], text());
     if (opcode === 0x1) {
       this.fragments = { raw: [raw], payload: [text()], size: payload.length };
-      return;
+      return null;
     }
     if (opcode === 0x0 && this.fragments) {
       const f = this.fragments;
@@ -111,11 +122,11 @@ export class CdpClientFilter extends Transform {
       f.payload.push(text());
       f.size += payload.length;
       if (f.size > this.maxMessageBytes) throw new Error("CDP message too large");
-      if (!fin) return;
+      if (!fin) return null;
       this.fragments = null;
-      return void this.push(this.judge(f.raw, Buffer.concat(f.payload)));
+      return this.judge(f.raw, Buffer.concat(f.payload));
     }
-    this.push(raw); // binary messages (CDP has none) and anything else pass untouched
+    return raw; // binary messages (CDP has none) and anything else pass untouched
   }
 
   /** The frames to send on for one whole text message: the client's own, or a stand-in call. */

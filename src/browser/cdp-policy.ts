@@ -7,19 +7,45 @@ import path from "node:path";
  * around the egress policy. Everything else passes untouched.
  */
 
-/** Any of these bytes in a message means it needs a closer look; most messages contain none. */
+/**
+ * Any of these in a message (in any letter case) means it needs a closer look; most messages contain
+ * none. Schemes are case-insensitive to Chromium, so the search is too.
+ */
 export const suspiciousMarkers = [
   "file:", "chrome:", "devtools:", "chrome-extension:", "view-source:", "chrome-untrusted:",
   "DownloadBehavior", "setFileInputFiles", "loadUnpacked", "roxyServer", "roxyBypass", "executeBrowserCommand", "loadNetworkResource",
+  "dispatchDragEvent",
 ].map((m) => Buffer.from(m, "latin1"));
 
-/** A cheap look at a raw message: true when no marker is present, so it cannot be refused. */
+/**
+ * What could hide a marker from a byte search: a JSON escape (`\u0066ile:`, any backslash) or a raw
+ * control character (URL parsers drop tabs and newlines anywhere: `fi<TAB>le:`). Messages with
+ * either are parsed and judged on their decoded strings.
+ */
+const disguise = "[\\x00-\\x1f\\\\]";
+const lowerMarkers = suspiciousMarkers.map((m) => m.toString("latin1").toLowerCase());
+/** One pattern for a short message: one regular-expression scan beats a dozen searches there. */
+const markerPattern = new RegExp(`${lowerMarkers.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")}|${disguise}`, "i");
+const disguisePattern = new RegExp(disguise);
+/** Up to this size the pattern is faster (~0.2 vs ~1.4 µs at 150 bytes); beyond, plain substring searches are. */
+const PATTERN_MAX_BYTES = 1024;
+
+/** A cheap look at a raw message: true when no marker (nor anything that could disguise one) is present, so it cannot be refused. */
 export function plainlyHarmless(payload: Buffer): boolean {
-  for (const marker of suspiciousMarkers) if (payload.indexOf(marker) >= 0) return false;
+  const text = payload.toString("latin1");
+  if (payload.length <= PATTERN_MAX_BYTES) return !markerPattern.test(text);
+  if (disguisePattern.test(text)) return false;
+  const lower = text.toLowerCase();
+  for (const marker of lowerMarkers) if (lower.includes(marker)) return false;
   return true;
 }
 
-const hostSchemes = /^\s*(?:file|chrome|devtools|chrome-extension|chrome-untrusted|view-source)\s*:/i;
+/** A URL as Chromium's parser reads it (WHATWG): leading and trailing C0 controls and spaces go, and tabs and newlines anywhere. */
+function asParsed(url: string): string {
+  return url.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, "").replace(/[\t\n\r]/g, "");
+}
+
+const hostSchemes = /^(?:file|chrome|devtools|chrome-extension|chrome-untrusted|view-source):/i;
 
 /** Methods refused whatever their parameters. */
 const refusedMethods: Record<string, string> = {
@@ -28,7 +54,7 @@ const refusedMethods: Record<string, string> = {
 };
 
 /** Parameters that name a URL the browser would load. */
-const urlParams = new Set(["url", "frameURL", "baseURL"]);
+const urlParams = new Set(["url", "frameURL", "baseURL", "installUrlOrBundleUrl"]);
 
 export interface CdpMessage {
   id?: unknown;
@@ -74,16 +100,19 @@ export function policyRefusal(message: CdpMessage, downloads: string): string | 
   if (downloadMethods.has(method) && params.behavior === "allow" && !insideFolder(path.resolve(downloads), params.downloadPath)) {
     return "downloads stay in the session's own folder (they are listed at GET /v1/sessions/{id}/downloads)";
   }
-  if (method === "DOM.setFileInputFiles") {
-    const files = Array.isArray(params.files) ? params.files : [];
-    if (!files.every((f) => insideFolder(path.resolve(downloads), f))) return "uploads may only come from the session's own folder";
+  // Files a page receives from the server's disk: a file input, or files dropped on the page.
+  const files = method === "DOM.setFileInputFiles" ? params.files
+    : method === "Input.dispatchDragEvent" ? (params.data as { files?: unknown } | undefined)?.files
+    : undefined;
+  if (files !== undefined && !(Array.isArray(files) && files.every((f) => insideFolder(path.resolve(downloads), f)))) {
+    return "uploads may only come from the session's own folder";
   }
   if (method === "Target.createBrowserContext" && (params.proxyServer !== undefined || params.proxyBypassList !== undefined)) {
     return "browser contexts cannot set their own proxy (traffic leaves through the session's egress policy)";
   }
   for (const [name, value] of Object.entries(params)) {
-    if (urlParams.has(name) && typeof value === "string" && hostSchemes.test(value)) {
-      return `${value.split(":")[0]}: addresses reach the server, not the web, and are not allowed`;
+    if (urlParams.has(name) && typeof value === "string" && hostSchemes.test(asParsed(value))) {
+      return `${asParsed(value).split(":")[0]!.toLowerCase()}: addresses reach the server, not the web, and are not allowed`;
     }
   }
   return null;

@@ -119,6 +119,9 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
   it("refuses file:// and browser-internal pages with a CDP error, and the connection keeps working", async () => {
     const { id, page, browser: b } = await session();
     await expect(page.goto("file:///etc/passwd")).rejects.toThrow(/Vessel\.policy: Page\.navigate refused: file: addresses/);
+    // However it is spelled: schemes are case-insensitive, and URL parsers drop tabs.
+    await expect(page.goto("FILE:///etc/passwd")).rejects.toThrow(/Vessel\.policy: Page\.navigate refused: file: addresses/);
+    await expect(page.goto("fi\tle:///etc/passwd")).rejects.toThrow(/Vessel\.policy: Page\.navigate refused: file: addresses/);
     const cdp = await b.target().createCDPSession();
     await expect(cdp.send("Target.createTarget", { url: "chrome://version" })).rejects.toThrow(/Vessel\.policy: Target\.createTarget refused/);
     // The same connection still works.

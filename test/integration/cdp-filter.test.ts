@@ -2,7 +2,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { CdpClientFilter } from "../../src/browser/cdp-filter.ts";
-import { policyRefusal, redirectedDownloads } from "../../src/browser/cdp-policy.ts";
+import { plainlyHarmless, policyRefusal, redirectedDownloads, suspiciousMarkers } from "../../src/browser/cdp-policy.ts";
 
 const downloads = "/tmp/vessel-test/session/downloads";
 
@@ -15,6 +15,11 @@ describe("the CDP method policy", () => {
     [{ method: "Network.loadNetworkResource", params: { url: "file:///etc/shadow", frameId: "x", options: {} } }],
     [{ method: "DOM.setFileInputFiles", params: { files: ["/etc/passwd"], nodeId: 1 } }],
     [{ method: "Extensions.loadUnpacked", params: { path: "/tmp/ext" } }],
+    [{ method: "Page.navigate", params: { url: "FILE:///etc/passwd" } }],
+    [{ method: "Page.navigate", params: { url: "fi\tle:///etc/passwd" } }],
+    [{ method: "Page.navigate", params: { url: "\u0000 view-source:file:///etc/passwd" } }],
+    [{ method: "Input.dispatchDragEvent", params: { type: "drop", x: 1, y: 1, data: { items: [], files: ["/etc/passwd"], dragOperationsMask: 1 } } }],
+    [{ method: "PWA.install", params: { manifestId: "x", installUrlOrBundleUrl: "file:///tmp/app.swbn" } }],
     [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow", downloadPath: "/etc" } }],
     [{ method: "Page.setDownloadBehavior", params: { behavior: "allow", downloadPath: `${downloads}/../../escape` } }],
     [{ method: "Browser.setDownloadBehavior", params: { behavior: "allow" } }],
@@ -32,6 +37,28 @@ describe("the CDP method policy", () => {
     [{ method: "Target.createBrowserContext", params: { disposeOnDetach: true } }],
   ])("lets %j through", (message) => {
     expect(policyRefusal(message, downloads)).toBeNull();
+  });
+});
+
+describe("the pre-check", () => {
+  const message = (expression: string) => Buffer.from(JSON.stringify({ id: 1, method: "Runtime.evaluate", params: { expression } }));
+  it.each(suspiciousMarkers.map((m) => [m.toString("latin1")]))("finds %s in short and long messages", (marker) => {
+    expect(plainlyHarmless(message(`x ${marker} y`))).toBe(false);
+    expect(plainlyHarmless(message(`${"a".repeat(4000)}${marker}`))).toBe(false);
+  });
+  it.each([
+    ["a scheme in capitals", '{"id":1,"method":"Page.navigate","params":{"url":"FILE:///etc/passwd"}}'],
+    ["a JSON escape", '{"id":1,"method":"Page.navigate","params":{"url":"\\u0066ile:///etc/passwd"}}'],
+    ["an escaped method name", '{"id":1,"method":"Browser.set\\u0044ownloadBehavior","params":{}}'],
+    ["a raw tab inside the scheme", '{"id":1,"method":"Page.navigate","params":{"url":"fi\tle:///etc/passwd"}}'],
+  ])("looks closer at %s, short or long", (_name, text) => {
+    expect(plainlyHarmless(Buffer.from(text))).toBe(false);
+    expect(plainlyHarmless(Buffer.from(text.replace('"params":{', `"pad":"${"a".repeat(2000)}","params":{`)))).toBe(false);
+  });
+  it("passes messages without markers, short and long (regex-looking text included)", () => {
+    expect(plainlyHarmless(message("1+1"))).toBe(true);
+    expect(plainlyHarmless(message(`${"a|b.*(".repeat(1000)}`))).toBe(true);
+    expect(plainlyHarmless(message("files: profile"))).toBe(true);
   });
 });
 
