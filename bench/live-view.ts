@@ -30,12 +30,8 @@ import { frameBounds } from "../src/live-view/protocol.ts";
 import { QUALITY_MAX } from "../src/live-view/screencast.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { createSession, type SessionBody } from "../test/support/sessions.ts";
+import { num, pct, median, f } from "./support.ts";
 
-const num = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-};
 const rounds = num("BENCH_LV_ROUNDS", 5);
 const seconds = num("BENCH_LV_SECONDS", 3);
 const clicks = num("BENCH_LV_CLICKS", 15);
@@ -49,10 +45,6 @@ const SQUARE = { x: 150, y: 200, size: 200 };
 const SQUARE_CENTRE = { x: SQUARE.x + SQUARE.size / 2, y: SQUARE.y + SQUARE.size / 2 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const pct = (xs: number[], p: number) => (xs.length === 0 ? NaN : sorted(xs)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))]!);
-const median = (xs: number[]) => pct(xs, 50);
-const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
 // ---------------------------------------------------------------------------------------------
 // The session's page: a canvas animated every frame (moving gradient, shapes and text, so the JPEGs

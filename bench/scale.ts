@@ -29,12 +29,8 @@ import pg from "pg";
 import { testDatabaseUrl } from "../test/support/services.ts";
 import { privateRedis, spawnNode, type NodeProcess } from "../test/support/processes.ts";
 import { startPageServer } from "../test/support/sessions.ts";
+import { num, pct, f } from "./support.ts";
 
-const num = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
-  return value;
-};
 const sessions = num("BENCH_SESSIONS", 40);
 const concurrency = Math.max(1, num("BENCH_CONCURRENCY", 4));
 const capacity = Math.max(1, num("BENCH_CAPACITY", 4));
@@ -51,9 +47,6 @@ async function withAdmin<T>(fn: (admin: pg.Client) => Promise<T>): Promise<T> {
 }
 const databaseUrl = (name: string) => Object.assign(new URL(testDatabaseUrl), { pathname: `/${name}` }).toString();
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const pct = (xs: number[], p: number) => (xs.length === 0 ? NaN : sorted(xs)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))]!);
-const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** user + system CPU of one process (not its children), in ms. */

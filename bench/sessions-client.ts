@@ -1,16 +1,16 @@
 // The client half of bench/sessions.ts, forked by it: puppeteer, the raw CDP clients, the REST calls
 // and the tiny page server run here, so the load does not share the Vessel server's event loop (and
 // its memory figures stay the server's own). Driven over the IPC channel; never run on its own.
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
-import WebSocket from "ws";
 import { launchChromium, type ChromiumProcess } from "../src/browser/chromium.ts";
+import { warmUpProfile } from "../src/browser/warm-up.ts";
 import { createLogger } from "../src/logger.ts";
+import { api, BenchCdp } from "./support.ts";
 
 /** Milliseconds per step of one lifecycle; `obtain` is POST /v1/sessions, launchChromium, or 0. */
 export interface Phases {
@@ -27,6 +27,8 @@ export interface Ops {
   lifecycleVessel: { args: { baseUrl: string; key: string }; result: Phases };
   lifecycleOnDemand: { args: Record<string, never>; result: Phases };
   lifecycleRunning: { args: Record<string, never>; result: Phases };
+  /** A fresh browser launched and warmed up before the clock starts (what a session's spare is), then driven directly. */
+  lifecycleFresh: { args: { settleMs: number }; result: Phases };
   createSession: { args: { baseUrl: string; key: string }; result: { id: string; connectUrl: string } };
   releaseSession: { args: { baseUrl: string; key: string; id: string }; result: null };
   /** A raw CDP client on a browser endpoint, attached (flat) to the browser's first page. */
@@ -57,69 +59,10 @@ let pageServer: http.Server | undefined;
 let running: ChromiumProcess | undefined;
 /** Browsers launched on demand that are not closed yet (only while an iteration runs or failed). */
 const onDemand = new Set<ChromiumProcess>();
-const clients = new Map<string, Cdp>();
+const clients = new Map<string, BenchCdp>();
 let launches = 0;
 
-class Cdp {
-  #next = 1;
-  readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  sessionId = "";
 
-  private constructor(readonly ws: WebSocket) {
-    ws.on("message", (data) => {
-      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
-      if (msg.id === undefined) return; // events
-      const waiter = this.#pending.get(msg.id);
-      if (!waiter) return;
-      this.#pending.delete(msg.id);
-      if (msg.error) waiter.reject(new Error(`CDP error: ${msg.error.message}`));
-      else waiter.resolve(msg.result);
-    });
-    ws.on("close", () => {
-      for (const w of this.#pending.values()) w.reject(new Error("CDP socket closed"));
-      this.#pending.clear();
-    });
-  }
-
-  static open(url: string): Promise<Cdp> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
-      ws.once("open", () => resolve(new Cdp(ws)));
-      ws.once("error", reject);
-      ws.once("unexpected-response", (_req, res) => reject(new Error(`CDP upgrade refused: HTTP ${res.statusCode}`)));
-    });
-  }
-
-  send<T = unknown>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
-    const id = this.#next++;
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
-    });
-  }
-
-  close(): Promise<void> {
-    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.ws.once("close", () => resolve());
-      this.ws.close();
-      setTimeout(() => {
-        this.ws.terminate();
-        resolve();
-      }, 2_000).unref();
-    });
-  }
-}
-
-async function api(method: string, url: string, key: string, expect: number, body?: unknown): Promise<unknown> {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  if (method === "POST") headers["idempotency-key"] = randomUUID();
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== expect) throw new Error(`${method} ${url} answered ${res.status} (expected ${expect}): ${text.slice(0, 500)}`);
-  return text ? (JSON.parse(text) as unknown) : null;
-}
 
 async function createSession(baseUrl: string, key: string): Promise<{ id: string; connectUrl: string }> {
   const s = (await api("POST", `${baseUrl}/v1/sessions`, key, 201, { region: "us-east1" })) as { id: string; status: string; connect_url: string | null };
@@ -213,6 +156,27 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
     return t;
   },
 
+  async lifecycleFresh({ settleMs }) {
+    const chromium = await launchChromium({ executablePath, dataRoot, id: `fresh-${launches++}`, log });
+    onDemand.add(chromium);
+    try {
+      await warmUpProfile(chromium.wsEndpoint);
+      await new Promise((r) => setTimeout(r, settleMs)); // as settled as the pool's spare
+      const t = phases();
+      const start = performance.now();
+      const { browser } = await drive(chromium.wsEndpoint, t);
+      const mark = performance.now();
+      await browser.disconnect();
+      // Closing the browser is left out, as Vessel closes a released session's browser after answering.
+      t.release = performance.now() - mark;
+      t.total = performance.now() - start;
+      return t;
+    } finally {
+      await chromium.close();
+      onDemand.delete(chromium);
+    }
+  },
+
   createSession: ({ baseUrl, key }) => createSession(baseUrl, key),
 
   async releaseSession({ baseUrl, key, id }) {
@@ -222,7 +186,7 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
 
   async cdpOpen({ name, url, loadPage }) {
     if (clients.has(name)) throw new Error(`CDP client ${name} is already open`);
-    const cdp = await Cdp.open(url);
+    const cdp = await BenchCdp.open(url);
     clients.set(name, cdp);
     const { targetInfos } = await cdp.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets");
     let targetId = targetInfos.find((t) => t.type === "page")?.targetId;

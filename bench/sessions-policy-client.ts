@@ -2,7 +2,6 @@
 // openssl, HTTPS), the raw CDP clients and the REST calls run here, so the load does not share the
 // Vessel servers' event loop. Driven over the IPC channel; never run on its own.
 import { execFileSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -10,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import WebSocket from "ws";
+import { api, BenchCdp } from "./support.ts";
 
 export type Scheme = "http" | "https";
 
@@ -162,79 +161,15 @@ function selfSigned(dir: string, host: string): { key: Buffer; cert: Buffer } | 
 // ---------------------------------------------------------------------------------------------
 // Raw CDP
 
-type Event = { method: string; params: Record<string, unknown>; sessionId?: string };
 
-class Cdp {
-  #next = 1;
-  readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  sessionId = "";
-  onEvent: ((e: Event) => void) | undefined;
 
-  private constructor(readonly ws: WebSocket) {
-    ws.on("message", (data) => {
-      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } } & Partial<Event>;
-      if (msg.id === undefined) {
-        if (msg.method) this.onEvent?.(msg as Event);
-        return;
-      }
-      const waiter = this.#pending.get(msg.id);
-      if (!waiter) return;
-      this.#pending.delete(msg.id);
-      if (msg.error) waiter.reject(new Error(`CDP error: ${msg.error.message}`));
-      else waiter.resolve(msg.result);
-    });
-    ws.on("close", () => {
-      for (const w of this.#pending.values()) w.reject(new Error("CDP socket closed"));
-      this.#pending.clear();
-    });
-  }
-
-  static open(url: string): Promise<Cdp> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
-      ws.once("open", () => resolve(new Cdp(ws)));
-      ws.once("error", reject);
-      ws.once("unexpected-response", (_req, res) => reject(new Error(`CDP upgrade refused: HTTP ${res.statusCode}`)));
-    });
-  }
-
-  send<T = unknown>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
-    const id = this.#next++;
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
-    });
-  }
-
-  close(): Promise<void> {
-    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.ws.once("close", () => resolve());
-      this.ws.close();
-      setTimeout(() => {
-        this.ws.terminate();
-        resolve();
-      }, 2_000).unref();
-    });
-  }
-}
-
-async function api(method: string, url: string, key: string, expect: number, body?: unknown): Promise<unknown> {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  if (method === "POST") headers["idempotency-key"] = randomUUID();
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== expect) throw new Error(`${method} ${url} answered ${res.status} (expected ${expect}): ${text.slice(0, 500)}`);
-  return text ? (JSON.parse(text) as unknown) : null;
-}
 
 // ---------------------------------------------------------------------------------------------
 
 const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-bench-policy-"));
 const servers: http.Server[] = [];
 const urls: Partial<Record<Scheme, string>> = {};
-const clients = new Map<string, Cdp>();
+const clients = new Map<string, BenchCdp>();
 const client = (name: string) => {
   const cdp = clients.get(name);
   if (!cdp) throw new Error(`no CDP client ${name}`);
@@ -251,7 +186,7 @@ async function listen(server: http.Server, host: string): Promise<number> {
 }
 
 /** One load: navigate, wait for the load event, and check what the network did. */
-async function loadOnce(cdp: Cdp, url: string): Promise<number> {
+async function loadOnce(cdp: BenchCdp, url: string): Promise<number> {
   const requests = new Set<string>();
   let finished = 0;
   const failed: string[] = [];
@@ -311,7 +246,7 @@ const handlers: { [K in PolicyOpName]: (args: PolicyOps[K]["args"]) => Promise<P
 
   async cdpOpen({ name, url }) {
     if (clients.has(name)) throw new Error(`CDP client ${name} is already open`);
-    const cdp = await Cdp.open(url);
+    const cdp = await BenchCdp.open(url);
     clients.set(name, cdp);
     // Self-signed HTTPS fixture: accepted by both sides alike (a browser-wide setting).
     await cdp.send("Security.setIgnoreCertificateErrors", { ignore: true });

@@ -34,6 +34,7 @@ import { openEgressListener } from "../src/browser/egress-proxy.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { PolicyOpName, PolicyOps, PolicyReplyMsg, PolicyRequestMsg, Scheme } from "./sessions-policy-client.ts";
+import { f, median, num, pad, pct, verdict } from "./support.ts";
 
 export interface PolicyBenchOptions {
   rounds?: number;
@@ -60,23 +61,7 @@ export interface PolicyBenchResult {
 const GOAL = 1.05;
 const PIPE_PAIRS = 3;
 
-const num = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
-  return value;
-};
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-/** Nearest-rank percentile: with n < 20, p95 is the maximum. */
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return NaN;
-  const s = sorted(xs);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
-const median = (xs: number[]) => pct(xs, 50);
-const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
-const pad = (s: string, n: number) => s.padEnd(n);
-const verdict = (ok: boolean) => (ok ? "goal met" : "GOAL NOT MET");
 
 type Side = "on" | "off";
 const SIDES: Side[] = ["on", "off"];

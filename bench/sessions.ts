@@ -1,9 +1,12 @@
 // Sessions against the physical limits (issue: bench/sessions). One run prints:
 //  (a) the create→connect→newPage→goto→release lifecycle through Vessel with a warm pool (refilled
 //      between iterations, and back-to-back), next to the same lifecycle done directly with
-//      puppeteer-core on a Chromium launched on demand and on one already running (the limit);
+//      puppeteer-core on a Chromium launched on demand, on one already running and reused (the
+//      limit the issue names), and on a fresh one launched and warmed up before the clock (the
+//      limit for a fresh, isolated browser per session, which is what a session gets);
 //  (b) Runtime.evaluate("1+1") round trip and pipelined throughput through the /cdp proxy vs
-//      straight to the same Chromium;
+//      straight to the same Chromium, and through a bare TCP relay in this process (the floor for
+//      any proxy here);
 //  (c) the Vessel process's memory growth per running session (Chromium's own memory is not in it).
 // The server runs in this process; every client (puppeteer, raw CDP, REST calls, the page server)
 // runs in a forked child (bench/sessions-client.ts), so load never shares the server's event loop.
@@ -16,6 +19,7 @@
 //   BENCH_MEM_SESSIONS=5 BENCH_MEM_ROUNDS=5                                   (c)
 //   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
 import { fork, type ChildProcess } from "node:child_process";
+import net from "node:net";
 import os from "node:os";
 import { Writable } from "node:stream";
 import v8 from "node:v8";
@@ -24,12 +28,8 @@ import { findChromium } from "../src/browser/chromium.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { OpName, Ops, Phases, ReplyMsg, RequestMsg } from "./sessions-client.ts";
+import { f, median, num, pad, pct, verdict } from "./support.ts";
 
-const num = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
-  return value;
-};
 const lifecycleN = num("BENCH_LIFECYCLE_N", 20);
 const backToBackN = num("BENCH_B2B_N", 20);
 const warm = num("BENCH_WARM", 2);
@@ -45,17 +45,6 @@ if (!executablePath) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
 // ---------------------------------------------------------------------------------------------
 // Statistics and printing
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-/** Nearest-rank percentile: with n < 20, p95 is the maximum (with n = 20, the second largest). */
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return NaN;
-  const s = sorted(xs);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
-const median = (xs: number[]) => pct(xs, 50);
-const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
-const pad = (s: string, n: number) => s.padEnd(n);
-const verdict = (ok: boolean) => (ok ? "goal met" : "GOAL NOT MET");
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => bytes / (1024 * 1024);
 const kib = (bytes: number) => bytes / 1024;
@@ -185,17 +174,20 @@ try {
   // ---------------------------------------------------------------------------------------------
   // (a) lifecycle
 
-  type Variant = "vessel" | "onDemand" | "running";
+  type Variant = "vessel" | "onDemand" | "running" | "fresh";
   const runVariant = (v: Variant): Promise<Phases> =>
-    v === "vessel" ? call("lifecycleVessel", api) : v === "onDemand" ? call("lifecycleOnDemand", {}) : call("lifecycleRunning", {});
-  const variants: Variant[] = ["vessel", "onDemand", "running"];
-  const lifecycle: Record<Variant, Phases[]> = { vessel: [], onDemand: [], running: [] };
+    v === "vessel" ? call("lifecycleVessel", api)
+    : v === "onDemand" ? call("lifecycleOnDemand", {})
+    : v === "fresh" ? call("lifecycleFresh", { settleMs })
+    : call("lifecycleRunning", {});
+  const variants: Variant[] = ["vessel", "onDemand", "running", "fresh"];
+  const lifecycle: Record<Variant, Phases[]> = { vessel: [], onDemand: [], running: [], fresh: [] };
   // Warm-up: JIT, puppeteer, the first launch from disk; discarded.
   for (const v of variants) {
     await settle();
     await runVariant(v);
   }
-  // Each iteration runs all three, each variant first in turn, each on a refilled pool and a quiet machine.
+  // Each iteration runs all four, each variant first in turn, each on a refilled pool and a quiet machine.
   for (let i = 0; i < lifecycleN; i++) {
     for (let j = 0; j < variants.length; j++) {
       const v = variants[(i + j) % variants.length]!;
@@ -218,20 +210,27 @@ try {
     const parts = phaseKeys.map((k) => `${k} ${f(median(xs.map((p) => p[k])))}`).join(", ");
     print(`  ${pad(label, 40)} n=${pad(String(xs.length), 3)} p50 ${pad(f(median(totals)), 7)} p95 ${pad(f(pct(totals, 95)), 7)} | p50 by step: ${parts}`);
   };
-  print(`(a) lifecycle obtain→connect→newPage→goto→release, ms (puppeteer-core; obtain = POST /v1/sessions | launchChromium | –;`);
-  print(`    release = disconnect + PATCH REQUEST_RELEASE | disconnect + close the browser | close the page + disconnect)`);
+  print(`(a) lifecycle obtain→connect→newPage→goto→release, ms (puppeteer-core; obtain = POST /v1/sessions | launchChromium | – | –;`);
+  print(`    release = disconnect + PATCH REQUEST_RELEASE | disconnect + close the browser | close the page + disconnect | disconnect)`);
   row("Vessel, warm pool refilled between", lifecycle.vessel);
   row("Vessel, back-to-back", backToBack);
   print(`  ${pad("", 40)} spares ready at start of back-to-back iterations: ${sparesAtStart.join(" ")}`);
   row("direct, Chromium launched on demand", lifecycle.onDemand);
   row("direct, Chromium already running (limit)", lifecycle.running);
+  row("direct, fresh Chromium launched before", lifecycle.fresh);
   const p50 = (xs: Phases[]) => median(xs.map((p) => p.total));
   const limit = p50(lifecycle.running);
   const ratioWarm = p50(lifecycle.vessel) / limit;
   const untilLoaded = (p: Phases) => p.total - p.release;
   print(`  ratio Vessel (warm) / already running, p50: ${f(ratioWarm, 2)}×  (goal ≤ 1.3×: ${verdict(ratioWarm <= 1.3)})`);
   const paired = lifecycle.vessel.map((p, i) => p.total / lifecycle.running[i]!.total);
-  print(`  same, median of the ${paired.length} per-iteration ratios (each iteration ran all three variants): ${f(median(paired), 2)}×`);
+  print(`  same, median of the ${paired.length} per-iteration ratios (each iteration ran all four variants): ${f(median(paired), 2)}×`);
+  // The running browser is reused, so it has a renderer, a connection to the page's server and
+  // caches from earlier iterations, which a session's fresh, isolated browser cannot have. A fresh
+  // browser launched and warmed up before the clock is the limit for a browser per session.
+  const freshRatio = p50(lifecycle.vessel) / p50(lifecycle.fresh);
+  const pairedFresh = lifecycle.vessel.map((p, i) => p.total / lifecycle.fresh[i]!.total);
+  print(`  ratio Vessel (warm) / fresh browser launched before, p50: ${f(freshRatio, 2)}× (per-iteration median ${f(median(pairedFresh), 2)}×)`);
   print(`  ratio Vessel (back-to-back) / already running, p50: ${f(p50(backToBack) / limit, 2)}×; Vessel (warm) / launched on demand: ${f(p50(lifecycle.vessel) / p50(lifecycle.onDemand), 2)}×`);
   print(
     `  without the release step (until the page has loaded), p50: Vessel warm ${f(median(lifecycle.vessel.map(untilLoaded)))}, ` +
@@ -248,22 +247,39 @@ try {
   const lease = t.app.deps.runtime.endpoint(cdpSession.id);
   if (!lease) throw new Error(`session ${cdpSession.id} has no browser in the runtime`);
   await settle(); // the spare launched to replace this session's browser is up before anything is timed
+  // The floor for any proxy in this process: a bare TCP relay to the same browser, bytes piped both ways.
+  const relay = net.createServer((client) => {
+    const upstream = net.connect({ host: "127.0.0.1", port: lease.port, noDelay: true });
+    client.setNoDelay(true);
+    client.pipe(upstream).pipe(client);
+    const end = () => (client.destroy(), upstream.destroy());
+    client.once("error", end).once("close", end);
+    upstream.once("error", end).once("close", end);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", () => resolve()));
+  const relayUrl = `ws://127.0.0.1:${(relay.address() as net.AddressInfo).port}${new URL(lease.wsEndpoint).pathname}`;
   await call("cdpOpen", { name: "direct", url: lease.wsEndpoint });
+  await call("cdpOpen", { name: "relay", url: relayUrl });
   await call("cdpOpen", { name: "proxy", url: cdpSession.connectUrl });
-  const sides = ["direct", "proxy"] as const;
-  const rtt: Record<(typeof sides)[number], number[]> = { direct: [], proxy: [] };
+  const sides = ["direct", "relay", "proxy"] as const;
+  type Side = (typeof sides)[number];
+  const label: Record<Side, string> = { direct: "direct to Chromium", relay: "bare TCP relay here", proxy: "through Vessel /cdp" };
+  const rtt: Record<Side, number[]> = { direct: [], relay: [], proxy: [] };
   /** Per round, proxy median / direct median and proxy rate / direct rate: drift in the machine's load cancels within a round. */
   const rttRatios: number[] = [];
+  const relayRatios: number[] = [];
   const rateRatios: number[] = [];
-  const rate: Record<(typeof sides)[number], number[]> = { direct: [], proxy: [] };
+  const rate: Record<Side, number[]> = { direct: [], relay: [], proxy: [] };
   for (const side of sides) {
     await call("cdpSeq", { name: side, n: 300 });
     await call("cdpPipe", { name: side, n: cdpPipe });
   }
   for (let r = 0; r < cdpRounds; r++) {
-    const order: Array<(typeof sides)[number]> = r % 2 === 0 ? [...sides] : [...sides].reverse();
-    const roundRtt = { direct: [] as number[], proxy: [] as number[] };
-    const roundRate = { direct: 0, proxy: 0 };
+    // Each side goes first, middle and last equally often across rounds.
+    const order: Side[] = [...sides.slice(r % 3), ...sides.slice(0, r % 3)];
+    if (r % 2 === 1) order.reverse();
+    const roundRtt: Record<Side, number[]> = { direct: [], relay: [], proxy: [] };
+    const roundRate: Record<Side, number> = { direct: 0, relay: 0, proxy: 0 };
     for (const side of order) roundRtt[side] = await call("cdpSeq", { name: side, n: cdpSeq });
     for (const side of order) roundRate[side] = cdpPipe / ((await call("cdpPipe", { name: side, n: cdpPipe })) / 1000);
     for (const side of sides) {
@@ -271,21 +287,24 @@ try {
       rate[side].push(roundRate[side]);
     }
     rttRatios.push(median(roundRtt.proxy) / median(roundRtt.direct));
+    relayRatios.push(median(roundRtt.relay) / median(roundRtt.direct));
     rateRatios.push(roundRate.proxy / roundRate.direct);
   }
   await call("cdpClose", {});
+  relay.close();
   await call("releaseSession", { ...api, id: cdpSession.id });
 
   const ms3 = (x: number) => f(x, 3);
   print(`(b) CDP Runtime.evaluate("1+1") on a page session (flat), raw ws client; ${cdpRounds} alternating rounds of ${cdpSeq} sequential + ${cdpPipe} pipelined`);
   for (const side of sides) {
-    print(`  ${pad(side === "direct" ? "direct to Chromium" : "through Vessel /cdp", 22)} round trip n=${rtt[side].length}: p50 ${ms3(median(rtt[side]))} p95 ${ms3(pct(rtt[side], 95))} p99 ${ms3(pct(rtt[side], 99))} ms`);
+    print(`  ${pad(label[side], 22)} round trip n=${rtt[side].length}: p50 ${ms3(median(rtt[side]))} p95 ${ms3(pct(rtt[side], 95))} p99 ${ms3(pct(rtt[side], 99))} ms`);
   }
   const rttRatio = median(rtt.proxy) / median(rtt.direct);
   print(`  ratio proxy/direct round trip: p50 ${f(rttRatio, 2)}× (goal ≤ 1.2×: ${verdict(rttRatio <= 1.2)}), p99 ${f(pct(rtt.proxy, 99) / pct(rtt.direct, 99), 2)}×; added p50 ${f((median(rtt.proxy) - median(rtt.direct)) * 1000, 0)} µs`);
   print(`  per-round p50 ratios: ${rttRatios.map((x) => f(x, 2)).join(", ")}; median ${f(median(rttRatios), 2)}×`);
+  print(`  the bare relay in this process, relay/direct: p50 ${f(median(rtt.relay) / median(rtt.direct), 2)}× (per-round median ${f(median(relayRatios), 2)}×); proxy/relay ${f(median(rtt.proxy) / median(rtt.relay), 2)}×`);
   for (const side of sides) {
-    print(`  ${pad(side === "direct" ? "direct to Chromium" : "through Vessel /cdp", 22)} pipelined msgs/s per round: ${rate[side].map((x) => Math.round(x)).join(", ")}; median ${Math.round(median(rate[side]))}`);
+    print(`  ${pad(label[side], 22)} pipelined msgs/s per round: ${rate[side].map((x) => Math.round(x)).join(", ")}; median ${Math.round(median(rate[side]))}`);
   }
   const rateRatio = median(rate.proxy) / median(rate.direct);
   print(`  ratio proxy/direct pipelined throughput: ${f(rateRatio * 100, 1)}% (goal ≥ 90%: ${verdict(rateRatio >= 0.9)})`);

@@ -42,26 +42,27 @@ export interface FilterOptions {
  * by a call to a method Chromium does not have, named after the reason: Chromium answers it with a
  * CDP error carrying the client's own id (and sessionId), in order, and the connection stays up.
  * The other direction stays a plain byte pipe.
+ *
+ * A plain class fed chunk by chunk, handing what to send to `emit`: the proxy calls it from the
+ * socket's data handler, with no stream in between (each stream stage costs a round trip time).
  */
-export class CdpClientFilter extends Transform {
+export class CdpFrameFilter {
   private buffered: Buffer = Buffer.alloc(0);
   /** Frames of a fragmented text message, held until its last fragment. */
   private fragments: { raw: Buffer[]; payload: Buffer[]; size: number } | null = null;
   private readonly maxMessageBytes: number;
 
-  constructor(private readonly options: FilterOptions) {
-    super();
+  constructor(
+    private readonly options: FilterOptions,
+    private readonly emit: (bytes: Buffer) => void,
+  ) {
     this.maxMessageBytes = options.maxMessageBytes ?? 256 * 1024 * 1024;
   }
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+  /** Takes the next bytes from the client; throws on a frame over the size limit. */
+  feed(chunk: Buffer): void {
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-    try {
-      this.drain();
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
+    this.drain();
   }
 
   private drain(): void {
@@ -93,15 +94,15 @@ export class CdpClientFilter extends Transform {
       const out = this.frame(b0, raw, masked ? buf.subarray(keyAt, payloadAt) : null, buf.subarray(payloadAt, end));
       if (out !== raw) {
         // Something other than this frame as it came: send what passed before it, then that.
-        if (runStart < offset) this.push(buf.subarray(runStart, offset));
-        if (out) this.push(out);
+        if (runStart < offset) this.emit(buf.subarray(runStart, offset));
+        if (out) this.emit(out);
         runStart = end;
       }
       offset = end;
     }
     // Frames that pass untouched go on together, one write per chunk rather than one per frame
     // (a pipelining client sends many per chunk).
-    if (runStart < offset) this.push(buf.subarray(runStart, offset));
+    if (runStart < offset) this.emit(buf.subarray(runStart, offset));
     this.buffered = offset === buf.length ? Buffer.alloc(0) : buf.subarray(offset);
   }
 
@@ -156,5 +157,24 @@ export class CdpClientFilter extends Transform {
     const standIn: Record<string, unknown> = { id: parsed.id, method: `Vessel.policy: ${method} refused: ${reason}`, params: {} };
     if (parsed.sessionId !== undefined) standIn.sessionId = parsed.sessionId;
     return textFrame(JSON.stringify(standIn));
+  }
+}
+
+/** The same filter as a Transform stream, for piping. */
+export class CdpClientFilter extends Transform {
+  readonly #frames: CdpFrameFilter;
+
+  constructor(options: FilterOptions) {
+    super();
+    this.#frames = new CdpFrameFilter(options, (bytes) => this.push(bytes));
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    try {
+      this.#frames.feed(chunk);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
   }
 }

@@ -5,7 +5,7 @@ import { KeyStoreUnavailable } from "../auth/session-tokens.ts";
 import { AppError } from "../errors.ts";
 import { problemBody } from "../rest/problems.ts";
 import type { AppDeps } from "../services/context.ts";
-import { CdpClientFilter } from "./cdp-filter.ts";
+import { CdpFrameFilter } from "./cdp-filter.ts";
 import type { BrowserLease } from "./pool.ts";
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
@@ -115,21 +115,32 @@ export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, sock
     upstream.once("data", () => {
       if (!socket.destroyed && !deps.runtime.attach(sessionId, socket)) close();
     });
-    const inbound = deps.browsers.enforcesPolicy ? policyFilter(deps, sessionId, lease) : undefined;
-    if (inbound) {
-      inbound.once("error", close);
-      inbound.pipe(upstream);
-      if (head.length > 0) inbound.write(head);
-      socket.pipe(inbound);
-    } else {
+    if (!deps.browsers.enforcesPolicy) {
       if (head.length > 0) upstream.write(head);
       socket.pipe(upstream);
+      return;
     }
+    // Client frames go through the policy filter straight from the data handler, with the
+    // backpressure a pipe would apply.
+    const filter = policyFilter(deps, sessionId, lease, (bytes) => {
+      if (!upstream.write(bytes)) socket.pause();
+    });
+    upstream.on("drain", () => socket.resume());
+    const feed = (chunk: Buffer) => {
+      try {
+        filter.feed(chunk);
+      } catch {
+        close(); // a frame over the size limit
+      }
+    };
+    if (head.length > 0) feed(head);
+    socket.on("data", feed);
+    socket.once("end", () => upstream.end());
   });
 }
 
-function policyFilter(deps: AppDeps, sessionId: string, lease: BrowserLease): CdpClientFilter {
-  return new CdpClientFilter({
+function policyFilter(deps: AppDeps, sessionId: string, lease: BrowserLease, emit: (bytes: Buffer) => void): CdpFrameFilter {
+  return new CdpFrameFilter({
     downloads: lease.downloadsDir,
     onDownloadBehaviour: (context) => lease.downloads?.clientConfigured(context),
     onRefused: (method, reason) => {
@@ -137,7 +148,7 @@ function policyFilter(deps: AppDeps, sessionId: string, lease: BrowserLease): Cd
       void deps.events.record(sessionId, "cdp.refused", { method, reason });
     },
     onRedirected: (method) => void deps.events.record(sessionId, "cdp.refused", { method, reason: "download folder replaced by the session's own" }),
-  });
+  }, emit);
 }
 
 /** `GET /cdp/json/version` and `/cdp/json/list`: Chromium's discovery answers, with addresses that lead back through the proxy. */

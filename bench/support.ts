@@ -1,0 +1,93 @@
+// What the benchmarks share: environment knobs, nearest-rank statistics and printing, a raw CDP
+// client with as little of its own overhead as possible (no timers per message), and REST calls.
+import { randomUUID } from "node:crypto";
+import WebSocket from "ws";
+
+/** A non-negative number from the environment, or `fallback`. */
+export const num = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+  return value;
+};
+
+export const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+/** Nearest-rank percentile: with n < 20, p95 is the maximum (with n = 20, the second largest). */
+export const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return NaN;
+  const s = sorted(xs);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+export const median = (xs: number[]) => pct(xs, 50);
+export const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+export const pad = (s: string, n: number) => s.padEnd(n);
+export const verdict = (ok: boolean) => (ok ? "goal met" : "GOAL NOT MET");
+
+export type CdpEvent = { method: string; params: Record<string, unknown>; sessionId?: string };
+
+/** A raw CDP client for measuring: one WebSocket, flat sessions, no per-message timers. */
+export class BenchCdp {
+  #next = 1;
+  readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  /** The page session commands go to, once attached. */
+  sessionId = "";
+  onEvent: ((e: CdpEvent) => void) | undefined;
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on("message", (data) => {
+      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } } & Partial<CdpEvent>;
+      if (msg.id === undefined) {
+        if (msg.method) this.onEvent?.(msg as CdpEvent);
+        return;
+      }
+      const waiter = this.#pending.get(msg.id);
+      if (!waiter) return;
+      this.#pending.delete(msg.id);
+      if (msg.error) waiter.reject(new Error(`CDP error: ${msg.error.message}`));
+      else waiter.resolve(msg.result);
+    });
+    ws.on("close", () => {
+      for (const w of this.#pending.values()) w.reject(new Error("CDP socket closed"));
+      this.#pending.clear();
+    });
+  }
+
+  static open(url: string): Promise<BenchCdp> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
+      ws.once("open", () => resolve(new BenchCdp(ws)));
+      ws.once("error", reject);
+      ws.once("unexpected-response", (_req, res) => reject(new Error(`CDP upgrade refused: HTTP ${res.statusCode}`)));
+    });
+  }
+
+  send<T = unknown>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
+    const id = this.#next++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.ws.once("close", () => resolve());
+      this.ws.close();
+      setTimeout(() => {
+        this.ws.terminate();
+        resolve();
+      }, 2_000).unref();
+    });
+  }
+}
+
+/** One REST call with an API key; throws unless the status is `expect`. POSTs get a fresh Idempotency-Key. */
+export async function api(method: string, url: string, key: string, expect: number, body?: unknown): Promise<unknown> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method === "POST") headers["idempotency-key"] = randomUUID();
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${method} ${url} answered ${res.status} (expected ${expect}): ${text.slice(0, 500)}`);
+  return text ? (JSON.parse(text) as unknown) : null;
+}
