@@ -7,7 +7,9 @@
 //  (b) Runtime.evaluate("1+1") round trip and pipelined throughput through the /cdp proxy vs
 //      straight to the same Chromium, and through a bare TCP relay in this process (the floor for
 //      any proxy here);
-//  (c) the Vessel process's memory growth per running session (Chromium's own memory is not in it).
+//  (c) the Vessel process's memory growth per running session (Chromium's own memory is not in it);
+//  (d) the browser policy's cost: CDP round trip, pipelined rate and page loads with it on vs off
+//      (bench/sessions-policy.ts, also runnable alone as `npm run bench:policy`; BENCH_POLICY=0 skips it).
 // The server runs in this process; every client (puppeteer, raw CDP, REST calls, the page server)
 // runs in a forked child (bench/sessions-client.ts), so load never shares the server's event loop.
 // Comparisons alternate which side goes first. Loopback only; every browser is closed at the end.
@@ -28,6 +30,7 @@ import { findChromium } from "../src/browser/chromium.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { OpName, Ops, Phases, ReplyMsg, RequestMsg } from "./sessions-client.ts";
+import { benchPolicy } from "./sessions-policy.ts";
 import { f, median, num, pad, pct, verdict } from "./support.ts";
 
 const lifecycleN = num("BENCH_LIFECYCLE_N", 20);
@@ -350,6 +353,13 @@ try {
   print(`  (RSS moves in allocator-sized steps and can shrink; at this size heapUsed is the figure to read)`);
   print(`  process now: rss ${f(mib(after.rss))} MiB, heapUsed ${f(mib(after.heapUsed))} MiB, external ${f(mib(after.external))} MiB (PGlite's WASM heap lives in this process too)`);
   print();
+
+  // (d) the browser policy's cost, on vs off, in two apps of its own (bench/sessions-policy.ts).
+  if (num("BENCH_POLICY", 1) !== 0) {
+    print("(d) the browser policy on vs off");
+    await benchPolicy();
+    print();
+  }
 
   const loadAfter = os.loadavg();
   print(`done in ${f((performance.now() - started) / 1000)} s; load average now ${loadAfter.map((x) => x.toFixed(2)).join(" ")}`);
