@@ -21,6 +21,8 @@ const HEARTBEAT_MS = 15_000;
 /** When the browser connection drops, the runtime usually explains why (the session ended) within this. */
 const BROWSER_LOST_GRACE_MS = 1_000;
 const MAX_USER_AGENT = 200;
+/** Re-sizes and tab switches each restart a screencast: 10 at once, then 2 a second. */
+const CONTROL_PER_SECOND = 2;
 
 export interface ViewerSetup {
   deps: AppDeps;
@@ -58,7 +60,9 @@ export class Viewer {
   /** Caps on what one page can make us do: any message, input events, re-sizes and tab switches (each restarts a screencast), Done (each is a database write). */
   private readonly messages = new RateLimit(1000, 500);
   private readonly input = new RateLimit(400, 200);
-  private readonly control = new RateLimit(10, 2);
+  private readonly control = new RateLimit(10, CONTROL_PER_SECOND);
+  private pendingSize: { w: number; h: number; dpr: number } | undefined;
+  private sizeTimer: NodeJS.Timeout | undefined;
   private readonly doneLimit = new RateLimit(3, 0.5);
   private heartbeat: NodeJS.Timeout | undefined;
   private alive = true;
@@ -117,16 +121,13 @@ export class Viewer {
     if (this.closed || !this.leave) return;
     if (!this.messages.take()) return this.end("protocol", "The live view sent too many messages.", CLOSE_POLICY);
     if (inputTypes.has(msg.t)) return this.handleInput(msg as InputMessage);
-    if ((msg.t === "size" || msg.t === "tab") && !this.control.take()) return;
+    if (msg.t === "size") return this.requestSize({ w: msg.w, h: msg.h, dpr: msg.dpr });
+    if (msg.t === "tab" && !this.control.take()) return;
     switch (msg.t) {
       case "ack":
         // Acks are cumulative; one for a frame never sent clears nothing more than what was sent.
         while (this.outstanding.length > 0 && this.outstanding[0]! <= msg.n) this.outstanding.shift();
         this.screencast?.viewerReady();
-        return;
-      case "size":
-        this.viewport = { w: msg.w, h: msg.h, dpr: msg.dpr };
-        void this.screencast?.resize(frameBounds(msg.w, msg.h, msg.dpr)).catch(() => {});
         return;
       case "tab":
         if (!this.tabs?.has(msg.id)) return;
@@ -137,6 +138,28 @@ export class Viewer {
       case "done":
         return void this.done();
     }
+  }
+
+  /**
+   * A size is state, not an action: over the rate, the latest one waits for the next token instead
+   * of being dropped (dropping it left the picture sized for a window the viewer no longer had).
+   */
+  private requestSize(size: { w: number; h: number; dpr: number }): void {
+    this.pendingSize = size;
+    if (this.sizeTimer) return;
+    const apply = () => {
+      this.sizeTimer = undefined;
+      const next = this.pendingSize;
+      if (this.closed || !next) return;
+      if (!this.control.take()) {
+        this.sizeTimer = setTimeout(apply, 1000 / CONTROL_PER_SECOND);
+        return;
+      }
+      this.pendingSize = undefined;
+      this.viewport = next;
+      void this.screencast?.resize(frameBounds(next.w, next.h, next.dpr)).catch(() => {});
+    };
+    apply();
   }
 
   /** Ends the view for a reason the page shows (its last message), then closes the socket with `code`. */
@@ -245,6 +268,7 @@ export class Viewer {
     this.closed = true;
     clearInterval(this.heartbeat);
     this.leave?.();
+    clearTimeout(this.sizeTimer);
     this.screencast?.close();
     this.tabs?.close();
     this.cdp?.close();

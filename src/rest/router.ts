@@ -76,7 +76,9 @@ async function sendFile(res: Response, file: FileReply): Promise<void> {
   res.status(200);
   res.setHeader("Content-Type", "application/octet-stream");
   res.setHeader("Content-Length", String(file.size));
-  res.setHeader("Content-Disposition", `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+  // RFC 8187: percent-encoded UTF-8, where ' ( ) * are not allowed bare either.
+  const encoded = encodeURIComponent(file.name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  res.setHeader("Content-Disposition", `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`);
   res.setHeader("X-Content-Type-Options", "nosniff");
   res.setHeader("Content-Security-Policy", "sandbox");
   res.setHeader("Cache-Control", "no-store");

@@ -436,6 +436,10 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       expect({ width: raw.lastFrame!.readUInt16BE(4), height: raw.lastFrame!.readUInt16BE(6) }).toEqual(viewport);
       raw.ws.send(JSON.stringify({ t: "size", w: 160, h: 120, dpr: 2 }));
       await eventually(async () => jpegSize(raw.lastFrame!.subarray(8)), (size) => size.width === 320 && size.height === 240);
+      // Sizes past the rate are not dropped: the latest one is applied once the rate allows.
+      for (let i = 0; i < 14; i++) raw.ws.send(JSON.stringify({ t: "size", w: 100 + i * 4, h: 80, dpr: 1 }));
+      raw.ws.send(JSON.stringify({ t: "size", w: 200, h: 150, dpr: 1 }));
+      await eventually(async () => jpegSize(raw.lastFrame!.subarray(8)), (size) => size.width === 200 && size.height === 150, 5_000);
       const target = { x: TARGET_CENTRE.x / viewport.width, y: TARGET_CENTRE.y / viewport.height };
       raw.ws.send(JSON.stringify({ t: "mouse", e: "down", ...target, b: "left", bs: 1, c: 1, m: 0 }));
       raw.ws.send(JSON.stringify({ t: "mouse", e: "up", ...target, b: "left", bs: 0, c: 1, m: 0 }));
