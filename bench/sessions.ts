@@ -261,28 +261,33 @@ try {
   });
   await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", () => resolve()));
   const relayUrl = `ws://127.0.0.1:${(relay.address() as net.AddressInfo).port}${new URL(lease.wsEndpoint).pathname}`;
+  // The same bare relay in a process of its own: what the hop costs when nothing else shares its event loop.
+  const relayChild = fork(new URL("./relay-process.ts", import.meta.url), [String(lease.port)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const relayChildPort = await new Promise<number>((resolve) => relayChild.once("message", (m) => resolve(Number(m))));
+  const soloUrl = `ws://127.0.0.1:${relayChildPort}${new URL(lease.wsEndpoint).pathname}`;
   await call("cdpOpen", { name: "direct", url: lease.wsEndpoint });
   await call("cdpOpen", { name: "relay", url: relayUrl });
+  await call("cdpOpen", { name: "solo", url: soloUrl });
   await call("cdpOpen", { name: "proxy", url: cdpSession.connectUrl });
-  const sides = ["direct", "relay", "proxy"] as const;
+  const sides = ["direct", "relay", "solo", "proxy"] as const;
   type Side = (typeof sides)[number];
-  const label: Record<Side, string> = { direct: "direct to Chromium", relay: "bare TCP relay here", proxy: "through Vessel /cdp" };
-  const rtt: Record<Side, number[]> = { direct: [], relay: [], proxy: [] };
+  const label: Record<Side, string> = { direct: "direct to Chromium", relay: "bare TCP relay here", solo: "bare relay, own process", proxy: "through Vessel /cdp" };
+  const rtt: Record<Side, number[]> = { direct: [], relay: [], solo: [], proxy: [] };
   /** Per round, proxy median / direct median and proxy rate / direct rate: drift in the machine's load cancels within a round. */
   const rttRatios: number[] = [];
   const relayRatios: number[] = [];
   const rateRatios: number[] = [];
-  const rate: Record<Side, number[]> = { direct: [], relay: [], proxy: [] };
+  const rate: Record<Side, number[]> = { direct: [], relay: [], solo: [], proxy: [] };
   for (const side of sides) {
     await call("cdpSeq", { name: side, n: 300 });
     await call("cdpPipe", { name: side, n: cdpPipe });
   }
   for (let r = 0; r < cdpRounds; r++) {
-    // Each side goes first, middle and last equally often across rounds.
-    const order: Side[] = [...sides.slice(r % 3), ...sides.slice(0, r % 3)];
+    // Each side takes each place in the order equally often across rounds.
+    const order: Side[] = [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)];
     if (r % 2 === 1) order.reverse();
-    const roundRtt: Record<Side, number[]> = { direct: [], relay: [], proxy: [] };
-    const roundRate: Record<Side, number> = { direct: 0, relay: 0, proxy: 0 };
+    const roundRtt: Record<Side, number[]> = { direct: [], relay: [], solo: [], proxy: [] };
+    const roundRate: Record<Side, number> = { direct: 0, relay: 0, solo: 0, proxy: 0 };
     for (const side of order) roundRtt[side] = await call("cdpSeq", { name: side, n: cdpSeq });
     for (const side of order) roundRate[side] = cdpPipe / ((await call("cdpPipe", { name: side, n: cdpPipe })) / 1000);
     for (const side of sides) {
@@ -295,6 +300,7 @@ try {
   }
   await call("cdpClose", {});
   relay.close();
+  relayChild.kill();
   await call("releaseSession", { ...api, id: cdpSession.id });
 
   const ms3 = (x: number) => f(x, 3);
@@ -306,6 +312,7 @@ try {
   print(`  ratio proxy/direct round trip: p50 ${f(rttRatio, 2)}× (goal ≤ 1.2×: ${verdict(rttRatio <= 1.2)}), p99 ${f(pct(rtt.proxy, 99) / pct(rtt.direct, 99), 2)}×; added p50 ${f((median(rtt.proxy) - median(rtt.direct)) * 1000, 0)} µs`);
   print(`  per-round p50 ratios: ${rttRatios.map((x) => f(x, 2)).join(", ")}; median ${f(median(rttRatios), 2)}×`);
   print(`  the bare relay in this process, relay/direct: p50 ${f(median(rtt.relay) / median(rtt.direct), 2)}× (per-round median ${f(median(relayRatios), 2)}×); proxy/relay ${f(median(rtt.proxy) / median(rtt.relay), 2)}×`);
+  print(`  the bare relay in a process of its own, solo/direct: p50 ${f(median(rtt.solo) / median(rtt.direct), 2)}×`);
   for (const side of sides) {
     print(`  ${pad(label[side], 22)} pipelined msgs/s per round: ${rate[side].map((x) => Math.round(x)).join(", ")}; median ${Math.round(median(rate[side]))}`);
   }
