@@ -10,7 +10,7 @@ import puppeteer from "puppeteer-core";
 import { launchChromium, type ChromiumProcess } from "../src/browser/chromium.ts";
 import { warmUpProfile } from "../src/browser/warm-up.ts";
 import { createLogger } from "../src/logger.ts";
-import { api, BenchCdp } from "./support.ts";
+import { api, BenchCdp, closeClients, serveParent } from "./support.ts";
 
 /** Milliseconds per step of one lifecycle; `obtain` is POST /v1/sessions, launchChromium, or 0. */
 export interface Phases {
@@ -228,11 +228,7 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
   },
 
   async cdpClose({ name }) {
-    const names = name === undefined ? [...clients.keys()] : [name];
-    await Promise.all(names.map(async (n) => {
-      await clients.get(n)?.close();
-      clients.delete(n);
-    }));
+    await closeClients(clients, name);
     return null;
   },
 
@@ -254,19 +250,4 @@ async function cleanup(): Promise<void> {
 }
 
 if (!process.send) throw new Error("bench/sessions-client.ts is forked by bench/sessions.ts; run that instead");
-process.on("message", (msg: RequestMsg) => {
-  const handler = handlers[msg.op] as (args: unknown) => Promise<unknown>;
-  handler(msg.args).then(
-    (result) => process.send!({ id: msg.id, ok: true, result } satisfies ReplyMsg),
-    (err: unknown) => process.send!({ id: msg.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies ReplyMsg),
-  );
-});
-// The parent went away (finished, crashed, or was interrupted): close every browser of ours and leave.
-process.once("disconnect", () => {
-  void cleanup().finally(() => process.exit(0));
-});
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    void cleanup().finally(() => process.exit(1));
-  });
-}
+serveParent(handlers, cleanup);

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import { api, BenchCdp } from "./support.ts";
+import { api, BenchCdp, closeClients, serveParent } from "./support.ts";
 
 export type Scheme = "http" | "https";
 
@@ -333,11 +333,7 @@ const handlers: { [K in PolicyOpName]: (args: PolicyOps[K]["args"]) => Promise<P
   },
 
   async cdpClose({ name }) {
-    const names = name === undefined ? [...clients.keys()] : [name];
-    await Promise.all(names.map(async (n) => {
-      await clients.get(n)?.close();
-      clients.delete(n);
-    }));
+    await closeClients(clients, name);
     return null;
   },
 
@@ -359,18 +355,4 @@ async function cleanup(): Promise<void> {
 }
 
 if (!process.send) throw new Error("bench/sessions-policy-client.ts is forked by bench/sessions-policy.ts; run that instead");
-process.on("message", (msg: PolicyRequestMsg) => {
-  const handler = handlers[msg.op] as (args: unknown) => Promise<unknown>;
-  handler(msg.args).then(
-    (result) => process.send!({ id: msg.id, ok: true, result } satisfies PolicyReplyMsg),
-    (err: unknown) => process.send!({ id: msg.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies PolicyReplyMsg),
-  );
-});
-process.once("disconnect", () => {
-  void cleanup().finally(() => process.exit(0));
-});
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    void cleanup().finally(() => process.exit(1));
-  });
-}
+serveParent(handlers, cleanup);

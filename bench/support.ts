@@ -81,6 +81,15 @@ export class BenchCdp {
   }
 }
 
+/** Closes one named client of `clients`, or all of them. */
+export async function closeClients(clients: Map<string, BenchCdp>, name?: string): Promise<void> {
+  const names = name === undefined ? [...clients.keys()] : [name];
+  await Promise.all(names.map(async (n) => {
+    await clients.get(n)?.close();
+    clients.delete(n);
+  }));
+}
+
 /** One REST call with an API key; throws unless the status is `expect`. POSTs get a fresh Idempotency-Key. */
 export async function api(method: string, url: string, key: string, expect: number, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
@@ -90,4 +99,30 @@ export async function api(method: string, url: string, key: string, expect: numb
   const text = await res.text();
   if (res.status !== expect) throw new Error(`${method} ${url} answered ${res.status} (expected ${expect}): ${text.slice(0, 500)}`);
   return text ? (JSON.parse(text) as unknown) : null;
+}
+
+/**
+ * The child side of a forked bench client: runs each request's handler and answers over IPC; when
+ * the parent goes away (finished, crashed, interrupted) or a signal comes, `cleanup` closes what
+ * the child started and it leaves.
+ */
+export function serveParent(
+  handlers: Record<string, (args: never) => Promise<unknown>>,
+  cleanup: () => Promise<void>,
+): void {
+  process.on("message", (msg: { id: number; op: string; args: unknown }) => {
+    const handler = handlers[msg.op] as (args: unknown) => Promise<unknown>;
+    handler(msg.args).then(
+      (result) => process.send!({ id: msg.id, ok: true, result }),
+      (err: unknown) => process.send!({ id: msg.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+    );
+  });
+  process.once("disconnect", () => {
+    void cleanup().finally(() => process.exit(0));
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      void cleanup().finally(() => process.exit(1));
+    });
+  }
 }
