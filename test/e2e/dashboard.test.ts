@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardCsp } from "../../src/dashboard-assets.ts";
 import { address, startDashboardApp, type DashboardApp } from "../support/dashboard.ts";
@@ -238,6 +239,25 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     await page.locator('[data-event-type="SESSION_RUNNING"]').waitFor();
     await shootBoth(page, "12-session-live", () => frame.locator("#state[data-state=live]").waitFor());
 
+    // A file the session's page downloads shows up, and the signed-in person can save it.
+    const driver = await puppeteer.connect({ browserWSEndpoint: t.app.deps.runtime.endpoint(sessionId)!.wsEndpoint });
+    const [tab] = await driver.pages();
+    await tab!.evaluate(() => {
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob(["quarterly numbers"]));
+      link.download = "report.csv";
+      document.body.append(link);
+      link.click();
+    });
+    await driver.disconnect();
+    const row = page.locator('[data-download-state="finished"]');
+    await row.getByText("report.csv").waitFor({ timeout: 10_000 });
+    await page.locator('[data-event-type="DOWNLOAD_COMPLETED"]').waitFor();
+    const [saved] = await Promise.all([page.waitForEvent("download"), row.getByRole("link", { name: "Save" }).click()]);
+    expect(saved.suggestedFilename()).toBe("report.csv");
+    expect(fs.readFileSync((await saved.path())!, "utf8")).toBe("quarterly numbers");
+    await shootBoth(page, "12b-session-download");
+
     await page.getByRole("button", { name: "Save as profile" }).click();
     await page.getByLabel("Profile name").fill("Example login");
     await page.getByRole("dialog").getByRole("button", { name: "Save profile" }).click();
@@ -248,6 +268,7 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     await page.locator("h1 [data-status=RELEASED]").waitFor();
     await page.locator('[data-event-type="SESSION_RELEASED"]').waitFor();
     await page.getByText("Released by its owner").first().waitFor();
+    await page.locator('[data-download-state="finished"]').getByText("deleted with the browser").waitFor();
     await listed.locator("[data-status=RELEASED]").waitFor({ timeout: 10_000 });
     await shootBoth(page, "13-session-released");
     await watcher.reload();

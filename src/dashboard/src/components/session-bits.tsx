@@ -1,5 +1,6 @@
 import type { EndReason, SessionEventType, SessionFieldsFragment, SessionStatus } from "@gql/graphql.ts";
 import { Badge } from "./ui.tsx";
+import { formatBytes } from "../lib/format.ts";
 
 export type SessionRow = SessionFieldsFragment;
 
@@ -86,9 +87,31 @@ export function describeEvent(type: SessionEventType, data: EventData): { title:
       return { title: "Automation connected", detail: typeof data.clients === "number" ? `${data.clients} CDP client${data.clients === 1 ? "" : "s"} connected` : undefined, tone: "blue" };
     case "CDP_DISCONNECTED":
       return { title: "Automation disconnected", detail: typeof data.clients === "number" ? `${data.clients} CDP client${data.clients === 1 ? "" : "s"} left` : undefined, tone: "neutral" };
+    case "CDP_REFUSED":
+      return { title: "Command refused by the browser policy", detail: refusedWords(data.method, data.reason), tone: "amber" };
+    case "EGRESS_REFUSED":
+      return { title: "Connection refused by the egress policy", detail: refusedWords(typeof data.host === "string" ? `${data.host}:${String(data.port)}` : undefined, data.reason), tone: "amber" };
+    case "DOWNLOAD_STARTED":
+      return { title: "Download started", detail: typeof data.name === "string" ? data.name : undefined, tone: "blue" };
+    case "DOWNLOAD_COMPLETED":
+      return { title: "Download finished", detail: downloadWords(data), tone: "green" };
+    case "DOWNLOAD_CANCELED":
+      return { title: "Download cancelled", detail: downloadWords(data), tone: "neutral" };
+    case "DOWNLOAD_REFUSED":
+      return { title: "Download refused", detail: refusedWords(typeof data.name === "string" ? data.name : undefined, data.reason), tone: "amber" };
     default:
       return { title: String(type).toLowerCase().replace(/_/g, " "), tone: "neutral" };
   }
+}
+
+function refusedWords(what: unknown, reason: unknown): string | undefined {
+  const parts = [typeof what === "string" ? what : undefined, typeof reason === "string" ? reason : undefined].filter(Boolean);
+  return parts.length > 0 ? parts.join(": ") : undefined;
+}
+
+function downloadWords(data: EventData): string | undefined {
+  if (typeof data.name !== "string") return undefined;
+  return typeof data.bytes === "number" ? `${data.name}, ${formatBytes(data.bytes)}` : data.name;
 }
 
 /** `ses_01J…` shortened for narrow places; the full id stays in the title. */
