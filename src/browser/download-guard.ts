@@ -147,7 +147,13 @@ export class DownloadGuard {
 
   #progress(params: ProgressParams): void {
     const download = this.#downloads.get(params.guid);
-    if (!download || download.state !== "in_progress") return; // refused ones report their cancel too
+    if (!download) return;
+    if (download.state === "refused") {
+      // Refused, but it finished before the cancel reached it (a small file): it goes all the same.
+      if (params.state === "completed") this.#discard(params.filePath ?? path.join(this.folder, download.id));
+      return;
+    }
+    if (download.state !== "in_progress") return;
     download.bytes = Math.max(download.bytes, params.receivedBytes);
     if (params.totalBytes > 0) download.totalBytes = params.totalBytes;
     if (params.state === "inProgress") {
@@ -163,7 +169,7 @@ export class DownloadGuard {
     download.file = params.filePath ?? path.join(this.folder, download.id);
     if (!this.#inFolder(download.file) || this.#used() > this.maxBytes) {
       // Finished between two checks: the cap still holds, by deleting it.
-      if (this.#inFolder(download.file)) fs.rmSync(download.file, { force: true });
+      this.#discard(download.file);
       download.file = null;
       download.state = "refused";
       return this.#notify({ type: "download.refused", download, reason: this.#overCap() });
@@ -229,6 +235,11 @@ export class DownloadGuard {
     for (const d of this.#downloads.values()) if (d.state === "in_progress") return;
     clearInterval(this.#poll);
     this.#poll = undefined;
+  }
+
+  /** Deletes a downloaded file, only ever inside the session's folder. */
+  #discard(file: string): void {
+    if (this.#inFolder(file)) fs.rmSync(file, { force: true });
   }
 
   #inFolder(file: string): boolean {

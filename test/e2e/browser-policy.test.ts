@@ -282,3 +282,52 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
     }
   });
 });
+
+describe.skipIf(!hasChromium)("downloads turned off (VESSEL_DOWNLOAD_MAX_BYTES=0)", () => {
+  let t: TestApp;
+  let ws: Seeded;
+  let site: http.Server;
+  let siteUrl: string;
+  beforeAll(async () => {
+    site = http.createServer((req, res) => {
+      if (req.url === "/file") {
+        res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="a.bin"' });
+        return void res.end("bytes");
+      }
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end('<a id="dl" href="/file" download>file</a>');
+    });
+    siteUrl = `http://127.0.0.2:${await listen(site, "127.0.0.2")}`;
+    t = await startTestApp({ env: { VESSEL_EGRESS_ALLOW: "127.0.0.2/32", VESSEL_DOWNLOAD_MAX_BYTES: "0" } });
+    ws = await seedWorkspace(t);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    site?.close();
+  });
+
+  it("refuses every download, even after a client allows them in a folder of its own", async () => {
+    const { res, body: s } = await createSession(t, ws.key, { region: "us-east1" });
+    expect(res.status).toBe(201);
+    const browser = await puppeteer.connect({ browserWSEndpoint: s.connect_url! });
+    try {
+      const page = await browser.newPage();
+      // Playwright's form of the call: let through, pointed at the session's folder; the cap still says no.
+      const cdp = await browser.target().createCDPSession();
+      await cdp.send("Browser.setDownloadBehavior", { behavior: "allowAndName", downloadPath: "/tmp", eventsEnabled: true });
+      await page.goto(`${siteUrl}/`);
+      await page.click("#dl");
+      const refused = await eventually(
+        async () => (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: s.id, type: "download.refused" } })).map((e) => e.data as Record<string, unknown>),
+        (e) => e.length === 1,
+      );
+      expect(refused[0]).toMatchObject({ name: "a.bin", reason: "downloads are turned off on this server" });
+      const folder = t.app.deps.runtime.endpoint(s.id)!.downloadsDir;
+      await eventually(async () => fs.readdirSync(folder), (files) => files.length === 0);
+      expect(await t.app.deps.db.prisma.sessionEvent.count({ where: { sessionId: s.id, type: "download.completed" } })).toBe(0);
+    } finally {
+      await browser.disconnect();
+      await endSession(t.app.deps, s.id, { status: "RELEASED", reason: "CLIENT_RELEASE" });
+    }
+  });
+});
