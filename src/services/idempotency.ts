@@ -3,7 +3,7 @@ import { open, seal } from "../crypto/envelope.ts";
 import { AppError } from "../errors.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";
-import { prismaOf } from "./support.ts";
+import { executeStatement, prismaOf } from "./support.ts";
 
 /** The dedupe window of spec 8. */
 export const idempotencyWindowMs = 24 * 3600 * 1000;
@@ -70,11 +70,11 @@ export async function idempotent<T>(
     const now = ctx.deps.now();
     // Raw SQL: Prisma's createMany (the only way to its ON CONFLICT DO NOTHING) costs about 2 ms
     // more of this process's CPU per call on PGlite, on the path of every session start.
-    const claimed = await prisma.$executeRaw`INSERT INTO "idempotency_records"
+    const claimed = await executeStatement(ctx.deps.db, Prisma.sql`INSERT INTO "idempotency_records"
         ("workspace_id", "key", "fingerprint", "state", "locked_until", "expires_at", "created_at")
       VALUES (${workspaceId}, ${key}, ${input.fingerprint}, 'IN_PROGRESS',
         ${new Date(now.getTime() + idempotencyLockMs)}, ${new Date(now.getTime() + idempotencyWindowMs)}, ${now})
-      ON CONFLICT DO NOTHING`;
+      ON CONFLICT DO NOTHING`);
     if (claimed === 1) return run();
 
     const existing = await prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key } } });

@@ -7,7 +7,7 @@ import type { PubSub } from "../pubsub.ts";
 import { requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
 import { isPlausibleId, MAX_PAGE_LIMIT } from "./pagination.ts";
-import { prismaOf } from "./support.ts";
+import { executeStatement, prismaOf } from "./support.ts";
 
 /** Everything that can happen to a session, in the order a reader sees it (event ids are ULIDs). */
 export const sessionEventTypes = [
@@ -116,7 +116,7 @@ export class EventRecorder {
   record(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject = {}): Promise<SessionEventDto | null> {
     const event = newEvent(sessionId, type, data, this.deps.now());
     const run = async () => {
-      await this.deps.db.prisma.$executeRaw(insertEventsSql([event]));
+      await executeStatement(this.deps.db, insertEventsSql([event]));
       await publishEvents(this.deps.pubsub, [event], this.deps.log);
       return toEventDto(event);
     };

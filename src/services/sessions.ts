@@ -12,7 +12,7 @@ import { paginate, PageQuery, type Page } from "./pagination.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "./profiles.ts";
 import { newEvent, publishEvents, publishSessionChange, type NewEvent, type SessionEventType } from "./session-events.ts";
 import { endSessionStatement, insertStartedSession, releaseSessionStatement } from "./session-start.ts";
-import { prismaOf } from "./support.ts";
+import { executeStatement, prismaOf, queryStatement } from "./support.ts";
 
 /** A session lives at most 30 minutes (spec 3, 8). */
 export const maxSessionSeconds = 1800;
@@ -171,7 +171,7 @@ export async function createSession(
       const v: SessionView = { session, ...(await urls) };
       const answer = { status: 201, body: present(v), resourceId: id };
       // The row, its first event, the audit entry and the stored answer in one statement (session-start.ts says why).
-      await auditedStatement(ctx, id, (audit) => prismaOf(ctx).$executeRaw(insertStartedSession(session, running, storeAnswer(answer), audit?.() ?? null)));
+      await auditedStatement(ctx, id, (audit) => executeStatement(ctx.deps.db, insertStartedSession(session, running, storeAnswer(answer), audit?.() ?? null)));
       void publishEvents(ctx.deps.pubsub, [running], ctx.log);
       void publishSessionChange(ctx.deps, id, workspaceId);
       runtime.add(id, lease, expiresAt, idle, now);
@@ -235,7 +235,8 @@ export async function releaseSession(ctx: ServiceContext, id: string, workspace?
   const [found] = await auditedStatement(
     ctx,
     id,
-    (audit) => prismaOf(ctx).$queryRaw<Array<{ status: SessionStatus; saves: boolean; ended: boolean }>>(
+    (audit) => queryStatement<{ status: SessionStatus; saves: boolean; ended: boolean }>(
+      ctx.deps.db,
       releaseSessionStatement({ id, workspaceId, endedAt: now }, event, audit),
     ),
     ([row]) => row !== undefined && live.includes(row.status) && !row.saves,
@@ -290,7 +291,8 @@ export async function endSession(
   const now = deps.now();
   const event = newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now);
   const rows = await auditedStatement(ctx, id, (audit) =>
-    deps.db.prisma.$queryRaw<Array<{ workspace_id: string }>>(
+    queryStatement<{ workspace_id: string }>(
+      deps.db,
       endSessionStatement({ id, status: end.status, reason: end.reason, endedAt: now, endedById: endedById ?? null }, event, audit?.() ?? null),
     ),
   );

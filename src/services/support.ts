@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { AppError, validationError } from "../errors.ts";
 import type { Database } from "../db/client.ts";
-import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";
 
 /** What a service needs to reach the database: a request's context, or the database itself (scripts). */
@@ -9,6 +9,19 @@ export type DbSource = ServiceContext | Pick<Database, "prisma">;
 
 export function prismaOf(source: DbSource): PrismaClient {
   return "deps" in source ? source.deps.db.prisma : source.prisma;
+}
+
+/**
+ * One of the statements on every session's path, answering its rows: on the embedded database run
+ * directly (Database.direct says why), on PostgreSQL through Prisma.
+ */
+export async function queryStatement<T>(db: Pick<Database, "prisma" | "direct">, sql: Prisma.Sql): Promise<T[]> {
+  return db.direct ? ((await db.direct(sql)).rows as T[]) : db.prisma.$queryRaw<T[]>(sql);
+}
+
+/** The same for a statement that answers no rows: how many it changed. */
+export async function executeStatement(db: Pick<Database, "prisma" | "direct">, sql: Prisma.Sql): Promise<number> {
+  return db.direct ? (await db.direct(sql)).affectedRows : db.prisma.$executeRaw(sql);
 }
 
 /** The Prisma error code of `err` (P2002 unique violation, P2003 foreign key, P2025 not found…), if any. */
