@@ -31,7 +31,7 @@ import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { OpName, Ops, Phases, ReplyMsg, RequestMsg } from "./sessions-client.ts";
 import { benchPolicy } from "./sessions-policy.ts";
-import { f, median, num, pad, pct, verdict } from "./support.ts";
+import { bareRelay, f, median, num, pad, pct, verdict } from "./support.ts";
 
 const lifecycleN = num("BENCH_LIFECYCLE_N", 20);
 const backToBackN = num("BENCH_B2B_N", 20);
@@ -251,14 +251,7 @@ try {
   if (!lease) throw new Error(`session ${cdpSession.id} has no browser in the runtime`);
   await settle(); // the spare launched to replace this session's browser is up before anything is timed
   // The floor for any proxy in this process: a bare TCP relay to the same browser, bytes piped both ways.
-  const relay = net.createServer((client) => {
-    const upstream = net.connect({ host: "127.0.0.1", port: lease.port, noDelay: true });
-    client.setNoDelay(true);
-    client.pipe(upstream).pipe(client);
-    const end = () => (client.destroy(), upstream.destroy());
-    client.once("error", end).once("close", end);
-    upstream.once("error", end).once("close", end);
-  });
+  const relay = bareRelay(lease.port);
   await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", () => resolve()));
   const relayUrl = `ws://127.0.0.1:${(relay.address() as net.AddressInfo).port}${new URL(lease.wsEndpoint).pathname}`;
   // The same bare relay in a process of its own: what the hop costs when nothing else shares its event loop.

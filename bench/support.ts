@@ -1,6 +1,7 @@
 // What the benchmarks share: environment knobs, nearest-rank statistics and printing, a raw CDP
 // client with as little of its own overhead as possible (no timers per message), and REST calls.
 import { randomUUID } from "node:crypto";
+import net from "node:net";
 import WebSocket from "ws";
 
 /** A non-negative number from the environment, or `fallback`. */
@@ -125,4 +126,16 @@ export function serveParent(
       void cleanup().finally(() => process.exit(1));
     });
   }
+}
+
+/** A bare TCP relay to 127.0.0.1:`port`, bytes piped both ways and nothing else: the floor for any proxy. */
+export function bareRelay(port: number): net.Server {
+  return net.createServer((client) => {
+    const upstream = net.connect({ host: "127.0.0.1", port, noDelay: true });
+    client.setNoDelay(true);
+    client.pipe(upstream).pipe(client);
+    const end = () => (client.destroy(), upstream.destroy());
+    client.once("error", end).once("close", end);
+    upstream.once("error", end).once("close", end);
+  });
 }
