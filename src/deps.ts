@@ -51,7 +51,7 @@ function egressFor(config: Config, events: EventRecorder) {
   return {
     policy: new EgressPolicy(parseAllowlist(config.browser.egressAllow)),
     onRefused: (route: EgressRoute, refusal: EgressRefusal) => {
-      if (route.sessionId) void events.record(route.sessionId, "egress.refused", { host: refusal.host, port: refusal.port, reason: refusal.reason });
+      if (route.sessionId) events.later(route.sessionId, "egress.refused", { host: refusal.host, port: refusal.port, reason: refusal.reason });
     },
   };
 }
@@ -125,7 +125,7 @@ export async function createDeps(
   const runtime = new SessionRuntime({
     log,
     onEnd: (id, cause) => onEnd(id, cause),
-    onClient: (id, change, clients) => void events.record(id, change === "connected" ? "cdp.connected" : "cdp.disconnected", { clients }),
+    onClient: (id, change, clients) => events.later(id, change === "connected" ? "cdp.connected" : "cdp.disconnected", { clients }),
   });
   const publicUrl = new URL(config.publicBaseUrl);
   if (publicUrl.protocol === "http:" && !isLoopbackHttp(config.publicBaseUrl)) {

@@ -102,11 +102,9 @@ export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, sock
   socket.once("error", close);
   upstream.once("close", close);
   socket.once("close", close);
-  // Checked now, attached later: attaching records the client's cdp.connected event (runtime.ts's
-  // onClient), a database write that costs this process CPU (PGlite runs in-process). Attached once
-  // Chromium's answer to the handshake has been relayed, the write runs while the client reads it
-  // rather than in the way of the handshake. A session that ends meanwhile refuses the attach, and
-  // the socket closes then; its cdp.disconnected is recorded after its cdp.connected.
+  // Checked now, attached once Chromium has answered the handshake: a client counts (and its
+  // cdp.connected is recorded, runtime.ts's onClient) once it really is connected. A session that
+  // ends meanwhile refuses the attach, and the socket closes then.
   if (!deps.runtime.endpoint(sessionId)) return close();
   upstream.once("connect", () => {
     upstream.write(upstreamHandshake(req, path, lease.port));
@@ -145,9 +143,9 @@ function policyFilter(deps: AppDeps, sessionId: string, lease: BrowserLease, emi
     onDownloadBehaviour: (context) => lease.downloads?.clientConfigured(context),
     onRefused: (method, reason) => {
       deps.log.info({ sessionId, method }, "cdp proxy: command refused by policy");
-      void deps.events.record(sessionId, "cdp.refused", { method, reason });
+      deps.events.later(sessionId, "cdp.refused", { method, reason });
     },
-    onRedirected: (method) => void deps.events.record(sessionId, "cdp.refused", { method, reason: "download folder replaced by the session's own" }),
+    onRedirected: (method) => deps.events.later(sessionId, "cdp.refused", { method, reason: "download folder replaced by the session's own" }),
   }, emit);
 }
 

@@ -41,6 +41,11 @@ export interface BrowserLease {
   downloads?: DownloadGuard;
   /** Frees the slot at once, then closes the browser and removes its folder. Idempotent. */
   release(): Promise<void>;
+  /**
+   * Frees the slot and offers the browser as a spare again: for a lease whose session was never
+   * started (its creating call turned out to be a replay), so no client has seen the browser.
+   */
+  unused(): void;
 }
 
 export interface BrowserPoolOptions {
@@ -90,6 +95,8 @@ export class BrowserPool {
   /** Session ids whose browser is being launched (each holds a slot). */
   readonly #launching = new Set<string>();
   #spareLaunch: Promise<unknown> | undefined;
+  /** Browsers whose death while a spare is watched for (once each, however often they are offered). */
+  readonly #watched = new Set<ChromiumProcess>();
   /** Every browser the pool launched and has not closed yet, for stop(). */
   readonly #browsers = new Set<ChromiumProcess>();
   /** Each browser's egress listener (closed after the browser). */
@@ -99,6 +106,7 @@ export class BrowserPool {
   /** Launches in flight (sessions and spares), for stop(). */
   readonly #inflight = new Set<Promise<unknown>>();
   #refillFailures = 0;
+  #launches = 0;
   #refillTimer: NodeJS.Timeout | undefined;
   #refillDeferred: NodeJS.Timeout | undefined;
   #stopping: Promise<void> | undefined;
@@ -162,12 +170,8 @@ export class BrowserPool {
       );
     }
 
-    const spare = this.#takeSpare();
-    if (spare) {
-      const lease = this.#lease(sessionId, spare);
-      this.#refill();
-      return lease;
-    }
+    const fromSpare = this.acquireSpare(sessionId);
+    if (fromSpare) return fromSpare;
 
     this.#launching.add(sessionId);
     let browser: ChromiumProcess;
@@ -184,6 +188,20 @@ export class BrowserPool {
       throw new AppError("service-unavailable", "The browser pool is shutting down.");
     }
     const lease = this.#lease(sessionId, browser);
+    this.#refill();
+    return lease;
+  }
+
+  /**
+   * A warm spare for a session, or undefined when none is ready or no slot is free: for a caller
+   * that has a slower way to go then (acquire's launch, its refusals) and would rather take that.
+   */
+  acquireSpare(sessionId: string): BrowserLease | undefined {
+    if (this.#state !== "running" || this.#leases.has(sessionId) || this.#launching.has(sessionId)) return undefined;
+    if (this.#slotsTaken() >= this.#opts.capacity) return undefined;
+    const spare = this.#takeSpare();
+    if (!spare) return undefined;
+    const lease = this.#lease(sessionId, spare);
     this.#refill();
     return lease;
   }
@@ -239,6 +257,18 @@ export class BrowserPool {
       }
       return browser.close();
     };
+    const unused = (): void => {
+      if (this.#leases.get(sessionId) !== lease) return;
+      this.#leases.delete(sessionId);
+      if (egress) {
+        egress.sessionId = undefined;
+        egress.upstream = undefined;
+      }
+      if (downloads) downloads.sessionId = undefined;
+      if (this.#state === "running" && browser.alive) this.#offer(browser, true);
+      else void browser.close();
+      this.#refill();
+    };
     const egress = this.#egress.get(browser)?.route;
     if (egress) egress.sessionId = sessionId;
     const downloads = this.#guards.get(browser);
@@ -254,6 +284,7 @@ export class BrowserPool {
       ...(egress ? { egress } : {}),
       ...(downloads ? { downloads } : {}),
       release,
+      unused,
     };
     this.#leases.set(sessionId, lease);
     void browser.exited.then((exit: ChromiumExit) => {
@@ -268,8 +299,14 @@ export class BrowserPool {
     return lease;
   }
 
+  /** How many browsers this pool has launched (spares and sessions), successful or not. */
+  get launches(): number {
+    return this.#launches;
+  }
+
   /** Launches one browser, tracked so stop() can wait for it and close it. */
   #launch(): Promise<ChromiumProcess> {
+    this.#launches++;
     const egressOptions = this.#opts.egress;
     const downloadOptions = this.#opts.downloads;
     const launch = (async () => {
@@ -324,6 +361,22 @@ export class BrowserPool {
     return launch;
   }
 
+  /** Makes a ready browser a spare (the oldest first: one given back goes to the front), watched while it waits. */
+  #offer(browser: ChromiumProcess, front = false): void {
+    if (front) this.#spares.unshift(browser);
+    else this.#spares.push(browser);
+    if (this.#watched.has(browser)) return;
+    this.#watched.add(browser);
+    void browser.exited.then(() => {
+      this.#watched.delete(browser);
+      const index = this.#spares.indexOf(browser);
+      if (index === -1) return; // leased or closed on purpose
+      this.#spares.splice(index, 1);
+      this.#log.warn({ browserId: browser.id, browserPid: browser.pid, stderr: stderrTail(browser) }, "a spare browser died while idle");
+      this.#refill();
+    });
+  }
+
   /** How many spares to keep: the configured number, but never more than the free slots. */
   #spareTarget(): number {
     return Math.max(0, Math.min(this.#opts.warm, this.#opts.capacity - this.#slotsTaken()));
@@ -361,15 +414,8 @@ export class BrowserPool {
           void browser.close();
           return;
         }
-        this.#spares.push(browser);
         this.#log.debug({ browserId: browser.id, browserPid: browser.pid, ms: Math.round(performance.now() - started) }, "spare browser ready");
-        void browser.exited.then(() => {
-          const index = this.#spares.indexOf(browser);
-          if (index === -1) return; // leased or closed on purpose
-          this.#spares.splice(index, 1);
-          this.#log.warn({ browserId: browser.id, browserPid: browser.pid, stderr: stderrTail(browser) }, "a spare browser died while idle");
-          this.#refill();
-        });
+        this.#offer(browser);
         this.#refill();
       },
       (err: unknown) => {

@@ -130,6 +130,9 @@ export class SessionRuntime {
     for (const socket of entry.sockets) socket.destroy();
     for (const viewer of entry.viewers) viewer.close(message);
     entry.viewers.clear();
+    // The browser's close starts on the next turn of the event loop: the call that ended the
+    // session has its answer written first (the close opens a connection to the browser).
+    await new Promise((resolve) => setImmediate(resolve));
     await entry.lease.release();
   }
 

@@ -53,19 +53,53 @@ export interface Outcome {
 export type StoreAnswer = (outcome: Outcome) => Prisma.Sql;
 
 /**
+ * The INSERT that takes a key with a first call's answer, for a statement of the call's own (as
+ * `WITH "claim" AS (…)`): a row when it took the key, none when the key is taken already (whatever
+ * its state), so that the statement's other parts, selecting from it, write nothing either.
+ */
+export type ClaimAnswer = (outcome: Outcome) => Prisma.Sql;
+
+/** First calls running on this node through the one-statement way, by workspace and key (see `idempotent`). */
+const inOneFlight = new Map<string, Promise<unknown>>();
+
+/**
  * Runs `execute` at most once per (workspace, key) within the window. A completed first call is
  * replayed with its original body (stored sealed: it carries session tokens); a call still in flight
  * gets 409 with Retry-After; the same key with another body gets 422. A failure of `execute` frees the
  * key, so a retry runs again (nothing was created).
+ *
+ * `inOne`, when given, is tried first: the call does its work and takes the key in the same
+ * statement (`claim`), one statement instead of two (the claim, then the work with its answer), on
+ * the path of every new session. It answers null, having undone what it prepared, when the key was
+ * taken already (a replay, a duplicate running on another node, an expired or abandoned record);
+ * the call then goes the two-statement way, which tells those cases apart. Calls with the same key
+ * on this node wait for each other there, so a burst of duplicates prepares once (one browser).
  */
 export async function idempotent<T>(
   ctx: ServiceContext,
   input: { workspaceId: string; key: string; fingerprint: string },
   execute: (storeAnswer: StoreAnswer) => Promise<Outcome & { result: T; stored?: boolean }>,
+  inOne?: (claim: ClaimAnswer) => Promise<T | null>,
 ): Promise<Idempotent<T>> {
   const prisma = prismaOf(ctx);
   const { workspaceId, key } = input;
   const aad = `idempotency:${workspaceId}:${key}`;
+  if (inOne) {
+    const flight = `${workspaceId}:${key}`;
+    const earlier = inOneFlight.get(flight);
+    if (earlier) {
+      await earlier.catch(() => {});
+    } else {
+      const attempt = inOne(claimAnswer);
+      inOneFlight.set(flight, attempt);
+      try {
+        const result = await attempt;
+        if (result !== null) return { replayed: false, result };
+      } finally {
+        inOneFlight.delete(flight);
+      }
+    }
+  }
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.deps.now();
     // Raw SQL: Prisma's createMany (the only way to its ON CONFLICT DO NOTHING) costs about 2 ms
@@ -117,11 +151,23 @@ export async function idempotent<T>(
     return { replayed: false, result: outcome.result };
   }
 
+  function sealedBody(outcome: Outcome): string {
+    return JSON.stringify({ sealed: seal(ctx.deps.masterKey.key, Buffer.from(JSON.stringify(outcome.body)), aad).toString("base64") });
+  }
+
   function storeAnswer(outcome: Outcome): Prisma.Sql {
-    const sealed = seal(ctx.deps.masterKey.key, Buffer.from(JSON.stringify(outcome.body)), aad).toString("base64");
     return Prisma.sql`UPDATE "idempotency_records"
-      SET "state" = 'COMPLETED', "response_status" = ${outcome.status}, "response_body" = ${JSON.stringify({ sealed })}::jsonb,
+      SET "state" = 'COMPLETED', "response_status" = ${outcome.status}, "response_body" = ${sealedBody(outcome)}::jsonb,
         "resource_id" = ${outcome.resourceId}, "locked_until" = NULL
       WHERE "workspace_id" = ${workspaceId} AND "key" = ${key}`;
+  }
+
+  function claimAnswer(outcome: Outcome): Prisma.Sql {
+    const now = ctx.deps.now();
+    return Prisma.sql`INSERT INTO "idempotency_records"
+        ("workspace_id", "key", "fingerprint", "state", "response_status", "response_body", "resource_id", "locked_until", "expires_at", "created_at")
+      VALUES (${workspaceId}, ${key}, ${input.fingerprint}, 'COMPLETED', ${outcome.status}::int, ${sealedBody(outcome)}::jsonb, ${outcome.resourceId},
+        NULL, ${new Date(now.getTime() + idempotencyWindowMs)}::timestamptz, ${now}::timestamptz)
+      ON CONFLICT DO NOTHING RETURNING 1 AS "taken"`;
   }
 }

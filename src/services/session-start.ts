@@ -2,64 +2,99 @@ import { Prisma, type EndReason, type Session, type SessionStatus } from "../gen
 import type { NewEvent } from "./session-events.ts";
 
 /**
+ * How a started session's statement stores the creating call's answer (idempotency.ts): `also`, a
+ * data-modifying statement run with the rest (the UPDATE of a record claimed beforehand); or
+ * `claim`, the INSERT that takes the key with the answer, on which every other part depends: when
+ * the key is taken already it inserts nothing, and so neither does the rest.
+ */
+export type StartedAnswer = { also: Prisma.Sql } | { claim: Prisma.Sql };
+
+/**
  * One statement that records a started session: its row, its first event, the call's audit entry
- * (`audit`, from auditedStatement; null when there is none), and `also` (a data-modifying statement
- * that must commit with them: the creating call's stored answer).
+ * (`audit`, from auditedStatement; null when there is none), and the creating call's stored answer
+ * (`answer`). With a `claim` it answers one row, `taken`: whether it took the key (and wrote anything).
  *
- * Why one statement: with the embedded database every statement costs this process about a
- * millisecond of CPU (PGlite runs in-process), more when the process has been idle, and starting a
- * session is on the path of every client's first request. Folding three statements into one
- * data-modifying CTE is most of what took POST /v1/sessions from ~20 to ~10 ms (bench/sessions); the
- * audit entry joining it dropped the transaction (BEGIN, a statement, COMMIT) that was left.
+ * Why one statement: with the embedded database every statement costs this process one to two
+ * milliseconds of CPU (PGlite runs in-process), and starting a session is on the path of every
+ * client's first request. Folding three statements into one data-modifying CTE is most of what took
+ * POST /v1/sessions from ~20 to ~10 ms (bench/sessions); the audit entry joining it dropped the
+ * transaction (BEGIN, a statement, COMMIT) that was left, and the claim joining it the statement
+ * before it.
  *
  * Every column is written from `session`, defaults included, so the row is exactly the object the
  * caller answers with. The `Record<keyof Session, …>` makes a column added to the schema a type
- * error here until it is written too.
+ * error here until it is written too. Every value is cast to its column's type, as a SELECT (the
+ * claimed form) gives its parameters no type of their own.
  */
-export function insertStartedSession(session: Session, event: NewEvent, also: Prisma.Sql, audit: Prisma.Sql | null = null): Prisma.Sql {
+export function insertStartedSession(
+  session: Session,
+  event: NewEvent,
+  answer: StartedAnswer,
+  audit: ((when?: Prisma.Sql) => Prisma.Sql) | null = null,
+): Prisma.Sql {
   const s = session;
-  const p = (value: unknown) => Prisma.sql`${value}`;
-  const columns: Record<keyof Session, [column: string, value: Prisma.Sql]> = {
-    id: ["id", p(s.id)],
-    workspaceId: ["workspace_id", p(s.workspaceId)],
-    status: ["status", Prisma.sql`${s.status}::"SessionStatus"`],
-    region: ["region", p(s.region)],
-    endReason: ["end_reason", Prisma.sql`${s.endReason}::"EndReason"`],
-    nodeId: ["node_id", p(s.nodeId)],
-    apiKeyId: ["api_key_id", p(s.apiKeyId)],
-    endedById: ["ended_by_id", p(s.endedById)],
-    profileId: ["profile_id", p(s.profileId)],
-    saveProfileOnRelease: ["save_profile_on_release", p(s.saveProfileOnRelease)],
-    timeoutSeconds: ["timeout_seconds", p(s.timeoutSeconds)],
-    idleTimeoutSeconds: ["idle_timeout_seconds", p(s.idleTimeoutSeconds)],
-    liveViewInteractive: ["live_view_interactive", p(s.liveViewInteractive)],
-    liveViewInstructions: ["live_view_instructions", p(s.liveViewInstructions)],
-    liveViewGeneration: ["live_view_generation", p(s.liveViewGeneration)],
-    createdAt: ["created_at", p(s.createdAt)],
-    startedAt: ["started_at", p(s.startedAt)],
-    expiresAt: ["expires_at", p(s.expiresAt)],
-    lastActivityAt: ["last_activity_at", p(s.lastActivityAt)],
-    endedAt: ["ended_at", p(s.endedAt)],
+  const columns: Record<keyof Session, [column: string, value: unknown, type: string]> = {
+    id: ["id", s.id, "text"],
+    workspaceId: ["workspace_id", s.workspaceId, "text"],
+    status: ["status", s.status, '"SessionStatus"'],
+    region: ["region", s.region, "text"],
+    endReason: ["end_reason", s.endReason, '"EndReason"'],
+    nodeId: ["node_id", s.nodeId, "text"],
+    apiKeyId: ["api_key_id", s.apiKeyId, "text"],
+    endedById: ["ended_by_id", s.endedById, "text"],
+    profileId: ["profile_id", s.profileId, "text"],
+    saveProfileOnRelease: ["save_profile_on_release", s.saveProfileOnRelease, "boolean"],
+    timeoutSeconds: ["timeout_seconds", s.timeoutSeconds, "int"],
+    idleTimeoutSeconds: ["idle_timeout_seconds", s.idleTimeoutSeconds, "int"],
+    liveViewInteractive: ["live_view_interactive", s.liveViewInteractive, "boolean"],
+    liveViewInstructions: ["live_view_instructions", s.liveViewInstructions, "text"],
+    liveViewGeneration: ["live_view_generation", s.liveViewGeneration, "int"],
+    createdAt: ["created_at", s.createdAt, "timestamptz"],
+    startedAt: ["started_at", s.startedAt, "timestamptz"],
+    expiresAt: ["expires_at", s.expiresAt, "timestamptz"],
+    lastActivityAt: ["last_activity_at", s.lastActivityAt, "timestamptz"],
+    endedAt: ["ended_at", s.endedAt, "timestamptz"],
   };
   const names = Object.values(columns).map(([column]) => `"${column}"`).join(", ");
-  const values = Prisma.join(Object.values(columns).map(([, value]) => value));
+  const values = Prisma.join(Object.values(columns).map(([, value, type]) => Prisma.sql`${value}::${Prisma.raw(type)}`));
+  const eventValues = Prisma.sql`${event.id}::text, ${event.sessionId}::text, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt}::timestamptz`;
   // Data-modifying CTEs all run to completion, referenced or not, in one snapshot; the foreign keys
   // (event → session) are checked at the end of the statement, when the session row exists.
-  return Prisma.sql`WITH "new_session" AS (
-      INSERT INTO "sessions" (${Prisma.raw(names)}) VALUES (${values})
+  if ("also" in answer) {
+    return Prisma.sql`WITH "new_session" AS (
+        INSERT INTO "sessions" (${Prisma.raw(names)}) VALUES (${values})
+      ), "new_event" AS (
+        INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at") VALUES (${eventValues})
+      )${audit ? Prisma.sql`, "new_audit" AS (${audit()})` : Prisma.empty}
+      ${answer.also}`;
+  }
+  const taken = Prisma.sql`EXISTS (SELECT 1 FROM "claim")`;
+  return Prisma.sql`WITH "claim" AS (${answer.claim}), "new_session" AS (
+      INSERT INTO "sessions" (${Prisma.raw(names)}) SELECT ${values} FROM "claim"
     ), "new_event" AS (
-      INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at")
-      VALUES (${event.id}, ${event.sessionId}, ${event.type}, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt})
-    )${audit ? Prisma.sql`, "new_audit" AS (${audit})` : Prisma.empty}
-    ${also}`;
+      INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at") SELECT ${eventValues} FROM "claim"
+    )${audit ? Prisma.sql`, "new_audit" AS (${audit(taken)})` : Prisma.empty}
+    SELECT ${taken} AS "taken"`;
 }
 
 const liveStatuses = Prisma.raw(`'PENDING', 'RUNNING', 'REQUEST_RELEASE'`);
 
 /**
+ * The INSERT of an end's events, one row each per row of "ended" (the UPDATE's RETURNING): none when
+ * the statement did not end the session. The session's waiting background events (EventRecorder's
+ * `take`) come first, its final event last, so they land in the order they happened.
+ */
+function endEventsInsert(events: NewEvent[]): Prisma.Sql {
+  const rows = events.map((e) => Prisma.sql`(${e.id}::text, ${e.type}::text, ${JSON.stringify(e.data)}::jsonb, ${e.createdAt}::timestamptz)`);
+  return Prisma.sql`INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at")
+      SELECT "e"."id", "ended"."id", "e"."type", "e"."data", "e"."created_at"
+      FROM (VALUES ${Prisma.join(rows)}) AS "e" ("id", "type", "data", "created_at") CROSS JOIN "ended"`;
+}
+
+/**
  * One statement that ends a session if it is still live: the row takes its final status, end reason,
- * time and who ended it; its final event is written only when the row changed (the INSERT reads the
- * UPDATE's RETURNING); the call's audit entry (`audit`, from auditedStatement) is written either way,
+ * time and who ended it; `events` (its waiting background events, then its final event) are written
+ * only when the row changed (endEventsInsert); the call's audit entry (`audit`, from auditedStatement) is written either way,
  * as the transaction it replaces did. Answers one row, the session's workspace, when this statement
  * ended the session, and none when it had already ended (or does not exist).
  *
@@ -68,7 +103,7 @@ const liveStatuses = Prisma.raw(`'PENDING', 'RUNNING', 'REQUEST_RELEASE'`);
  */
 export function endSessionStatement(
   end: { id: string; status: SessionStatus; reason: EndReason; endedAt: Date; endedById: string | null },
-  event: NewEvent,
+  events: NewEvent[],
   audit: Prisma.Sql | null,
 ): Prisma.Sql {
   return Prisma.sql`WITH "ended" AS (
@@ -76,10 +111,7 @@ export function endSessionStatement(
         "ended_at" = ${end.endedAt}::timestamptz, "ended_by_id" = ${end.endedById}::text
       WHERE "id" = ${end.id} AND "status" IN (${liveStatuses})
       RETURNING "id", "workspace_id"
-    ), "end_event" AS (
-      INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at")
-      SELECT ${event.id}::text, "id", ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt}::timestamptz FROM "ended"
-    )${audit ? Prisma.sql`, "end_audit" AS (${audit})` : Prisma.empty}
+    ), "end_events" AS (${endEventsInsert(events)})${audit ? Prisma.sql`, "end_audit" AS (${audit})` : Prisma.empty}
     SELECT "workspace_id" FROM "ended"`;
 }
 
@@ -93,7 +125,7 @@ export function endSessionStatement(
  */
 export function releaseSessionStatement(
   end: { id: string; workspaceId: string; endedAt: Date },
-  event: NewEvent,
+  events: NewEvent[],
   audit: ((whenLive: Prisma.Sql) => Prisma.Sql) | null,
 ): Prisma.Sql {
   const whenLive = Prisma.sql`EXISTS (SELECT 1 FROM "found" WHERE "status" IN (${liveStatuses}) AND NOT "save_profile_on_release")`;
@@ -105,9 +137,6 @@ export function releaseSessionStatement(
         "ended_at" = ${end.endedAt}::timestamptz, "ended_by_id" = NULL
       WHERE "id" = ${end.id} AND "workspace_id" = ${end.workspaceId} AND "status" IN (${liveStatuses}) AND NOT "save_profile_on_release"
       RETURNING "id"
-    ), "end_event" AS (
-      INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at")
-      SELECT ${event.id}::text, "id", ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt}::timestamptz FROM "ended"
-    )${audit ? Prisma.sql`, "end_audit" AS (${audit(whenLive)})` : Prisma.empty}
+    ), "end_events" AS (${endEventsInsert(events)})${audit ? Prisma.sql`, "end_audit" AS (${audit(whenLive)})` : Prisma.empty}
     SELECT "status", "save_profile_on_release" AS "saves", EXISTS (SELECT 1 FROM "ended") AS "ended" FROM "found"`;
 }

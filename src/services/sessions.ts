@@ -1,13 +1,14 @@
 import { createHmac } from "node:crypto";
 import { ulid } from "ulid";
 import { z } from "zod";
+import type { BrowserLease } from "../browser/pool.ts";
 import type { EndCause } from "../browser/runtime.ts";
 import { AppError } from "../errors.ts";
 import type { EndReason, Session, SessionStatus } from "../generated/prisma/client.ts";
 import { auditedStatement } from "./audited.ts";
 import { actingWorkspace, requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
-import { fingerprint, idempotent, type Idempotent } from "./idempotency.ts";
+import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "./idempotency.ts";
 import { paginate, PageQuery, type Page } from "./pagination.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "./profiles.ts";
 import { newEvent, publishEvents, publishSessionChange, type NewEvent, type SessionEventType } from "./session-events.ts";
@@ -148,18 +149,18 @@ export async function createSession(
   const now = ctx.deps.now();
   const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
   // The tokens depend on nothing the database decides, and signing runs off the event loop: minted
-  // while the idempotency claim is written, they are ready when the answer is stored with the row.
+  // while the browser is taken, they are ready when the answer is stored with the row.
   // (Unused, and never shown, when the call turns out to be a replay or the node is full.)
   const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
-  urls.catch(() => {}); // awaited below, or not at all when the claim fails first
-  return idempotent(ctx, { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) }, async (storeAnswer) => {
-    const lease = await browsers.acquire(id);
+  urls.catch(() => {}); // awaited below, or not at all when the call fails first
+
+  /** The session's browser (`lease`), set up, and the row, event and answer that record it. */
+  const prepare = async (lease: BrowserLease) => {
     try {
       // The upstream proxy lives only in this process's memory, for as long as the browser does.
       if (input.proxy && lease.egress) lease.egress.upstream = { ...input.proxy };
       if (input.profile_id) await restoreProfileIntoSession(ctx, workspaceId, input.profile_id, lease);
       const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
-      const running = newEvent(id, "session.running", {}, now);
       const session: Session = {
         id, workspaceId, status: "RUNNING", region: input.region, endReason: null, nodeId: ctx.deps.nodeId,
         apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null, endedById: null,
@@ -168,19 +169,61 @@ export async function createSession(
         liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
         createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
       };
-      const v: SessionView = { session, ...(await urls) };
-      const answer = { status: 201, body: present(v), resourceId: id };
-      // The row, its first event, the audit entry and the stored answer in one statement (session-start.ts says why).
-      await auditedStatement(ctx, id, (audit) => executeStatement(ctx.deps.db, insertStartedSession(session, running, storeAnswer(answer), audit?.() ?? null)));
-      void publishEvents(ctx.deps.pubsub, [running], ctx.log);
-      void publishSessionChange(ctx.deps, id, workspaceId);
-      runtime.add(id, lease, expiresAt, idle, now);
-      return { result: v, ...answer, stored: true };
+      const view: SessionView = { session, ...(await urls) };
+      return { lease, session, view, running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: present(view), resourceId: id } };
     } catch (err) {
       await lease.release();
       throw err;
     }
-  }).catch(async (err: unknown) => {
+  };
+  type Prepared = Awaited<ReturnType<typeof prepare>>;
+  /** Runs the recording statement (session-start.ts says why it is one); the browser goes if it fails. */
+  const record = async <R>(p: Prepared, write: () => Promise<R>): Promise<R> => {
+    try {
+      return await write();
+    } catch (err) {
+      await p.lease.release();
+      throw err;
+    }
+  };
+  const started = (p: Prepared) => {
+    void publishEvents(ctx.deps.pubsub, [p.running], ctx.log);
+    void publishSessionChange(ctx.deps, id, workspaceId);
+    runtime.add(id, p.lease, expiresAt, p.session.idleTimeoutSeconds, now);
+  };
+  const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
+  // The usual first call: the key is claimed by a statement of its own, the answer stored with the row.
+  const twoStatements = async (storeAnswer: StoreAnswer) => {
+    const p = await prepare(await browsers.acquire(id));
+    await record(p, () => auditedStatement(ctx, id, (audit) => executeStatement(ctx.deps.db, insertStartedSession(p.session, p.running, { also: storeAnswer(p.answer) }, audit))));
+    started(p);
+    return { result: p.view, ...p.answer, stored: true };
+  };
+  // With a warm spare and no profile to restore (which changes the browser), the key is taken by the
+  // row's own statement; when it was taken already, the untouched spare goes back. Otherwise (a
+  // launch to wait for, a full node) the usual way: a replay never waits for, or is refused, a browser.
+  const oneStatement = input.profile_id
+    ? undefined
+    : async (claim: ClaimAnswer) => {
+        const spare = browsers.acquireSpare(id);
+        if (!spare) return null;
+        const p = await prepare(spare);
+        const [row] = await record(p, () =>
+          auditedStatement(
+            ctx,
+            id,
+            (audit) => queryStatement<{ taken: boolean }>(ctx.deps.db, insertStartedSession(p.session, p.running, { claim: claim(p.answer) }, audit)),
+            (rows) => rows[0]?.taken === true,
+          ),
+        );
+        if (!row?.taken) {
+          p.lease.unused();
+          return null;
+        }
+        started(p);
+        return p.view;
+      };
+  return idempotent(ctx, key, twoStatements, oneStatement).catch(async (err: unknown) => {
     // This node filled up meanwhile: another one may still have room.
     const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err, workspace });
     if (elsewhere) return elsewhere;
@@ -230,17 +273,24 @@ export async function keepaliveSession(ctx: ServiceContext, id: string, workspac
 export async function releaseSession(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
   const workspaceId = await workspaceOf(ctx, workspace);
   const end = { status: "RELEASED", reason: "CLIENT_RELEASE" } as const;
+  const { events: recorder } = ctx.deps;
+  await recorder.settled(id);
   const now = ctx.deps.now();
-  const event = newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now);
-  const [found] = await auditedStatement(
-    ctx,
-    id,
-    (audit) => queryStatement<{ status: SessionStatus; saves: boolean; ended: boolean }>(
-      ctx.deps.db,
-      releaseSessionStatement({ id, workspaceId, endedAt: now }, event, audit),
-    ),
-    ([row]) => row !== undefined && live.includes(row.status) && !row.saves,
-  );
+  const events = [...recorder.take(id), newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now)];
+  let found: { status: SessionStatus; saves: boolean; ended: boolean } | undefined;
+  try {
+    [found] = await auditedStatement(
+      ctx,
+      id,
+      (audit) => queryStatement<{ status: SessionStatus; saves: boolean; ended: boolean }>(
+        ctx.deps.db,
+        releaseSessionStatement({ id, workspaceId, endedAt: now }, events, audit),
+      ),
+      ([row]) => row !== undefined && live.includes(row.status) && !row.saves,
+    );
+  } finally {
+    if (!found?.ended) recorder.putBack(id, events.slice(0, -1));
+  }
   // Another workspace's session is indistinguishable from a missing one.
   if (!found) throw new AppError("not-found", "No session with this id in this workspace.");
   if (ctx.audit) ctx.audit.target = id;
@@ -249,7 +299,7 @@ export async function releaseSession(ctx: ServiceContext, id: string, workspace?
     await endSession(ctx.deps, id, end, ctx, undefined, { saveProfileOnRelease: true });
     return;
   }
-  afterEnd(ctx.deps, id, end, found.ended ? { event, workspaceId } : null);
+  afterEnd(ctx.deps, id, end, found.ended ? { events, workspaceId } : null);
 }
 
 /** Dashboard force-stop by a workspace owner or admin; API keys are refused (they release with PATCH). */
@@ -288,27 +338,33 @@ export async function endSession(
 ): Promise<boolean> {
   // Before anything closes: the browser still holds what the profile is to keep.
   if (end.reason === "CLIENT_RELEASE") await saveProfileOnRelease(deps, id, ctx, known);
+  await deps.events.settled(id);
   const now = deps.now();
-  const event = newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now);
-  const rows = await auditedStatement(ctx, id, (audit) =>
-    queryStatement<{ workspace_id: string }>(
-      deps.db,
-      endSessionStatement({ id, status: end.status, reason: end.reason, endedAt: now, endedById: endedById ?? null }, event, audit?.() ?? null),
-    ),
-  );
-  const row = rows[0];
-  afterEnd(deps, id, end, row ? { event, workspaceId: row.workspace_id } : null);
+  const events = [...deps.events.take(id), newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now)];
+  let row: { workspace_id: string } | undefined;
+  try {
+    [row] = await auditedStatement(ctx, id, (audit) =>
+      queryStatement<{ workspace_id: string }>(
+        deps.db,
+        endSessionStatement({ id, status: end.status, reason: end.reason, endedAt: now, endedById: endedById ?? null }, events, audit?.() ?? null),
+      ),
+    );
+  } finally {
+    if (!row) deps.events.putBack(id, events.slice(0, -1));
+  }
+  afterEnd(deps, id, end, row ? { events, workspaceId: row.workspace_id } : null);
   return row !== undefined;
 }
 
 /**
- * What follows an end's statement: when it ended the session (`ended`), its event and change are
- * published and its node told; either way the browser and every socket of the session close here.
+ * What follows an end's statement: when it ended the session (`ended`), its events (the waiting ones
+ * it wrote, then its final one) and change are published and its node told; either way the browser
+ * and every socket of the session close here.
  */
-function afterEnd(deps: AppDeps, id: string, end: { status: SessionStatus; reason: EndReason }, ended: { event: NewEvent; workspaceId: string } | null): void {
+function afterEnd(deps: AppDeps, id: string, end: { status: SessionStatus; reason: EndReason }, ended: { events: NewEvent[]; workspaceId: string } | null): void {
   // The session's sockets close now and the proxy refuses it from the recorded status; closing the
   // browser itself (~100 ms) need not hold up the caller.
-  if (ended) void publishEvents(deps.pubsub, [ended.event], deps.log);
+  if (ended) void publishEvents(deps.pubsub, ended.events, deps.log);
   if (ended) void publishSessionChange(deps, id, ended.workspaceId);
   // The browser may run on another node: that node closes it.
   if (ended) deps.cluster?.sessionEnded(id, endMessage(end.status, end.reason));

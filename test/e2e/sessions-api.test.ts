@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ulid } from "ulid";
 import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { endSession } from "../../src/services/sessions.ts";
@@ -62,6 +62,54 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
       const token = new URL(first.body.connect_url!).searchParams.get("token")!;
       expect(JSON.stringify(record)).not.toContain(token.split(".")[2]);
       await releaseAll(ws.workspace.id, ws.key);
+    });
+
+    it("B11: with a warm spare, a first create takes the key in its own statement, and a replay gives the spare back unused", async () => {
+      const warm = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "2" } });
+      try {
+        const w = await seedWorkspace(warm);
+        const pool = warm.app.deps.browsers;
+        const spareReady = () => vi.waitFor(() => expect(pool.report().warm).toBe(1), { timeout: 30_000, interval: 20 });
+        await spareReady();
+        // The statements the embedded database runs directly (the session paths), as SQL.
+        const db = warm.app.deps.db;
+        const direct = db.direct!;
+        const statements: string[] = [];
+        db.direct = (sql) => {
+          statements.push(sql.text);
+          return direct(sql);
+        };
+        const key = randomUUID();
+        const first = await createSession(warm, w.key, { region: "us-east1" }, key);
+        expect(first.res.status).toBe(201);
+        // One statement took the key and wrote the session; the record was never in flight.
+        expect(statements).toHaveLength(1);
+        expect(statements[0]).toMatch(/^WITH "claim" AS \(INSERT INTO "idempotency_records"/);
+        const record = await warm.app.deps.db.prisma.idempotencyRecord.findFirst({ where: { key } });
+        expect(record).toMatchObject({ state: "COMPLETED", responseStatus: 201, resourceId: first.body.id, lockedUntil: null });
+        await spareReady();
+        const launches = pool.launches;
+        for (let i = 0; i < 3; i++) {
+          const replay = await createSession(warm, w.key, { region: "us-east1" }, key);
+          expect(replay.res.status).toBe(200);
+          expect(replay.body).toEqual(first.body);
+          expect(pool.report()).toMatchObject({ inUse: 1, warm: 1 });
+        }
+        // Each replay took the spare for its one statement, found the key taken, and gave it back.
+        expect(statements.slice(1).filter((sql) => sql.startsWith('WITH "claim"'))).toHaveLength(3);
+        // The same key with another body: still 422, and still no browser spent on it.
+        const other = await createSession(warm, w.key, { region: "us-east1", timeout_seconds: 60 }, key);
+        expect(other.res.status).toBe(422);
+        expect(pool.launches).toBe(launches);
+        expect(await warm.app.deps.db.prisma.session.count({ where: { workspaceId: w.workspace.id } })).toBe(1);
+        // The spare that was given back serves the next session as any spare does.
+        const next = await createSession(warm, w.key, { region: "us-east1" }, randomUUID());
+        expect(next.res.status).toBe(201);
+        expect(pool.launches).toBe(launches);
+        expect(await handshake(next.body.connect_url!)).toBe("open");
+      } finally {
+        await warm.stop();
+      }
     });
 
     it("B12: the same key with another body is 422 and changes nothing", async () => {

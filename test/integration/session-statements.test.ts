@@ -2,7 +2,7 @@
 // audit entry as a part of them (audit.ts auditInsertSql), and the event recorder's raw inserts:
 // the same SQL runs on PGlite and on PostgreSQL, and writes what the transactions it replaced wrote.
 import { ulid } from "ulid";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { Prisma, type Session } from "../../src/generated/prisma/client.ts";
 import { createLogger } from "../../src/logger.ts";
 import { memoryPubSub } from "../../src/pubsub.ts";
@@ -47,7 +47,7 @@ describeEachBackend("session statements", (backend) => {
   }
 
   async function start(s: Session, audit: Prisma.Sql | null = null): Promise<void> {
-    await prisma().$executeRaw(insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), Prisma.sql`SELECT 1`, audit));
+    await prisma().$executeRaw(insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), { also: Prisma.sql`SELECT 1` }, audit && (() => audit)));
   }
 
   const entriesFor = (target: string) => prisma().auditEntry.findMany({ where: { target }, orderBy: { id: "asc" } });
@@ -83,6 +83,33 @@ describeEachBackend("session statements", (backend) => {
     expect(await entriesFor(quiet.id)).toEqual([]);
   });
 
+  test("a start that takes the idempotency key writes it with the answer; with the key taken it writes nothing", async () => {
+    const key = crypto.randomUUID();
+    const claim = (body: string) => Prisma.sql`INSERT INTO "idempotency_records"
+        ("workspace_id", "key", "fingerprint", "state", "response_status", "response_body", "resource_id", "expires_at")
+      VALUES (${workspaceId}, ${key}, 'fp', 'COMPLETED', 201, ${JSON.stringify({ body })}::jsonb, ${body}, now() + interval '1 day')
+      ON CONFLICT DO NOTHING RETURNING 1 AS "taken"`;
+    const startClaimed = (s: Session) =>
+      prisma().$queryRaw<Array<{ taken: boolean }>>(
+        insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), { claim: claim(s.id) }, (when) => auditInsertSql(record({ target: s.id }), when)),
+      );
+    const first = session({ liveViewInstructions: "Sign in, then click Done", idleTimeoutSeconds: null, apiKeyId: null });
+    expect(await startClaimed(first)).toEqual([{ taken: true }]);
+    expect(await prisma().session.findUnique({ where: { id: first.id } })).toEqual(first);
+    expect((await eventsOf(first.id)).map((e) => e.type)).toEqual(["session.running"]);
+    expect(await entriesFor(first.id)).toMatchObject([{ action: "session.create", target: first.id }]);
+    expect(await prisma().idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key } } })).toMatchObject({
+      state: "COMPLETED", responseStatus: 201, responseBody: { body: first.id }, resourceId: first.id, lockedUntil: null,
+    });
+
+    const second = session();
+    expect(await startClaimed(second)).toEqual([{ taken: false }]);
+    expect(await prisma().session.findUnique({ where: { id: second.id } })).toBeNull();
+    expect(await eventsOf(second.id)).toEqual([]);
+    expect(await entriesFor(second.id)).toEqual([]);
+    expect(await prisma().idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key } } })).toMatchObject({ resourceId: first.id });
+  });
+
   test("a failing part writes nothing: the session, its event and the entry go together", async () => {
     const s = session();
     await start(s);
@@ -92,29 +119,31 @@ describeEachBackend("session statements", (backend) => {
     expect(await eventsOf(s.id)).toHaveLength(1);
   });
 
-  test("an end changes a live session once, with its event; its audit entry is written either way", async () => {
+  test("an end changes a live session once, with its events; its audit entry is written either way", async () => {
     const s = session();
     await start(s);
     const endedAt = new Date("2030-01-02T03:05:00.123Z");
     const end = { id: s.id, status: "TIMED_OUT", reason: "IDLE_TIMEOUT", endedAt, endedById: null } as const;
+    // A background event still waiting for its batch goes in first, then the final event.
+    const waiting = newEvent(s.id, "cdp.disconnected", { clients: 0 }, new Date(endedAt.getTime() - 5));
     const first = await prisma().$queryRaw<Array<{ workspace_id: string }>>(
-      endSessionStatement(end, newEvent(s.id, "session.timed_out", { reason: "idle_timeout" }, endedAt), auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 }))),
+      endSessionStatement(end, [waiting, newEvent(s.id, "session.timed_out", { reason: "idle_timeout" }, endedAt)], auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 }))),
     );
     expect(first).toEqual([{ workspace_id: workspaceId }]);
     expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "TIMED_OUT", endReason: "IDLE_TIMEOUT", endedAt, endedById: null });
     const second = await prisma().$queryRaw<unknown[]>(
-      endSessionStatement({ ...end, status: "FAILED", reason: "BROWSER_CRASH" }, newEvent(s.id, "session.failed", {}, endedAt), auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 }))),
+      endSessionStatement({ ...end, status: "FAILED", reason: "BROWSER_CRASH" }, [newEvent(s.id, "cdp.connected", {}, endedAt), newEvent(s.id, "session.failed", {}, endedAt)], auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 }))),
     );
     expect(second).toEqual([]);
     expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "TIMED_OUT", endReason: "IDLE_TIMEOUT" });
     const events = await eventsOf(s.id);
-    expect(events.map((e) => [e.type, e.data])).toEqual([["session.running", {}], ["session.timed_out", { reason: "idle_timeout" }]]);
-    expect(events[1]!.createdAt).toEqual(endedAt);
+    expect(events.map((e) => [e.type, e.data])).toEqual([["session.running", {}], ["cdp.disconnected", { clients: 0 }], ["session.timed_out", { reason: "idle_timeout" }]]);
+    expect(events.map((e) => e.createdAt)).toEqual([s.createdAt, waiting.createdAt, endedAt]);
     expect(await entriesFor(s.id)).toHaveLength(2);
     // Without an entry: a runtime end (no caller).
     const quiet = session();
     await start(quiet);
-    await prisma().$queryRaw(endSessionStatement({ ...end, id: quiet.id }, newEvent(quiet.id, "session.timed_out", {}, endedAt), null));
+    await prisma().$queryRaw(endSessionStatement({ ...end, id: quiet.id }, [newEvent(quiet.id, "session.timed_out", {}, endedAt)], null));
     expect(await prisma().session.findUnique({ where: { id: quiet.id } })).toMatchObject({ status: "TIMED_OUT" });
     expect(await entriesFor(quiet.id)).toEqual([]);
   });
@@ -126,7 +155,7 @@ describeEachBackend("session statements", (backend) => {
       prisma().$queryRaw<Row[]>(
         releaseSessionStatement(
           { id, workspaceId: ws, endedAt },
-          newEvent(id, "session.released", { reason: "client_release" }, endedAt),
+          [newEvent(id, "cdp.disconnected", { clients: 0 }, endedAt), newEvent(id, "session.released", { reason: "client_release" }, endedAt)],
           (when) => auditInsertSql(record({ target: id, action: "session.release", httpStatus: 204 }), when),
         ),
       );
@@ -139,12 +168,14 @@ describeEachBackend("session statements", (backend) => {
 
     expect(await release(s.id, workspaceId)).toEqual([{ status: "RUNNING", saves: false, ended: true }]);
     expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "RELEASED", endReason: "CLIENT_RELEASE", endedAt, endedById: null });
-    expect((await eventsOf(s.id)).map((e) => [e.type, e.data])).toEqual([["session.running", {}], ["session.released", { reason: "client_release" }]]);
+    expect((await eventsOf(s.id)).map((e) => [e.type, e.data])).toEqual([
+      ["session.running", {}], ["cdp.disconnected", { clients: 0 }], ["session.released", { reason: "client_release" }],
+    ]);
     expect(await entriesFor(s.id)).toMatchObject([{ action: "session.release", httpStatus: 204, workspaceId }]);
 
     // Ended already: answered as read, nothing written (the transport audits the call).
     expect(await release(s.id, workspaceId)).toEqual([{ status: "RELEASED", saves: false, ended: false }]);
-    expect(await eventsOf(s.id)).toHaveLength(2);
+    expect(await eventsOf(s.id)).toHaveLength(3);
     expect(await entriesFor(s.id)).toHaveLength(1);
 
     // Saves its profile on release: left running for the caller to save first.
@@ -175,5 +206,56 @@ describeEachBackend("session statements", (backend) => {
     // An event for a session that does not exist is logged and answered null, and the chain goes on.
     expect(await recorder.record(`ses_${ulid()}`, "cdp.connected")).toBeNull();
     expect(await recorder.record(s.id, "cdp.connected", { clients: 9 })).toMatchObject({ type: "cdp.connected", data: { clients: 9 } });
+  });
+
+  test("background events wait for their batch, or go with the session's next write, in the order they happened", async () => {
+    const [a, b] = [session(), session()];
+    await start(a);
+    await start(b);
+    const pubsub = memoryPubSub();
+    const heard: string[] = [];
+    const unsubscribe = [a, b].map((s) => pubsub.subscribe(`session-events:${s.id}`, (message) => void heard.push(`${s === a ? "a" : "b"} ${(JSON.parse(message) as { type: string }).type}`)));
+    // A batch an hour long: nothing is written until flush() (or the session's next write).
+    const recorder = new EventRecorder({ db: t.db, now: () => new Date(), log: createLogger("silent"), pubsub }, 3600_000);
+    const typesOf = async (id: string) => (await eventsOf(id)).slice(1).map((e) => e.type);
+
+    recorder.later(a.id, "cdp.connected", { clients: 1 });
+    recorder.later(b.id, "cdp.refused", { method: "Page.navigate" });
+    recorder.later(a.id, "cdp.disconnected", { clients: 0 });
+    expect(await typesOf(a.id)).toEqual([]);
+    expect(heard).toEqual([]);
+    await recorder.flush();
+    expect(await typesOf(a.id)).toEqual(["cdp.connected", "cdp.disconnected"]);
+    expect(await typesOf(b.id)).toEqual(["cdp.refused"]);
+    expect(heard.filter((h) => h.startsWith("a"))).toEqual(["a cdp.connected", "a cdp.disconnected"]);
+    expect(heard).toContain("b cdp.refused");
+
+    // Its batch comes due by itself.
+    const quick = new EventRecorder({ db: t.db, now: () => new Date(), log: createLogger("silent"), pubsub }, 20);
+    quick.later(b.id, "cdp.connected", { clients: 1 });
+    await vi.waitFor(async () => expect(await typesOf(b.id)).toEqual(["cdp.refused", "cdp.connected"]), { timeout: 10_000, interval: 20 });
+
+    // A record() takes the session's waiting events with it, ahead of its own, at once.
+    recorder.later(a.id, "cdp.connected", { clients: 1 });
+    const done = await recorder.record(a.id, "live_view.done", {});
+    expect(done?.type).toBe("live_view.done");
+    expect(await typesOf(a.id)).toEqual(["cdp.connected", "cdp.disconnected", "cdp.connected", "live_view.done"]);
+
+    // take() hands them to the caller's statement; putBack() returns them, ahead of newer ones.
+    recorder.later(b.id, "egress.refused", { host: "10.0.0.1" });
+    const taken = recorder.take(b.id);
+    expect(taken.map((e) => e.type)).toEqual(["egress.refused"]);
+    expect(recorder.take(b.id)).toEqual([]);
+    recorder.later(b.id, "cdp.connected", { clients: 1 });
+    recorder.putBack(b.id, taken);
+    await recorder.flush();
+    expect(await typesOf(b.id)).toEqual(["cdp.refused", "cdp.connected", "egress.refused", "cdp.connected"]);
+
+    // A batch with a session that is gone: the other sessions' events are written all the same.
+    recorder.later(`ses_${ulid()}`, "cdp.connected");
+    recorder.later(a.id, "cdp.disconnected", { clients: 0 });
+    await recorder.flush();
+    expect((await typesOf(a.id)).at(-1)).toBe("cdp.disconnected");
+    for (const u of unsubscribe) u();
   });
 });
