@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { ulid } from "ulid";
+import { ulid } from "./ids.ts";
 import { dashboardUsers } from "./auth/dashboard-auth.ts";
 import type { UserAuthenticator } from "./auth/request-auth.ts";
 import type { Config } from "./config.ts";

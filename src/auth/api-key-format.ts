@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ulid } from "ulid";
+import { ulid } from "../ids.ts";
 
 /**
  * API keys look like `vs_<ULID>.<secret>` (spec §2.3):

@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { ulid } from "../ids.ts";
 import WebSocket from "ws";
 import type { SessionClaims } from "../auth/session-tokens.ts";
 import type { BrowserLease } from "../browser/pool.ts";

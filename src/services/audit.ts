@@ -10,7 +10,8 @@
  *
  * No principals here: callers decide who may write or read; this module only stores and queries.
  */
-import { encodeTime, monotonicFactory } from "ulid";
+import { encodeTime } from "ulid";
+import { monotonicFactory } from "../ids.ts";
 import { z } from "zod";
 import { validationError } from "../errors.ts";
 import { Prisma, type AuditEntry, type PrismaClient } from "../generated/prisma/client.ts";

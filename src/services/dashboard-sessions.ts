@@ -1,4 +1,5 @@
-import { decodeTime, ulid } from "ulid";
+import { decodeTime } from "ulid";
+import { ulid } from "../ids.ts";
 import type { IssuedSession } from "../auth/cookies.ts";
 import { newOpaqueToken, TOKEN_PATTERN, tokenHash } from "../auth/opaque-tokens.ts";
 import { AppError } from "../errors.ts";

@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { ulid } from "../ids.ts";
 import { z } from "zod";
 import { AppError } from "../errors.ts";
 import type { Invitation, Role } from "../generated/prisma/client.ts";

@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { ulid } from "../ids.ts";
 import { z } from "zod";
 import { auditRecord } from "../auth/request-auth.ts";
 import { captureProfile } from "../browser/profile-capture.ts";

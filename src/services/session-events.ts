@@ -1,4 +1,4 @@
-import { monotonicFactory } from "ulid";
+import { monotonicFactory } from "../ids.ts";
 import { z } from "zod";
 import { AppError } from "../errors.ts";
 import { Prisma, type Role, type Session, type SessionEvent } from "../generated/prisma/client.ts";

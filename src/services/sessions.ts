@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { ulid } from "ulid";
+import { ulid } from "../ids.ts";
 import { z } from "zod";
 import type { BrowserLease } from "../browser/pool.ts";
 import type { EndCause } from "../browser/runtime.ts";

@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { ulid } from "../ids.ts";
 import { z } from "zod";
 import { CODE_CHALLENGE_PATTERN, newOpaqueToken, TOKEN_PATTERN, tokenHash, verifierMatches } from "../auth/opaque-tokens.ts";
 import { addressBucket, rateLimitHeaders } from "../auth/rate-limit.ts";

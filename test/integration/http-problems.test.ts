@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -64,6 +65,9 @@ const cases: Array<{ name: string; method: string; path: string; headers?: Recor
   },
   { name: "malformed JSON", method: "POST", path: "/v1/test-echo/abc", headers: json, body: '{"count": 1,', slug: "malformed-json" },
   { name: "body too large", method: "POST", path: "/v1/test-echo/abc", headers: json, body: JSON.stringify({ count: 1, label: "x".repeat(4000) }), slug: "payload-too-large" },
+  { name: "body in another charset", method: "POST", path: "/v1/test-echo/abc", headers: { "content-type": "application/json; charset=latin1" }, body: '{"count": 1}', slug: "unsupported-media-type" },
+  { name: "body in an unknown encoding", method: "POST", path: "/v1/test-echo/abc", headers: { ...json, "content-encoding": "x-nope" }, body: '{"count": 1}', slug: "unsupported-media-type" },
+  { name: "body of only a byte order mark", method: "POST", path: "/v1/test-echo/abc", headers: json, body: "\ufeff", slug: "malformed-json" },
   { name: "not JSON", method: "POST", path: "/v1/test-echo/abc", headers: { "content-type": "text/plain" }, body: "count=1", slug: "unsupported-media-type" },
   {
     name: "validation names each field", method: "POST", path: "/v1/test-echo/ABC", headers: json, body: JSON.stringify({ count: 0, extra: true }), slug: "validation-failed",
@@ -107,6 +111,34 @@ describe("every failure is an RFC 9457 problem document", () => {
     const res = await fetch(`${t.url}/v1/test-echo/abc`, { method: "POST", headers: json, body: JSON.stringify({ count: 3 }) });
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ name: "abc", count: 3 });
+  });
+
+  it("reads bodies as clients send them: declared or chunked, gzipped, with a BOM or a charset, up to the limit", async () => {
+    const echo = (body: BodyInit, headers: Record<string, string> = json) =>
+      fetch(`${t.url}/v1/test-echo/abc`, { method: "POST", headers, body, duplex: "half" } as RequestInit);
+    const ok = async (res: Response, count: number) => {
+      expect(res.status).toBe(201);
+      expect(await res.json()).toEqual({ name: "abc", count });
+    };
+    await ok(await echo("\ufeff" + JSON.stringify({ count: 4 })), 4);
+    await ok(await echo(JSON.stringify({ count: 5 }), { "content-type": "application/json; charset=UTF-8" }), 5);
+    await ok(await echo(gzipSync(JSON.stringify({ count: 6 })), { ...json, "content-encoding": "gzip" }), 6);
+    const chunked = new ReadableStream({
+      start(controller) {
+        for (const part of ['{"count"', ": 7", "}"]) controller.enqueue(new TextEncoder().encode(part));
+        controller.close();
+      },
+    });
+    await ok(await echo(chunked), 7);
+    // Exactly the 2 KiB limit passes (multi-byte characters count as bytes); a byte more does not.
+    const padTo = (bytes: number) => {
+      const base = JSON.stringify({ count: 8, label: "" });
+      return JSON.stringify({ count: 8, label: "é".repeat((bytes - Buffer.byteLength(base)) / 2) });
+    };
+    expect(Buffer.byteLength(padTo(2048))).toBe(2048);
+    await ok(await echo(padTo(2048)), 8);
+    const over = await echo(padTo(2048) + " ");
+    expect(over.status).toBe(413);
   });
 
   it("serves its OpenAPI 3.1 document, valid, naming the configured base URL", async () => {
