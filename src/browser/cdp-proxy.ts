@@ -6,6 +6,7 @@ import { AppError } from "../errors.ts";
 import { problemBody } from "../rest/problems.ts";
 import type { AppDeps } from "../services/context.ts";
 import { CdpFrameFilter } from "./cdp-filter.ts";
+import { acceptFor, isWebSocketKey } from "./cdp-upstream.ts";
 import type { BrowserLease } from "./pool.ts";
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
@@ -77,7 +78,9 @@ function upstreamHandshake(req: IncomingMessage, path: string, port: number): st
  * Relays a CDP WebSocket to the session's Chromium: the handshake is forwarded (Chromium's 101
  * answers the client's own key), then Chromium's frames flow to the client as a byte pipe, and the
  * client's pass the method policy (cdp-filter.ts: a cheap search, a parse only when it finds
- * something) on their way in. Nothing connects upstream before the token and the session are checked.
+ * something) on their way in. No client reaches the browser before its token and the session are
+ * checked; the connection the runtime opened as the session started (cdp-upstream.ts) is handed to
+ * the first client that passes, which then gets its handshake's answer from this process.
  */
 export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
@@ -90,8 +93,13 @@ export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, sock
   }
   const { lease, sessionId } = target;
   const page = pagePath.exec(url.pathname)?.[1];
-  const path = page ? `/devtools/page/${page}` : new URL(lease.wsEndpoint).pathname;
-  const upstream = net.connect({ host: "127.0.0.1", port: lease.port });
+  const key = req.headers["sec-websocket-key"];
+  // The browser target, asked for plainly, goes over the connection opened as the session started
+  // (its first client only; cdp-upstream.ts says why); anything else connects now.
+  const parked = !page && !req.headers["sec-websocket-protocol"] && isWebSocketKey(key) && req.headers["sec-websocket-version"] === "13"
+    ? await deps.runtime.takeUpstream(sessionId)
+    : undefined;
+  const upstream = parked ?? net.connect({ host: "127.0.0.1", port: lease.port });
   upstream.setNoDelay(true);
   (socket as net.Socket).setNoDelay?.(true);
   const close = () => {
@@ -105,36 +113,50 @@ export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, sock
   // Checked now, attached once Chromium has answered the handshake: a client counts (and its
   // cdp.connected is recorded, runtime.ts's onClient) once it really is connected. A session that
   // ends meanwhile refuses the attach, and the socket closes then.
-  if (!deps.runtime.endpoint(sessionId)) return close();
+  if (!deps.runtime.endpoint(sessionId) || socket.destroyed) return close();
+  const attach = () => {
+    if (!socket.destroyed && !deps.runtime.attach(sessionId, socket)) close();
+  };
+  if (parked) {
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptFor(key!)}\r\n\r\n`);
+    relay(deps, sessionId, lease, socket, upstream, head, close);
+    attach();
+    return;
+  }
+  const path = page ? `/devtools/page/${page}` : new URL(lease.wsEndpoint).pathname;
   upstream.once("connect", () => {
     upstream.write(upstreamHandshake(req, path, lease.port));
-    upstream.pipe(socket);
+    relay(deps, sessionId, lease, socket, upstream, head, close);
     // After the pipe's own listener: the answer is on its way to the client when this runs.
-    upstream.once("data", () => {
-      if (!socket.destroyed && !deps.runtime.attach(sessionId, socket)) close();
-    });
-    if (!deps.browsers.enforcesPolicy) {
-      if (head.length > 0) upstream.write(head);
-      socket.pipe(upstream);
-      return;
-    }
-    // Client frames go through the policy filter straight from the data handler, with the
-    // backpressure a pipe would apply.
-    const filter = policyFilter(deps, sessionId, lease, (bytes) => {
-      if (!upstream.write(bytes)) socket.pause();
-    });
-    upstream.on("drain", () => socket.resume());
-    const feed = (chunk: Buffer) => {
-      try {
-        filter.feed(chunk);
-      } catch {
-        close(); // a frame over the size limit
-      }
-    };
-    if (head.length > 0) feed(head);
-    socket.on("data", feed);
-    socket.once("end", () => upstream.end());
+    upstream.once("data", attach);
   });
+}
+
+/**
+ * The frames of a connected client: Chromium's flow to it as a byte pipe; its own pass the method
+ * policy on their way in, straight from the data handler, with the backpressure a pipe would apply.
+ */
+function relay(deps: AppDeps, sessionId: string, lease: BrowserLease, socket: Duplex, upstream: net.Socket, head: Buffer, close: () => void): void {
+  upstream.pipe(socket);
+  if (!deps.browsers.enforcesPolicy) {
+    if (head.length > 0) upstream.write(head);
+    socket.pipe(upstream);
+    return;
+  }
+  const filter = policyFilter(deps, sessionId, lease, (bytes) => {
+    if (!upstream.write(bytes)) socket.pause();
+  });
+  upstream.on("drain", () => socket.resume());
+  const feed = (chunk: Buffer) => {
+    try {
+      filter.feed(chunk);
+    } catch {
+      close(); // a frame over the size limit
+    }
+  };
+  if (head.length > 0) feed(head);
+  socket.on("data", feed);
+  socket.once("end", () => upstream.end());
 }
 
 function policyFilter(deps: AppDeps, sessionId: string, lease: BrowserLease, emit: (bytes: Buffer) => void): CdpFrameFilter {

@@ -1,5 +1,7 @@
+import type net from "node:net";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../logger.ts";
+import { openUpstream } from "./cdp-upstream.ts";
 import type { BrowserLease } from "./pool.ts";
 
 export type EndCause =
@@ -19,6 +21,8 @@ interface Running {
   idleTimer?: NodeJS.Timeout;
   idleMs: number | null;
   ending: boolean;
+  /** A connection to the browser opened as the session started, for its first CDP client (cdp-upstream.ts). */
+  upstream?: Promise<net.Socket | undefined>;
 }
 
 /**
@@ -35,6 +39,8 @@ export class SessionRuntime {
       onEnd: (sessionId: string, cause: EndCause) => Promise<void>;
       /** A CDP client connected or went away (the session's event stream records it). */
       onClient?: (sessionId: string, change: "connected" | "disconnected", clients: number) => void;
+      /** Open a connection to each browser as its session starts, for its first CDP client; default true. */
+      parkUpstream?: boolean;
     },
   ) {}
 
@@ -50,6 +56,7 @@ export class SessionRuntime {
     };
     this.running.set(sessionId, entry);
     this.armIdle(sessionId, entry);
+    if (this.opts.parkUpstream !== false) entry.upstream = openUpstream(lease.port, new URL(lease.wsEndpoint).pathname);
     void lease.exited.then(() => {
       // A browser that exits while its session is still live crashed (or was killed).
       if (this.running.get(sessionId) === entry && !entry.ending) void this.fire(sessionId, { status: "FAILED", reason: "BROWSER_CRASH" });
@@ -60,6 +67,23 @@ export class SessionRuntime {
   endpoint(sessionId: string): BrowserLease | undefined {
     const entry = this.running.get(sessionId);
     return entry && !entry.ending ? entry.lease : undefined;
+  }
+
+  /**
+   * The connection to the session's browser opened as it started, once (the first client's): a
+   * socket still open, or undefined (taken already, not opened, or closed meanwhile).
+   */
+  async takeUpstream(sessionId: string): Promise<net.Socket | undefined> {
+    const entry = this.running.get(sessionId);
+    const parked = entry?.upstream;
+    if (!entry || !parked) return undefined;
+    entry.upstream = undefined;
+    const socket = await parked;
+    if (!socket || socket.destroyed || entry.ending) {
+      socket?.destroy();
+      return undefined;
+    }
+    return socket;
   }
 
   /** A CDP client attached: the session is not idle while any client is connected. */
@@ -128,6 +152,7 @@ export class SessionRuntime {
     clearTimeout(entry.hardTimer);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     for (const socket of entry.sockets) socket.destroy();
+    void entry.upstream?.then((socket) => socket?.destroy());
     for (const viewer of entry.viewers) viewer.close(message);
     entry.viewers.clear();
     // The browser's close starts on the next turn of the event loop: the call that ended the

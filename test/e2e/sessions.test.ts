@@ -3,7 +3,7 @@ import { SignJWT, decodeProtectedHeader } from "jose";
 import CDP from "chrome-remote-interface";
 import { chromium } from "playwright-core";
 import puppeteer from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { alive, connectionsTo, createSession, eventually, getSession, handshake, releaseSession, startPageServer } from "../support/sessions.ts";
@@ -137,6 +137,8 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
       .setProtectedHeader({ alg: "HS256", typ: header.typ, kid: header.kid })
       .sign(new TextEncoder().encode("guess"));
     const base = `${t.url.replace("http", "ws")}/cdp`;
+    // The browser's connections: the download guard's, and one opened for the session's first client.
+    await vi.waitFor(() => expect(connectionsTo(lease.port)).toBe(2), { timeout: 10_000, interval: 20 });
     const before = connectionsTo(lease.port);
     const cases: Array<[string, string, number]> = [
       ["no token", base, 401],
@@ -149,8 +151,17 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     for (const [what, url, status] of cases) expect(await handshake(url), what).toBe(status);
     expect(connectionsTo(lease.port)).toBe(before);
     expect(t.app.deps.runtime.clientCount(a.body.id)).toBe(0);
-    // The real token does connect (so the counter above could have moved).
+    // The real token does connect (so the counter above could have moved): the first client over
+    // the connection opened for it, the next over one of its own.
+    const first = new WebSocket(`${base}?token=${cdpToken}`);
+    await new Promise((resolve, reject) => first.once("open", resolve).once("error", reject));
+    first.send(JSON.stringify({ id: 1, method: "Browser.getVersion" }));
+    const answer = JSON.parse(String(await new Promise((resolve) => first.once("message", resolve)))) as { id: number; result: { product: string } };
+    expect(answer).toMatchObject({ id: 1, result: { product: expect.stringMatching(/Chrome/) } });
+    expect(connectionsTo(lease.port)).toBe(before);
     expect(await handshake(`${base}?token=${cdpToken}`)).toBe("open");
+    await vi.waitFor(() => expect(t.app.deps.runtime.clientCount(a.body.id)).toBe(1), { timeout: 5_000, interval: 20 });
+    first.close();
     await releaseSession(t, ws.key, a.body.id);
   });
 
