@@ -65,6 +65,8 @@ const MAX_UNKNOWN_KIDS = 10_000;
 const JWKS_MAX_AGE_MS = 60_000;
 /** Far more than any token we mint; longer input is refused before parsing. */
 const MAX_TOKEN_LENGTH = 4096;
+/** Tokens this process minted and remembers (see SessionTokens.minted). */
+const MAX_MINTED = 10_000;
 
 const ulidShape = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 /** Header parameters that point at or carry key material: never honoured, so refused. */
@@ -95,7 +97,6 @@ export class KeyStoreUnavailable extends Error {
   }
 }
 
-/** The AAD of a sealed private key: binds it to its row (and to this table). */
 /**
  * A JWS in compact form (RFC 7515), signed with Ed25519 by node:crypto in this thread. Why not
  * jose's SignJWT: it signs through WebCrypto on the thread pool, and two tokens per new session
@@ -119,6 +120,7 @@ function signerOf(privateKey: CryptoKey): KeyObject {
   return signer;
 }
 
+/** The AAD of a sealed private key: binds it to its row (and to this table). */
 function privateKeyAad(kid: string): string {
   return `signing_keys:${kid}`;
 }
@@ -134,6 +136,14 @@ export class SessionTokens {
   private seq = 0;
   /** kid → monotonic time until which it is refused without a reload. */
   private readonly unknownKids = new Map<string, number>();
+  /**
+   * The tokens this process minted, exactly as handed out, with their claims and key: a client
+   * nearly always connects with the token it was just given, by the node that minted it, and that
+   * token needs no signature check here (jose's takes ~0.25 ms, on the path of every connect). The
+   * lookup is by the whole token, so nothing a client sends can match but what this process signed.
+   * Time and key are still checked; anything else (another node's token, an expired one) goes to jose.
+   */
+  private readonly minted = new Map<string, { claims: SessionClaims; kid: string; notBefore: number }>();
   private lastReloadStart = Number.NEGATIVE_INFINITY;
   private reloadInFlight?: Promise<void>;
   /** A reload that has not started yet: callers that join it are sure to see rows committed before they asked. */
@@ -164,7 +174,32 @@ export class SessionTokens {
       wid: workspaceId, ...(audience === "live-view" ? { gen: input.generation ?? 0 } : {}),
       iss: this.issuer, aud: audience, sub: sessionId, jti: randomBytes(16).toString("base64url"), iat: nowSeconds, nbf: nowSeconds, exp,
     };
-    return signCompact(header, payload, signerOf(key.privateKey));
+    const token = signCompact(header, payload, signerOf(key.privateKey));
+    this.remember(token, {
+      claims: { sessionId, workspaceId, jti: payload.jti, expiresAt: new Date(exp * 1000), audience, generation: input.generation ?? 0 },
+      kid: key.kid,
+      notBefore: nowSeconds,
+    });
+    return token;
+  }
+
+  private remember(token: string, entry: { claims: SessionClaims; kid: string; notBefore: number }): void {
+    // Oldest first: the expired ones, then, past the bound, the oldest of all.
+    const now = this.now().getTime();
+    for (const [old, { claims }] of this.minted) {
+      if (claims.expiresAt.getTime() > now && this.minted.size < MAX_MINTED) break;
+      this.minted.delete(old);
+    }
+    this.minted.set(token, entry);
+  }
+
+  /** The claims of a token this process minted, while it is valid by its times and its key; else undefined (jose decides). */
+  private mintedHere(token: string, audience: TokenAudience): SessionClaims | undefined {
+    const entry = this.minted.get(token);
+    if (!entry || entry.claims.audience !== audience) return undefined;
+    const nowSeconds = this.now().getTime() / 1000;
+    if (nowSeconds + CLOCK_TOLERANCE_SECONDS < entry.notBefore || nowSeconds >= entry.claims.expiresAt.getTime() / 1000) return undefined;
+    return this.usableKey(entry.kid) ? { ...entry.claims } : undefined;
   }
 
   /** Verifies signature (EdDSA only; alg pinned; never honours jku/x5u/jwk headers), typ, iss, aud, exp/nbf with 5 s tolerance, and kid known. Throws AppError("unauthenticated", <generic detail>) on any failure — the same detail for every failure. */
@@ -174,6 +209,8 @@ export class SessionTokens {
       if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
         throw new TokenRefused("empty or oversized token");
       }
+      const known = this.mintedHere(token, audience);
+      if (known) return known;
       const { payload } = await jwtVerify(token, (header) => this.verificationKey(header), {
         algorithms: [ALGORITHM],
         audience,

@@ -4,6 +4,7 @@ import type { CryptoKey, JWK } from "jose";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
 import {
+  CLOCK_TOLERANCE_SECONDS,
   INVALID_TOKEN_DETAIL,
   KeyStoreUnavailable,
   SessionTokens,
@@ -338,6 +339,25 @@ describeEachBackend("session tokens", (backend) => {
       for (const tok of minted) await expect(verifier.verify(tok, "live-view")).resolves.toBeTruthy();
     }
     expect(await prisma.signingKey.count()).toBeGreaterThanOrEqual(1);
+  });
+
+  test("a token verifies the same on the node that minted it (which remembers it) as on any other", async () => {
+    const node1 = node();
+    const node2 = node();
+    for (const audience of ["cdp", "live-view"] as const) {
+      const token = await node1.mint({ ...input(audience), ...(audience === "live-view" ? { generation: 3 } : {}) });
+      const here = await node1.verify(token, audience);
+      expect(here).toEqual(await node2.verify(token, audience));
+      expect(here).toMatchObject({ audience, generation: audience === "live-view" ? 3 : 0 });
+      // Remembered for its own audience only, and only as minted.
+      await refused(node1.verify(token, audience === "cdp" ? "live-view" : "cdp"));
+      await refused(node1.verify(`${token.slice(0, -2)}${token.endsWith("AA") ? "BB" : "AA"}`, audience));
+    }
+    // Past its end it is refused here as everywhere (jose decides once the remembered times say no).
+    const token = await node1.mint(input("cdp"));
+    const exp = (await node1.verify(token, "cdp")).expiresAt.getTime();
+    clock = new Date(exp + (CLOCK_TOLERANCE_SECONDS + 1) * 1000);
+    await refused(node1.verify(token, "cdp"));
   });
 
   test("rotation: after 30 days a new kid signs; old tokens verify until their own exp; the old key then ends", async () => {
