@@ -34,6 +34,8 @@ export function openUpstream(port: number, path: string, timeoutMs = 2_000): Pro
         socket.destroy();
         return resolve(undefined);
       }
+      // While it waits for its client, a reset (the browser gone) must not throw: it just closes.
+      socket.on("error", () => socket.destroy());
       socket.pause();
       resolve(socket);
     };

@@ -70,10 +70,11 @@ const inOneFlight = new Map<string, Promise<unknown>>();
  *
  * `inOne`, when given, is tried first: the call does its work and takes the key in the same
  * statement (`claim`), one statement instead of two (the claim, then the work with its answer), on
- * the path of every new session. It answers null, having undone what it prepared, when the key was
- * taken already (a replay, a duplicate running on another node, an expired or abandoned record);
- * the call then goes the two-statement way, which tells those cases apart. Calls with the same key
- * on this node wait for each other there, so a burst of duplicates prepares once (one browser).
+ * the path of every new session. It answers null when it cannot go that way (say, no warm spare),
+ * or, having undone what it prepared, when the key was taken already (a replay, a duplicate running
+ * on another node, an expired or abandoned record); the call then goes the two-statement way, which
+ * tells those cases apart. Calls with the same key on this node wait for each other there, so a
+ * burst of duplicates prepares once (one browser).
  */
 export async function idempotent<T>(
   ctx: ServiceContext,

@@ -148,9 +148,9 @@ export async function createSession(
   const id = `ses_${ulid()}`;
   const now = ctx.deps.now();
   const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
-  // The tokens depend on nothing the database decides, and signing runs off the event loop: minted
-  // while the browser is taken, they are ready when the answer is stored with the row.
-  // (Unused, and never shown, when the call turns out to be a replay or the node is full.)
+  // The tokens depend on nothing the database decides: minted before the browser is taken, they
+  // are ready when the answer is stored with the row. (Unused, and never shown, when the call
+  // turns out to be a replay or the node is full.)
   const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
   urls.catch(() => {}); // awaited below, or not at all when the call fails first
 

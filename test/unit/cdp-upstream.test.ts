@@ -34,14 +34,18 @@ describe("a connection opened ahead for a session's first CDP client", () => {
     const good = await openUpstream(await fakeBrowser((key) => ok(acceptFor(key))), "/devtools/browser/x");
     expect(good).toBeDefined();
     expect(good!.isPaused()).toBe(true);
-    good!.destroy();
+    // The browser going away while it waits closes it, and throws nothing.
+    const closed = new Promise((resolve) => good!.once("close", resolve));
+    good!.emit("error", new Error("read ECONNRESET"));
+    await closed;
+    expect(good!.destroyed).toBe(true);
     expect(await openUpstream(await fakeBrowser(() => ok(acceptFor("dGhlIHNhbXBsZSBub25jZQ=="))), "/x")).toBeUndefined();
     expect(await openUpstream(await fakeBrowser((key) => `HTTP/1.1 200 OK\r\nSec-WebSocket-Accept: ${acceptFor(key)}\r\n\r\n`), "/x")).toBeUndefined();
     expect(await openUpstream(await fakeBrowser((key) => `${ok(acceptFor(key))}\x81\x02{}`), "/x")).toBeUndefined();
     // A browser that never answers, or is not there.
     expect(await openUpstream(await fakeBrowser(() => ""), "/x", 200)).toBeUndefined();
-    const closed = await fakeBrowser(() => "");
+    const gone = await fakeBrowser(() => "");
     servers.pop()!.close();
-    expect(await openUpstream(closed, "/x", 2_000)).toBeUndefined();
+    expect(await openUpstream(gone, "/x", 2_000)).toBeUndefined();
   });
 });
