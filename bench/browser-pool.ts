@@ -53,10 +53,10 @@ for (const executablePath of binaries) {
     }
     await pool.stop();
     console.log(`${path.basename(executablePath)} (n=${rounds}, median / p95)`);
-    console.log(`  cold launch to wsEndpoint  ${fmt(launch)}`);
-    console.log(`  close (Browser.close, wait, rm)  ${fmt(close)}`);
-    console.log(`  acquire served by a spare  ${fmt(spare)}`);
-    console.log(`  lease.release()            ${fmt(release)}`);
+    console.log(`  cold launch to the first answer on its pipe  ${fmt(launch)}`);
+    console.log(`  close (Browser.close, wait, rm)              ${fmt(close)}`);
+    console.log(`  acquire served by a spare                    ${fmt(spare)}`);
+    console.log(`  lease.release()                              ${fmt(release)}`);
   } finally {
     fs.rmSync(dataRoot, { recursive: true, force: true });
   }

@@ -1,7 +1,8 @@
 // The live view against reading the screencast straight from Chromium. One run prints:
 //  (a) screencast frames/s and JPEG bytes/s on the same animated page, read three ways, in rounds
 //      that alternate which goes first (medians of the rounds):
-//        direct  Page.startScreencast on our own CDP connection to the session's Chromium, each
+//        direct  Page.startScreencast on our own CDP channel on the session browser's pipe
+//                (CdpClient.open(lease.cdp), in this process, as the viewer itself reads it), each
 //                frame acknowledged on arrival (the most a reader can get);
 //        socket  the viewer path (/live-view/socket) read by a client in this process that speaks
 //                the viewer protocol and acknowledges each frame on arrival;
@@ -9,7 +10,7 @@
 //                drawn on its canvas; its own counters);
 //  (b) input-to-frame latency: a click flips a big square between black and white, and the time
 //      to the first frame showing the flip is taken (medians and p95 over the clicks):
-//        direct  Input.dispatchMouseEvent on our CDP connection → arrival of that frame;
+//        direct  Input.dispatchMouseEvent on our CDP channel → arrival of that frame;
 //        socket  a `mouse` message on the viewer socket → arrival of that frame;
 //        page    a real click on the viewer's canvas → that frame drawn (timed inside the page).
 //      Frames are decoded (JPEG) in a headless browser to find the first one showing the flip;
@@ -26,6 +27,7 @@ import puppeteer from "puppeteer-core";
 import WebSocket from "ws";
 import { findChromium } from "../src/browser/chromium.ts";
 import { CdpClient } from "../src/browser/cdp-client.ts";
+import type { CdpPipe } from "../src/browser/cdp-pipe.ts";
 import { frameBounds } from "../src/live-view/protocol.ts";
 import { QUALITY_MAX } from "../src/live-view/screencast.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
@@ -101,11 +103,11 @@ interface Arrival {
   jpeg: Buffer;
 }
 
-/** Our own CDP connection to the session's tab, with a screencast acknowledged on arrival. */
-async function directScreencast(endpoint: string, targetId: string, bounds: { maxWidth: number; maxHeight: number }, onFrame: (a: Arrival) => void) {
-  const cdp = await CdpClient.connect(endpoint);
+/** Our own CDP channel on the session browser's pipe, attached to its tab, with a screencast acknowledged on arrival. */
+async function directScreencast(pipe: CdpPipe, targetId: string, bounds: { maxWidth: number; maxHeight: number }, onFrame: (a: Arrival) => void) {
+  const cdp = await CdpClient.open(pipe);
   const { sessionId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
-  cdp.on("Page.screencastFrame", (p: { data: string; sessionId: number }, sid) => {
+  cdp.on("Page.screencastFrame", (p: { data: string; sessionId: number }, sid: string | undefined) => {
     if (sid !== sessionId) return;
     const at = performance.now();
     cdp.post("Page.screencastFrameAck", { sessionId: p.sessionId }, sessionId);
@@ -247,7 +249,7 @@ async function main() {
       direct: async (): Promise<Rate> => {
         let frames = 0;
         let bytes = 0;
-        const d = await directScreencast(lease.wsEndpoint, targetInfo.targetId, bounds, (a) => {
+        const d = await directScreencast(lease.cdp, targetInfo.targetId, bounds, (a) => {
           frames++;
           bytes += a.jpeg.length;
         });
@@ -314,7 +316,7 @@ async function main() {
     const directLatency = async () => {
       const arrivals: Arrival[] = [];
       const sent: Array<{ at: number; white: boolean }> = [];
-      const d = await directScreencast(lease.wsEndpoint, targetInfo.targetId, bounds, (a) => arrivals.push(a));
+      const d = await directScreencast(lease.cdp, targetInfo.targetId, bounds, (a) => arrivals.push(a));
       await sleep(500);
       for (let i = 0; i < clicks; i++) {
         sent.push({ at: performance.now(), white: flipsTo() });

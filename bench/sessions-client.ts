@@ -1,18 +1,19 @@
-// The client half of bench/sessions.ts, forked by it: puppeteer, the raw CDP clients, the REST calls
-// and the tiny page server run here, so the load does not share the Vessel server's event loop (and
-// its memory figures stay the server's own). Driven over the IPC channel; never run on its own.
+// The client half of bench/sessions.ts, forked by it: puppeteer, the raw CDP clients, the REST calls,
+// the tiny page server and the reference browsers (bench/reference-chromium.ts: Chromium with the
+// pool's flags and a DevTools port, driven over its WebSocket) run here, so the load does not share
+// the Vessel server's event loop (and its memory figures stay the server's own). Driven over the IPC
+// channel; never run on its own.
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
-import { launchChromium, type ChromiumProcess } from "../src/browser/chromium.ts";
 import { warmUpProfile } from "../src/browser/warm-up.ts";
-import { createLogger } from "../src/logger.ts";
+import { launchReference, type ReferenceChromium } from "./reference-chromium.ts";
 import { api, BenchCdp, closeClients, serveParent } from "./support.ts";
 
-/** Milliseconds per step of one lifecycle; `obtain` is POST /v1/sessions, launchChromium, or 0. */
+/** Milliseconds per step of one lifecycle; `obtain` is POST /v1/sessions, a reference launch, or 0. */
 export interface Phases {
   obtain: number;
   connect: number;
@@ -29,9 +30,14 @@ export interface Ops {
   lifecycleRunning: { args: Record<string, never>; result: Phases };
   /** A fresh browser launched and warmed up before the clock starts (what a session's spare is), then driven directly. */
   lifecycleFresh: { args: { settleMs: number }; result: Phases };
+  /** A fresh reference Chromium (flags of the pool, plus a DevTools port) for raw CDP clients; closed by cdpClose/shutdown. */
+  referenceLaunch: { args: Record<string, never>; result: { wsEndpoint: string; port: number } };
   createSession: { args: { baseUrl: string; key: string }; result: { id: string; connectUrl: string } };
   releaseSession: { args: { baseUrl: string; key: string; id: string }; result: null };
-  /** A raw CDP client on a browser endpoint, attached (flat) to the browser's first page. */
+  /**
+   * A raw CDP client on a browser endpoint (or, with `url` "pipe:reference", on a channel of the last
+   * reference's pipe, from this process), attached (flat) to the browser's first page.
+   */
   cdpOpen: { args: { name: string; url: string; loadPage?: boolean }; result: null };
   /** n sequential Runtime.evaluate("1+1"); each round trip in ms. */
   cdpSeq: { args: { name: string; n: number }; result: number[] };
@@ -50,19 +56,20 @@ export interface RequestMsg {
 export type ReplyMsg = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
 const PAGE = "<!doctype html><html><head><title>bench</title></head><body><p>hello from the bench page</p></body></html>";
-const log = createLogger("silent");
 const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-bench-sessions-"));
 let executablePath = "";
 let pageUrl = "";
 let pageServer: http.Server | undefined;
 /** The "already running" browser: launched once, reused by every lifecycleRunning. */
-let running: ChromiumProcess | undefined;
+let running: ReferenceChromium | undefined;
 /** Browsers launched on demand that are not closed yet (only while an iteration runs or failed). */
-const onDemand = new Set<ChromiumProcess>();
+const onDemand = new Set<ReferenceChromium>();
+/** Reference browsers for the raw CDP clients of (b). */
+const references = new Set<ReferenceChromium>();
+let lastReference: ReferenceChromium | undefined;
 const clients = new Map<string, BenchCdp>();
 let launches = 0;
-
-
+const launch = (kind: string) => launchReference({ executablePath, dataRoot, id: `${kind}-${launches++}` });
 
 async function createSession(baseUrl: string, key: string): Promise<{ id: string; connectUrl: string }> {
   const s = (await api("POST", `${baseUrl}/v1/sessions`, key, 201, { region: "us-east1" })) as { id: string; status: string; connect_url: string | null };
@@ -100,7 +107,7 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
     });
     await new Promise<void>((resolve) => pageServer!.listen(0, "127.0.0.1", resolve));
     pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
-    running = await launchChromium({ executablePath, dataRoot, id: `running-${launches++}`, log });
+    running = await launch("running");
     return { pageUrl };
   },
 
@@ -126,7 +133,7 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
   async lifecycleOnDemand() {
     const t = phases();
     const start = performance.now();
-    const chromium = await launchChromium({ executablePath, dataRoot, id: `ondemand-${launches++}`, log });
+    const chromium = await launch("ondemand");
     onDemand.add(chromium);
     try {
       t.obtain = performance.now() - start;
@@ -157,10 +164,11 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
   },
 
   async lifecycleFresh({ settleMs }) {
-    const chromium = await launchChromium({ executablePath, dataRoot, id: `fresh-${launches++}`, log });
+    const chromium = await launch("fresh");
     onDemand.add(chromium);
     try {
-      await warmUpProfile(chromium.wsEndpoint);
+      // The pool's own warm-up, over the reference's pipe, before the clock.
+      await warmUpProfile(chromium.cdp);
       await new Promise((r) => setTimeout(r, settleMs)); // as settled as the pool's spare
       const t = phases();
       const start = performance.now();
@@ -177,6 +185,13 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
     }
   },
 
+  async referenceLaunch() {
+    const chromium = await launch("reference");
+    references.add(chromium);
+    lastReference = chromium;
+    return { wsEndpoint: chromium.wsEndpoint, port: chromium.port };
+  },
+
   createSession: ({ baseUrl, key }) => createSession(baseUrl, key),
 
   async releaseSession({ baseUrl, key, id }) {
@@ -186,7 +201,7 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
 
   async cdpOpen({ name, url, loadPage }) {
     if (clients.has(name)) throw new Error(`CDP client ${name} is already open`);
-    const cdp = await BenchCdp.open(url);
+    const cdp = url === "pipe:reference" ? await BenchCdp.onPipe(lastReference!.cdp) : await BenchCdp.open(url);
     clients.set(name, cdp);
     const { targetInfos } = await cdp.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets");
     let targetId = targetInfos.find((t) => t.type === "page")?.targetId;
@@ -229,6 +244,11 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
 
   async cdpClose({ name }) {
     await closeClients(clients, name);
+    if (name === undefined) {
+      await Promise.allSettled([...references].map((b) => b.close()));
+      references.clear();
+      lastReference = undefined;
+    }
     return null;
   },
 
@@ -241,9 +261,10 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
 async function cleanup(): Promise<void> {
   await Promise.allSettled([...clients.values()].map((c) => c.close()));
   clients.clear();
-  await Promise.allSettled([running, ...onDemand].map((b) => b?.close()));
+  await Promise.allSettled([running, ...onDemand, ...references].map((b) => b?.close()));
   running = undefined;
   onDemand.clear();
+  references.clear();
   pageServer?.closeAllConnections();
   pageServer?.close();
   fs.rmSync(dataRoot, { recursive: true, force: true });

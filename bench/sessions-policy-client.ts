@@ -32,11 +32,6 @@ export interface PolicyOps {
    * finished, none failed. Each load's time in ms.
    */
   pageLoads: { args: { name: string; scheme: Scheme; n: number }; result: number[] };
-  /**
-   * Without a browser: the whole fixture site fetched n times with a kept-alive Node client, straight
-   * or through an HTTP proxy (an egress listener); each site fetch (7 sequential requests) in ms.
-   */
-  fetchSite: { args: { proxyPort?: number; n: number }; result: number[] };
   cdpClose: { args: { name?: string }; result: null };
   shutdown: { args: Record<string, never>; result: null };
 }
@@ -157,12 +152,6 @@ function selfSigned(dir: string, host: string): { key: Buffer; cert: Buffer } | 
     return `no HTTPS fixture (openssl failed: ${err instanceof Error ? err.message : String(err)})`;
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Raw CDP
-
-
-
 
 // ---------------------------------------------------------------------------------------------
 
@@ -295,40 +284,6 @@ const handlers: { [K in PolicyOpName]: (args: PolicyOps[K]["args"]) => Promise<P
       cdp.sessionId,
     );
     if (probe.result.value !== "true,true,true") throw new Error(`the ${scheme} page did not load fully: ${JSON.stringify(probe.result)}`);
-    return out;
-  },
-
-  async fetchSite({ proxyPort, n }) {
-    const base = urls.http;
-    if (!base) throw new Error("no http fixture");
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const target = new URL(base);
-    const get = (pathname: string) =>
-      new Promise<void>((resolve, reject) => {
-        const req = http.request(
-          proxyPort === undefined
-            ? { host: target.hostname, port: target.port, path: pathname, agent }
-            : { host: "127.0.0.1", port: proxyPort, path: new URL(pathname, base).href, headers: { host: target.host }, agent },
-          (res) => {
-            if (res.statusCode !== 200) reject(new Error(`GET ${pathname}: HTTP ${res.statusCode}`));
-            res.resume();
-            res.once("end", resolve);
-            res.once("error", reject);
-          },
-        );
-        req.once("error", reject);
-        req.end();
-      });
-    const out: number[] = [];
-    try {
-      for (let i = 0; i < n; i++) {
-        const t = performance.now();
-        for (const pathname of site.keys()) await get(pathname);
-        out.push(performance.now() - t);
-      }
-    } finally {
-      agent.destroy();
-    }
     return out;
   },
 

@@ -1,40 +1,41 @@
-// What the browser policy costs a session (issue 11: "bench/sessions shows the CDP round trip and
-// page-load time with the policy on vs off; goal: within 5%"). Two Vessel apps run side by side in
-// this process, one with the policy (every Chromium's traffic through its own egress listener, and
-// the CDP method filter on /cdp) and one without (`browserPolicy: false`), each with one running
-// session. Measured through each session's connect_url:
+// What the CDP policy costs a session (issue 17: "bench/sessions (d): policy on vs off, CDP round
+// trip and pipelined rate within 5%, page loads within 5%"). Two Vessel apps run side by side in this
+// process, each with one running session: one with the CDP policy (every client message parsed and
+// judged by cdp-policy.ts's judgeCommand on its way from /cdp to the browser's pipe), one with
+// `VESSEL_CDP_POLICY=off` (the same relay, nothing judged). Everything else is the same on both sides:
+// each browser's traffic leaves through its own egress listener (a jailed browser has no other way
+// out), and the pool jails both alike when it jails at all (the header line says, read from /proc).
+// Measured through each session's connect_url:
 //  (a) Runtime.evaluate("1+1") round trip (sequential) and pipelined throughput;
 //  (b) page-load time of a loopback fixture site (an HTML page with a stylesheet, two scripts and
 //      three images, ~400 KB), Page.navigate → Page.loadEventFired, the cache disabled so every load
-//      goes through the network: over plain HTTP (each request forwarded by the egress listener) and,
-//      when openssl is installed, HTTPS (a CONNECT tunnel; the certificate is self-signed and both
-//      browsers are told to ignore certificate errors).
+//      goes through the network (and the egress listener): over plain HTTP and, when openssl is
+//      installed, HTTPS (the certificate is self-signed and both browsers are told to ignore
+//      certificate errors);
+//  (c) judgeCommand on its own, without a browser: server CPU per client message for a few real
+//      commands, small and large, next to the JSON.parse the relay does with the policy off too.
 // The servers run in this process; every client (the raw CDP clients, REST calls and the fixture
 // site) runs in a forked child (bench/sessions-policy-client.ts), so load never shares the servers'
 // event loop. Rounds alternate which side goes first (ABAB / BABA); ratios are policy on / off, per
 // round and overall. Loopback only; both apps and their browsers are closed at the end. Never part of
 // the tests.
 //
-//   npx tsx bench/sessions-policy.ts
+//   npm run bench:policy
 //   BENCH_POLICY_ROUNDS=8 BENCH_POLICY_SEQ=500 BENCH_POLICY_PIPE=2000 BENCH_POLICY_LOADS=10
 //   BENCH_POLICY_SCHEMES=http,https   BENCH_POLICY_HOST=127.0.0.1 (the fixture site's address)
 //   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
 //
-// Also importable: `benchPolicy()` prints the same section (bench/sessions.ts may call it).
+// Also importable: `benchPolicy()` prints the same section (bench/sessions.ts calls it for (d)).
 import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { randomBytes } from "node:crypto";
-import { PassThrough, type Transform } from "node:stream";
-import { CdpClientFilter } from "../src/browser/cdp-filter.ts";
+import { judgeCommand } from "../src/browser/cdp-policy.ts";
 import { findChromium } from "../src/browser/chromium.ts";
-import { EgressPolicy, parseAllowlist } from "../src/browser/egress-policy.ts";
-import { openEgressListener } from "../src/browser/egress-proxy.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { PolicyOpName, PolicyOps, PolicyReplyMsg, PolicyRequestMsg, Scheme } from "./sessions-policy-client.ts";
-import { f, median, num, pad, pct, verdict } from "./support.ts";
+import { f, jailOf, median, num, pad, pct, verdict } from "./support.ts";
 
 export interface PolicyBenchOptions {
   rounds?: number;
@@ -45,7 +46,7 @@ export interface PolicyBenchOptions {
   /** Page-load pairs (one load each side) per scheme per round. */
   loads?: number;
   schemes?: Scheme[];
-  /** The fixture site's address (allowlisted for the policy-on app). */
+  /** The fixture site's address (allowlisted for both apps' egress listeners). */
   host?: string;
   executablePath?: string;
   print?: (line?: string) => void;
@@ -67,40 +68,59 @@ type Side = "on" | "off";
 const SIDES: Side[] = ["on", "off"];
 const label: Record<Side, string> = { on: "policy on ", off: "policy off" };
 
-/** Server CPU per client message: the CDP method filter vs a plain stream, µs (best of 5 runs). */
-async function filterCost(): Promise<{ filter: number; plain: number }> {
-  const frame = (text: string) => {
-    const payload = Buffer.from(text);
-    const key = randomBytes(4);
-    const n = payload.length;
-    const header = n < 126 ? Buffer.from([0x81, 0x80 | n]) : Buffer.from([0x81, 0x80 | 126, n >> 8, n & 255]);
-    const masked = Buffer.allocUnsafe(n);
-    for (let i = 0; i < n; i++) masked[i] = payload[i]! ^ key[i & 3]!;
-    return Buffer.concat([header, key, masked]);
-  };
-  const frames = Array.from({ length: 2000 }, (_, id) =>
-    frame(JSON.stringify({ id, method: "Runtime.evaluate", params: { expression: "1+1" }, sessionId: randomBytes(16).toString("hex").toUpperCase() })));
-  const tick = () => new Promise((resolve) => setImmediate(resolve));
-  const run = async (make: () => Transform) => {
-    let best = Infinity;
+interface JudgeCost {
+  label: string;
+  bytes: number;
+  /** JSON.parse of the client's message (the relay's work with the policy off too), µs. */
+  parse: number;
+  /** judgeCommand on the parsed message (the policy's own work), µs. */
+  judge: number;
+}
+
+/** Server CPU of judgeCommand per client message, for a few real commands (best of 5 timed runs). */
+function judgeCost(): JudgeCost[] {
+  const downloads = os.tmpdir();
+  const sessionId = "6D2B3F0A9C7E41D58B0F2A6C3E9D1B47";
+  // Puppeteer's own shape for page.$eval / page.evaluate with a handle and a value.
+  const fn = `async function (selector, limit) {
+    const nodes = [...document.querySelectorAll(selector)].slice(0, limit);
+    return nodes.map((node) => ({ tag: node.tagName, text: node.textContent?.trim().slice(0, 200), href: node.getAttribute("href") }));
+  }`.repeat(2);
+  const rows = Array.from({ length: 600 }, (_, i) => ({ id: i, name: `item ${i}`, url: `https://shop.example/items/${i}?ref=list`, tags: ["a", "b", "c"], price: i * 1.25 }));
+  const file = Buffer.alloc(768 * 1024, 7).toString("base64"); // a 768 KiB upload as setInputFiles(buffer) carries it
+  const cases: Array<[string, { id: number; method: string; params: Record<string, unknown>; sessionId?: string }]> = [
+    ["Runtime.evaluate \"1+1\"", { id: 1, method: "Runtime.evaluate", params: { expression: "1+1" }, sessionId }],
+    ["Input.dispatchMouseEvent", { id: 2, method: "Input.dispatchMouseEvent", params: { type: "mousePressed", x: 120.5, y: 300, button: "left", buttons: 1, clickCount: 1, modifiers: 0 }, sessionId }],
+    ["Page.navigate", { id: 3, method: "Page.navigate", params: { url: "https://www.example.com/shop/search?q=chairs&page=2#results", referrerPolicy: "strictOriginWhenCrossOrigin", frameId: sessionId }, sessionId }],
+    ["Runtime.callFunctionOn (puppeteer evaluate)", { id: 4, method: "Runtime.callFunctionOn", params: { functionDeclaration: fn, executionContextId: 3, arguments: [{ value: "main a.result" }, { value: 50 }], returnByValue: true, awaitPromise: true, userGesture: true }, sessionId }],
+    [`callFunctionOn, a ${f(JSON.stringify(rows).length / 1024, 0)} KiB JSON string argument`, { id: 5, method: "Runtime.callFunctionOn", params: { functionDeclaration: "(s) => JSON.parse(s).length", executionContextId: 3, arguments: [{ value: JSON.stringify(rows) }], returnByValue: true }, sessionId }],
+    [`callFunctionOn, a ${f(file.length / 1024, 0)} KiB base64 argument`, { id: 6, method: "Runtime.callFunctionOn", params: { functionDeclaration: "(b) => b.length", executionContextId: 3, arguments: [{ value: file }], returnByValue: true }, sessionId }],
+  ];
+  const best = (work: () => unknown, bytes: number) => {
+    const iterations = Math.max(20, Math.min(20_000, Math.round(4_000_000 / bytes)));
+    let sink = 0;
+    let us = Infinity;
     for (let rep = 0; rep < 6; rep++) {
-      const stream = make();
-      let bytes = 0;
-      stream.on("data", (d: Buffer) => (bytes += d.length));
-      await tick(); // flowing
       const t = performance.now();
-      for (let k = 0; k < 10; k++) for (const fr of frames) stream.write(fr);
-      await tick();
-      const us = ((performance.now() - t) * 1000) / (10 * frames.length);
-      if (bytes !== 10 * frames.reduce((n, fr) => n + fr.length, 0)) throw new Error("the stream did not pass every frame unchanged");
-      if (rep > 0) best = Math.min(best, us); // the first is the warm-up
+      for (let i = 0; i < iterations; i++) if (work()) sink++;
+      const each = ((performance.now() - t) * 1000) / iterations;
+      if (rep > 0) us = Math.min(us, each); // the first is the warm-up
     }
-    return best;
+    if (sink < 0) throw new Error("unreachable");
+    return us;
   };
-  return {
-    filter: await run(() => new CdpClientFilter({ downloads: os.tmpdir(), onRefused: () => { throw new Error("refused a harmless frame"); } })),
-    plain: await run(() => new PassThrough()),
-  };
+  return cases.map(([label, message]) => {
+    const text = JSON.stringify(message);
+    const parsed = JSON.parse(text) as typeof message;
+    const verdict = judgeCommand(parsed.method, parsed.params, { downloads });
+    if (verdict.kind !== "pass") throw new Error(`judgeCommand does not pass ${label}: ${JSON.stringify(verdict)}`);
+    return {
+      label,
+      bytes: Buffer.byteLength(text),
+      parse: best(() => JSON.parse(text), text.length),
+      judge: best(() => judgeCommand(parsed.method, parsed.params, { downloads }).kind === "pass", text.length),
+    };
+  });
 }
 
 export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<PolicyBenchResult> {
@@ -133,13 +153,15 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
   const warnings: string[] = [];
   /** Start-up warnings of a test app (a generated master key; Chromium without its sandbox as root). */
   const expectedWarnings = ["VESSEL_MASTER_KEY is not set", "Chromium runs WITHOUT its sandbox"];
+  /** Said once by the policy-off app at start (at error level), by design. */
+  const expectedOff = "the CDP method policy is OFF";
   let expected = 0;
   const sink = (side: Side) =>
     new Writable({
       write(chunk: Buffer, _enc, done) {
         for (const line of chunk.toString().split("\n")) {
           if (!line.trim()) continue;
-          if (expectedWarnings.some((w) => line.includes(w)) || (side === "off" && line.includes("the browser policy is off"))) expected++;
+          if (expectedWarnings.some((w) => line.includes(w)) || (side === "off" && line.includes(expectedOff))) expected++;
           else warnings.push(`[${side}] ${line}`);
         }
         done();
@@ -147,6 +169,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
     });
   const apps: Partial<Record<Side, TestApp>> = {};
   const sessions: Partial<Record<Side, { id: string; api: { baseUrl: string; key: string } }>> = {};
+  const isolation: Partial<Record<Side, string>> = {};
   const hostInAllow = host.includes(":") ? `${host}/128` : /^[\d.]+$/.test(host) ? `${host}/32` : host;
 
   const stopAll = async () => {
@@ -177,12 +200,13 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
           VESSEL_BROWSER_WARM: "0", // no idle spare browsers beside the two under test
           VESSEL_CHROMIUM_PATH: executablePath,
           VESSEL_EGRESS_ALLOW: hostInAllow,
+          // The only difference between the two apps.
+          VESSEL_CDP_POLICY: side,
         },
         checkResponses: false,
-        browserPolicy: side === "on",
         log: createLogger("warn", sink(side)),
       });
-      if (apps[side]!.app.deps.browsers.enforcesPolicy !== (side === "on")) throw new Error(`the ${side} app's policy is not ${side}`);
+      if (apps[side]!.app.deps.browsers.enforcesCdpPolicy !== (side === "on")) throw new Error(`the ${side} app's CDP policy is not ${side}`);
     }
     child = fork(new URL("./sessions-policy-client.ts", import.meta.url), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
     child.on("message", (msg: PolicyReplyMsg) => {
@@ -205,12 +229,16 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
       const api = { baseUrl: t.url, key: seeded.key };
       const s = await call("createSession", api);
       sessions[side] = { id: s.id, api };
+      const lease = t.app.deps.runtime.endpoint(s.id);
+      if (!lease?.egress) throw new Error(`the ${side} app's browser has no egress listener: the two sides would differ in more than the CDP policy`);
+      isolation[side] = jailOf(lease.pid);
       await call("cdpOpen", { name: side, url: s.connectUrl });
     }
 
     print(`Vessel browser policy on vs off — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
     print(`two apps in-process (PGlite in memory, no spares), one running session each; clients in a child process; loopback`);
-    print(`policy on = egress listener per browser (allowlist ${hostInAllow}) + CDP method filter on /cdp; off = browserPolicy: false`);
+    print(`policy on = every client message judged by the CDP allow-list (judgeCommand); off = VESSEL_CDP_POLICY=off; both: an egress listener per browser (allowlist ${hostInAllow})`);
+    for (const side of SIDES) print(`${label[side]} browser: ${isolation[side]}`);
     print(`fixture site: ${site.resources} resources, ${f(site.bytes / 1024, 0)} KiB, cache disabled; ${activeSchemes.map((s) => site.urls[s]).join(", ")}${site.httpsSkipped && schemes.includes("https") ? ` (${site.httpsSkipped})` : ""}`);
     print();
 
@@ -276,7 +304,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
     let loadsMet = true;
     for (const scheme of activeSchemes) {
       const l = load[scheme];
-      const via = scheme === "http" ? "plain HTTP: each request forwarded by the egress listener" : "HTTPS: CONNECT tunnels through the egress listener";
+      const via = scheme === "http" ? "plain HTTP through the egress listener, both sides" : "HTTPS through the egress listener, both sides";
       print(`  ${scheme} (${via})`);
       for (const side of SIDES) {
         print(`    ${label[side]}  n=${l[side].length}: p50 ${f(median(l[side]), 2)} p95 ${f(pct(l[side], 95), 2)} min ${f(Math.min(...l[side]), 2)} ms`);
@@ -291,31 +319,13 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
     print(`  overall (round trip p50, pipelined rate, page-load p50 within ${f((GOAL - 1) * 100, 0)}%): ${verdict(goalMet)}`);
     print();
 
-    // (c) The two parts on their own, without a browser, so the machine's noise matters less.
-    print(`(c) the parts on their own (no browser)`);
-    const filterUs = await filterCost();
-    print(`  CDP method filter, server CPU per client message (2000 masked Runtime.evaluate frames, best of 5): ` +
-      `${f(filterUs.filter, 2)} µs vs ${f(filterUs.plain, 2)} µs through a plain stream (+${f(filterUs.filter - filterUs.plain, 2)} µs; ` +
-      `${f(((filterUs.filter - filterUs.plain) / 1000 / median(rtt.off)) * 100, 2)}% of a round trip)`);
-    if (site.urls.http) {
-      const listener = await openEgressListener({ policy: new EgressPolicy(parseAllowlist([hostInAllow])), log: createLogger("silent") });
-      try {
-        const fetches: Record<Side, number[]> = { on: [], off: [] };
-        await call("fetchSite", { proxyPort: listener.port, n: 20 });
-        await call("fetchSite", { n: 20 });
-        for (let r = 0; r < rounds; r++) {
-          for (const side of r % 2 === 0 ? SIDES : [...SIDES].reverse()) {
-            fetches[side].push(...(await call("fetchSite", side === "on" ? { proxyPort: listener.port, n: 20 } : { n: 20 })));
-          }
-        }
-        const added = (median(fetches.on) - median(fetches.off)) / site.resources;
-        print(`  the site (${site.resources} requests, ${f(site.bytes / 1024, 0)} KiB) fetched by a kept-alive Node client, p50 per site: ` +
-          `${f(median(fetches.on), 2)} ms through an egress listener vs ${f(median(fetches.off), 2)} ms straight ` +
-          `(n=${fetches.on.length}; +${f(added * 1000, 0)} µs per plain-HTTP request: the check, a new connection to the origin, the relay)`);
-      } finally {
-        await listener.close();
-      }
+    // (c) judgeCommand on its own, without a browser, so the machine's noise matters less.
+    print(`(c) judgeCommand on its own (no browser): server CPU per client message, best of 5 timed runs`);
+    print(`    ${pad("command", 48)} ${pad("bytes", 9)} JSON.parse   judgeCommand   judge ÷ parse`);
+    for (const c of judgeCost()) {
+      print(`    ${pad(c.label, 48)} ${pad(String(c.bytes), 9)} ${pad(f(c.parse, 2) + " µs", 12)} ${pad(f(c.judge, 2) + " µs", 14)} ${f(c.judge / c.parse, 2)}×`);
     }
+    print(`    (JSON.parse is the relay's work with the policy off too; a policy-off round trip here is ${f(median(rtt.off) * 1000, 0)} µs)`);
     print();
 
     const loadAfter = os.loadavg();
@@ -324,7 +334,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
       print(`server warnings and errors (${warnings.length}):`);
       for (const line of warnings.slice(0, 20)) print(`  ${line.slice(0, 400)}`);
     } else {
-      print(`servers logged no warnings or errors beyond ${expected} expected ones (start-up; the policy-off app's "policy is off")`);
+      print(`servers logged no warnings or errors beyond ${expected} expected ones (start-up; the policy-off app's "CDP method policy is OFF")`);
     }
     return {
       rtt: { on: rtt.on, off: rtt.off, ratioP50: rttRatio, roundRatios: rttRatios },

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set-up shared by `npm start` and `npm test`, safe to run every time: it only does what is missing.
 # Dependencies (npm ci, whose postinstall generates the Prisma client), the generated client when the
-# schema changed, and Chromium from Debian's packages. Database migrations run at start-up (embedded
-# default) or through `npm run db:migrate:deploy` (PostgreSQL).
+# schema changed, and Chromium, bubblewrap and socat (the browser jail) from Debian's packages.
+# Database migrations run at start-up (embedded default) or through `npm run db:migrate:deploy`
+# (PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,5 +39,17 @@ if ! have_chromium; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1 || true
   else
     echo "vessel setup: Chromium is missing; install it with: sudo apt-get install chromium chromium-headless-shell" >&2
+  fi
+fi
+
+# The browser jail (src/browser/jail.ts, docs/threat-model.md): bubblewrap, and socat as the jail's
+# egress forwarder. Without them the node still starts (VESSEL_BROWSER_JAIL=auto) but warns loudly.
+if [ ! -x /usr/bin/bwrap ] || [ ! -x /usr/bin/socat ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "vessel setup: installing bubblewrap and socat (the browser jail) from Debian's packages"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap socat >/dev/null
+  else
+    echo "vessel setup: bubblewrap or socat is missing, so browsers will run unjailed; install them with: sudo apt-get install bubblewrap socat" >&2
   fi
 fi

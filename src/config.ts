@@ -81,6 +81,14 @@ const ConfigSchema = z.object({
     pingSeconds: seconds(0, 3600),
     /** …and kills one that has not answered for this long (the session fails with browser_crash). */
     pingTimeoutSeconds: seconds(0.1, 3600),
+    /**
+     * How each Chromium is jailed (bubblewrap: its own mount, pid and network namespaces, docs/threat-model.md):
+     * `auto` jails when the kernel allows it and warns loudly when not, `required` refuses to start without it,
+     * `off` runs browsers unjailed (development only).
+     */
+    jail: z.enum(["auto", "required", "off"], { error: "must be auto, required or off" }),
+    /** The CDP method policy; `off` exists for the isolation tests that check the other layers alone. */
+    cdpPolicy: z.enum(["on", "off"], { error: "must be on or off" }),
   }),
   profiles: z.object({
     /** Largest profile document (cookies and storage), in bytes; capped by the import route's body limit. */
@@ -192,6 +200,16 @@ export const settings: readonly Setting[] = [
   {
     key: "browser.pingTimeoutSeconds", env: "VESSEL_BROWSER_PING_TIMEOUT_SECONDS", kind: "number",
     description: "A browser that has not answered a ping for this long is killed (its session fails with `browser_crash`)", fallback: () => 15,
+  },
+  {
+    key: "browser.jail", env: "VESSEL_BROWSER_JAIL", kind: "string",
+    description: "Jail each browser (bubblewrap: no view of this machine's files, no network but the egress listener): `auto` (when the kernel allows it, else a loud warning), `required` or `off`",
+    fallback: () => "auto",
+  },
+  {
+    key: "browser.cdpPolicy", env: "VESSEL_CDP_POLICY", kind: "string",
+    description: "The CDP method policy, `on` or `off`; `off` is for tests of the other isolation layers only",
+    fallback: () => "on",
   },
   {
     key: "profiles.maxBytes", env: "VESSEL_PROFILE_MAX_BYTES", kind: "number",

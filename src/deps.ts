@@ -11,6 +11,7 @@ import { findChromium } from "./browser/chromium.ts";
 import { EgressPolicy, parseAllowlist } from "./browser/egress-policy.ts";
 import type { DownloadNotice } from "./browser/download-guard.ts";
 import type { EgressRefusal, EgressRoute } from "./browser/egress-proxy.ts";
+import { detectIsolation, type Isolation } from "./browser/jail.ts";
 import { BrowserPool } from "./browser/pool.ts";
 import { SessionRuntime } from "./browser/runtime.ts";
 import { loadMasterKey } from "./crypto/master-key.ts";
@@ -95,6 +96,12 @@ export async function createDeps(
 ): Promise<{ deps: AppDeps; cluster: Cluster; close(): Promise<void> }> {
   const now = options.now ?? (() => new Date());
   const prefix = options.redisPrefix ?? "vessel:";
+  // Probed once per node by running one real jail (tens of ms), before anything is opened: `required`
+  // refuses to start without it, `auto` logs loudly and runs unjailed. A process that starts no browsers
+  // (scripts) needs no probe.
+  const isolation: Isolation = (options.startBrowsers ?? true)
+    ? await detectIsolation(config.browser.jail, log.child({ component: "browsers" }))
+    : { level: "none", reason: "this process starts no browsers" };
   const redis = config.redis.url ? createRedis(config.redis.url, log.child({ component: "redis" })) : undefined;
   if (redis && !(await redisReady(redis))) {
     log.warn("Redis is not reachable yet; rate limits fall back to this node's memory until it is");
@@ -121,6 +128,8 @@ export async function createDeps(
     warm: config.browser.warm,
     log: log.child({ component: "browsers" }),
     ...(options.browserPolicy === false ? {} : { egress: egressFor(config, events), downloads: downloadsFor(config, events) }),
+    cdpPolicy: options.browserPolicy !== false && config.browser.cdpPolicy === "on",
+    isolation,
   });
   const runtime = new SessionRuntime({
     log,

@@ -1,10 +1,10 @@
-import WebSocket from "ws";
+import type { CdpChannel, CdpPipe } from "./cdp-pipe.ts";
 
 /**
- * A small CDP client over one WebSocket to a browser's own endpoint (loopback, never the /cdp
- * proxy), with flattened target sessions (`sessionId` on each message). It is the service acting
- * on its own browser (warm-up, profiles, the live view, the download guard), invisible to the
- * session's CDP clients: the proxy's client counts never see it.
+ * A small CDP client on a channel of its own over the browser's pipe (cdp-pipe.ts), with flattened
+ * target sessions (`sessionId` on each message). It is the service acting on its own browser
+ * (warm-up, profiles, the live view, the download guard), invisible to the session's CDP clients:
+ * the proxy's client counts never see it, and the method policy does not judge it.
  */
 
 interface Incoming {
@@ -32,70 +32,46 @@ export class CdpClient {
   #nextId = 1;
   readonly #pending = new Map<number, { method: string; resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   readonly #handlers = new Map<string, Set<CdpHandler>>();
-  #closedError: Error | undefined;
   readonly closed: Promise<void>;
 
-  private constructor(private readonly ws: WebSocket) {
+  private constructor(private readonly channel: CdpChannel) {
     this.closed = new Promise((resolve) => {
-      ws.on("close", () => {
-        this.#closedError ??= new Error("the browser connection closed");
+      channel.onClose = () => {
+        const error = new Error("the browser connection closed");
         for (const p of this.#pending.values()) {
           clearTimeout(p.timer);
-          p.reject(this.#closedError);
+          p.reject(error);
         }
         this.#pending.clear();
         resolve();
-      });
+      };
     });
-    ws.on("message", (data, isBinary) => {
-      if (isBinary) return;
-      let msg: Incoming;
-      try {
-        msg = JSON.parse(data.toString()) as Incoming;
-      } catch {
-        return;
-      }
-      if (msg.id !== undefined) {
-        const p = this.#pending.get(msg.id);
-        if (!p) return;
-        this.#pending.delete(msg.id);
-        clearTimeout(p.timer);
-        if (msg.error) p.reject(new CdpError(p.method, msg.error.message ?? "failed"));
-        else p.resolve(msg.result);
-      } else if (msg.method) {
-        for (const h of this.#handlers.get(msg.method) ?? []) {
-          try {
-            h(msg.params, msg.sessionId);
-          } catch {
-            // A handler's fault must not stop the other handlers or the connection.
-          }
-        }
-      }
-    });
-    ws.on("error", (err) => {
-      this.#closedError ??= err;
-    });
+    channel.onMessage = (data) => this.#receive(data);
   }
 
-  static connect(endpoint: string, timeoutMs = 5_000): Promise<CdpClient> {
-    return new Promise((resolve, reject) => {
-      // Profiles can be megabytes in one evaluate and screencast frames are JPEG already;
-      // loopback makes compression pointless.
-      const ws = new WebSocket(endpoint, { handshakeTimeout: timeoutMs, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
-      ws.once("open", () => {
-        ws.removeListener("error", reject);
-        resolve(new CdpClient(ws));
-      });
-      ws.once("error", reject);
+  /** A client on a new channel of `pipe`; rejects when the browser does not answer within `timeoutMs`. */
+  static async open(pipe: CdpPipe, timeoutMs = 5_000): Promise<CdpClient> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CdpError("Target.attachToBrowserTarget", "timed out")), timeoutMs);
     });
+    const opening = pipe.open();
+    try {
+      return new CdpClient(await Promise.race([opening, timeout]));
+    } catch (err) {
+      void opening.then((channel) => channel.close(), () => {});
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   get isOpen(): boolean {
-    return this.ws.readyState === WebSocket.OPEN;
+    return this.channel.isOpen;
   }
 
   send<T = any>(method: string, params: object = {}, sessionId?: string): Promise<T> {
-    if (!this.isOpen) return Promise.reject(this.#closedError ?? new Error("the browser connection is closed"));
+    if (!this.isOpen) return Promise.reject(new Error("the browser connection is closed"));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -103,7 +79,12 @@ export class CdpClient {
         reject(new CdpError(method, "timed out"));
       }, COMMAND_TIMEOUT_MS);
       this.#pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer });
-      this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
+      // A session this channel does not (or no longer) hold: answered as Chromium would.
+      if (!this.channel.send({ id, method, params, ...(sessionId ? { sessionId } : {}) })) {
+        this.#pending.delete(id);
+        clearTimeout(timer);
+        reject(new CdpError(method, this.isOpen ? "Session with given id not found." : "the browser connection is closed"));
+      }
     });
   }
 
@@ -135,13 +116,37 @@ export class CdpClient {
       void this.closed.then(() => {
         clearTimeout(timer);
         off();
-        reject(this.#closedError ?? new Error("the browser connection closed"));
+        reject(new Error("the browser connection closed"));
       });
     });
   }
 
   close(): void {
-    if (this.ws.readyState === WebSocket.CLOSED) return;
-    this.ws.terminate();
+    this.channel.close();
+  }
+
+  #receive(data: Buffer): void {
+    let msg: Incoming;
+    try {
+      msg = JSON.parse(data.toString("utf8")) as Incoming;
+    } catch {
+      return;
+    }
+    if (msg.id !== undefined) {
+      const p = this.#pending.get(msg.id);
+      if (!p) return;
+      this.#pending.delete(msg.id);
+      clearTimeout(p.timer);
+      if (msg.error) p.reject(new CdpError(p.method, msg.error.message ?? "failed"));
+      else p.resolve(msg.result);
+    } else if (msg.method) {
+      for (const h of this.#handlers.get(msg.method) ?? []) {
+        try {
+          h(msg.params, msg.sessionId);
+        } catch {
+          // A handler's fault must not stop the other handlers or the connection.
+        }
+      }
+    }
   }
 }

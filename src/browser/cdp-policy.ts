@@ -1,60 +1,139 @@
 import path from "node:path";
+import { curatedMethods, neverAllowed } from "./cdp-allowlist.ts";
+import { recordedMethods } from "./cdp-recorded-methods.ts";
+import { hostAddressIn } from "./cdp-url-scan.ts";
 
 /**
- * What a CDP client may not ask of its session's Chromium, because it reaches the host rather than
- * the web (security.md §1.13, I49–I55): local files, browser-internal pages, download folders and
- * uploads outside the session's own folder, extensions from disk, and proxies that would route
- * around the egress policy. Everything else passes untouched.
+ * What a CDP client may ask of its session's Chromium (issue 17, layer 1): an allow-list of methods
+ * (what Puppeteer, Playwright and chrome-remote-interface were recorded sending, plus a curated set
+ * in cdp-allowlist.ts), each command judged on every string anywhere in its parameters
+ * (cdp-url-scan.ts: no host addresses, JSON inside strings included), and a few methods on their
+ * parameters: flat sessions only, no browser contexts with their own proxy, files and download
+ * folders only in the session's own folder, no system-wide tracing.
+ *
+ * The multiplexer calls judgeCommand on every client command after parsing it; the verdict is to
+ * send it on, refuse it (a CDP error with the client's id, and a cdp.refused event), or send other
+ * parameters instead (a download folder pointed at the session's own).
  */
 
-/**
- * Any of these in a message (in any letter case) means it needs a closer look; most messages contain
- * none. Schemes are case-insensitive to Chromium, so the search is too.
- */
-export const suspiciousMarkers = [
-  "file:", "chrome:", "devtools:", "chrome-extension:", "view-source:", "chrome-untrusted:",
-  "DownloadBehavior", "setFileInputFiles", "loadUnpacked", "roxyServer", "roxyBypass", "executeBrowserCommand", "loadNetworkResource",
-  "dispatchDragEvent",
-].map((m) => Buffer.from(m, "latin1"));
-
-/**
- * What could hide a marker from a byte search: a JSON escape (`\u0066ile:`, any backslash) or a raw
- * control character (URL parsers drop tabs and newlines anywhere: `fi<TAB>le:`). Messages with
- * either are parsed and judged on their decoded strings.
- */
-const disguise = "[\\x00-\\x1f\\\\]";
-const lowerMarkers = suspiciousMarkers.map((m) => m.toString("latin1").toLowerCase());
-/** One pattern for a short message: one regular-expression scan beats a dozen searches there. */
-const markerPattern = new RegExp(`${lowerMarkers.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")}|${disguise}`, "i");
-const disguisePattern = new RegExp(disguise);
-/** Up to this size the pattern is faster (~0.2 vs ~1.4 µs at 150 bytes); beyond, plain substring searches are. */
-const PATTERN_MAX_BYTES = 1024;
-
-/** A cheap look at a raw message: true when no marker (nor anything that could disguise one) is present, so it cannot be refused. */
-export function plainlyHarmless(payload: Buffer): boolean {
-  const text = payload.toString("latin1");
-  if (payload.length <= PATTERN_MAX_BYTES) return !markerPattern.test(text);
-  if (disguisePattern.test(text)) return false;
-  const lower = text.toLowerCase();
-  for (const marker of lowerMarkers) if (lower.includes(marker)) return false;
-  return true;
+export interface PolicyContext {
+  /** The session's own download folder (absolute): the only place downloads go and uploads come from. */
+  downloads: string;
 }
 
-/** A URL as Chromium's parser reads it (WHATWG): leading and trailing C0 controls and spaces go, and tabs and newlines anywhere. */
-function asParsed(url: string): string {
-  return url.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, "").replace(/[\t\n\r]/g, "");
+export type Verdict =
+  | { kind: "pass" }
+  | { kind: "refuse"; reason: string }
+  | { kind: "rewrite"; params: Record<string, unknown> };
+
+type Params = Record<string, unknown>;
+type Rule = (params: Params, ctx: PolicyContext) => Verdict;
+
+const PASS: Verdict = Object.freeze({ kind: "pass" });
+const refuse = (reason: string): Verdict => ({ kind: "refuse", reason });
+
+/** Every method a client may call: recorded ∪ curated, never the never-allowed ones. */
+export const allowedMethods: ReadonlySet<string> = new Set(
+  [...recordedMethods, ...Object.entries(curatedMethods).flatMap(([domain, names]) => names.map((n) => `${domain}.${n}`))]
+    .filter((m) => !(m in neverAllowed)),
+);
+
+function inside(folder: string, candidate: unknown): boolean {
+  // Control characters have no place in a real path, and a NUL would cut it short in Chromium.
+  if (typeof candidate !== "string" || !path.isAbsolute(candidate) || /[\x00-\x1f]/.test(candidate)) return false;
+  const resolved = path.resolve(candidate); // `..` is resolved here, as the kernel would
+  return resolved === folder || resolved.startsWith(folder + path.sep);
 }
 
-const hostSchemes = /^(?:file|chrome|devtools|chrome-extension|chrome-untrusted|view-source):/i;
+/** The session folder, resolved (a session's commands come one after another: the last one is kept). */
+let lastFolder = { given: "", resolved: "" };
+function folderOf(ctx: PolicyContext): string {
+  if (lastFolder.given !== ctx.downloads) lastFolder = { given: ctx.downloads, resolved: path.resolve(ctx.downloads) };
+  return lastFolder.resolved;
+}
 
-/** Methods refused whatever their parameters. */
-const refusedMethods: Record<string, string> = {
-  "Extensions.loadUnpacked": "loading extensions from the server's disk is not allowed",
-  "Browser.executeBrowserCommand": "browser commands are not allowed",
-};
+/** Files a page receives from the server's disk (a file input, files dropped on it): only the session folder's. */
+function filesFrom(files: unknown, ctx: PolicyContext): Verdict {
+  if (files === undefined) return PASS;
+  const folder = folderOf(ctx);
+  if (Array.isArray(files) && files.every((f) => inside(folder, f))) return PASS;
+  return refuse("uploads may only come from the session's own folder");
+}
 
-/** Parameters that name a URL the browser would load. */
-const urlParams = new Set(["url", "frameURL", "baseURL", "installUrlOrBundleUrl"]);
+/**
+ * Downloads stay in the session's folder. `allowAndName` (the files get Chromium's ids as names)
+ * with another folder is pointed at the session's: Playwright's connectOverCDP sets a folder of its
+ * own that way while connecting and fails when that call fails. `default` (Chromium's own folder,
+ * a host path in full Chromium) becomes what Vessel sets by default, `allow` into the session
+ * folder. `allow` elsewhere is refused: the client asked for its names in a folder it cannot have.
+ */
+function downloadBehaviour(params: Params, ctx: PolicyContext): Verdict {
+  const folder = folderOf(ctx);
+  switch (params.behavior) {
+    case "deny":
+      return PASS;
+    case "allow":
+      return inside(folder, params.downloadPath) ? PASS
+        : refuse("downloads stay in the session's own folder (they are listed at GET /v1/sessions/{id}/downloads)");
+    case "allowAndName":
+      return inside(folder, params.downloadPath) ? PASS : { kind: "rewrite", params: { ...params, downloadPath: ctx.downloads } };
+    case "default":
+      return { kind: "rewrite", params: { ...params, behavior: "allow", downloadPath: ctx.downloads } };
+    default:
+      return refuse("unknown download behaviour");
+  }
+}
+
+/** Non-flat sessions talk through Target.sendMessageToTarget, which carries commands inside a string. */
+function flatOnly(params: Params): Verdict {
+  return params.flatten === true ? PASS : refuse("only flat sessions (flatten: true) are available");
+}
+
+const rules = new Map<string, Rule>([
+  ["Target.attachToTarget", flatOnly],
+  // Turning auto-attach off attaches nothing, flat or not.
+  ["Target.setAutoAttach", (p) => (p.autoAttach === false ? PASS : flatOnly(p))],
+  ["Target.createBrowserContext", (p) =>
+    p.proxyServer !== undefined || p.proxyBypassList !== undefined
+      ? refuse("browser contexts cannot set their own proxy (traffic leaves through the session's egress policy)")
+      : p.originsWithUniversalNetworkAccess !== undefined
+        ? refuse("browser contexts cannot grant origins universal network access")
+        : PASS],
+  ["Browser.setDownloadBehavior", downloadBehaviour],
+  ["Page.setDownloadBehavior", downloadBehaviour],
+  ["DOM.setFileInputFiles", (p, ctx) => filesFrom(p.files, ctx)],
+  ["Input.dispatchDragEvent", (p, ctx) => filesFrom((p.data as { files?: unknown } | undefined)?.files, ctx)],
+  // The system backend talks to the host's tracing service; a Perfetto config is an opaque
+  // protobuf that could ask for it (or for files); systrace reads the host's kernel trace.
+  ["Tracing.start", (p) =>
+    p.tracingBackend === "system" || p.perfettoConfig !== undefined || (p.traceConfig as { enableSystrace?: unknown } | undefined)?.enableSystrace === true
+      ? refuse("only the browser's own tracing is available (no system backend, Perfetto config or systrace)")
+      : PASS],
+]);
+
+/** The verdict on one client command (see above). `params` is the command's `params` as parsed. */
+export function judgeCommand(method: string, params: unknown, ctx: PolicyContext): Verdict {
+  if (!allowedMethods.has(method)) return refuse(`${method} is not available through Vessel`);
+  if (params === undefined || params === null) return rules.has(method) ? (rules.get(method)!)({}, ctx) : PASS;
+  const address = hostAddressIn(params);
+  if (address) return refuse(address);
+  const rule = rules.get(method);
+  if (!rule) return PASS;
+  return rule(typeof params === "object" && !Array.isArray(params) ? (params as Params) : {}, ctx);
+}
+
+const downloadMethods = new Set(["Browser.setDownloadBehavior", "Page.setDownloadBehavior"]);
+
+/** A message that sets a download behaviour: the browser context it names (null: the default one), else undefined. */
+export function downloadBehaviourContext(message: { method?: unknown; params?: unknown }): string | null | undefined {
+  if (typeof message.method !== "string" || !downloadMethods.has(message.method)) return undefined;
+  const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Params;
+  return typeof params.browserContextId === "string" ? params.browserContextId : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The former API, on top of judgeCommand, for callers not yet moved to it (cdp-relay.ts); then
+// these go. (plainlyHarmless and suspiciousMarkers went with cdp-filter.ts: every message is judged.)
 
 export interface CdpMessage {
   id?: unknown;
@@ -63,57 +142,18 @@ export interface CdpMessage {
   sessionId?: unknown;
 }
 
-function insideFolder(folder: string, candidate: unknown): boolean {
-  if (typeof candidate !== "string" || !path.isAbsolute(candidate)) return false;
-  const resolved = path.resolve(candidate);
-  return resolved === folder || resolved.startsWith(folder + path.sep);
+function judgeMessage(message: CdpMessage, downloads: string): Verdict {
+  return judgeCommand(typeof message.method === "string" ? message.method : "", message.params, { downloads });
 }
 
-const downloadMethods = new Set(["Browser.setDownloadBehavior", "Page.setDownloadBehavior"]);
-
-/** A message that sets a download behaviour: the browser context it names (null: the default one), else undefined. */
-export function downloadBehaviourContext(message: CdpMessage): string | null | undefined {
-  if (typeof message.method !== "string" || !downloadMethods.has(message.method)) return undefined;
-  const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
-  return typeof params.browserContextId === "string" ? params.browserContextId : null;
-}
-
-/**
- * `allowAndName` with a folder outside the session's own is not refused but pointed at the
- * session's folder: Playwright's connectOverCDP sets a folder of its own that way while connecting
- * and fails when that call fails, and every CDP client must work unchanged. The files get
- * Chromium's ids as names, so nothing but the folder changes. Returns the params to send instead, or null.
- */
-export function redirectedDownloads(message: CdpMessage, downloads: string): Record<string, unknown> | null {
-  if (downloadBehaviourContext(message) === undefined) return null;
-  const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
-  if (params.behavior !== "allowAndName") return null;
-  if (insideFolder(path.resolve(downloads), params.downloadPath)) return null;
-  return { ...params, downloadPath: downloads };
-}
-
-/** Why the message is refused, or null when it may go to Chromium. `downloads` is the session's own folder. */
+/** Why the message is refused, or null. */
 export function policyRefusal(message: CdpMessage, downloads: string): string | null {
-  const method = typeof message.method === "string" ? message.method : "";
-  const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
-  if (refusedMethods[method]) return refusedMethods[method]!;
-  if (downloadMethods.has(method) && params.behavior === "allow" && !insideFolder(path.resolve(downloads), params.downloadPath)) {
-    return "downloads stay in the session's own folder (they are listed at GET /v1/sessions/{id}/downloads)";
-  }
-  // Files a page receives from the server's disk: a file input, or files dropped on the page.
-  const files = method === "DOM.setFileInputFiles" ? params.files
-    : method === "Input.dispatchDragEvent" ? (params.data as { files?: unknown } | undefined)?.files
-    : undefined;
-  if (files !== undefined && !(Array.isArray(files) && files.every((f) => insideFolder(path.resolve(downloads), f)))) {
-    return "uploads may only come from the session's own folder";
-  }
-  if (method === "Target.createBrowserContext" && (params.proxyServer !== undefined || params.proxyBypassList !== undefined)) {
-    return "browser contexts cannot set their own proxy (traffic leaves through the session's egress policy)";
-  }
-  for (const [name, value] of Object.entries(params)) {
-    if (urlParams.has(name) && typeof value === "string" && hostSchemes.test(asParsed(value))) {
-      return `${asParsed(value).split(":")[0]!.toLowerCase()}: addresses reach the server, not the web, and are not allowed`;
-    }
-  }
-  return null;
+  const verdict = judgeMessage(message, downloads);
+  return verdict.kind === "refuse" ? verdict.reason : null;
+}
+
+/** The params to send instead (a download folder pointed at the session's), or null. */
+export function redirectedDownloads(message: CdpMessage, downloads: string): Record<string, unknown> | null {
+  const verdict = judgeMessage(message, downloads);
+  return verdict.kind === "rewrite" ? verdict.params : null;
 }

@@ -1,13 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import net from "node:net";
+import type net from "node:net";
 import type { Duplex } from "node:stream";
 import { KeyStoreUnavailable } from "../auth/session-tokens.ts";
 import { AppError } from "../errors.ts";
 import { problemBody } from "../rest/problems.ts";
 import type { AppDeps } from "../services/context.ts";
-import { CdpFrameFilter } from "./cdp-filter.ts";
-import { acceptFor, isWebSocketKey } from "./cdp-upstream.ts";
+import { WebSocketServer } from "ws";
+import type { CdpChannel } from "./cdp-pipe.ts";
+import { relayClient, type RelayOptions } from "./cdp-relay.ts";
 import type { BrowserLease } from "./pool.ts";
+
+/** A discovery request waits at most this long for the browser. */
+const DISCOVERY_TIMEOUT_MS = 5_000;
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
 const pagePath = /^\/cdp\/devtools\/page\/([A-Za-z0-9-]{1,64})$/;
@@ -56,111 +60,55 @@ function refuse(deps: AppDeps, socket: Duplex, url: URL, err: unknown): void {
   );
 }
 
-/**
- * The handshake Chromium receives: the client's own key, none of its credentials or origin, and no
- * extensions — compression would hide commands from the method policy, and on loopback it only costs.
- */
-function upstreamHandshake(req: IncomingMessage, path: string, port: number): string {
-  const h = req.headers;
-  const lines = [
-    `GET ${path} HTTP/1.1`,
-    `Host: 127.0.0.1:${port}`,
-    "Upgrade: websocket",
-    "Connection: Upgrade",
-    `Sec-WebSocket-Key: ${h["sec-websocket-key"] ?? ""}`,
-    `Sec-WebSocket-Version: ${h["sec-websocket-version"] ?? "13"}`,
-  ];
-  if (h["sec-websocket-protocol"]) lines.push(`Sec-WebSocket-Protocol: ${h["sec-websocket-protocol"]}`);
-  return `${lines.join("\r\n")}\r\n\r\n`;
-}
+/** Client messages up to this size; Chromium's own limit on its pipe is far above any real command. */
+const MAX_CLIENT_MESSAGE_BYTES = 64 * 1024 * 1024;
+const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
 
 /**
- * Relays a CDP WebSocket to the session's Chromium: the handshake is forwarded (Chromium's 101
- * answers the client's own key), then Chromium's frames flow to the client as a byte pipe, and the
- * client's pass the method policy (cdp-filter.ts: a cheap search, a parse only when it finds
- * something) on their way in. No client reaches the browser before its token and the session are
- * checked; the connection the runtime opened as the session started (cdp-upstream.ts) is handed to
- * the first client that passes, which then gets its handshake's answer from this process.
+ * A CDP WebSocket of a session's client. No client reaches the browser before its token and the
+ * session are checked. The client's WebSocket ends here: it gets a channel of its own on the
+ * browser's pipe (cdp-pipe.ts; the browser has no port to connect to), and its commands pass the
+ * method policy on their way (cdp-relay.ts). `/cdp` is the browser target; a page endpoint gets a
+ * channel rooted at that page, so the client speaks page-level CDP as with Chromium's own.
  */
 export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
+  let channel: CdpChannel;
   let target: Awaited<ReturnType<typeof authorize>>;
   try {
     target = await authorize(deps, req, url);
+    const page = pagePath.exec(url.pathname)?.[1];
+    if (page) {
+      channel = await target.lease.cdp.openTarget(page).catch(() => {
+        throw new AppError("not-found", "No such target in this session's browser.");
+      });
+    } else {
+      // The channel opened as the session started, for its first client; else a new one.
+      channel = deps.runtime.takeChannel(target.sessionId) ?? (await target.lease.cdp.open());
+    }
   } catch (err) {
-    refuse(deps, socket, url, err);
+    refuse(deps, socket, url, err instanceof Error && err.name === "CdpPipeClosed" ? new AppError("gone", "The session's browser is no longer running.") : err);
     return;
   }
   const { lease, sessionId } = target;
-  const page = pagePath.exec(url.pathname)?.[1];
-  const key = req.headers["sec-websocket-key"];
-  // The browser target, asked for plainly, goes over the connection opened as the session started
-  // (its first client only; cdp-upstream.ts says why); anything else connects now.
-  const parked = !page && !req.headers["sec-websocket-protocol"] && isWebSocketKey(key) && req.headers["sec-websocket-version"] === "13"
-    ? await deps.runtime.takeUpstream(sessionId)
-    : undefined;
-  const upstream = parked ?? net.connect({ host: "127.0.0.1", port: lease.port });
-  upstream.setNoDelay(true);
-  (socket as net.Socket).setNoDelay?.(true);
-  const close = () => {
-    upstream.destroy();
+  // A session that ended meanwhile: nothing to relay to.
+  if (!deps.runtime.endpoint(sessionId) || socket.destroyed || !channel.isOpen) {
+    channel.close();
     socket.destroy();
-  };
-  upstream.once("error", close);
-  socket.once("error", close);
-  upstream.once("close", close);
-  socket.once("close", close);
-  // Checked now, attached once Chromium has answered the handshake: a client counts (and its
-  // cdp.connected is recorded, runtime.ts's onClient) once it really is connected. A session that
-  // ends meanwhile refuses the attach, and the socket closes then.
-  if (!deps.runtime.endpoint(sessionId) || socket.destroyed) return close();
-  const attach = () => {
-    if (!socket.destroyed && !deps.runtime.attach(sessionId, socket)) close();
-  };
-  if (parked) {
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptFor(key!)}\r\n\r\n`);
-    relay(deps, sessionId, lease, socket, upstream, head, close);
-    attach();
     return;
   }
-  const path = page ? `/devtools/page/${page}` : new URL(lease.wsEndpoint).pathname;
-  upstream.once("connect", () => {
-    upstream.write(upstreamHandshake(req, path, lease.port));
-    relay(deps, sessionId, lease, socket, upstream, head, close);
-    // After the pipe's own listener: the answer is on its way to the client when this runs.
-    upstream.once("data", attach);
+  (socket as net.Socket).setNoDelay?.(true);
+  clients.handleUpgrade(req, socket, head, (client) => {
+    relayClient(client, channel, relayOptions(deps, sessionId, lease));
+    // Counted (and its cdp.connected recorded, runtime.ts's onClient) once it really is connected;
+    // a session that ends meanwhile refuses the attach, and the socket closes then.
+    if (!deps.runtime.attach(sessionId, socket)) socket.destroy();
   });
 }
 
-/**
- * The frames of a connected client: Chromium's flow to it as a byte pipe; its own pass the method
- * policy on their way in, straight from the data handler, with the backpressure a pipe would apply.
- */
-function relay(deps: AppDeps, sessionId: string, lease: BrowserLease, socket: Duplex, upstream: net.Socket, head: Buffer, close: () => void): void {
-  upstream.pipe(socket);
-  if (!deps.browsers.enforcesPolicy) {
-    if (head.length > 0) upstream.write(head);
-    socket.pipe(upstream);
-    return;
-  }
-  const filter = policyFilter(deps, sessionId, lease, (bytes) => {
-    if (!upstream.write(bytes)) socket.pause();
-  });
-  upstream.on("drain", () => socket.resume());
-  const feed = (chunk: Buffer) => {
-    try {
-      filter.feed(chunk);
-    } catch {
-      close(); // a frame over the size limit
-    }
-  };
-  if (head.length > 0) feed(head);
-  socket.on("data", feed);
-  socket.once("end", () => upstream.end());
-}
-
-function policyFilter(deps: AppDeps, sessionId: string, lease: BrowserLease, emit: (bytes: Buffer) => void): CdpFrameFilter {
-  return new CdpFrameFilter({
+function relayOptions(deps: AppDeps, sessionId: string, lease: BrowserLease): RelayOptions {
+  return {
+    policy: deps.browsers.enforcesCdpPolicy,
     downloads: lease.downloadsDir,
     onDownloadBehaviour: (context) => lease.downloads?.clientConfigured(context),
     onRefused: (method, reason) => {
@@ -168,7 +116,7 @@ function policyFilter(deps: AppDeps, sessionId: string, lease: BrowserLease, emi
       deps.events.later(sessionId, "cdp.refused", { method, reason });
     },
     onRedirected: (method) => deps.events.later(sessionId, "cdp.refused", { method, reason: "download folder replaced by the session's own" }),
-  }, emit);
+  };
 }
 
 /** `GET /cdp/json/version` and `/cdp/json/list`: Chromium's discovery answers, with addresses that lead back through the proxy. */
@@ -180,21 +128,28 @@ export async function handleCdpDiscovery(deps: AppDeps, req: IncomingMessage, re
     const { token, lease } = await authorize(deps, req, url);
     const which = url.pathname.replace(/^\/cdp\/json\/?/, "") || "list";
     if (!["version", "list"].includes(which)) throw new AppError("not-found", "Only /cdp/json/version and /cdp/json/list are served.");
-    const upstream = await fetch(`http://127.0.0.1:${lease.port}/json/${which}`);
-    const body = (await upstream.json()) as Record<string, unknown> | Array<Record<string, unknown>>;
     const wsBase = `${deps.config.publicBaseUrl.replace(/^http/, "ws")}/cdp`;
-    const rewrite = (entry: Record<string, unknown>) => {
-      const { devtoolsFrontendUrl: _local, ...rest } = entry;
-      const debuggerUrl = typeof entry.webSocketDebuggerUrl === "string" ? new URL(entry.webSocketDebuggerUrl).pathname : "";
-      const page = /^\/devtools\/page\/([A-Za-z0-9-]+)$/.exec(debuggerUrl)?.[1];
-      return { ...rest, webSocketDebuggerUrl: `${wsBase}${page ? `/devtools/page/${page}` : ""}?token=${token}` };
-    };
+    const body = which === "version" ? await versionEntry(lease, `${wsBase}?token=${token}`) : await targetEntries(lease, (id) => `${wsBase}/devtools/page/${id}?token=${token}`);
     res.setHeader("Content-Type", "application/json");
-    res.end(JSON.stringify(Array.isArray(body) ? body.map(rewrite) : rewrite(body)));
+    res.end(JSON.stringify(body));
   } catch (err) {
-    const error = err instanceof AppError ? err : new AppError("internal-error", "The browser did not answer.");
+    const error = err instanceof AppError ? err : new AppError("service-unavailable", "The browser did not answer; retry shortly.", {}, { "Retry-After": "1" });
     res.statusCode = error.status;
     res.setHeader("Content-Type", "application/problem+json");
     res.end(JSON.stringify(problemBody(error, deps.config.publicBaseUrl, url.pathname, "")));
   }
+}
+
+/** What Chromium's own `/json/version` says, from the pipe (the browser serves no HTTP). */
+async function versionEntry(lease: BrowserLease, webSocketDebuggerUrl: string) {
+  const v = await lease.cdp.call<{ protocolVersion: string; product: string; revision: string; userAgent: string; jsVersion: string }>("Browser.getVersion", {}, DISCOVERY_TIMEOUT_MS);
+  return { Browser: v.product, "Protocol-Version": v.protocolVersion, "User-Agent": v.userAgent, "V8-Version": v.jsVersion, "WebKit-Version": `537.36 (${v.revision})`, webSocketDebuggerUrl };
+}
+
+/** What Chromium's own `/json/list` says: every target but the browser, each with its endpoint through the proxy. */
+async function targetEntries(lease: BrowserLease, endpoint: (targetId: string) => string) {
+  const { targetInfos } = await lease.cdp.call<{ targetInfos: Array<{ targetId: string; type: string; title: string; url: string }> }>("Target.getTargets", {}, DISCOVERY_TIMEOUT_MS);
+  return targetInfos
+    .filter((t) => t.type !== "browser" && t.type !== "tab")
+    .map((t) => ({ description: "", id: t.targetId, title: t.title, type: t.type, url: t.url, webSocketDebuggerUrl: endpoint(t.targetId) }));
 }

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import WebSocket from "ws";
+import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../logger.ts";
+import { CdpPipe } from "./cdp-pipe.ts";
+import { jailedCommand } from "./jail.ts";
 
 /**
  * One Chromium process, launched by us with our flags, in a folder of its own:
@@ -30,9 +32,11 @@ export interface ChromiumProcess {
   readonly id: string;
   readonly dir: string;
   readonly pid: number;
-  readonly port: number;
-  /** Browser-level endpoint: ws://127.0.0.1:<port>/devtools/browser/<uuid>. */
-  readonly wsEndpoint: string;
+  /**
+   * The browser's only DevTools connection: `--remote-debugging-pipe` (no port is opened), shared
+   * by every user of the browser through channels of their own (cdp-pipe.ts).
+   */
+  readonly cdp: CdpPipe;
   /** Resolves (never rejects) when the main process has exited, for whatever reason. */
   readonly exited: Promise<ChromiumExit>;
   /** False once the main process has exited or is a zombie. */
@@ -46,10 +50,15 @@ export interface LaunchOptions {
   dataRoot: string;
   id: string;
   log: Logger;
-  /** How long to wait for "DevTools listening on"; default 15 s. */
+  /** How long to wait for the browser's first answer on the pipe; default 15 s. */
   launchTimeoutMs?: number;
   /** More flags (the egress proxy's), added before the first page. */
   extraArgs?: string[];
+  /**
+   * Run the browser in a jail of its own (jail.ts: no view of this machine's files, processes or
+   * network), reaching the world only through the egress listener at `egressSocket`.
+   */
+  jail?: { egressSocket?: string };
 }
 
 const LAUNCH_TIMEOUT_MS = 15_000;
@@ -105,8 +114,8 @@ export function isHeadlessShell(executablePath: string): boolean {
 export function chromiumArgs(executablePath: string, profileDir: string, extraArgs: string[] = []): string[] {
   const args = [
     isHeadlessShell(executablePath) ? "--headless" : "--headless=new",
-    "--remote-debugging-port=0",
-    "--remote-debugging-address=127.0.0.1",
+    // fds 3 and 4 instead of a TCP port: no other process can connect to the browser.
+    "--remote-debugging-pipe",
     `--user-data-dir=${profileDir}`,
     "--no-first-run",
     "--disable-background-networking",
@@ -251,8 +260,8 @@ function readPidFile(dir: string): PidFile | undefined {
 
 class Chromium implements ChromiumProcess {
   readonly exited: Promise<ChromiumExit>;
-  wsEndpoint = "";
-  port = 0;
+  /** Answered the first call on the pipe: launched, and worth a polite Browser.close. */
+  ready = false;
   #exit: ChromiumExit | undefined;
   #closing: Promise<void> | undefined;
   readonly #stderrTail: string[] = [];
@@ -263,6 +272,7 @@ class Chromium implements ChromiumProcess {
     readonly dir: string,
     readonly pid: number,
     readonly child: ChildProcess,
+    readonly cdp: CdpPipe,
     readonly log: Logger,
   ) {
     this.exited = new Promise((resolve) => {
@@ -278,15 +288,14 @@ class Chromium implements ChromiumProcess {
     return isLive(readProcStat(this.pid));
   }
 
-  /** Keeps the last lines of stderr (for launch errors and crash reports) and finds the endpoint. */
-  onStderr(chunk: string, onLine: (line: string) => void): void {
+  /** Keeps the last lines of stderr (for launch errors and crash reports). */
+  onStderr(chunk: string): void {
     const lines = (this.#partialLine + chunk).split("\n");
     this.#partialLine = lines.pop() ?? "";
     for (const line of lines) {
       if (line.trim() === "") continue;
       this.#stderrTail.push(line);
       if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift();
-      onLine(line);
     }
   }
 
@@ -302,8 +311,8 @@ class Chromium implements ChromiumProcess {
   async #close(): Promise<void> {
     const started = Date.now();
     if (!this.#exit) {
-      if (this.wsEndpoint) await this.#askBrowserToClose();
-      else signalGroup(this.pid, "SIGTERM");
+      // Browser.close on the pipe (the browser then exits on its own); SIGTERM when the pipe is gone.
+      if (!this.ready || !this.cdp.write(JSON.stringify({ id: 0, method: "Browser.close" }))) signalGroup(this.pid, "SIGTERM");
       const grace = Math.max(0, CLOSE_GRACE_MS - (Date.now() - started));
       const polite = await Promise.race([this.exited.then(() => true), sleep(grace).then(() => false)]);
       if (!polite) {
@@ -320,40 +329,16 @@ class Chromium implements ChromiumProcess {
         this.log.error({ browserId: this.id, browserPid: this.pid }, "Chromium processes survived SIGKILL");
       }
     }
-    this.child.stderr?.destroy();
+    for (const stream of this.child.stdio) stream?.destroy();
     await fs.promises.rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
     this.log.debug({ browserId: this.id, browserPid: this.pid, ms: Date.now() - started }, "Chromium closed");
-  }
-
-  /** CDP Browser.close on a short-lived connection; SIGTERM when that connection fails. */
-  async #askBrowserToClose(): Promise<void> {
-    const sent = await new Promise<boolean>((resolve) => {
-      const ws = new WebSocket(this.wsEndpoint, { handshakeTimeout: 1_000, perMessageDeflate: false });
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        resolve(ok);
-      };
-      const timer = setTimeout(() => {
-        ws.terminate();
-        done(false);
-      }, 1_000);
-      ws.once("open", () => {
-        ws.send(JSON.stringify({ id: 1, method: "Browser.close" }), (err) => done(!err));
-      });
-      // `on`, not `once`: a second 'error' (say, the reset as the browser exits) without a
-      // listener would be thrown as an uncaught exception.
-      ws.on("error", () => done(false));
-      // The browser drops the connection as it exits; nothing to wait for here.
-      void this.exited.then(() => ws.terminate());
-    });
-    if (!sent) signalGroup(this.pid, "SIGTERM");
   }
 }
 
 /**
- * Starts one Chromium and resolves once its DevTools endpoint is known. On any failure (no such
- * binary, early exit, no endpoint within the timeout) the process group is killed, the folder is
- * removed, and the promise rejects.
+ * Starts one Chromium and resolves once it answers on its pipe. On any failure (no such binary,
+ * early exit, no answer within the timeout) the process group is killed, the folder is removed,
+ * and the promise rejects.
  */
 export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProcess> {
   const { executablePath, dataRoot, id, log } = opts;
@@ -370,11 +355,14 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   fs.mkdirSync(dir, { mode: 0o700 }); // fails if it exists: never share a folder
   for (const sub of ["profile", "home", "config", "cache", "data", "tmp", "downloads"]) fs.mkdirSync(path.join(dir, sub), { mode: 0o700 });
 
-  const child = spawn(executablePath, chromiumArgs(executablePath, path.join(dir, "profile"), opts.extraArgs), {
+  const args = chromiumArgs(executablePath, path.join(dir, "profile"), opts.extraArgs);
+  const command = opts.jail ? jailedCommand({ executablePath, args, dir, ...opts.jail }) : { command: executablePath, args };
+  // fd 3 carries commands into the browser, fd 4 its answers and events (--remote-debugging-pipe).
+  const child = spawn(command.command, command.args, {
     cwd: path.join(dir, "home"),
     env: chromiumEnv(dir),
     detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
   });
 
   const spawned = await new Promise<Error | undefined>((resolve) => {
@@ -388,48 +376,35 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   // Later errors (a failed kill) must not become uncaught exceptions.
   child.on("error", (err) => log.warn({ err, browserId: id }, "Chromium child process error"));
 
-  const browser = new Chromium(id, dir, child.pid, child, log);
+  const pipe = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
+  const browser = new Chromium(id, dir, child.pid, child, pipe, log);
   const stat = readProcStat(child.pid);
   writePidFile(dir, { pid: child.pid, startTime: stat?.startTime ?? "", executablePath });
 
+  // stderr is drained for the browser's whole life: a full pipe would block Chromium.
   child.stderr!.setEncoding("utf8");
-  const endpoint = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`Chromium printed no DevTools endpoint within ${opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS} ms`)),
-      opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS,
-    );
-    // stderr is drained for the browser's whole life: a full pipe would block Chromium.
-    child.stderr!.on("data", (chunk: string) =>
-      browser.onStderr(chunk, (line) => {
-        const match = /DevTools listening on (ws:\/\/\S+)/.exec(line);
-        if (match?.[1]) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      }),
-    );
-    void browser.exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`Chromium exited during launch (code ${code}, signal ${signal})`));
-    });
-  });
+  child.stderr!.on("data", (chunk: string) => browser.onStderr(chunk));
 
+  const timeoutMs = opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS;
   try {
-    const wsEndpoint = await endpoint;
-    const url = new URL(wsEndpoint);
-    if (url.hostname !== "127.0.0.1") throw new Error(`unexpected DevTools address ${wsEndpoint}`);
-    browser.wsEndpoint = wsEndpoint;
-    browser.port = Number(url.port);
+    const exitedEarly = new Promise<never>((_, reject) => {
+      void browser.exited.then(({ code, signal }) => reject(new Error(`Chromium exited during launch (code ${code}, signal ${signal})`)));
+    });
+    exitedEarly.catch(() => {}); // once launched, an exit is the pool's business
+    await Promise.race([
+      pipe.call("Browser.getVersion", {}, timeoutMs).catch((err: Error) => {
+        throw new Error(`Chromium did not answer on its pipe within ${timeoutMs} ms (${err.message})`);
+      }),
+      exitedEarly,
+    ]);
+    browser.ready = true;
   } catch (err) {
     signalGroup(browser.pid, "SIGKILL");
     await browser.close();
     const tail = browser.stderrTail();
     throw new Error(`${(err as Error).message}${tail ? `\n--- Chromium stderr (last lines) ---\n${tail}` : ""}`, { cause: err });
   }
-  log.debug(
-    { browserId: id, browserPid: browser.pid, port: browser.port, ms: Math.round(performance.now() - started) },
-    "Chromium launched",
-  );
+  log.debug({ browserId: id, browserPid: browser.pid, ms: Math.round(performance.now() - started) }, "Chromium launched");
   return browser;
 }
 
@@ -455,6 +430,11 @@ export async function reapOrphans(dataRoot: string, log: Logger): Promise<{ orph
   }
   for (const entry of entries) {
     const dir = path.join(dataRoot, entry.name);
+    // A jailed browser's egress socket (pool.ts): no listener is behind it after a crash.
+    if (entry.isSocket() && /\.egress\.sock$/.test(entry.name) && BROWSER_ID.test(entry.name.replace(/\.egress\.sock$/, ""))) {
+      fs.rmSync(dir, { force: true });
+      continue;
+    }
     if (!entry.isDirectory() || !BROWSER_ID.test(entry.name)) continue;
     if (!fs.existsSync(path.join(dir, "pid")) && !fs.existsSync(path.join(dir, "profile"))) {
       log.warn({ dir }, "leaving a folder in the browser data root that is not a browser folder");

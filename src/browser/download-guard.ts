@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../logger.ts";
 import { CdpClient } from "./cdp-client.ts";
+import type { CdpPipe } from "./cdp-pipe.ts";
 
 /**
  * Keeps one browser's downloads in its session's folder and under a size cap (issue: browser-side
@@ -83,8 +84,8 @@ export class DownloadGuard {
   }
 
   /** Connects to a freshly launched browser and sets its download behaviour before anyone else can. */
-  static async open(wsEndpoint: string, folder: string, maxBytes: number, log: Logger): Promise<DownloadGuard> {
-    const cdp = await CdpClient.connect(wsEndpoint);
+  static async open(pipe: CdpPipe, folder: string, maxBytes: number, log: Logger): Promise<DownloadGuard> {
+    const cdp = await CdpClient.open(pipe);
     try {
       const { targetInfos } = await cdp.send<{ targetInfos: Array<{ browserContextId?: string }> }>("Target.getTargets");
       const guard = new DownloadGuard(cdp, folder, maxBytes, log.child({ component: "download-guard" }), targetInfos[0]?.browserContextId);

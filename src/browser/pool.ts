@@ -4,9 +4,11 @@ import fs from "node:fs";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { BrowserPoolReport } from "../services/context.ts";
+import type { CdpPipe } from "./cdp-pipe.ts";
 import { launchChromium, maxDataRootLength, reapOrphans, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
 import { DownloadGuard, type DownloadNotice } from "./download-guard.ts";
-import { openEgressListener, type EgressListener, type EgressOptions, type EgressRoute } from "./egress-proxy.ts";
+import { openEgressListener, proxyArgs, type EgressListener, type EgressOptions, type EgressRoute } from "./egress-proxy.ts";
+import { JAIL_PROXY_PORT, type Isolation } from "./jail.ts";
 import { warmUpProfile } from "./warm-up.ts";
 
 /**
@@ -28,8 +30,8 @@ export interface BrowserLease {
   /** The browser's id (its folder under dataRoot). */
   id: string;
   sessionId: string;
-  wsEndpoint: string;
-  port: number;
+  /** The browser's pipe: every user (CDP clients, the live view, profiles) opens a channel on it. */
+  cdp: CdpPipe;
   pid: number;
   /** Resolves when the browser's main process exits (release, crash, kill). */
   exited: Promise<{ code: number | null; signal: string | null }>;
@@ -59,19 +61,12 @@ export interface BrowserPoolOptions {
   retryAfterSeconds?: number;
   /** Send each browser's traffic through its own egress listener (policy-checked); off only in benchmarks. */
   egress?: Omit<EgressOptions, "log">;
+  /** Judge clients' CDP commands by the method policy; default true (off only to test the other isolation layers alone). */
+  cdpPolicy?: boolean;
+  /** This node's isolation (jail.ts detectIsolation): level "jail" launches every browser jailed. Default none. */
+  isolation?: Isolation;
   /** Keep each browser's downloads in its folder and under `maxBytes` (download-guard.ts); with the egress policy. */
   downloads?: { maxBytes: number; onNotice(sessionId: string, notice: DownloadNotice): void };
-}
-
-/**
- * All traffic through the egress listener, loopback included (`<-loopback>` removes Chromium's
- * implicit bypass), and WebRTC kept from sending UDP around the proxy. SOCKS5 rather than HTTP
- * proxying: Chromium then tunnels plain HTTP too and keeps its connections alive end to end, where
- * an HTTP proxy re-parses every request (plain-HTTP page loads were 10–20% slower that way).
- * Chromium sends SOCKS5 proxies host names, so the listener still resolves them itself.
- */
-function proxyArgs(port: number): string[] {
-  return [`--proxy-server=socks5://127.0.0.1:${port}`, "--proxy-bypass-list=<-loopback>", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"];
 }
 
 type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
@@ -118,7 +113,17 @@ export class BrowserPool {
 
   /** Whether browsers run under the egress and CDP method policy (always, outside benchmarks). */
   get enforcesPolicy(): boolean {
-    return this.#opts.egress !== undefined;
+    return this.#opts.egress !== undefined && this.enforcesCdpPolicy;
+  }
+
+  /** Whether clients' CDP commands are judged by the method policy (cdp-policy.ts). */
+  get enforcesCdpPolicy(): boolean {
+    return this.#opts.cdpPolicy !== false;
+  }
+
+  /** Whether this node's browsers run jailed (jail.ts), and why not. */
+  get isolation(): Isolation {
+    return this.#opts.isolation ?? { level: "none", reason: "not configured" };
   }
 
   /** Kills processes and removes folders left in dataRoot by an earlier run (pid files), then launches the warm spares in the background. */
@@ -140,11 +145,12 @@ export class BrowserPool {
       }
       if (this.#state === "starting") this.#state = "running";
       this.#log.info({ ...reaped, capacity: this.#opts.capacity, warm: this.#opts.warm }, "browser pool started");
-      if (process.getuid?.() === 0) {
-        // Chromium refuses to run as root with its sandbox: say so plainly every start.
+      if (process.getuid?.() === 0 && this.isolation.level !== "jail") {
+        // Chromium refuses to run as root with its sandbox (a jailed one runs as a plain user inside): say so plainly every start.
         this.#log.warn("running as root: Chromium runs WITHOUT its sandbox; run Vessel as a non-root user in production (README: Browser security)");
       }
       if (!this.#opts.egress) this.#log.warn("the browser policy is off: sessions can reach this machine and its networks");
+      if (this.#opts.cdpPolicy === false) this.#log.error("the CDP method policy is OFF: clients may send any command to their browsers (for isolation tests only)");
       this.#refill();
       return reaped;
     } catch (err) {
@@ -276,8 +282,7 @@ export class BrowserPool {
     const lease: BrowserLease = {
       id: browser.id,
       sessionId,
-      wsEndpoint: browser.wsEndpoint,
-      port: browser.port,
+      cdp: browser.cdp,
       pid: browser.pid,
       exited: browser.exited,
       downloadsDir: path.join(browser.dir, "downloads"),
@@ -310,15 +315,22 @@ export class BrowserPool {
     const egressOptions = this.#opts.egress;
     const downloadOptions = this.#opts.downloads;
     const launch = (async () => {
-      const listener = egressOptions ? await openEgressListener({ ...egressOptions, log: this.#log }) : undefined;
+      const id = randomBytes(BROWSER_ID_LENGTH / 2).toString("hex"); // short: see maxDataRootLength
+      const jailed = this.#opts.isolation?.level === "jail";
+      // A jailed browser has no route to this machine's loopback: its listener is a Unix socket next to
+      // its folder (bound into the jail, jail.ts), reached at JAIL_PROXY_PORT on the jail's own loopback.
+      const socketPath = jailed ? path.join(path.resolve(this.#opts.dataRoot), `${id}.egress.sock`) : undefined;
+      const listener = egressOptions ? await openEgressListener({ ...egressOptions, log: this.#log, ...(socketPath ? { socketPath } : {}) }) : undefined;
       let browser: ChromiumProcess;
       try {
         browser = await launchChromium({
           executablePath: this.#opts.executablePath,
           dataRoot: this.#opts.dataRoot,
-          id: randomBytes(BROWSER_ID_LENGTH / 2).toString("hex"), // short: see maxDataRootLength
+          id,
           log: this.#log,
-          extraArgs: listener ? proxyArgs(listener.port) : [],
+          extraArgs: listener ? proxyArgs(jailed ? JAIL_PROXY_PORT : listener.port) : [],
+          // Without an egress listener a jailed browser has no network at all.
+          jail: jailed ? { egressSocket: listener?.socketPath } : undefined,
         });
       } catch (err) {
         await listener?.close();
@@ -329,7 +341,7 @@ export class BrowserPool {
       if (downloadOptions) {
         // Before the browser is offered: no client may see it without its download policy.
         try {
-          const guard = await DownloadGuard.open(browser.wsEndpoint, path.join(browser.dir, "downloads"), downloadOptions.maxBytes, this.#log);
+          const guard = await DownloadGuard.open(browser.cdp, path.join(browser.dir, "downloads"), downloadOptions.maxBytes, this.#log);
           guard.onNotice = downloadOptions.onNotice;
           this.#guards.set(browser, guard);
         } catch (err) {
@@ -405,7 +417,7 @@ export class BrowserPool {
     this.#spareLaunch = this.#launch().then(
       async (browser) => {
         // Before it is offered: a session must not get a browser whose profile is half set up.
-        await warmUpProfile(browser.wsEndpoint).catch((err: unknown) => {
+        await warmUpProfile(browser.cdp).catch((err: unknown) => {
           if (browser.alive) this.#log.warn({ err, browserId: browser.id }, "could not warm up a spare browser; offering it as it is");
         });
         this.#spareLaunch = undefined;

@@ -2,6 +2,7 @@ import {
   CURRENT_FORMAT_VERSION, MAX_COOKIES, MAX_ITEMS, MAX_ORIGINS, MAX_STORAGE_NAME, PROFILE_FORMAT, ProfileCookie, type ProfileDocument, type ProfileOrigin, type StorageItem,
 } from "./profile-format.ts";
 import { CdpClient } from "./cdp-client.ts";
+import type { CdpPipe } from "./cdp-pipe.ts";
 import { evaluateIn, withOriginTab } from "./profile-origin-tab.ts";
 
 /** A cookie as Chromium's `Storage.getCookies` reports it (the fields a profile keeps). */
@@ -81,8 +82,8 @@ function originOf(url: string): string | undefined {
  *
  * Third-party (partitioned) storage of cross-site frames is not captured.
  */
-export async function captureProfile(wsEndpoint: string, base?: ProfileDocument): Promise<CaptureResult> {
-  const cdp = await CdpClient.connect(wsEndpoint);
+export async function captureProfile(pipe: CdpPipe, base?: ProfileDocument): Promise<CaptureResult> {
+  const cdp = await CdpClient.open(pipe);
   try {
     const [{ cookies }, { targetInfos }, contexts] = await Promise.all([
       cdp.send<{ cookies: CdpCookie[] }>("Storage.getCookies", {}),

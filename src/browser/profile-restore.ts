@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.ts";
 import type { ProfileCookie, ProfileDocument, ProfileOrigin } from "./profile-format.ts";
 import { CdpClient } from "./cdp-client.ts";
+import type { CdpPipe } from "./cdp-pipe.ts";
 import { evaluateIn, withOriginTab } from "./profile-origin-tab.ts";
 
 /**
@@ -62,13 +63,13 @@ export interface RestoreReport {
 }
 
 /**
- * Restores `doc` into the browser at `wsEndpoint` (a session's fresh browser, before its session is
+ * Restores `doc` into the browser on `pipe` (a session's fresh browser, before its session is
  * returned). Resolves once cookies and localStorage are in place and the sessionStorage watcher is
  * attached to every existing tab; the watcher lives until the browser closes.
  */
-export async function restoreProfile(wsEndpoint: string, doc: ProfileDocument, log: Logger): Promise<RestoreReport> {
+export async function restoreProfile(pipe: CdpPipe, doc: ProfileDocument, log: Logger): Promise<RestoreReport> {
   const started = performance.now();
-  const cdp = await CdpClient.connect(wsEndpoint);
+  const cdp = await CdpClient.open(pipe);
   let keepOpen = false;
   try {
     const nowSeconds = Date.now() / 1000;

@@ -1,7 +1,6 @@
-import type net from "node:net";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../logger.ts";
-import { openUpstream } from "./cdp-upstream.ts";
+import type { CdpChannel } from "./cdp-pipe.ts";
 import type { BrowserLease } from "./pool.ts";
 
 export type EndCause =
@@ -21,8 +20,11 @@ interface Running {
   idleTimer?: NodeJS.Timeout;
   idleMs: number | null;
   ending: boolean;
-  /** A connection to the browser opened as the session started, for its first CDP client (cdp-upstream.ts). */
-  upstream?: Promise<net.Socket | undefined>;
+  /**
+   * A channel on the browser's pipe opened as the session started, for its first CDP client: its
+   * handshake is then answered without waiting for the browser (an attach round trip).
+   */
+  channel?: CdpChannel;
 }
 
 /**
@@ -39,8 +41,8 @@ export class SessionRuntime {
       onEnd: (sessionId: string, cause: EndCause) => Promise<void>;
       /** A CDP client connected or went away (the session's event stream records it). */
       onClient?: (sessionId: string, change: "connected" | "disconnected", clients: number) => void;
-      /** Open a connection to each browser as its session starts, for its first CDP client; default true. */
-      parkUpstream?: boolean;
+      /** Open a channel to each browser as its session starts, for its first CDP client; default true. */
+      openChannelAhead?: boolean;
     },
   ) {}
 
@@ -56,7 +58,15 @@ export class SessionRuntime {
     };
     this.running.set(sessionId, entry);
     this.armIdle(sessionId, entry);
-    if (this.opts.parkUpstream !== false) entry.upstream = openUpstream(lease.port, new URL(lease.wsEndpoint).pathname);
+    if (this.opts.openChannelAhead !== false) {
+      lease.cdp.open().then(
+        (channel) => {
+          if (this.running.get(sessionId) === entry && !entry.ending) entry.channel = channel;
+          else channel.close();
+        },
+        () => {}, // the browser is gone: its exit ends the session
+      );
+    }
     void lease.exited.then(() => {
       // A browser that exits while its session is still live crashed (or was killed).
       if (this.running.get(sessionId) === entry && !entry.ending) void this.fire(sessionId, { status: "FAILED", reason: "BROWSER_CRASH" });
@@ -69,21 +79,13 @@ export class SessionRuntime {
     return entry && !entry.ending ? entry.lease : undefined;
   }
 
-  /**
-   * The connection to the session's browser opened as it started, once (the first client's): a
-   * socket still open, or undefined (taken already, not opened, or closed meanwhile).
-   */
-  async takeUpstream(sessionId: string): Promise<net.Socket | undefined> {
+  /** The channel opened as the session started, once (the first client's), or undefined (taken, not open yet, or closed). */
+  takeChannel(sessionId: string): CdpChannel | undefined {
     const entry = this.running.get(sessionId);
-    const parked = entry?.upstream;
-    if (!entry || !parked) return undefined;
-    entry.upstream = undefined;
-    const socket = await parked;
-    if (!socket || socket.destroyed || entry.ending) {
-      socket?.destroy();
-      return undefined;
-    }
-    return socket;
+    const channel = entry?.channel;
+    if (!entry || !channel) return undefined;
+    entry.channel = undefined;
+    return channel.isOpen && !entry.ending ? channel : undefined;
   }
 
   /** A CDP client attached: the session is not idle while any client is connected. */
@@ -152,7 +154,7 @@ export class SessionRuntime {
     clearTimeout(entry.hardTimer);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     for (const socket of entry.sockets) socket.destroy();
-    void entry.upstream?.then((socket) => socket?.destroy());
+    entry.channel?.close();
     for (const viewer of entry.viewers) viewer.close(message);
     entry.viewers.clear();
     // The browser's close starts on the next turn of the event loop: the call that ended the

@@ -1,4 +1,5 @@
 import { CdpClient } from "./cdp-client.ts";
+import type { CdpPipe } from "./cdp-pipe.ts";
 
 /**
  * Readies a freshly launched browser's profile before a session gets it. Chromium creates some of
@@ -11,8 +12,8 @@ import { CdpClient } from "./cdp-client.ts";
  * What a client can see afterwards is what it saw before: the same single about:blank page, no
  * cookies, an empty cache.
  */
-export async function warmUpProfile(wsEndpoint: string, timeoutMs = 5_000): Promise<void> {
-  const cdp = await CdpClient.connect(wsEndpoint, timeoutMs);
+export async function warmUpProfile(pipe: CdpPipe, timeoutMs = 5_000): Promise<void> {
+  const cdp = await CdpClient.open(pipe, timeoutMs);
   // One deadline for the whole warm-up: closing the connection fails whatever call is pending.
   let timedOut = false;
   const deadline = setTimeout(() => {

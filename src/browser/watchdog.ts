@@ -1,14 +1,12 @@
-import WebSocket from "ws";
 import type { Logger } from "../logger.ts";
 import type { BrowserLease } from "./pool.ts";
 
 /**
  * Finds browsers that still run but no longer answer (a wedged main thread, a stopped process):
  * such a browser never exits, so the crash handling never sees it, and its session would hang until
- * its hard end. Every `intervalMs` each session's browser gets `Browser.getVersion` over a loopback
- * CDP connection of the watchdog's own (never through /cdp: clients see nothing of it). A browser
- * that has answered nothing for `timeoutMs` (not even the WebSocket handshake) is killed with its
- * whole process group; its exit then fails the session with `browser_crash` like any crash, so a
+ * its hard end. Every `intervalMs` each session's browser gets `Browser.getVersion` on its pipe
+ * (outside every client's channel: clients see nothing of it). A browser that has sent nothing on
+ * its pipe for `timeoutMs` while a ping waits is killed with its whole process group; its exit then fails the session with `browser_crash` like any crash, so a
  * hung browser costs its session at most about interval + timeout.
  */
 
@@ -24,50 +22,34 @@ export interface WatchdogOptions {
 
 class Probe {
   readonly #lease: BrowserLease;
-  readonly #timeoutMs: number;
-  #ws: WebSocket | undefined;
-  #lastAnswer = performance.now();
-  #nextId = 1;
-  #closed = false;
+  #askedAt: number | undefined;
 
-  constructor(lease: BrowserLease, timeoutMs: number) {
+  constructor(lease: BrowserLease) {
     this.#lease = lease;
-    this.#timeoutMs = timeoutMs;
   }
 
   get lease(): BrowserLease {
     return this.#lease;
   }
 
-  /** Sends one ping (connecting first if need be); answers how long the browser has been silent. */
+  /**
+   * Sends one ping (when the last one was answered) and answers how long the browser has been
+   * silent: since the pipe last carried anything from it, or since the unanswered ping was sent.
+   */
   ping(): number {
-    if (!this.#ws) this.#connect();
-    else if (this.#ws.readyState === WebSocket.OPEN) this.#ws.send(JSON.stringify({ id: this.#nextId++, method: "Browser.getVersion" }));
-    return performance.now() - this.#lastAnswer;
+    const pipe = this.#lease.cdp;
+    const now = performance.now();
+    if (this.#askedAt === undefined) {
+      this.#askedAt = now;
+      pipe.call("Browser.getVersion", {}, 24 * 3600_000).then(
+        () => (this.#askedAt = undefined),
+        () => {}, // the pipe closed: the browser's exit ends the session
+      );
+    }
+    return now - Math.max(pipe.lastMessageAt, this.#askedAt);
   }
 
-  close(): void {
-    this.#closed = true;
-    this.#ws?.terminate();
-    this.#ws = undefined;
-  }
-
-  #connect(): void {
-    const ws = new WebSocket(this.#lease.wsEndpoint, { handshakeTimeout: this.#timeoutMs, perMessageDeflate: false, maxPayload: 1 << 20 });
-    this.#ws = ws;
-    ws.on("open", () => {
-      this.#lastAnswer = performance.now();
-      ws.send(JSON.stringify({ id: this.#nextId++, method: "Browser.getVersion" }));
-    });
-    ws.on("message", () => {
-      this.#lastAnswer = performance.now();
-    });
-    ws.on("error", () => {});
-    ws.on("close", () => {
-      // Reconnect on the next ping (a browser that exited is no longer watched by then).
-      if (this.#ws === ws && !this.#closed) this.#ws = undefined;
-    });
-  }
+  close(): void {}
 }
 
 export class BrowserWatchdog {
@@ -111,7 +93,7 @@ export class BrowserWatchdog {
       if (!lease) continue;
       let probe = this.#probes.get(id);
       if (!probe) {
-        probe = new Probe(lease, this.#opts.timeoutMs);
+        probe = new Probe(lease);
         this.#probes.set(id, probe);
       }
       const silentMs = probe.ping();

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description The state of the database and the browser pool, the version, and the regions served.
+         * @description The state of the database and the browser pool, the version, the regions served, and how sessions are isolated.
          */
         get: operations["health"];
         put?: never;
@@ -447,6 +447,19 @@ export interface components {
                 capacity: number;
                 in_use: number;
                 warm: number;
+            };
+            /** @description How sessions are kept from this node and from each other (docs/threat-model.md). */
+            isolation: {
+                /**
+                 * @description `jail`: every browser runs in its own jail (bubblewrap: no view of this node's files or processes, no network but its egress listener). `none`: the kernel or the configuration (`VESSEL_BROWSER_JAIL`) does not allow it.
+                 * @enum {string}
+                 */
+                level: "jail" | "none";
+                /**
+                 * @description Whether clients' CDP commands are judged by the method policy (`off` only in isolation tests).
+                 * @enum {string}
+                 */
+                cdp_policy: "on" | "off";
             };
         };
         Profile: {

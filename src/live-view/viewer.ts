@@ -192,7 +192,7 @@ export class Viewer {
   }
 
   private async connectBrowser(): Promise<void> {
-    const cdp = await CdpClient.connect(this.s.lease.wsEndpoint);
+    const cdp = await CdpClient.open(this.s.lease.cdp);
     if (this.closed) return cdp.close();
     this.cdp = cdp;
     void cdp.closed.then(() => {

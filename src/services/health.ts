@@ -8,6 +8,11 @@ export interface Health {
   regions: string[];
   database: { status: "ok" | "unavailable"; kind: "postgres" | "pglite"; latencyMs: number | null };
   browserPool: BrowserPoolReport;
+  /**
+   * How sessions are kept from this node and from each other (docs/threat-model.md): `jail` when every
+   * browser runs in its own bubblewrap jail, `none` when only the CDP policy and the egress listener stand.
+   */
+  isolation: { level: "jail" | "none"; cdpPolicy: "on" | "off" };
 }
 
 /** The service's own view of its dependencies. Never throws: a failing dependency is reported, not raised. */
@@ -30,5 +35,6 @@ export async function getHealth(ctx: ServiceContext): Promise<Health> {
     regions: [...config.regions],
     database: { status: latencyMs === null ? "unavailable" : "ok", kind: db.kind, latencyMs },
     browserPool: pool,
+    isolation: { level: browsers.isolation.level, cdpPolicy: browsers.enforcesCdpPolicy ? "on" : "off" },
   };
 }

@@ -17,6 +17,7 @@ import type { AppDeps, ServiceContext } from "./context.ts";
 import { auditAction } from "./operations.ts";
 import { paginate, PageQuery, type Page } from "./pagination.ts";
 import { prismaOf } from "./support.ts";
+import type { CdpPipe } from "../browser/cdp-pipe.ts";
 
 /** A profile as the service hands it out: everything but the sealed payload and its keys. */
 export type ProfileRecord = Pick<
@@ -132,7 +133,7 @@ export async function captureSessionHere(deps: AppDeps, source: ServiceContext |
   const base = await baseOf(deps, source, workspaceId, baseProfileId);
   const log = source?.log ?? deps.log;
   try {
-    const { document, skipped } = await captureProfile(lease.wsEndpoint, base);
+    const { document, skipped } = await captureProfile(lease.cdp, base);
     if (skipped.cookies > 0 || skipped.items > 0 || skipped.origins > 0) log.info({ sessionId, skipped }, "profile capture left out what no browser could restore");
     return { document };
   } catch (err) {
@@ -264,10 +265,10 @@ export async function exportProfileStorageState(ctx: ServiceContext, id: string,
  * Restores a profile of the workspace into a session's fresh browser (createSession, right after the
  * browser is acquired). A profile that cannot be read is 422; the caller releases the browser.
  */
-export async function restoreProfileIntoSession(ctx: ServiceContext, workspaceId: string, profileId: string, lease: { sessionId: string; wsEndpoint: string }): Promise<void> {
+export async function restoreProfileIntoSession(ctx: ServiceContext, workspaceId: string, profileId: string, lease: { sessionId: string; cdp: CdpPipe }): Promise<void> {
   const doc = await readDocument(ctx.deps, ctx, workspaceId, profileId);
   try {
-    const report = await restoreProfile(lease.wsEndpoint, doc, ctx.log);
+    const report = await restoreProfile(lease.cdp, doc, ctx.log);
     ctx.log.info({ sessionId: lease.sessionId, profileId, ...report, ms: Math.round(report.ms) }, "profile restored");
   } catch (err) {
     ctx.log.error({ sessionId: lease.sessionId, profileId, err: (err as Error).message }, "profile restore failed");

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import puppeteer from "puppeteer-core";
+import { connectToPipe } from "../support/pipe-transport.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardCsp } from "../../src/dashboard-assets.ts";
 import { address, startDashboardApp, type DashboardApp } from "../support/dashboard.ts";
@@ -240,7 +240,7 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     await shootBoth(page, "12-session-live", () => frame.locator("#state[data-state=live]").waitFor());
 
     // A file the session's page downloads shows up, and the signed-in person can save it.
-    const driver = await puppeteer.connect({ browserWSEndpoint: t.app.deps.runtime.endpoint(sessionId)!.wsEndpoint });
+    const driver = await connectToPipe(t.app.deps.runtime.endpoint(sessionId)!.cdp);
     const [tab] = await driver.pages();
     await tab!.evaluate(() => {
       const link = document.createElement("a");

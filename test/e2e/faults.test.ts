@@ -160,7 +160,7 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     await consistent();
   }, 120_000);
 
-  it("kill -9 of a node: a peer ends its sessions within the heartbeat window; its restart kills the Chromium it left", async () => {
+  it("kill -9 of a node: its browsers go with it, a peer ends its sessions within the heartbeat window, its restart clears what it left", async () => {
     const p = await inProcessPeer();
     const env = { VESSEL_NODE_ID: `child-${ulid()}`, VESSEL_DATA_DIR: `/tmp/vessel-fault-${ulid()}` };
     const n = await node(env);
@@ -172,8 +172,9 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
 
     n.signal("SIGKILL");
     await n.exited;
-    // Its browsers outlive it (they lead their own process groups)…
-    for (const pid of pids) expect(alive(pid)).toBe(true);
+    // Its browsers go with it: each exits when its DevTools pipe closes (and a jail dies with its parent)…
+    for (const pid of pids) await eventually(async () => alive(pid), (a) => !a, 10_000);
+    expect(browserPids(n.browserRoot)).toHaveLength(2); // …leaving their folders behind…
     // …but its sessions end: the peer sees the heartbeat stop (timeout 3 s) and ends them, once.
     for (const m of made) {
       await eventually(() => session(m.body.id), (s) => s.status !== "RUNNING", 20_000);
@@ -182,7 +183,7 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
       expect(ends).toHaveLength(1);
     }
     void p;
-    // The node comes back under the same name: before it takes work, it kills what it left.
+    // The node comes back under the same name: before it takes work, it removes what it left.
     const again = await node({ ...env, PORT: new URL(n.url).port });
     for (const pid of pids) expect(alive(pid)).toBe(false);
     expect(browserPids(again.browserRoot)).toEqual([]);
@@ -295,14 +296,15 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     const made = await create(p.url);
     expect(made.res.status).toBe(201);
     const lease = p.app.deps.runtime.endpoint(made.body.id)!;
-    process.kill(lease.pid, "SIGSTOP");
+    // The whole process group: a jailed browser's main process is not the group's leader (bwrap is).
+    process.kill(-lease.pid, "SIGSTOP");
     try {
       await eventually(() => session(made.body.id), (s) => s.status !== "RUNNING", 20_000);
       expect(await session(made.body.id)).toMatchObject({ status: "FAILED", endReason: "BROWSER_CRASH" });
       await eventually(async () => alive(lease.pid), (a) => !a, 10_000);
     } finally {
       try {
-        process.kill(lease.pid, "SIGKILL");
+        process.kill(-lease.pid, "SIGKILL");
       } catch {
         // gone
       }

@@ -6,7 +6,7 @@ import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
-import { alive, connectionsTo, createSession, eventually, getSession, handshake, releaseSession, startPageServer } from "../support/sessions.ts";
+import { alive, createSession, eventually, getSession, handshake, releaseSession, startPageServer } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const hasChromium = chromiumPath() !== undefined;
@@ -137,9 +137,9 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
       .setProtectedHeader({ alg: "HS256", typ: header.typ, kid: header.kid })
       .sign(new TextEncoder().encode("guess"));
     const base = `${t.url.replace("http", "ws")}/cdp`;
-    // The browser's connections: the download guard's, and one opened for the session's first client.
-    await vi.waitFor(() => expect(connectionsTo(lease.port)).toBe(2), { timeout: 10_000, interval: 20 });
-    const before = connectionsTo(lease.port);
+    // The browser's channels: the download guard's, and one opened for the session's first client.
+    await vi.waitFor(() => expect(lease.cdp.channels).toBe(2), { timeout: 10_000, interval: 20 });
+    const before = lease.cdp.channels;
     const cases: Array<[string, string, number]> = [
       ["no token", base, 401],
       ["live-view token on /cdp", `${base}?token=${liveToken}`, 401],
@@ -149,7 +149,7 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
       ["garbage", `${base}?token=not.a.jwt`, 401],
     ];
     for (const [what, url, status] of cases) expect(await handshake(url), what).toBe(status);
-    expect(connectionsTo(lease.port)).toBe(before);
+    expect(lease.cdp.channels).toBe(before);
     expect(t.app.deps.runtime.clientCount(a.body.id)).toBe(0);
     // The real token does connect (so the counter above could have moved): the first client over
     // the connection opened for it, the next over one of its own.
@@ -158,7 +158,7 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     first.send(JSON.stringify({ id: 1, method: "Browser.getVersion" }));
     const answer = JSON.parse(String(await new Promise((resolve) => first.once("message", resolve)))) as { id: number; result: { product: string } };
     expect(answer).toMatchObject({ id: 1, result: { product: expect.stringMatching(/Chrome/) } });
-    expect(connectionsTo(lease.port)).toBe(before);
+    expect(lease.cdp.channels).toBe(before);
     expect(await handshake(`${base}?token=${cdpToken}`)).toBe("open");
     await vi.waitFor(() => expect(t.app.deps.runtime.clientCount(a.body.id)).toBe(1), { timeout: 5_000, interval: 20 });
     first.close();

@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import puppeteer from "puppeteer-core";
+import { connectToPipe } from "../support/pipe-transport.ts";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   findChromium,
@@ -100,7 +100,7 @@ function noneRunning(procs: { pid: number; startTime: string }[]): boolean {
 }
 
 async function evaluateOnePlusOne(lease: BrowserLease): Promise<unknown> {
-  const browser = await puppeteer.connect({ browserWSEndpoint: lease.wsEndpoint, protocolTimeout: 10_000 });
+  const browser = await connectToPipe(lease.cdp);
   try {
     const page = await browser.newPage();
     return await page.evaluate("1+1");
@@ -128,7 +128,6 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
 
     const lease = await pool.acquire("s1");
     killGroupAfterwards(lease.pid);
-    expect(lease.wsEndpoint).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${lease.port}/devtools/browser/[0-9a-f-]{36}$`));
     expect(pool.report()).toMatchObject({ inUse: 1 });
     expect(await evaluateOnePlusOne(lease)).toBe(2);
     await lease.release();
@@ -212,12 +211,12 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     expect(pool.report()).toMatchObject({ inUse: 0 });
     expect(fs.readdirSync(dataRoot)).toEqual([]);
 
-    // A binary that never prints its endpoint: killed, with the children it started, at the timeout.
+    // A binary that never answers on its pipe: killed, with the children it started, at the timeout.
     const pids = path.join(tempDir(), "pids");
     const hanging = script(`sleep 30 & echo $! >> ${pids}; echo $$ >> ${pids}; exec sleep 30`);
     const root = tempDir();
     await expect(launchChromium({ executablePath: hanging, dataRoot: root, id: "hang", log, launchTimeoutMs: 500 })).rejects.toThrow(
-      /no DevTools endpoint within 500 ms/,
+      /did not answer on its pipe within 500 ms/,
     );
     const started = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number);
     expect(started).toHaveLength(2);
@@ -248,13 +247,14 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     { name: "the main process exits on SIGTERM, a child ignores it", leader: "" },
     { name: "nothing exits on SIGTERM (the 2 s grace, then SIGKILL)", leader: "trap '' TERM; " },
   ])("release still ends a browser that ignores the polite close: $name", async ({ leader }) => {
-    // A fake browser: an endpoint nobody answers on (so Browser.close cannot be sent), a child
-    // process that ignores SIGTERM and so outlives the main process unless the group is killed.
+    // A fake browser: it answers the launch's first call on its pipe, then closes the pipe (so
+    // Browser.close cannot be sent), and has a child process that ignores SIGTERM and so outlives
+    // the main process unless the group is killed.
     const pids = path.join(tempDir(), "pids");
     const fake = script(
       [
+        `printf '{"id":1,"result":{"product":"fake"}}\\0' >&4; exec 3<&- 4>&-`,
         `(trap '' TERM; exec sleep 30) & echo $! >> ${pids}; echo $$ >> ${pids}`,
-        `echo "DevTools listening on ws://127.0.0.1:1/devtools/browser/00000000-0000-0000-0000-000000000000" >&2`,
         `${leader}exec sleep 30`,
       ].join("\n"),
     );
@@ -337,6 +337,9 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     fs.writeFileSync(path.join(dataRoot, "reused", "pid"), JSON.stringify({ pid: stranger.pid, startTime: "1", executablePath: shell }));
     // Not a browser folder at all: left alone.
     fs.mkdirSync(path.join(dataRoot, "notes"));
+    // A jailed browser's egress socket, left by a process that died without removing it.
+    execFileSync("python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path.join(dataRoot, "0a1b2c3d4e.egress.sock")]);
+    expect(fs.statSync(path.join(dataRoot, "0a1b2c3d4e.egress.sock")).isSocket()).toBe(true);
 
     const pool = newPool({ dataRoot, capacity: 1 });
     expect(await pool.start()).toEqual({ orphansKilled: 1, foldersRemoved: 3 });
@@ -365,7 +368,7 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     await pool.start();
     const lease = await pool.acquire("env");
     killGroupAfterwards(lease.pid);
-    const browser = await puppeteer.connect({ browserWSEndpoint: lease.wsEndpoint, protocolTimeout: 10_000 });
+    const browser = await connectToPipe(lease.cdp);
     const page = await browser.newPage();
     await page.goto("data:text/html,<title>t</title><p>hello</p>");
     await browser.disconnect();

@@ -1,5 +1,9 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EgressPolicy, normalizeAddress } from "../../src/browser/egress-policy.ts";
 import { openEgressListener, type EgressListener, type EgressRefusal, type EgressRoute } from "../../src/browser/egress-proxy.ts";
@@ -257,5 +261,61 @@ describe("the egress proxy", () => {
     } finally {
       upstream.close();
     }
+  });
+});
+
+describe("the egress listener on a Unix socket (what a jailed browser reaches)", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-egress-"));
+  const socketPath = path.join(dir, "b.egress.sock");
+  const site = http.createServer((_req, res) => res.end("site"));
+  let sitePort = 0;
+  beforeAll(async () => {
+    sitePort = await listen(site, "127.0.0.2");
+  });
+  afterAll(() => {
+    site.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Greeting and CONNECT to ip:port in one write; resolves with the 12 bytes of replies. */
+  const socks = (ip: string, port: number) =>
+    new Promise<Buffer>((resolve, reject) => {
+      const socket = net.connect(socketPath, () => socket.write(Buffer.from([5, 1, 0, 5, 1, 0, 1, ...ip.split(".").map(Number), port >> 8, port & 255])));
+      let replies = Buffer.alloc(0);
+      socket.on("data", (c: Buffer) => {
+        replies = Buffer.concat([replies, c]);
+        if (replies.length >= 12) {
+          socket.destroy();
+          resolve(replies);
+        }
+      });
+      socket.once("error", reject);
+    });
+
+  it("replaces a stale socket, is this user's alone, judges what it tunnels, and removes its socket on close", async () => {
+    // A socket file left by a process that died without closing it (a crashed node).
+    const stale = spawnSync(process.execPath, ["-e", "require('net').createServer().listen(process.argv[1], () => process.exit(0))", socketPath]);
+    expect(stale.status).toBe(0);
+    expect(fs.statSync(socketPath).isSocket()).toBe(true);
+
+    const refusals: EgressRefusal[] = [];
+    const listener = await openEgressListener({
+      policy: new EgressPolicy({ cidrs: ["127.0.0.2/32"], hosts: [] }), log, socketPath, onRefused: (_route, r) => refusals.push(r),
+    });
+    expect(listener.socketPath).toBe(socketPath);
+    expect(listener.port).toBe(0);
+    expect(fs.statSync(socketPath).mode & 0o777).toBe(0o600);
+    expect([...(await socks("127.0.0.2", sitePort))]).toEqual([5, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    expect((await socks("127.0.0.1", sitePort))[3]).toBe(2); // not allowed by the ruleset
+    expect(refusals.map((r) => r.reason)).toEqual(["blocked-address"]);
+    await listener.close();
+    expect(fs.existsSync(socketPath)).toBe(false);
+  });
+
+  it("never removes a file that is not a socket", async () => {
+    const file = path.join(dir, "not-a-socket");
+    fs.writeFileSync(file, "keep");
+    await expect(openEgressListener({ policy: new EgressPolicy(), log, socketPath: file })).rejects.toThrow(/EADDRINUSE/);
+    expect(fs.readFileSync(file, "utf8")).toBe("keep");
   });
 });

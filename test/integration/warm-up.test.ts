@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import puppeteer from "puppeteer-core";
+import { connectToPipe } from "../support/pipe-transport.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { findChromium, launchChromium, type ChromiumProcess } from "../../src/browser/chromium.ts";
 import { warmUpProfile } from "../../src/browser/warm-up.ts";
@@ -33,12 +33,12 @@ async function launch(executablePath: string): Promise<ChromiumProcess> {
 describe.skipIf(binaries.length === 0).each(binaries)("a warmed-up spare (%s)", (executablePath) => {
   it("has its cookie database and HTTP cache created, and looks to a client like a fresh browser", async () => {
     const browser = await launch(executablePath);
-    await warmUpProfile(browser.wsEndpoint);
+    await warmUpProfile(browser.cdp);
     // What the warm-up is for: the stores a first navigation would otherwise create.
     expect(fs.existsSync(path.join(browser.dir, "profile", "Default", "Cookies"))).toBe(true);
     expect(fs.existsSync(path.join(browser.dir, "profile", "Default", "Cache"))).toBe(true);
 
-    const client = await puppeteer.connect({ browserWSEndpoint: browser.wsEndpoint });
+    const client = await connectToPipe(browser.cdp);
     try {
       const pages = await client.pages();
       expect(pages.map((p) => p.url())).toEqual(["about:blank"]);

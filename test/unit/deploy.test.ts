@@ -121,4 +121,23 @@ describe("deploy/kubernetes", () => {
     expect(parsed.URLBlocklist).toEqual(expect.arrayContaining(["file://*", "chrome://*"]));
     expect(pod.automountServiceAccountToken).toBe(false);
   });
+
+  it("jails every browser: bubblewrap and socat in the image, the jail required, and the pod settings it needs", () => {
+    const dockerfile = fs.readFileSync(path.join(root, "deploy", "Dockerfile"), "utf8");
+    const installed = /apt-get install[^&]*/.exec(dockerfile)?.[0] ?? "";
+    expect(installed).toMatch(/\bbubblewrap\b/);
+    expect(installed).toMatch(/\bsocat\b/);
+    expect(dockerfile).toMatch(/^ENV .*\bVESSEL_BROWSER_JAIL=required\b/m);
+    expect(env.find((e) => e.name === "VESSEL_BROWSER_JAIL")?.value).toBe("required");
+    // User namespaces and mounts inside them (seccomp), a fresh /proc (unmasked, so in a user namespace of the pod's own).
+    expect(pod.securityContext.seccompProfile).toEqual({ type: "Unconfined" });
+    expect(pod.securityContext.appArmorProfile).toEqual({ type: "Unconfined" });
+    expect(container.securityContext.procMount).toBe("Unmasked");
+    expect(pod.hostUsers).toBe(false);
+    // …and still nothing more: non-root, no capability, no privilege escalation.
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+    expect(container.securityContext.privileged).toBeUndefined();
+    expect(container.securityContext.capabilities.add).toBeUndefined();
+  });
 });

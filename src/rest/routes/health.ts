@@ -18,6 +18,14 @@ export const HealthDto = z
       in_use: z.number().int(),
       warm: z.number().int(),
     }),
+    isolation: z
+      .object({
+        level: z.enum(["jail", "none"]).describe(
+          "`jail`: every browser runs in its own jail (bubblewrap: no view of this node's files or processes, no network but its egress listener). `none`: the kernel or the configuration (`VESSEL_BROWSER_JAIL`) does not allow it.",
+        ),
+        cdp_policy: z.enum(["on", "off"]).describe("Whether clients' CDP commands are judged by the method policy (`off` only in isolation tests)."),
+      })
+      .describe("How sessions are kept from this node and from each other (docs/threat-model.md)."),
   })
   .meta({ id: "Health" });
 
@@ -28,6 +36,7 @@ export function toHealthDto(h: Health): z.infer<typeof HealthDto> {
     regions: h.regions,
     database: { status: h.database.status, kind: h.database.kind, latency_ms: h.database.latencyMs },
     browser_pool: { state: h.browserPool.state, capacity: h.browserPool.capacity, in_use: h.browserPool.inUse, warm: h.browserPool.warm },
+    isolation: { level: h.isolation.level, cdp_policy: h.isolation.cdpPolicy },
   };
 }
 
@@ -37,7 +46,7 @@ export const healthRoutes = [
     path: "/v1/health",
     operationId: "health",
     summary: "Service health",
-    description: "The state of the database and the browser pool, the version, and the regions served.",
+    description: "The state of the database and the browser pool, the version, the regions served, and how sessions are isolated.",
     tags: ["Service"],
     input: {},
     status: 200,
