@@ -1,10 +1,10 @@
 // What the CDP policy (src/browser/cdp-policy.ts) costs per client command, after JSON.parse: the
 // multiplexer parses every message anyway, then calls judgeCommand on it. Reported in ns per judge
 // (best of several rounds, each a tight loop over the same parsed message), beside the cost of the
-// JSON.parse itself for scale. Typical messages, the largest message the recorded workloads send
-// (Playwright's injected script), a 1 MB Runtime.evaluate, and hostile ones: a refusal, JSON nested
-// in a string, and 1 MB of valid JSON inside a string (the most a message can make the policy parse:
-// its judge time is mostly the JSON.parse of that string, which the message's own parse skips).
+// message's JSON.parse for scale. Typical messages; a script the size of the largest message the
+// recorded workloads send (Playwright injects ~340 kB) and a 1 MB Runtime.evaluate; hostile ones: a
+// refusal, JSON nested in a string, and 1 MB of valid JSON inside a string (the most a message can
+// make the policy parse: its judge time is mostly the JSON.parse of that string).
 // Never part of the tests (no timing thresholds there).
 //
 //   npm run bench:cdp-policy          BENCH_CDP_POLICY_MS=300 (time per round)  BENCH_CDP_POLICY_ROUNDS=5
@@ -32,7 +32,7 @@ const messages: Array<[string, string]> = [
   })],
   ["Target.setAutoAttach (rule)", JSON.stringify({ id: 9, method: "Target.setAutoAttach", params: { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "page", exclude: true }, {}] } })],
   ["DOM.setFileInputFiles (path rule)", JSON.stringify({ id: 10, method: "DOM.setFileInputFiles", params: { files: [`${ctx.downloads}/upload.txt`], backendNodeId: 37 }, sessionId })],
-  ["Runtime.evaluate 340 kB script", JSON.stringify({ id: 11, method: "Runtime.evaluate", params: { expression: script.repeat(3500), returnByValue: true }, sessionId })],
+  ["Runtime.evaluate 430 kB script", JSON.stringify({ id: 11, method: "Runtime.evaluate", params: { expression: script.repeat(3500), returnByValue: true }, sessionId })],
   ["Runtime.evaluate 1 MB", JSON.stringify({ id: 12, method: "Runtime.evaluate", params: { expression: oneMegabyte, returnByValue: true }, sessionId })],
   ["refused: Page.navigate file:", JSON.stringify({ id: 13, method: "Page.navigate", params: { url: "\tFI\nLE:///etc/passwd" }, sessionId })],
   ["refused: method off the list", JSON.stringify({ id: 14, method: "SystemInfo.getInfo" })],

@@ -130,30 +130,3 @@ export function downloadBehaviourContext(message: { method?: unknown; params?: u
   const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Params;
   return typeof params.browserContextId === "string" ? params.browserContextId : null;
 }
-
-// ---------------------------------------------------------------------------------------------
-// The former API, on top of judgeCommand, for callers not yet moved to it (cdp-relay.ts); then
-// these go. (plainlyHarmless and suspiciousMarkers went with cdp-filter.ts: every message is judged.)
-
-export interface CdpMessage {
-  id?: unknown;
-  method?: unknown;
-  params?: unknown;
-  sessionId?: unknown;
-}
-
-function judgeMessage(message: CdpMessage, downloads: string): Verdict {
-  return judgeCommand(typeof message.method === "string" ? message.method : "", message.params, { downloads });
-}
-
-/** Why the message is refused, or null. */
-export function policyRefusal(message: CdpMessage, downloads: string): string | null {
-  const verdict = judgeMessage(message, downloads);
-  return verdict.kind === "refuse" ? verdict.reason : null;
-}
-
-/** The params to send instead (a download folder pointed at the session's), or null. */
-export function redirectedDownloads(message: CdpMessage, downloads: string): Record<string, unknown> | null {
-  const verdict = judgeMessage(message, downloads);
-  return verdict.kind === "rewrite" ? verdict.params : null;
-}

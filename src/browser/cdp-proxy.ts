@@ -116,6 +116,7 @@ function relayOptions(deps: AppDeps, sessionId: string, lease: BrowserLease): Re
       deps.events.later(sessionId, "cdp.refused", { method, reason });
     },
     onRedirected: (method) => deps.events.later(sessionId, "cdp.refused", { method, reason: "download folder replaced by the session's own" }),
+    onBrowserClose: () => deps.runtime.releasedByClient(sessionId),
   };
 }
 

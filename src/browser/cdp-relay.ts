@@ -22,6 +22,11 @@ export interface RelayOptions {
   onRedirected?(method: string): void;
   /** A client set the download behaviour of a browser context (null: the default one), and it was let through. */
   onDownloadBehaviour?(context: string | null): void;
+  /**
+   * A client asked the browser to close (`Browser.close` on its root): answered here and the session
+   * released instead, so the end is recorded as the client's and not as a crash.
+   */
+  onBrowserClose?(): void;
   /** A client that lets this much of Chromium's output pile up unread is disconnected (1013). */
   maxBufferedBytes?: number;
 }
@@ -101,6 +106,10 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
       }
       const context = downloadBehaviourContext({ method: command.method, params });
       if (context !== undefined) opts.onDownloadBehaviour?.(context);
+    }
+    if (command.method === "Browser.close" && command.sessionId === undefined && opts.onBrowserClose) {
+      answer(JSON.stringify({ id: command.id, result: {} }));
+      return opts.onBrowserClose();
     }
     if (!channel.send({ ...command, ...(params ? { params } : {}) })) {
       answer(errorAnswer(command.id, -32001, "Session with given id not found.", command.sessionId));

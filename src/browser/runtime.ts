@@ -5,7 +5,8 @@ import type { BrowserLease } from "./pool.ts";
 
 export type EndCause =
   | { status: "TIMED_OUT"; reason: "TIMEOUT" | "IDLE_TIMEOUT" }
-  | { status: "FAILED"; reason: "BROWSER_CRASH" };
+  | { status: "FAILED"; reason: "BROWSER_CRASH" }
+  | { status: "RELEASED"; reason: "CLIENT_RELEASE" };
 
 /** A live-view connection: told why when its session ends. */
 export interface Viewer {
@@ -171,6 +172,14 @@ export class SessionRuntime {
     if (entry.idleMs === null || entry.sockets.size > 0 || entry.viewers.size > 0 || entry.ending) return;
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = setTimeout(() => this.fire(sessionId, { status: "TIMED_OUT", reason: "IDLE_TIMEOUT" }), entry.idleMs);
+  }
+
+  /**
+   * A client closed the browser (`Browser.close`, what Puppeteer's `browser.close()` sends): the
+   * session is released as if by `REQUEST_RELEASE`, not failed as a crash.
+   */
+  releasedByClient(sessionId: string): void {
+    void this.fire(sessionId, { status: "RELEASED", reason: "CLIENT_RELEASE" });
   }
 
   private async fire(sessionId: string, cause: EndCause): Promise<void> {

@@ -63,6 +63,17 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     expect(await handshake(body.connect_url!)).toBe(410);
   });
 
+  it("a client's browser.close() releases the session (not a crash), and the browser goes", async () => {
+    const { body } = await createSession(t, ws.key);
+    const lease = t.app.deps.runtime.endpoint(body.id)!;
+    const browser = await puppeteer.connect({ browserWSEndpoint: body.connect_url! });
+    await browser.close();
+    const ended = await eventually(() => getSession(t, ws.key, body.id), (s) => s.status !== "RUNNING");
+    expect(ended).toMatchObject({ status: "RELEASED", end_reason: "client_release" });
+    await eventually(async () => alive(lease.pid), (a) => !a);
+    expect(await handshake(body.connect_url!)).toBe(410);
+  });
+
   it("chrome-remote-interface works unchanged", async () => {
     const { body } = await createSession(t, ws.key);
     const client = await CDP({ target: body.connect_url!, local: true });

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { describe, expect, test } from "vitest";
 import { curatedMethods, neverAllowed } from "../../src/browser/cdp-allowlist.ts";
-import { allowedMethods, downloadBehaviourContext, judgeCommand, policyRefusal, redirectedDownloads } from "../../src/browser/cdp-policy.ts";
+import { allowedMethods, downloadBehaviourContext, judgeCommand } from "../../src/browser/cdp-policy.ts";
 import { recordedMethods } from "../../src/browser/cdp-recorded-methods.ts";
 import { hostAddressIn, MAX_DEPTH, MAX_EMBEDDED_CHARS, MAX_EMBEDDED_LEVELS } from "../../src/browser/cdp-url-scan.ts";
 
@@ -225,15 +225,5 @@ describe("what the recorded workloads send", () => {
     ["Input.dispatchKeyEvent", { type: "keyDown", key: ":", code: "Semicolon", text: ":", modifiers: 8 }],
   ])("%s passes", (method, params) => {
     expect(kind(method, params)).toBe("pass");
-  });
-});
-
-describe("the former API, for callers not yet moved", () => {
-  test("gives judgeCommand's refusals and rewrites", () => {
-    expect(policyRefusal({ method: "Page.navigate", params: { url: "file:///etc/passwd" } }, downloads)).toMatch(/^file: /);
-    expect(policyRefusal({ method: "Runtime.evaluate", params: { expression: "1" } }, downloads)).toBeNull();
-    expect(redirectedDownloads({ method: "Browser.setDownloadBehavior", params: { behavior: "allowAndName", downloadPath: "/x" } }, downloads))
-      .toEqual({ behavior: "allowAndName", downloadPath: downloads });
-    expect(redirectedDownloads({ method: "Browser.setDownloadBehavior", params: { behavior: "deny" } }, downloads)).toBeNull();
   });
 });
