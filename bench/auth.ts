@@ -33,7 +33,7 @@ const unauthenticated = defineRoute({
   status: 200,
   response: HealthDto,
   handler: async (ctx) =>
-    toHealthDto(await getHealth({ ...ctx, principal: { kind: "apiKey", keyId: "bench", keyPrefix: "vs_bench", workspaceId: "bench", rateLimitPerMinute: 1e9 } })),
+    toHealthDto(await getHealth({ ...ctx, principal: { kind: "apiKey", keyId: "bench", keyPrefix: "vs_bench", workspaceId: "bench", rateLimitPerMinute: 1e9, maxSessions: null } })),
 });
 
 const config = loadConfig({ ...process.env, PORT: "0", VESSEL_HOST: "127.0.0.1", LOG_LEVEL: "silent" }, "/nonexistent");

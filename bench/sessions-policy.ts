@@ -24,6 +24,7 @@
 //   BENCH_POLICY_ROUNDS=8 BENCH_POLICY_SEQ=500 BENCH_POLICY_PIPE=2000 BENCH_POLICY_LOADS=10
 //   BENCH_POLICY_SCHEMES=http,https   BENCH_POLICY_HOST=127.0.0.1 (the fixture site's address)
 //   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
+//   BENCH_JAIL=off                              (VESSEL_BROWSER_JAIL for both apps; default: the default, auto)
 //
 // Also importable: `benchPolicy()` prints the same section (bench/sessions.ts calls it for (d)).
 import { fork, type ChildProcess } from "node:child_process";
@@ -202,6 +203,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
           VESSEL_EGRESS_ALLOW: hostInAllow,
           // The only difference between the two apps.
           VESSEL_CDP_POLICY: side,
+          ...(process.env.BENCH_JAIL ? { VESSEL_BROWSER_JAIL: process.env.BENCH_JAIL } : {}),
         },
         checkResponses: false,
         log: createLogger("warn", sink(side)),
@@ -235,7 +237,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
       await call("cdpOpen", { name: side, url: s.connectUrl });
     }
 
-    print(`Vessel browser policy on vs off — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
+    print(`Vessel CDP policy on vs off — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
     print(`two apps in-process (PGlite in memory, no spares), one running session each; clients in a child process; loopback`);
     print(`policy on = every client message judged by the CDP allow-list (judgeCommand); off = VESSEL_CDP_POLICY=off; both: an egress listener per browser (allowlist ${hostInAllow})`);
     for (const side of SIDES) print(`${label[side]} browser: ${isolation[side]}`);

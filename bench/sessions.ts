@@ -36,6 +36,7 @@
 //   BENCH_CDP_ROUNDS=12 BENCH_CDP_SEQ=500 BENCH_CDP_PIPE=2000                 (b)
 //   BENCH_MEM_SESSIONS=5 BENCH_MEM_ROUNDS=5                                   (c)
 //   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
+//   BENCH_JAIL=off                              (VESSEL_BROWSER_JAIL for the apps; default: the default, auto)
 import { fork, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import os from "node:os";
@@ -177,6 +178,7 @@ try {
       VESSEL_BROWSER_WARM: String(warm),
       VESSEL_BROWSER_CAPACITY: String(Math.max(8, memSessions + 3)),
       VESSEL_CHROMIUM_PATH: executablePath,
+      ...(process.env.BENCH_JAIL ? { VESSEL_BROWSER_JAIL: process.env.BENCH_JAIL } : {}),
     },
     checkResponses: false,
     log: createLogger("warn", warnSink),
@@ -402,7 +404,7 @@ try {
 
   // (d) the browser policy's cost, on vs off, in two apps of its own (bench/sessions-policy.ts).
   if (num("BENCH_POLICY", 1) !== 0) {
-    print("(d) the browser policy on vs off");
+    print("(d) the CDP policy on vs off");
     await benchPolicy();
     print();
   }

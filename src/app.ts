@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ulid } from "./ids.ts";
+import { clientRequestIdOf, requestIdsOf } from "./request-id.ts";
 import { dashboardUsers } from "./auth/dashboard-auth.ts";
 import type { UserAuthenticator } from "./auth/request-auth.ts";
 import type { Config } from "./config.ts";
@@ -63,8 +64,6 @@ export interface App {
   stop(): Promise<void>;
 }
 
-const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
-
 /** The composition root: database, services, REST, GraphQL and WebSockets on one HTTP server. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -80,9 +79,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const jobs = new JobRunner(maintenanceJobs(deps, options.maintenanceIntervalMs ?? 3600_000), log.child({ component: "jobs" }));
   const table = [...routes, ...(options.extraRoutes ?? [])];
 
-  const contextFor = (requestId: string, ip: string | undefined): ServiceContext => ({
+  const contextFor = (requestId: string, ip: string | undefined, clientRequestId: string | null = null): ServiceContext => ({
     deps,
     requestId,
+    clientRequestId,
     log: log.child({ requestId }),
     principal: null,
     ip: ip ?? null,
@@ -92,9 +92,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const inbound = req.get("x-request-id");
-    const requestId = inbound && requestIdPattern.test(inbound) ? inbound : ulid();
+    // Always our own id (logs, answer header, audit); the client's is kept beside it (src/request-id.ts).
+    const requestId = ulid();
+    const clientRequestId = clientRequestIdOf(req.get("x-request-id"));
     res.locals.requestId = requestId;
+    res.locals.clientRequestId = clientRequestId;
     res.locals.baseUrl = config.publicBaseUrl;
     res.setHeader("X-Request-Id", requestId);
     res.setHeader("X-Content-Type-Options", "nosniff");
@@ -102,7 +104,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const started = performance.now();
     res.on("finish", () => {
       log.info(
-        { requestId, method: req.method, url: safeUrl(req.originalUrl), status: res.statusCode, ms: Math.round(performance.now() - started) },
+        { requestId, ...(clientRequestId ? { clientRequestId } : {}), method: req.method, url: safeUrl(req.originalUrl), status: res.statusCode, ms: Math.round(performance.now() - started) },
         "request",
       );
     });
@@ -158,7 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     dashboard: deps.dashboard,
     context: (req) => {
       const fromExpress = (req as Request).res?.locals.requestId as string | undefined;
-      return contextFor(fromExpress ?? ulid(), req.socket.remoteAddress);
+      return contextFor(fromExpress ?? ulid(), deps.clientAddress(req), requestIdsOf(req).clientRequestId);
     },
   });
   if (config.graphiql) {
@@ -174,7 +176,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use(yoga.graphqlEndpoint, (req: Request, res: Response) => void yoga(req, res, { req }));
 
   const rest = buildRestRouter(table, {
-    context: (req, res) => contextFor(res.locals.requestId as string, req.socket.remoteAddress),
+    context: (req, res) => contextFor(res.locals.requestId as string, deps.clientAddress(req), res.locals.clientRequestId as string | null),
     users,
     checkResponses: options.checkResponses,
   });

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { parseCidr } from "./auth/client-address.ts";
 
 /**
  * The only reader of process.env. Sources, later ones winning: built-in defaults, a JSON config
@@ -47,6 +48,10 @@ const ConfigSchema = z.object({
   drainSeconds: seconds(0, 86_400),
   /** Bearer token that `GET /metrics` requires; unset = open (keep it off the public network then). */
   metricsToken: z.string().min(16, "must be at least 16 characters").optional(),
+  /** Proxies (CIDRs) whose X-Forwarded-For / Forwarded name the client; none = those headers are ignored. */
+  trustedProxies: z.array(z.string().refine((s) => parseCidr(s) !== null, "must be a CIDR (10.0.0.0/8) or an IP address")),
+  /** Most live sessions one workspace holds at once, cluster-wide (a workspace's max_sessions overrides it); unset = no cap. */
+  workspaceMaxSessions: z.coerce.number<string | number>({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1").optional(),
   database: z.object({
     url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
     dataDir: z.string().min(1),
@@ -89,6 +94,15 @@ const ConfigSchema = z.object({
     jail: z.enum(["auto", "required", "off"], { error: "must be auto, required or off" }),
     /** The CDP method policy; `off` exists for the isolation tests that check the other layers alone. */
     cdpPolicy: z.enum(["on", "off"], { error: "must be on or off" }),
+    /**
+     * Largest CDP message a client may send; a larger one closes its socket with 1009. At most
+     * Chromium's own 100 MiB: its pipe closes (the whole browser's DevTools) on a larger message.
+     */
+    cdpMaxMessageBytes: z.coerce
+      .number<string | number>({ error: "must be a whole number of bytes" })
+      .int("must be a whole number of bytes")
+      .min(1024 * 1024, "must be at least 1048576 (1 MiB)")
+      .max(100 * 1024 * 1024, "must be at most 104857600 (100 MiB, Chromium's own limit)"),
   }),
   profiles: z.object({
     /** Largest profile document (cookies and storage), in bytes; capped by the import route's body limit. */
@@ -165,6 +179,15 @@ export const settings: readonly Setting[] = [
     description: "After SIGTERM, how long running sessions may continue before they end with node_shutdown", fallback: () => 600,
   },
   { key: "metricsToken", env: "VESSEL_METRICS_TOKEN", kind: "string", description: "Bearer token `GET /metrics` requires; unset = no token" },
+  {
+    key: "trustedProxies", env: "VESSEL_TRUSTED_PROXIES", kind: "list",
+    description: "Load balancers and proxies (CIDRs, comma-separated) whose `X-Forwarded-For` / `Forwarded` name the client; none = those headers are ignored",
+    fallback: () => [],
+  },
+  {
+    key: "workspaceMaxSessions", env: "VESSEL_WORKSPACE_MAX_SESSIONS", kind: "number",
+    description: "Most live sessions one workspace may hold at once, across the cluster; unset = no cap",
+  },
   { key: "database.url", env: "DATABASE_URL", kind: "string", description: "PostgreSQL URL; unset = embedded PGlite in the data folder" },
   { key: "database.dataDir", env: "VESSEL_DATA_DIR", kind: "string", description: "Folder for embedded data (PGlite, generated keys)", fallback: () => ".data" },
   { key: "redis.url", env: "REDIS_URL", kind: "string", description: "Redis URL for rate limits and pub/sub across nodes; unset = in-process" },
@@ -210,6 +233,11 @@ export const settings: readonly Setting[] = [
     key: "browser.cdpPolicy", env: "VESSEL_CDP_POLICY", kind: "string",
     description: "The CDP method policy, `on` or `off`; `off` is for tests of the other isolation layers only",
     fallback: () => "on",
+  },
+  {
+    key: "browser.cdpMaxMessageBytes", env: "VESSEL_CDP_MAX_MESSAGE_BYTES", kind: "number",
+    description: "Largest CDP message a client may send, in bytes; a larger one closes its socket with 1009 (message too big)",
+    fallback: () => 96 * 1024 * 1024,
   },
   {
     key: "profiles.maxBytes", env: "VESSEL_PROFILE_MAX_BYTES", kind: "number",

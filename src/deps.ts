@@ -5,6 +5,8 @@ import { AccessTokens } from "./auth/access-tokens.ts";
 import { ApiKeyAuthenticator } from "./auth/authenticate.ts";
 import { cookiePolicy, isLoopbackHttp } from "./auth/cookies.ts";
 import { createRateLimiter, DEFAULT_KEY_LIMIT_PER_MINUTE } from "./auth/rate-limit.ts";
+import { createClientAddress } from "./auth/client-address.ts";
+import { FailedAuthThrottle } from "./auth/failed-auth.ts";
 import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
 import { SessionTokens } from "./auth/session-tokens.ts";
 import { findChromium } from "./browser/chromium.ts";
@@ -13,6 +15,7 @@ import type { DownloadNotice } from "./browser/download-guard.ts";
 import type { EgressRefusal, EgressRoute } from "./browser/egress-proxy.ts";
 import { detectIsolation, type Isolation } from "./browser/jail.ts";
 import { BrowserPool } from "./browser/pool.ts";
+import { CloseCode } from "./browser/close-codes.ts";
 import { SessionRuntime } from "./browser/runtime.ts";
 import { loadMasterKey } from "./crypto/master-key.ts";
 import type { Config } from "./config.ts";
@@ -21,6 +24,8 @@ import type { Logger } from "./logger.ts";
 import { memoryPubSub, redisPubSub } from "./pubsub.ts";
 import { closeRedis, createRedis, redisReady } from "./redis.ts";
 import { AuditWriter } from "./services/audit.ts";
+import { openNodeJournal } from "./services/audit-journal.ts";
+import { RefusalAudit } from "./services/audit-refusals.ts";
 import { createMailer, type Mailer } from "./services/mailer.ts";
 import { liveViewRevocations, revokedMessage } from "./services/live-view.ts";
 import { EventRecorder } from "./services/session-events.ts";
@@ -39,6 +44,11 @@ export interface DepsOptions {
   nodeId?: string;
   /** Launch the warm browsers and end orphans (servers do; scripts and unit tests need not). */
   startBrowsers?: boolean;
+  /**
+   * Journal batched audit entries in the data folder, so a killed process loses none (default: as
+   * startBrowsers; scripts write no batched entries, and must not take a running server's journal).
+   */
+  auditJournal?: boolean;
   /** Magic-link budgets (tests sign many people in from one address). */
   signInLimits?: Partial<SignInLimits>;
   /** Replaces the configured mailer. */
@@ -108,8 +118,22 @@ export async function createDeps(
   }
   const limiter = createRateLimiter({ redis, keyPrefix: `${prefix}rl:`, log });
   const revocations = redis ? redisRevocations(redis, prefix) : memoryRevocations();
-  const auth = new ApiKeyAuthenticator({ prisma: db.prisma, limiter, revocations, log, now, defaultRatePerMinute: DEFAULT_KEY_LIMIT_PER_MINUTE });
-  const audit = new AuditWriter(db.prisma, { log: log.child({ component: "audit" }) });
+  const failedAuth = new FailedAuthThrottle(limiter);
+  const auth = new ApiKeyAuthenticator({ prisma: db.prisma, failedAuth, revocations, log, now, defaultRatePerMinute: DEFAULT_KEY_LIMIT_PER_MINUTE });
+  // A request a peer relayed names its client in a header the peer signed for; the cluster checks that.
+  let peers: Cluster | undefined;
+  const clientAddress = createClientAddress({ trustedProxies: config.trustedProxies, relayedByPeer: (req) => peers?.relayedHere(req) ?? false });
+  const auditLog = log.child({ component: "audit" });
+  const journal = (options.auditJournal ?? options.startBrowsers ?? true)
+    ? await openNodeJournal(config.database.dataDir, options.nodeId ?? config.nodeId, auditLog)
+    : undefined;
+  const audit = new AuditWriter(db.prisma, { log: auditLog, journal });
+  const refusals = new RefusalAudit({
+    enqueue: (record) => audit.enqueue(record),
+    workspaceOfKey: async (id) => (await db.prisma.apiKey.findUnique({ where: { id }, select: { workspaceId: true } }))?.workspaceId ?? null,
+    now,
+    log: auditLog,
+  });
   const masterKey = await loadMasterKey(config, log);
   const tokens = new SessionTokens({ prisma: db.prisma, masterKey, issuer: config.publicBaseUrl, now, log });
   const nodeId = options.nodeId ?? config.nodeId;
@@ -148,10 +172,11 @@ export async function createDeps(
     signInLimits: { perAddressPerHour: 5, perClientPerHour: 20, ...options.signInLimits },
   };
   const metrics = new Metrics();
-  const deps: AppDeps = { config, db, log, auth, limiter, audit, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics };
+  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics };
   metrics.attach(deps);
   const cluster = new Cluster(deps);
   deps.cluster = cluster;
+  peers = cluster;
   onEnd = endFromRuntime(deps);
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
@@ -166,13 +191,17 @@ export async function createDeps(
     deps,
     cluster,
     async close() {
-      await endAllOnNode(deps);
+      // Sessions end with node_shutdown, their clients closed with 1001. Should the database not
+      // record that, the clients are still told the node is going away (the next start ends the rows).
+      await endAllOnNode(deps).catch((err: unknown) => log.error({ err }, "could not record the end of this node's sessions"));
+      await Promise.all(runtime.ids().map((id) => runtime.teardown(id, "The session has ended: its server shut down.", CloseCode.goingAway)));
       await cluster.stop();
       await browsers.stop();
       stopRevocations();
       await events.flush();
       await dashboard.mailer.close();
       await pubsub.close();
+      await refusals.close();
       await audit.close();
       await limiter.close();
       if (redis) await closeRedis(redis);

@@ -104,6 +104,14 @@ export const problemTypes = {
     title: "Too many requests",
     description: "The request rate limit was exceeded. Wait for the number of seconds in `Retry-After`, then retry.",
   },
+  "workspace-session-limit": {
+    status: 429,
+    title: "Workspace session limit",
+    description:
+      "The workspace already holds as many live sessions as it may (`VESSEL_WORKSPACE_MAX_SESSIONS`, or the workspace's own " +
+      "`max_sessions`), counted across every node. Nothing was started and the Idempotency-Key was not used up: release a " +
+      "session, or retry with the same key after `Retry-After` seconds.",
+  },
   "internal-error": {
     status: 500,
     title: "Internal server error",

@@ -60,6 +60,18 @@ export async function verifySecret(storedHash: string | null, secret: string): P
   }
 }
 
+/**
+ * A 32-bit tag of a secret (the first four bytes of a SHA-256 under a label of its own), stored
+ * beside the argon2 hash. While a client is throttled for failed authentications, a secret whose tag
+ * differs is refused without argon2, and one whose tag matches (every correct secret, and one wrong
+ * secret in 2^32) is verified as usual: throttling never refuses a key that verifies, and costs no
+ * hashing for the ones that do not. The tag tells a database reader 32 bits about a 190-bit secret,
+ * which leaves it as unguessable as before (security.md §1.3: a fast hash suffices for such secrets).
+ */
+export function secretTag(secret: string): number {
+  return createHash("sha256").update("vessel/api-key-tag/v1\0").update(secret, "utf8").digest().readInt32BE(0);
+}
+
 export interface VerifiedKeyCacheOptions {
   /** Most keys remembered at once; the least recently used is dropped first. Default 10 000. */
   maxEntries?: number;

@@ -3,11 +3,12 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { Principal } from "../services/context.ts";
 import { parseApiKey } from "./api-key-format.ts";
-import { VerifiedKeyCache, verifySecret } from "./api-key-hash.ts";
-import type { RateLimiter } from "./rate-limit.ts";
+import { secretTag, VerifiedKeyCache, verifySecret } from "./api-key-hash.ts";
+import type { FailedAuthThrottle } from "./failed-auth.ts";
+import type { RateDecision } from "./rate-limit.ts";
 import { rateLimitHeaders } from "./rate-limit.ts";
 import type { RevocationList } from "./revocations.ts";
-import { findKeyForVerification, type ApiKeyForVerification } from "../services/api-keys.ts";
+import { findKeyForVerification, storeSecretTag, type ApiKeyForVerification } from "../services/api-keys.ts";
 
 export type KeyPrincipal = Extract<Principal, { kind: "apiKey" }>;
 
@@ -20,13 +21,17 @@ const maxRecords = 10_000;
 const lastUsedIntervalMs = 60_000;
 
 const challenge = { "WWW-Authenticate": 'Bearer realm="vessel"' };
-/** One answer for malformed, unknown, wrong and revoked keys: the caller learns nothing about which. */
-const invalidKey = () => new AppError("unauthenticated", "The API key is not valid.", {}, challenge);
+/** One answer for malformed, unknown, wrong and revoked keys: the caller learns nothing about which (RFC 6750 §3.1). */
+const invalidKey = () => new AppError("unauthenticated", "The API key is not valid.", {}, { "WWW-Authenticate": 'Bearer realm="vessel", error="invalid_token"' });
+const throttled = (gate: RateDecision) =>
+  new AppError("rate-limited", "Too many failed authentication attempts; retry later.", {}, rateLimitHeaders(gate));
 
 /**
  * Turns `Authorization: Bearer vs_<id>.<secret>` into a principal. A malformed key costs no database
  * read and no hash; argon2 runs once per key per process (then a digest cache answers); revocation
- * is checked on every call; failed attempts are limited per client address before any hashing.
+ * is checked on every call. Failed attempts are throttled per client address and key id
+ * (failed-auth.ts) without ever refusing a key that verifies: a throttled attempt is refused
+ * without hashing only when it cannot be right (an unknown id, or a secret whose tag differs).
  */
 export class ApiKeyAuthenticator {
   private readonly verified = new VerifiedKeyCache();
@@ -36,7 +41,7 @@ export class ApiKeyAuthenticator {
   constructor(
     private readonly deps: {
       prisma: PrismaClient;
-      limiter: RateLimiter;
+      failedAuth: FailedAuthThrottle;
       revocations: RevocationList;
       log: Logger;
       now: () => Date;
@@ -59,32 +64,20 @@ export class ApiKeyAuthenticator {
     }
     const parsed = parseApiKey(presented);
     if (!parsed) {
-      await this.deps.limiter.recordAuthFailure(ip);
+      // Counted, though it cost nothing: the sender is probing.
+      await this.deps.failedAuth.reserve({ scope: "api-key", ip });
       throw invalidKey();
     }
-    const record = await this.record(parsed.id);
-    const known = record !== null && this.verified.has(record.id, parsed.secret);
-    if (!known) {
-      // The gate guards the expensive path only: a key already verified here costs no hash.
-      const gate = await this.deps.limiter.checkAddress(ip);
-      if (!gate.allowed) {
-        throw new AppError("rate-limited", "Too many failed authentication attempts from this address.", {}, rateLimitHeaders(gate));
-      }
-      // An unknown id still costs one verification against a dummy hash, so timing does not tell ids apart.
-      const ok = await verifySecret(record?.secretHash ?? null, parsed.secret);
-      if (!ok || !record) {
-        await this.deps.limiter.recordAuthFailure(ip);
-        throw invalidKey();
-      }
-      this.verified.remember(record.id, parsed.secret);
-    }
-    if (record.revokedAt) throw invalidKey();
+    // A key already verified here costs no hash and is never throttled.
+    const record = this.verified.has(parsed.id, parsed.secret) ? await this.record(parsed.id) : await this.verify(parsed.id, parsed.secret, ip);
+    if (!record || record.revokedAt) throw invalidKey();
     const principal: KeyPrincipal = {
       kind: "apiKey",
       keyId: record.id,
       keyPrefix: record.prefix,
       workspaceId: record.workspaceId,
       rateLimitPerMinute: record.rateLimitPerMinute ?? this.deps.defaultRatePerMinute,
+      maxSessions: record.maxSessions,
     };
     const [revoked, extra] = await Promise.allSettled([this.isRevoked(record.id), alongside?.(principal)]);
     if (revoked.status === "rejected") throw revoked.reason;
@@ -92,6 +85,40 @@ export class ApiKeyAuthenticator {
     if (extra.status === "rejected") throw extra.reason;
     this.touch(record.id);
     return { principal, alongside: extra.value };
+  }
+
+  /**
+   * The record of a key whose secret verifies, or a refusal. The attempt is counted first, in its
+   * address's bucket (alongside the record's read) and, for an id that exists, in the id's; it is
+   * given back when the key verifies, and is the failure's count otherwise (failed-auth.ts). Over a
+   * limit, an attempt that cannot be right is refused at once (the same way for an unknown id and a
+   * wrong secret, so neither answer nor timing tells them apart); anything else is verified, and a
+   * correct key passes whatever the buckets say.
+   */
+  private async verify(id: string, secret: string, ip: string): Promise<KeyRecord> {
+    const { failedAuth } = this.deps;
+    const byAddress = { scope: "api-key", ip } as const;
+    const [record, addressGate] = await Promise.all([this.record(id), failedAuth.reserve(byAddress)]);
+    // Only ids that exist are counted per id: random ones would only fill the store.
+    const byId = record ? ({ scope: "api-key-id", keyId: record.id } as const) : undefined;
+    const idGate = byId ? await failedAuth.reserve(byId) : undefined;
+    const gate = [addressGate, idGate].find((d) => d && !d.allowed);
+    if (gate) {
+      // A key made before tags existed has none yet: verified, as it may be right.
+      const mayBeRight = record !== null && (record.secretTag === null || record.secretTag === secretTag(secret));
+      if (!mayBeRight) throw throttled(gate);
+    }
+    // An unknown id still costs one verification against a dummy hash, so timing does not tell ids apart.
+    const ok = await verifySecret(record?.secretHash ?? null, secret);
+    if (!ok || !record) throw gate ? throttled(gate) : invalidKey();
+    void failedAuth.release(byAddress);
+    if (byId) void failedAuth.release(byId);
+    this.verified.remember(record.id, secret);
+    if (record.secretTag === null) {
+      record.secretTag = secretTag(secret);
+      storeSecretTag(this.deps, record.id, record.secretTag).catch((err: unknown) => this.deps.log.warn({ err, apiKeyId: id }, "could not store a key's tag"));
+    }
+    return record;
   }
 
   /** Called after a revocation is committed: every node refuses the key from the next request on. */

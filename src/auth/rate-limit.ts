@@ -1,12 +1,11 @@
-import net from "node:net";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Logger } from "../logger.ts";
 import type { Redis } from "../redis.ts";
 
 /**
  * Request rate limiting (spec §8): 600 requests per minute per API key by default, overridable per
- * workspace, plus a separate budget of failed authentications per client address that is checked
- * before any secret is hashed (OWASP API2/API4).
+ * workspace, and named budgets for everything else that is counted (failed authentications,
+ * failed-auth.ts; magic-link mails, sign-in.ts).
  *
  * Algorithm: a fixed 60-second window per key (rate-limiter-flexible's atomic INCR + EXPIRE Lua script
  * in Redis), so every node of a cluster shares one budget. The window starts at a key's first request.
@@ -19,7 +18,7 @@ import type { Redis } from "../redis.ts";
  * fallback costs no waiting; a Redis that hangs costs each call at most its `commandTimeout` (500 ms)
  * until `socketTimeout` declares the connection dead.
  *
- * Storage keys: `<prefix>:key:<limit>:<keyId>` and `<prefix>:auth-fail:<limit>:<address bucket>`.
+ * Storage keys: `<prefix>:key:<limit>:<keyId>` and `<prefix>:<policy>:<limit>[:<window>]:<key>`.
  */
 
 /** The revision of the RateLimit header fields draft whose syntax {@link rateLimitHeaders} emits. */
@@ -27,11 +26,9 @@ export const RATE_LIMIT_DRAFT = "draft-ietf-httpapi-ratelimit-headers-11";
 
 export const RATE_WINDOW_SECONDS = 60;
 export const DEFAULT_KEY_LIMIT_PER_MINUTE = 600;
-export const DEFAULT_FAILED_AUTH_PER_MINUTE = 30;
 
-/** Policy names advertised in `RateLimit-Policy` / `RateLimit`. */
+/** The policy name advertised in `RateLimit-Policy` / `RateLimit` for the request budget. */
 export const KEY_POLICY = "default";
-export const FAILED_AUTH_POLICY = "failed-auth";
 
 export interface RateDecision {
   allowed: boolean;
@@ -51,14 +48,17 @@ export interface RateDecision {
 export interface RateLimiter {
   /** One request by an API key; limitPerMinute is the key's workspace setting (default 600). */
   consumeKey(keyId: string, limitPerMinute: number): Promise<RateDecision>;
-  /** Failed-authentication attempts from one client address: checked BEFORE any hashing, consumed only on failure. */
-  checkAddress(ip: string): Promise<RateDecision>;
-  recordAuthFailure(ip: string): Promise<void>;
   /**
    * One event against a named budget of `limit` per `windowSeconds` (for example magic-link mails per
    * address per hour). Keys are hashed by the caller when they are personal data.
    */
   consume(policy: string, key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
+  /** Reads a named budget without spending it: refused once `limit` events are counted in its window. */
+  peek(policy: string, key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
+  /** Counts one event against a named budget and never refuses it (the refusal is `peek`'s). */
+  penalize(policy: string, key: string, limit: number, windowSeconds: number): Promise<void>;
+  /** Gives back one event `consume` counted (it turned out not to be one: a reservation released). */
+  refund(policy: string, key: string, limit: number, windowSeconds: number): Promise<void>;
   /** Drops the limiters. Does not close the Redis client, which belongs to the caller. */
   close(): Promise<void>;
 }
@@ -68,8 +68,6 @@ export interface RateLimiterOptions {
   redis?: Redis;
   /** Prefix of every storage key (default `vessel:rl`); tests use a random one. */
   keyPrefix?: string;
-  /** Failed authentications allowed per client address per minute (default 30). */
-  failedAuthPerMinute?: number;
   log?: Logger;
 }
 
@@ -92,6 +90,11 @@ class InsuranceLimiter extends RateLimiterMemory {
   override penalty(key: string | number, points?: number, options?: Record<string, unknown>): Promise<RateLimiterRes> {
     this.onUse();
     return super.penalty(key, points, options);
+  }
+
+  override reward(key: string | number, points?: number, options?: Record<string, unknown>): Promise<RateLimiterRes> {
+    this.onUse();
+    return super.reward(key, points, options);
   }
 
   override get(key: string | number, options?: Record<string, unknown>): Promise<RateLimiterRes | null> {
@@ -126,7 +129,6 @@ const insuranceLogIntervalMs = 30_000;
 export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
   const { redis, log } = opts;
   const prefix = opts.keyPrefix ?? "vessel:rl";
-  const failedAuthLimit = positiveInt(opts.failedAuthPerMinute) ?? DEFAULT_FAILED_AUTH_PER_MINUTE;
   const keyBudgets = new Map<number, Budget>();
   let lastInsuranceLog = 0;
 
@@ -171,8 +173,15 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
     return b;
   };
   const namedBudgets = new Map<string, Budget>();
-  let authBudget: Budget | undefined;
-  const auth = (): Budget => (authBudget ??= budget("auth-fail", FAILED_AUTH_POLICY, failedAuthLimit));
+  const named = (policy: string, limit: number, windowSeconds: number): Budget => {
+    const name = `${policy}:${limit}:${windowSeconds}`;
+    let b = namedBudgets.get(name);
+    if (!b) {
+      b = budget(policy, policy, limit, windowSeconds);
+      namedBudgets.set(name, b);
+    }
+    return b;
+  };
 
   /**
    * Runs `op` on the primary limiter. A rate-limit rejection is an answer, not an error. Anything else
@@ -207,38 +216,40 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
       }
     },
 
-    async checkAddress(ip) {
-      const b = auth();
-      const key = addressBucket(ip);
+    async peek(policy, key, limit, windowSeconds) {
+      const b = named(policy, limit, windowSeconds);
       try {
         const o = await run(b, "get", (l) => l.get(key));
         const res = o.rejected ? o.res : (o.value ?? undefined);
         const consumed = res && res.msBeforeNext > 0 ? res.consumedPoints : 0;
         return decide(b, consumed > 0 ? res : undefined, consumed < b.limit, consumed);
       } catch (err) {
-        log?.error({ err }, "failed-authentication limit could not be read; attempt admitted");
+        log?.error({ err, policy }, "rate limit could not be read; event admitted");
         return decide(b, undefined, true, 0);
       }
     },
 
-    async recordAuthFailure(ip) {
-      const b = auth();
-      const key = addressBucket(ip);
+    async penalize(policy, key, limit, windowSeconds) {
+      const b = named(policy, limit, windowSeconds);
       try {
-        // penalty() counts without ever rejecting; the refusal happens in checkAddress.
+        // penalty() counts without ever rejecting; the refusal happens in peek.
         await run(b, "penalty", (l) => l.penalty(key));
       } catch (err) {
-        log?.error({ err }, "failed authentication could not be recorded");
+        log?.error({ err, policy }, "an event could not be counted");
+      }
+    },
+
+    async refund(policy, key, limit, windowSeconds) {
+      const b = named(policy, limit, windowSeconds);
+      try {
+        await run(b, "reward", (l) => l.reward(key));
+      } catch (err) {
+        log?.error({ err, policy }, "an event could not be given back");
       }
     },
 
     async consume(policy, key, limit, windowSeconds) {
-      const name = `${policy}:${limit}:${windowSeconds}`;
-      let b = namedBudgets.get(name);
-      if (!b) {
-        b = budget(policy, policy, limit, windowSeconds);
-        namedBudgets.set(name, b);
-      }
+      const b = named(policy, limit, windowSeconds);
       try {
         const o = await run(b, "consume", (l) => l.consume(key));
         return o.rejected ? decide(b, o.res, false) : decide(b, o.value, true);
@@ -251,13 +262,12 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
     async close() {
       keyBudgets.clear();
       namedBudgets.clear();
-      authBudget = undefined;
     },
   };
 }
 
 /**
- * Builds a decision from a limiter answer. `consumedOverride` is used for reads (checkAddress), where
+ * Builds a decision from a limiter answer. `consumedOverride` is used for reads (peek), where
  * the answer's remainingPoints is not computed by the library.
  */
 function decide(b: Budget, res: RateLimiterRes | undefined, allowed: boolean, consumedOverride?: number): RateDecision {
@@ -294,40 +304,6 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   headers.RateLimit = `${policy};r=0;t=${retry}`;
   headers["Retry-After"] = String(retry);
   return headers;
-}
-
-/**
- * The unit counted per client address: an IPv4 address as is (IPv4-mapped IPv6 unwrapped), an IPv6
- * address by its /64, since one client normally holds a whole /64 and could otherwise rotate
- * through it. Anything else is used verbatim (bounded in length).
- */
-export function addressBucket(ip: string): string {
-  let a = ip.trim();
-  const zone = a.indexOf("%");
-  if (zone >= 0) a = a.slice(0, zone);
-  if (net.isIPv4(a)) return a;
-  if (net.isIPv6(a)) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a)?.[1];
-    if (mapped && net.isIPv4(mapped)) return mapped;
-    const groups = ipv6Groups(a);
-    return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
-  }
-  return a.slice(0, 100) || "unknown";
-}
-
-/** The eight 16-bit groups of a valid IPv6 address (embedded dotted IPv4 allowed). */
-function ipv6Groups(a: string): number[] {
-  let s = a.toLowerCase();
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
-  if (v4) {
-    const [b0, b1, b2, b3] = v4.slice(1).map(Number) as [number, number, number, number];
-    s = `${s.slice(0, v4.index)}${((b0 << 8) | b1).toString(16)}:${((b2 << 8) | b3).toString(16)}`;
-  }
-  const [head = "", tail] = s.split("::");
-  const h = head ? head.split(":") : [];
-  const t = tail ? tail.split(":") : [];
-  const parts = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill("0"), ...t];
-  return parts.map((g) => parseInt(g, 16));
 }
 
 function positiveInt(n: number | undefined): number | undefined {

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import { AppError } from "../errors.ts";
 import type { AppDeps, AuditScope, Principal, ServiceContext } from "../services/context.ts";
-import { rateLimitHeaders } from "./rate-limit.ts";
+import { presentedKeyPrefix } from "../services/audit-refusals.ts";
+import { requestIdsOf } from "../request-id.ts";
+import { DEFAULT_KEY_LIMIT_PER_MINUTE, rateLimitHeaders } from "./rate-limit.ts";
 
 export type UserPrincipal = Extract<Principal, { kind: "user" }>;
 
@@ -19,24 +21,55 @@ export async function authenticateRequest(
   ip: string,
   options: { acceptUsers: boolean; users?: UserAuthenticator },
 ): Promise<{ principal: Principal; limitHeaders: Record<string, string> }> {
+  try {
+    return await authenticateCaller(deps, req, ip, options);
+  } catch (err) {
+    await auditRefusal(deps, req, ip, err);
+    throw err;
+  }
+}
+
+/**
+ * A call refused here (401, 429) has no principal, so no service or transport audits it: it is
+ * recorded now, before the refusal is answered, within the limits of services/audit-refusals.ts.
+ */
+async function auditRefusal(deps: AppDeps, req: IncomingMessage, ip: string, err: unknown): Promise<void> {
+  if (!(err instanceof AppError) || (err.status !== 401 && err.status !== 429)) return;
+  await deps.refusals.record({ status: err.status, ip: ip || null, keyPrefix: presentedKeyPrefix(req.headers.authorization), ...requestIdsOf(req) });
+}
+
+async function authenticateCaller(
+  deps: AppDeps,
+  req: IncomingMessage,
+  ip: string,
+  options: { acceptUsers: boolean; users?: UserAuthenticator },
+): Promise<{ principal: Principal; limitHeaders: Record<string, string> }> {
   const authorization = req.headers.authorization;
   const isKey = /^Bearer +vs_/i.test(authorization ?? "");
   if (!isKey && options.acceptUsers && options.users) {
     const user = await options.users(req);
-    if (user) return { principal: user, limitHeaders: {} };
+    if (user) return { principal: user, limitHeaders: await spendCall(deps, user) };
   }
-  const { principal, alongside } = await deps.auth.authenticate(authorization, ip, (p) => spendRequest(deps, p));
+  const { principal, alongside } = await deps.auth.authenticate(authorization, ip, (p) => spendCall(deps, p));
   return { principal, limitHeaders: alongside ?? {} };
 }
 
-/** Spends one request of a key's budget; throws the 429 when it is spent. */
-async function spendRequest(deps: AppDeps, principal: Principal): Promise<Record<string, string>> {
-  if (principal.kind !== "apiKey") return {};
-  const decision = await deps.limiter.consumeKey(principal.keyId, principal.rateLimitPerMinute);
+/**
+ * Spends one call of the caller's budget and answers its RateLimit headers; throws the 429 when it
+ * is spent. A key spends its own (its workspace's limit, 600 by default); a dashboard user, signed
+ * in with a cookie or a bearer token, one of their own at the default limit, so the dashboard and
+ * GraphQL cost what REST does. GraphQL spends one per root field (graphql/audited.ts).
+ */
+export async function spendCall(deps: AppDeps, principal: Principal): Promise<Record<string, string>> {
+  const [bucket, limit] = principal.kind === "apiKey"
+    ? [principal.keyId, principal.rateLimitPerMinute]
+    : [`user:${principal.userId}`, DEFAULT_KEY_LIMIT_PER_MINUTE];
+  const decision = await deps.limiter.consumeKey(bucket, limit);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
-    deps.metrics?.rateLimited.inc({ kind: "key" });
-    throw new AppError("rate-limited", `This key may make ${decision.limit} requests per minute.`, {}, headers);
+    deps.metrics?.rateLimited.inc({ kind: principal.kind === "apiKey" ? "key" : "user" });
+    const who = principal.kind === "apiKey" ? "This key" : "A dashboard user";
+    throw new AppError("rate-limited", `${who} may make ${decision.limit} requests per minute.`, {}, headers);
   }
   return headers;
 }
@@ -73,6 +106,7 @@ export function auditRecord(ctx: ServiceContext, scope: AuditScope, httpStatus: 
     target: scope.target,
     httpStatus,
     requestId: ctx.requestId,
+    clientRequestId: ctx.clientRequestId ?? null,
     ip: ctx.ip,
     at: ctx.deps.now(),
   };

@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type net from "node:net";
 import type { Duplex } from "node:stream";
 import { KeyStoreUnavailable } from "../auth/session-tokens.ts";
+import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import { AppError } from "../errors.ts";
 import { problemBody } from "../rest/problems.ts";
 import type { AppDeps } from "../services/context.ts";
 import { WebSocketServer } from "ws";
-import type { CdpChannel } from "./cdp-pipe.ts";
+import { CdpCallError, CdpPipeClosed, type CdpChannel } from "./cdp-pipe.ts";
 import { relayClient, type RelayOptions } from "./cdp-relay.ts";
+import { CloseCode, closeReason } from "./close-codes.ts";
 import type { BrowserLease } from "./pool.ts";
 
 /** A discovery request waits at most this long for the browser. */
@@ -50,19 +52,41 @@ async function authorize(deps: AppDeps, req: IncomingMessage, url: URL) {
   return { token, sessionId: claims.sessionId, lease };
 }
 
+/**
+ * The problem a failed handshake answers with. A dependency that does not answer (the database, the
+ * browser's pipe) is 503 with Retry-After, as on every other surface: the client should retry, and
+ * nothing is wrong with its request.
+ */
+function handshakeProblem(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (err instanceof CdpPipeClosed) return new AppError("gone", "The session's browser is no longer running.");
+  if (err instanceof CdpCallError) return new AppError("service-unavailable", "The session's browser did not answer in time; retry shortly.", {}, { "Retry-After": "1" });
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  return undefined;
+}
+
 function refuse(deps: AppDeps, socket: Duplex, url: URL, err: unknown): void {
-  const error = err instanceof AppError ? err : new AppError("internal-error", "The connection could not be set up.");
-  if (!(err instanceof AppError)) deps.log.error({ err }, "cdp proxy: upgrade failed");
+  const error = handshakeProblem(err) ?? new AppError("internal-error", "The connection could not be set up.");
+  if (!handshakeProblem(err)) deps.log.error({ err }, "cdp proxy: upgrade failed");
   const body = JSON.stringify(problemBody(error, deps.config.publicBaseUrl, url.pathname, ""));
+  const headers = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
   socket.end(
-    `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n` +
+    `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
-/** Client messages up to this size; Chromium's own limit on its pipe is far above any real command. */
-const MAX_CLIENT_MESSAGE_BYTES = 64 * 1024 * 1024;
-const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
+/**
+ * The WebSocket server for clients whose messages may be up to `maxPayload` bytes
+ * (`VESSEL_CDP_MAX_MESSAGE_BYTES`): ws closes a client that sends more with 1009 as soon as the
+ * frame header announces it, before buffering it. One per size (in practice one per process).
+ */
+const clientServers = new Map<number, WebSocketServer>();
+function clientsOf(maxPayload: number): WebSocketServer {
+  let server = clientServers.get(maxPayload);
+  if (!server) clientServers.set(maxPayload, (server = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload })));
+  return server;
+}
 
 /**
  * A CDP WebSocket of a session's client. No client reaches the browser before its token and the
@@ -87,22 +111,23 @@ export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, sock
       channel = deps.runtime.takeChannel(target.sessionId) ?? (await target.lease.cdp.open());
     }
   } catch (err) {
-    refuse(deps, socket, url, err instanceof Error && err.name === "CdpPipeClosed" ? new AppError("gone", "The session's browser is no longer running.") : err);
+    refuse(deps, socket, url, err);
     return;
   }
   const { lease, sessionId } = target;
-  // A session that ended meanwhile: nothing to relay to.
+  // A session that ended meanwhile: nothing to relay to (410, as a new handshake would get).
   if (!deps.runtime.endpoint(sessionId) || socket.destroyed || !channel.isOpen) {
     channel.close();
-    socket.destroy();
+    if (!socket.destroyed) refuse(deps, socket, url, new AppError("gone", "The session has ended."));
     return;
   }
   (socket as net.Socket).setNoDelay?.(true);
-  clients.handleUpgrade(req, socket, head, (client) => {
+  clientsOf(deps.config.browser.cdpMaxMessageBytes).handleUpgrade(req, socket, head, (client) => {
     relayClient(client, channel, relayOptions(deps, sessionId, lease));
     // Counted (and its cdp.connected recorded, runtime.ts's onClient) once it really is connected;
-    // a session that ends meanwhile refuses the attach, and the socket closes then.
-    if (!deps.runtime.attach(sessionId, socket)) socket.destroy();
+    // the runtime closes it with the code that says why its session ended. A session that ends
+    // meanwhile refuses the attach: the client is told so at once.
+    if (!deps.runtime.attach(sessionId, client)) client.close(CloseCode.sessionEnded, closeReason(CloseCode.sessionEnded));
   });
 }
 

@@ -1,6 +1,7 @@
-import type { Duplex } from "node:stream";
+import type WebSocket from "ws";
 import type { Logger } from "../logger.ts";
 import type { CdpChannel } from "./cdp-pipe.ts";
+import { CloseCode, closeCodeForEnd, closeReason } from "./close-codes.ts";
 import type { BrowserLease } from "./pool.ts";
 
 export type EndCause =
@@ -8,14 +9,18 @@ export type EndCause =
   | { status: "FAILED"; reason: "BROWSER_CRASH" }
   | { status: "RELEASED"; reason: "CLIENT_RELEASE" };
 
-/** A live-view connection: told why when its session ends. */
+/** A live-view connection: told why (and with which close code, close-codes.ts) when its session ends. */
 export interface Viewer {
-  close(message: string): void;
+  close(message: string, code: number): void;
 }
+
+/** A client that does not answer our close frame within this long is cut (a stop must not wait on it). */
+const CLOSE_GRACE_MS = 2_000;
 
 interface Running {
   lease: BrowserLease;
-  sockets: Set<Duplex>;
+  /** The CDP clients' WebSockets: closed with a code that says why (close-codes.ts), never just cut. */
+  sockets: Set<WebSocket>;
   viewers: Set<Viewer>;
   hardTimer: NodeJS.Timeout;
   idleTimer?: NodeJS.Timeout;
@@ -90,7 +95,7 @@ export class SessionRuntime {
   }
 
   /** A CDP client attached: the session is not idle while any client is connected. */
-  attach(sessionId: string, socket: Duplex): boolean {
+  attach(sessionId: string, socket: WebSocket): boolean {
     const entry = this.running.get(sessionId);
     if (!entry || entry.ending) return false;
     entry.sockets.add(socket);
@@ -127,7 +132,7 @@ export class SessionRuntime {
     if (!entry) return 0;
     const viewers = [...entry.viewers];
     entry.viewers.clear();
-    for (const viewer of viewers) viewer.close(message);
+    for (const viewer of viewers) viewer.close(message, CloseCode.revoked);
     this.armIdle(sessionId, entry);
     return viewers.length;
   }
@@ -146,17 +151,24 @@ export class SessionRuntime {
     return this.running.get(sessionId)?.sockets.size ?? 0;
   }
 
-  /** Stops tracking, closes every client socket and viewer (telling viewers `message`), and ends the browser. Idempotent. */
-  async teardown(sessionId: string, message = "The session has ended."): Promise<void> {
+  /**
+   * Stops tracking, closes every client socket and viewer with `code` (telling viewers `message`),
+   * and ends the browser. The clients are closed before the browser goes, so the code they see is
+   * why the session ended, not the browser's exit. Idempotent.
+   */
+  async teardown(sessionId: string, message = "The session has ended.", code: number = CloseCode.sessionEnded): Promise<void> {
     const entry = this.running.get(sessionId);
     if (!entry) return;
     entry.ending = true;
     this.running.delete(sessionId);
     clearTimeout(entry.hardTimer);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
-    for (const socket of entry.sockets) socket.destroy();
+    for (const socket of entry.sockets) {
+      socket.close(code, closeReason(code));
+      setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+    }
     entry.channel?.close();
-    for (const viewer of entry.viewers) viewer.close(message);
+    for (const viewer of entry.viewers) viewer.close(message, code);
     entry.viewers.clear();
     // The browser's close starts on the next turn of the event loop: the call that ended the
     // session has its answer written first (the close opens a connection to the browser).
@@ -189,7 +201,7 @@ export class SessionRuntime {
       await this.opts.onEnd(sessionId, cause);
     } catch (err) {
       this.opts.log.error({ err, sessionId, cause }, "could not end a session");
-      await this.teardown(sessionId);
+      await this.teardown(sessionId, undefined, closeCodeForEnd(cause.reason));
     }
   }
 }

@@ -297,7 +297,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Immediate: the key fails authentication from the next request on, on every node. Idempotent. Dashboard surface: a signed-in owner or admin of the workspace, by `Authorization: Bearer <dashboard access token>` or the dashboard's cookie. API keys are refused with 403.
+         * @description Immediate: the key fails authentication from the next request on, on every node. Idempotent. With `end_sessions=true`, every live session the key started ends too (`RELEASED`, end reason `api_key_revoked`; its CDP and live-view sockets close with 4403 and its tokens are refused), also when the key was revoked already. Dashboard surface: a signed-in owner or admin of the workspace, by `Authorization: Bearer <dashboard access token>` or the dashboard's cookie. API keys are refused with 403.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -375,12 +375,14 @@ export interface components {
             actor_user_id: string | null;
             /** @description For example `session.create`. */
             action: string;
-            /** @description Identifier of the resource acted on. */
+            /** @description Identifier of the resource acted on; for `auth.refused.summary`, how many refused calls the entry stands for. */
             target: string | null;
             /** @description The status the call answered with; denied calls are recorded too. */
             http_status: number;
-            /** @description The request's id, as in the server log and problem documents. */
+            /** @description The request's id, as in the server log, its `X-Request-Id` answer header and problem documents. */
             request_id: string | null;
+            /** @description The `X-Request-Id` the client sent, if it was 1–128 letters, digits or `._:+/=-`; only for correlation, never the request's id. */
+            client_request_id: string | null;
             /** @description The caller's address. */
             ip: string | null;
             /** @description ISO 8601. */
@@ -491,7 +493,7 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "REQUEST_RELEASE" | "RELEASED" | "TIMED_OUT" | "FAILED";
-            end_reason: ("client_release" | "force_stop" | "timeout" | "idle_timeout" | "browser_crash" | "node_shutdown" | "launch_failed") | null;
+            end_reason: ("client_release" | "force_stop" | "timeout" | "idle_timeout" | "browser_crash" | "node_shutdown" | "launch_failed" | "api_key_revoked") | null;
             region: string;
             created_at: string;
             started_at: string | null;
@@ -2525,7 +2527,10 @@ export interface operations {
     };
     revokeApiKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: also end the live sessions this key started (default `false`: they run on until they end). */
+                end_sessions?: "true" | "false";
+            };
             header?: never;
             path: {
                 slug: string;

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Request, Response } from "express";
 import { decodeJwt } from "jose";
+import { closeCodeForEnd } from "../browser/close-codes.ts";
 import { BrowserWatchdog } from "../browser/watchdog.ts";
 import { open as openSealed, seal as sealEnvelope } from "../crypto/envelope.ts";
 import { AppError, isProblemSlug } from "../errors.ts";
@@ -99,6 +100,8 @@ export class Cluster implements ClusterHooks {
   readonly #payloadKey: Buffer;
   readonly #watchdog: BrowserWatchdog;
   readonly #relays = new Set<Duplex>();
+  /** Whether a peer relayed a request, decided once per request (a signature's nonce verifies only once). */
+  readonly #relayed = new WeakMap<IncomingMessage, boolean>();
   #draining = false;
   #drainCut: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -206,9 +209,9 @@ export class Cluster implements ClusterHooks {
   /** Browsers running here whose session has ended in the database (recorded by another node) are closed. */
   async #reconcile(): Promise<void> {
     const ended = await endedAmong(this.#deps.db.prisma, this.#deps.runtime.ids());
-    for (const id of ended) {
+    for (const { id, reason } of ended) {
       this.#log.info({ sessionId: id }, "closing a browser whose session another node ended");
-      void this.#deps.runtime.teardown(id).catch(() => {});
+      void this.#deps.runtime.teardown(id, undefined, closeCodeForEnd(reason)).catch(() => {});
     }
   }
 
@@ -328,6 +331,7 @@ export class Cluster implements ClusterHooks {
       sealed: this.sealJson(path, {
         principal: ctx.principal,
         requestId: ctx.requestId,
+        clientRequestId: ctx.clientRequestId ?? null,
         ip: ctx.ip,
         audit: ctx.audit ? { action: ctx.audit.action, successStatus: ctx.audit.successStatus, workspaceId: ctx.audit.workspaceId ?? null } : null,
         input,
@@ -424,17 +428,23 @@ export class Cluster implements ClusterHooks {
   // -----------------------------------------------------------------------------------------------
   // Connections that landed on the wrong node
 
-  /** Whether a peer relayed this request (valid signature for this node): it is served here, never relayed again. */
-  #relayedHere(req: IncomingMessage): boolean {
+  /**
+   * Whether a peer relayed this request (valid signature for this node): it is served here, never
+   * relayed again, and its `X-Forwarded-For` names the client (auth/client-address.ts).
+   */
+  relayedHere(req: IncomingMessage): boolean {
     if (req.headers[internalHeaders.signature] === undefined) return false;
+    const known = this.#relayed.get(req);
+    if (known !== undefined) return known;
     const check = this.auth.verify(req.headers, req.method ?? "GET", req.url ?? "/");
     if (!check.ok) this.#log.warn({ reason: check.reason }, "ignored the relay headers of a request");
+    this.#relayed.set(req, check.ok);
     return check.ok;
   }
 
   /** The node to relay a session's connection to, or undefined to serve it here. */
   async #ownerElsewhere(req: IncomingMessage, sessionId: string | undefined): Promise<NodeInfo | undefined> {
-    if (!this.multiNode || !sessionId || this.#relayedHere(req) || this.#deps.runtime.ids().includes(sessionId)) return undefined;
+    if (!this.multiNode || !sessionId || this.relayedHere(req) || this.#deps.runtime.ids().includes(sessionId)) return undefined;
     const owner = await ownerOf(this.#deps.db.prisma, sessionId, this.nodeTimeoutSeconds).catch(() => null);
     if (!owner || owner.id === this.#deps.nodeId || !owner.alive) return undefined;
     return owner;
@@ -446,7 +456,7 @@ export class Cluster implements ClusterHooks {
       const owner = await this.#ownerElsewhere(req, sessionOf(req, new URL(req.url ?? "/", "http://localhost")));
       if (!owner) return local(req, socket, head);
       this.#deps.metrics?.forwarded.inc({ kind });
-      await forwardUpgrade(this.auth, owner, req, socket, head, (s) => {
+      await forwardUpgrade(this.auth, owner, req, this.#deps.clientAddress(req), socket, head, (s) => {
         this.#relays.add(s);
         s.once("close", () => this.#relays.delete(s));
       });
@@ -459,7 +469,7 @@ export class Cluster implements ClusterHooks {
       const owner = await this.#ownerElsewhere(req, sessionOf(req, new URL(req.url ?? "/", "http://localhost")));
       if (!owner) return local(req, res);
       this.#deps.metrics?.forwarded.inc({ kind });
-      await forwardGet(this.auth, owner, req, res);
+      await forwardGet(this.auth, owner, req, this.#deps.clientAddress(req), res);
     };
   }
 

@@ -14,14 +14,13 @@ import { isInternalHeader } from "./internal-auth.ts";
  * request (line and headers, ours stripped and re-signed) goes to the owner's internal address and
  * from then on bytes flow both ways untouched, so the owner answers the handshake, checks the
  * token (CDP) or the first message (live view) itself, and sees the client's Origin. The relaying
- * node only adds `X-Forwarded-For` and its signature, which tells the owner not to forward again.
+ * node only adds its signature, which tells the owner not to forward again, and `X-Forwarded-For`
+ * with one address: the client as this node resolved it (auth/client-address.ts: past the trusted
+ * proxies), which the owner believes because the signature verifies. Whatever `X-Forwarded-For`
+ * the client sent is dropped, so the owner never has to walk a chain a second time.
  */
 
 const CONNECT_TIMEOUT_MS = 5_000;
-
-function clientAddress(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? "";
-}
 
 function connect(internalUrl: string): Duplex & net.Socket {
   const url = new URL(internalUrl);
@@ -31,7 +30,7 @@ function connect(internalUrl: string): Duplex & net.Socket {
 }
 
 /** The request head the owner receives: the client's, minus any header of ours, plus who relayed it. */
-function requestHead(req: IncomingMessage, signed: Record<string, string>): string {
+function requestHead(req: IncomingMessage, client: string, signed: Record<string, string>): string {
   const lines = [`${req.method ?? "GET"} ${req.url ?? "/"} HTTP/1.1`];
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -39,7 +38,7 @@ function requestHead(req: IncomingMessage, signed: Record<string, string>): stri
     if (isInternalHeader(name) || name.toLowerCase() === "x-forwarded-for") continue;
     lines.push(`${name}: ${raw[i + 1]}`);
   }
-  lines.push(`X-Forwarded-For: ${clientAddress(req)}`);
+  lines.push(`X-Forwarded-For: ${client}`);
   for (const [name, value] of Object.entries(signed)) lines.push(`${name}: ${value}`);
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
@@ -56,12 +55,14 @@ function refuse(socket: Duplex, error: AppError): void {
 
 /**
  * Relays an upgrade to `target`. Resolves once the relay is set up (or refused); `track` receives
- * the client socket so a stopping node can cut the relays it carries.
+ * the client socket so a stopping node can cut the relays it carries. `client` is the caller's
+ * address as this node resolved it.
  */
 export function forwardUpgrade(
   auth: InternalAuth,
   target: NodeInfo,
   req: IncomingMessage,
+  client: string,
   socket: Duplex,
   head: Buffer,
   track: (socket: Duplex) => void,
@@ -91,7 +92,7 @@ export function forwardUpgrade(
       connected = true;
       upstream.setNoDelay(true);
       (socket as net.Socket).setNoDelay?.(true);
-      upstream.write(requestHead(req, auth.sign(target.id, req.method ?? "GET", req.url ?? "/")));
+      upstream.write(requestHead(req, client, auth.sign(target.id, req.method ?? "GET", req.url ?? "/")));
       if (head.length > 0) upstream.write(head);
       upstream.pipe(socket);
       socket.pipe(upstream);
@@ -112,9 +113,9 @@ const relayedAnswerHeaders = [
  * answer back. The client's credentials go along (the owner authenticates and audits the call);
  * the deadline covers reaching the owner and its headers, not a large file's transfer.
  */
-export async function forwardGet(auth: InternalAuth, target: NodeInfo, req: Request, res: Response): Promise<void> {
+export async function forwardGet(auth: InternalAuth, target: NodeInfo, req: Request, client: string, res: Response): Promise<void> {
   const path = req.originalUrl;
-  const headers: Record<string, string> = { ...auth.sign(target.id, "GET", path), "x-forwarded-for": req.socket.remoteAddress ?? "" };
+  const headers: Record<string, string> = { ...auth.sign(target.id, "GET", path), "x-forwarded-for": client };
   for (const name of ["authorization", "cookie"]) {
     const value = req.headers[name];
     if (typeof value === "string") headers[name] = value;

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { z } from "zod";
+import { closeCodeForEnd } from "../browser/close-codes.ts";
 import { seal } from "../crypto/envelope.ts";
 import { AppError } from "../errors.ts";
 import { sendProblem, toAppError } from "../rest/problems.ts";
@@ -21,13 +22,19 @@ export const internalPrefix = "/internal/v1";
 
 /** Who called, as the receiving node authenticated them (it checked the key or the sign-in). */
 const Principal = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("apiKey"), keyId: z.string().min(1), keyPrefix: z.string().min(1), workspaceId: z.string().min(1), rateLimitPerMinute: z.number().int() }),
+  z.object({
+    kind: z.literal("apiKey"), keyId: z.string().min(1), keyPrefix: z.string().min(1), workspaceId: z.string().min(1), rateLimitPerMinute: z.number().int(),
+    // Optional: a node of the previous release sends none, and the cap is then the deployment's.
+    maxSessions: z.number().int().nullable().default(null),
+  }),
   z.object({ kind: z.literal("user"), userId: z.string().min(1), email: z.string() }),
 ]);
 
 const PlaceRequest = z.object({
   principal: Principal,
   requestId: z.string().min(1).max(64),
+  // Optional: a node of the previous release does not send it.
+  clientRequestId: z.string().max(128).nullable().optional(),
   ip: z.string().max(64).nullable(),
   audit: z.object({ action: z.string().min(1), successStatus: z.number().int(), workspaceId: z.string().nullable() }).nullable(),
   input: CreateSessionInput,
@@ -91,11 +98,12 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
       return fail(res, new AppError("validation-failed", "The placement request could not be opened."));
     }
     if (!parsed.success) return refuse(new AppError("validation-failed", "The placement request is malformed."));
-    const { principal, requestId, ip, audit, input, idempotencyKey, workspace } = parsed.data;
+    const { principal, requestId, clientRequestId, ip, audit, input, idempotencyKey, workspace } = parsed.data;
     if (cluster.draining) return refuse(new AppError("service-unavailable", "This node is shutting down.", {}, { "Retry-After": "2" }), { tryElsewhere: true });
     const ctx: ServiceContext = {
       deps,
       requestId,
+      clientRequestId: clientRequestId ?? null,
       log: deps.log.child({ requestId, placedBy: res.locals.fromNode }),
       principal,
       ip,
@@ -135,9 +143,10 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
     const id = String(req.params.id);
     const parsed = EndRequest.safeParse(req.body);
     try {
-      const row = await deps.db.prisma.session.findUnique({ where: { id }, select: { status: true } });
+      const row = await deps.db.prisma.session.findUnique({ where: { id }, select: { status: true, endReason: true } });
       const live = row && ["PENDING", "RUNNING", "REQUEST_RELEASE"].includes(row.status);
-      if (!live) await deps.runtime.teardown(id, parsed.success ? parsed.data.message : undefined);
+      // The clients here learn why from the recorded reason (close-codes.ts), as on the node that ended it.
+      if (!live) await deps.runtime.teardown(id, parsed.success ? parsed.data.message : undefined, closeCodeForEnd(row?.endReason));
       res.json({ ok: true, closed: !live });
     } catch (err) {
       fail(res, err);

@@ -6,6 +6,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
 import { applyMigrations, fromPgClient, pendingMigrations } from "./migrate.ts";
+import { poolConfig } from "./pg-timeouts.ts";
 import type { MigrationConnection } from "./migrate.ts";
 
 export interface DatabaseOptions {
@@ -49,10 +50,9 @@ async function openPostgres(url: string, mode: MigrateMode, log: Log): Promise<D
   } finally {
     await client.end();
   }
-  // Bounded waits while PostgreSQL is unreachable: a connection attempt that gets no answer (a cut
-  // network rather than a refused port) fails after 5 s, so calls answer 503 instead of hanging, and
-  // TCP keepalives notice a silently dead connection; the pool reconnects by itself afterwards.
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true }) });
+  // Bounded waits while PostgreSQL is unreachable or stops answering (pg-timeouts.ts): calls answer
+  // 503 instead of hanging, and the pool reconnects by itself afterwards.
+  const prisma = new PrismaClient({ adapter: new PrismaPg(poolConfig(url)) });
   return database(prisma, "postgres", () => prisma.$disconnect());
 }
 

@@ -11,20 +11,27 @@ import { AppError } from "../errors.ts";
  * driver adapter, as a `driverAdapterError` whose cause is DatabaseNotReachable, ConnectionClosed,
  * SocketTimeout or TooManyConnections, or a PostgreSQL error of class 08 (connection exception) or
  * 57P (operator intervention: shutdown, crash recovery). Raw `pg` errors can surface unwrapped too.
+ *
+ * A database that is reachable but does not answer in time is unavailable as well (pg-timeouts.ts):
+ * a statement the server cancelled at `statement_timeout` (57014), a query given up at its deadline
+ * (the connection is dropped: "Connection terminated"), and a transaction Prisma could not start in
+ * its wait or that ran out of its time (P2028 with those words; other P2028s are bugs, left as 500).
  */
 
 const prismaCodes = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
 const adapterKinds = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
-const messages = /Connection terminated|connection timeout|Can't reach database server|Client has encountered a connection error|Connection closed|server closed the connection|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command/i;
+const messages = /Connection terminated|connection timeout|Can't reach database server|Client has encountered a connection error|Connection closed|server closed the connection|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|canceling statement due to statement timeout|timeout exceeded when trying to connect/i;
+const transactionTimeouts = /Unable to start a transaction in the given time|The timeout for this transaction was/i;
 
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== "object" || depth > 5) return false;
   const e = err as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } }; cause?: unknown };
   if (typeof e.code === "string" && (prismaCodes.has(e.code) || /^08...$|^57P0[1-3]$/.test(e.code))) return true;
+  if (e.code === "P2028" && typeof e.message === "string" && transactionTimeouts.test(e.message)) return true;
   const cause = e.meta?.driverAdapterError?.cause;
   if (cause) {
     if (typeof cause.kind === "string" && adapterKinds.has(cause.kind)) return true;
-    if (cause.kind === "postgres" && typeof cause.code === "string" && /^08...$|^57P0[1-3]$/.test(cause.code)) return true;
+    if (cause.kind === "postgres" && typeof cause.code === "string" && /^08...$|^57P0[1-3]$|^57014$/.test(cause.code)) return true;
   }
   if (typeof e.message === "string" && messages.test(e.message)) return true;
   return isDatabaseUnavailable(e.cause, depth + 1);

@@ -38,6 +38,7 @@ export type DependencyStatus =
   | 'UNAVAILABLE';
 
 export type EndReason =
+  | 'API_KEY_REVOKED'
   | 'BROWSER_CRASH'
   | 'CLIENT_RELEASE'
   | 'FORCE_STOP'
@@ -199,6 +200,7 @@ export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { i
 export type RevokeApiKeyMutationVariables = Exact<{
   workspace: string;
   id: string;
+  endSessions?: boolean | null | undefined;
 }>;
 
 
@@ -217,7 +219,7 @@ export type AuditLogQueryVariables = Exact<{
 }>;
 
 
-export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, ip: string | null, requestId: string | null, createdAt: string }> } };
+export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, ip: string | null, requestId: string | null, clientRequestId: string | null, createdAt: string }> } };
 
 export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number };
 
@@ -560,8 +562,8 @@ export const CreateApiKeyDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<CreateApiKeyMutation, CreateApiKeyMutationVariables>;
 export const RevokeApiKeyDocument = new TypedDocumentString(`
-    mutation RevokeApiKey($workspace: String!, $id: String!) {
-  revokeApiKey(workspace: $workspace, id: $id) {
+    mutation RevokeApiKey($workspace: String!, $id: String!, $endSessions: Boolean) {
+  revokeApiKey(workspace: $workspace, id: $id, endSessions: $endSessions) {
     id
     revokedAt
   }
@@ -589,6 +591,7 @@ export const AuditLogDocument = new TypedDocumentString(`
       httpStatus
       ip
       requestId
+      clientRequestId
       createdAt
     }
     nextCursor

@@ -16,6 +16,11 @@ export interface GraphQLContext {
   services: ServiceContext;
   /** Present over HTTP; absent over WebSocket, which cannot set cookies. */
   http?: HttpExchange;
+  /**
+   * Calls of the caller's budget already spent for this operation: over HTTP, the one its
+   * authentication spent, which pays for the first root field (graphql/audited.ts).
+   */
+  calls?: { prepaid: number };
 }
 
 /** Plugins and configuration only; types live in ./types/<domain>.ts next to their root fields. */

@@ -11,9 +11,11 @@ export function maskError(error: unknown, message: string): Error {
   const original = isDatabaseUnavailable(raw) ? databaseUnavailable() : raw;
   if (original instanceof AppError) {
     const path = error instanceof GraphQLError ? error.path : undefined;
+    // An outage answers like REST: HTTP 503 with Retry-After (Yoga applies `http` and strips it from the body).
+    const http = original.slug === "service-unavailable" ? { http: { status: 503, headers: original.headers } } : {};
     return new GraphQLError(original.detail, {
       path,
-      extensions: { code: original.code, status: original.status, ...original.extensions },
+      extensions: { code: original.code, status: original.status, ...original.extensions, ...http },
     });
   }
   if (error instanceof GraphQLError && !error.originalError) return error; // parse/validation errors are safe to show

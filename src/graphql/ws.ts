@@ -5,6 +5,8 @@ import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer, type WebSocket } from "ws";
 import { authenticateRequest, type UserAuthenticator } from "../auth/request-auth.ts";
+import { CloseCode as SessionCloseCode } from "../browser/close-codes.ts";
+import { AppError } from "../errors.ts";
 import type { AppDeps, Principal } from "../services/context.ts";
 import type { Yoga } from "./yoga.ts";
 
@@ -12,6 +14,9 @@ interface Enveloped {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
 }
+
+/** A credential that could not be checked (an outage), as opposed to one that was refused (null). */
+const unavailable = Symbol("unavailable");
 
 type Extra = {
   socket: WebSocket;
@@ -25,7 +30,7 @@ export interface GraphQLWebSocketOptions {
   users?: UserAuthenticator;
   /** Browsers may open the socket only from these origins (the dashboard's); clients without Origin are not browsers. */
   allowedOrigins: string[];
-  /** How often an open socket's credential is checked again (a revoked key or ended sign-in closes it with 4403). */
+  /** How often an open socket's credential is checked again (a revoked key or ended sign-in closes it with 4403; an outage does not). */
   recheckMs?: number;
   /** Without `connection_init` within this long the socket is closed with 4408. */
   initTimeoutMs?: number;
@@ -57,16 +62,24 @@ export function createGraphQLWebSocket(yoga: Yoga, options: GraphQLWebSocketOpti
   const recheckMs = options.recheckMs ?? 30_000;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
 
-  const authenticate = async (request: IncomingMessage, payload: unknown, spend: boolean): Promise<Principal | null> => {
+  /**
+   * The socket's principal; null when the credential is refused (missing, wrong, revoked, expired);
+   * `unavailable` when it could not be checked (the database or Redis did not answer). An outage is
+   * not a revocation: clients treat 4403 as final, so it is never the answer to one.
+   */
+  const authenticate = async (request: IncomingMessage, payload: unknown, spend: boolean): Promise<Principal | null | typeof unavailable> => {
     const req = credentialRequest(request, payload);
-    const ip = request.socket.remoteAddress ?? "";
+    const ip = deps.clientAddress(request);
     try {
       if (spend) return (await authenticateRequest(deps, req, ip, { acceptUsers: true, users })).principal;
       // A re-check costs no request of the key's budget.
       if (/^Bearer +vs_/i.test(req.headers.authorization ?? "")) return (await deps.auth.authenticate(req.headers.authorization, ip)).principal;
       return users ? await users(req) : null;
-    } catch {
-      return null;
+    } catch (err) {
+      if (err) return null;
+      const credential = /^Bearer +vs_/i.test(req.headers.authorization ?? "") ? "api key" : "dashboard sign-in";
+      deps.log.warn({ err: (err as Error)?.message, credential }, "graphql-ws: a credential could not be checked; the socket is kept");
+      return unavailable;
     }
   };
 
@@ -75,11 +88,17 @@ export function createGraphQLWebSocket(yoga: Yoga, options: GraphQLWebSocketOpti
       connectionInitWaitTimeout: options.initTimeoutMs ?? 3_000,
       onConnect: async (ctx) => {
         const principal = await authenticate(ctx.extra.request, ctx.connectionParams, true);
+        if (principal === unavailable) {
+          // 1013 (try again later): graphql-ws clients retry it, where 4403 would end them.
+          ctx.extra.socket.close(SessionCloseCode.tryAgain, "Try again later: the credential could not be checked");
+          return false;
+        }
         if (!principal) return false;
         ctx.extra.principal = principal;
         const recheck = setInterval(async () => {
           const still = await authenticate(ctx.extra.request, ctx.connectionParams, false);
-          if (!still) ctx.extra.socket.close(CloseCode.Forbidden, "Forbidden: the credential is no longer valid");
+          // Unavailable: kept open, checked again next round.
+          if (still === null) ctx.extra.socket.close(CloseCode.Forbidden, "Forbidden: the credential is no longer valid");
         }, recheckMs);
         recheck.unref();
         ctx.extra.recheck = recheck;

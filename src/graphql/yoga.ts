@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { readCookie, type CookiePolicy } from "../auth/cookies.ts";
-import { authenticateRequest, type UserAuthenticator } from "../auth/request-auth.ts";
+import { authenticateRequest, spendCall, type UserAuthenticator } from "../auth/request-auth.ts";
 import type { Logger } from "../logger.ts";
 import type { Principal, ServiceContext } from "../services/context.ts";
 import type { GraphQLContext, HttpExchange } from "./builder.ts";
@@ -35,15 +35,19 @@ export function createGraphQLServer(options: {
     userAgent: req.headers["user-agent"],
   });
 
-  /** Anonymous calls get no principal (services refuse what needs one); credentials are checked and rate-limited. */
+  /**
+   * Anonymous calls get no principal (services refuse what needs one); credentials are checked and
+   * one call of their budget is spent, as for a REST request; it pays for the first root field.
+   */
   const contextFor = async (req: IncomingMessage): Promise<GraphQLContext> => {
     const base = options.context(req);
     if (req.headers.authorization) {
       const { principal } = await authenticateRequest(base.deps, req, base.ip ?? "", { acceptUsers: true, users: options.users });
-      return { services: { ...base, principal }, http: http(req) };
+      return { services: { ...base, principal }, http: http(req), calls: { prepaid: 1 } };
     }
     const user = options.users ? await options.users(req) : null;
-    return { services: { ...base, principal: user }, http: http(req) };
+    if (user) await spendCall(base.deps, user);
+    return { services: { ...base, principal: user }, http: http(req), calls: { prepaid: user ? 1 : 0 } };
   };
 
   /** GraphiQL is for signed-in dashboard users (a browser navigation carries the cookie, never a key). */

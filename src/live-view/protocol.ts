@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CloseCode } from "../browser/close-codes.ts";
 
 /**
  * The viewer socket's protocol (`/live-view/socket`). Everything the page sends is JSON text and
@@ -20,19 +21,24 @@ import { z } from "zod";
  *   hello  {t, viewer, session, interactive, instructions, expiresAt, now}
  *   tabs   {t, tabs: [{id, title, url}], active}
  *   done   {t, ok, message?}            answer to each Done
- *   end    {t, reason, message}         then the socket closes (4403 or 1008: do not reconnect)
+ *   end    {t, reason, message}         then the socket closes with a code of close-codes.ts:
+ *                                       1001 and 1013 may be retried; 1008, 1011, 4403, 4404, 4410, 4429 are final
  */
 
-/** Access is over: the session ended, the owner closed the views, or the link is refused. Final. */
-export const CLOSE_ENDED = 4403;
+/** The link is refused or was revoked (the owner closed the views, the session's API key was revoked). Final. */
+export const CLOSE_REVOKED = CloseCode.revoked;
+/** The link names no session of its workspace. Final. */
+export const CLOSE_NO_SESSION = CloseCode.noSuchSession;
+/** The session has ended. Final. */
+export const CLOSE_ENDED = CloseCode.sessionEnded;
 /** The page broke the protocol (bad message, no auth in time). Final. */
-export const CLOSE_POLICY = 1008;
+export const CLOSE_POLICY = CloseCode.policy;
 /** Too many viewers on this session right now. Final (a person can reload later). */
-export const CLOSE_FULL = 4429;
-/** A fault on our side (browser unreachable, tokens uncheckable): the page may try again. */
-export const CLOSE_RETRY = 1013;
+export const CLOSE_FULL = CloseCode.full;
+/** A fault on our side (browser unreachable, database or tokens uncheckable): the page may try again. */
+export const CLOSE_RETRY = CloseCode.tryAgain;
 /** The server is shutting down: the page may try again. */
-export const CLOSE_GOING_AWAY = 1001;
+export const CLOSE_GOING_AWAY = CloseCode.goingAway;
 
 export const AUTH_TIMEOUT_MS = 5_000;
 /** Largest message the page may send: a paste of MAX_TEXT characters fits. */

@@ -6,9 +6,10 @@ import { problemBody } from "../rest/problems.ts";
 import type { AppDeps } from "../services/context.ts";
 import { authorizeLiveView } from "../services/live-view.ts";
 import {
-  AUTH_TIMEOUT_MS, AuthMessage, CLOSE_ENDED, CLOSE_FULL, CLOSE_GOING_AWAY, CLOSE_POLICY, CLOSE_RETRY, ClientMessage, MAX_MESSAGE_BYTES,
+  AUTH_TIMEOUT_MS, AuthMessage, CLOSE_ENDED, CLOSE_FULL, CLOSE_GOING_AWAY, CLOSE_NO_SESSION, CLOSE_POLICY, CLOSE_RETRY, CLOSE_REVOKED, ClientMessage, MAX_MESSAGE_BYTES,
   MAX_VIEWERS_PER_SESSION, parseMessage,
 } from "./protocol.ts";
+import { startViewerRecheck } from "./recheck.ts";
 import { Viewer } from "./viewer.ts";
 
 export const viewerSocketPath = "/live-view/socket";
@@ -28,6 +29,8 @@ export function createViewerSockets(deps: AppDeps) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false });
   const origin = new URL(deps.config.publicBaseUrl).origin;
   const viewers = new Set<Viewer>();
+  // Revocation holds even if its pub/sub message is lost: this node re-reads the generations itself.
+  const stopRecheck = startViewerRecheck(deps, () => viewers, deps.log.child({ component: "live-view" }));
 
   function refuse(socket: Duplex, error: AppError): void {
     const body = JSON.stringify(problemBody(error, deps.config.publicBaseUrl, viewerSocketPath, ""));
@@ -88,9 +91,12 @@ export function createViewerSockets(deps: AppDeps) {
       const error = err instanceof AppError ? err : undefined;
       if (!error) deps.log.error({ err }, "live view: could not check a token");
       if (!error || error.status >= 500) {
+        // An outage (database, token keys) is not a refusal: the page retries.
         finish(ws, CLOSE_RETRY, "unavailable", error?.detail ?? "The live view cannot start right now; retrying shortly.");
+      } else if (error.status === 410) {
+        finish(ws, CLOSE_ENDED, "session_ended", error.detail);
       } else {
-        finish(ws, CLOSE_ENDED, error.status === 410 ? "session_ended" : "refused", error.detail);
+        finish(ws, error.status === 404 ? CLOSE_NO_SESSION : CLOSE_REVOKED, "refused", error.detail);
       }
       return;
     }
@@ -139,6 +145,7 @@ export function createViewerSockets(deps: AppDeps) {
      * and sockets that do not finish their closing handshake promptly are cut, so the server can stop.
      */
     async close(): Promise<void> {
+      stopRecheck();
       for (const viewer of viewers) viewer.end("server_stopping", "The server is stopping.", CLOSE_GOING_AWAY);
       for (const ws of wss.clients) finish(ws, CLOSE_GOING_AWAY, "server_stopping", "The server is stopping.");
       const closing = [...wss.clients].map((ws) => new Promise<void>((resolve) => ws.once("close", () => resolve())));

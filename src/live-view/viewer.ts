@@ -5,10 +5,9 @@ import type { BrowserLease } from "../browser/pool.ts";
 import type { Session } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { AppDeps } from "../services/context.ts";
-import { revokedMessage } from "../services/live-view.ts";
 import { CdpClient } from "../browser/cdp-client.ts";
 import { toCdpInput } from "./input.ts";
-import { CLOSE_ENDED, CLOSE_POLICY, CLOSE_RETRY, frameBounds, inputTypes, type ClientMessage, type InputMessage } from "./protocol.ts";
+import { CLOSE_GOING_AWAY, CLOSE_POLICY, CLOSE_RETRY, CLOSE_REVOKED, frameBounds, inputTypes, type ClientMessage, type InputMessage } from "./protocol.ts";
 import { RateLimit } from "./rate-limit.ts";
 import { Screencast } from "./screencast.ts";
 import { Tabs } from "./tabs.ts";
@@ -77,11 +76,17 @@ export class Viewer {
     return this.s.session.id;
   }
 
+  /** The live-view generation the viewer's link was minted under (recheck.ts compares it with the session's). */
+  get generation(): number {
+    return this.s.claims.generation;
+  }
+
   /** Joins the session (false when it is not running here any more) and starts the picture. */
   async start(): Promise<boolean> {
     const { deps, session, ws } = this.s;
     const leave = deps.runtime.addViewer(session.id, {
-      close: (message) => this.end(message === revokedMessage ? "revoked" : "session_ended", message, CLOSE_ENDED),
+      // The code says why (close-codes.ts): revoked, the session ended, its browser crashed, the node stops.
+      close: (message, code) => this.end(code === CLOSE_REVOKED ? "revoked" : code === CLOSE_GOING_AWAY ? "server_stopping" : "session_ended", message, code),
     });
     if (!leave) return false;
     this.leave = leave;

@@ -157,6 +157,7 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
     const result = await route.handler(ctx, input as never, { req, res });
     if (result instanceof FileReply) {
       status = 200;
+      await finishAudit(ctx, status); // recorded (journaled) before the answer starts: see finishAudit below
       return await sendFile(res, result);
     }
     const reply = result instanceof Reply ? result : new Reply(route.status, result);
@@ -166,6 +167,10 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
     }
     for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
     status = reply.status;
+    // The entry is handed to the audit writer (and its journal) before the answer goes out, so a
+    // client that got an answer can count on its entry surviving a kill -9. (A no-op when the
+    // service wrote it in its transaction; the `finally` below does nothing more.)
+    await finishAudit(ctx, status);
     if (reply.status === 204 || reply.body === undefined) res.status(reply.status).end();
     else res.status(reply.status).json(reply.body);
   } catch (err) {

@@ -1,21 +1,24 @@
 import { z } from "zod";
 import { generateApiKey } from "../auth/api-key-format.ts";
-import { hashSecret } from "../auth/api-key-hash.ts";
+import { hashSecret, secretTag } from "../auth/api-key-hash.ts";
 import { AppError } from "../errors.ts";
 import type { ApiKey } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";
 import { auditedTransaction } from "./audited.ts";
 import { requireWorkspaceRole } from "./authz.ts";
+import { endSession } from "./sessions.ts";
 import { conflictOnDuplicate, parseInput, prismaErrorCode, prismaOf } from "./support.ts";
 import type { DbSource } from "./support.ts";
 
-/** An API key as the service hands it out: every column except the hash. */
-export type ApiKeyRecord = Omit<ApiKey, "secretHash">;
+/** An API key as the service hands it out: every column except the hash and the tag (both derive from the secret). */
+export type ApiKeyRecord = Omit<ApiKey, "secretHash" | "secretTag">;
 
 /** What authentication needs to check a presented key. Only for the auth layer; never serialised. */
-export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix" | "secretHash" | "revokedAt"> & {
+export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix" | "secretHash" | "secretTag" | "revokedAt"> & {
   /** The workspace's own request budget per minute; null = the default. */
   rateLimitPerMinute: number | null;
+  /** The workspace's own cap on live sessions; null = the deployment's. */
+  maxSessions: number | null;
 };
 
 /** Trimmed, 1–100 characters. */
@@ -28,7 +31,7 @@ export const ApiKeyLabel = z
 const Id = z.string({ error: "must be a string" }).min(1, "cannot be empty");
 
 const CreateApiKeyInput = z.object({ workspaceId: Id, label: ApiKeyLabel, createdById: Id.optional() });
-const RevokeApiKeyInput = z.object({ workspaceId: Id, id: Id, revokedById: Id.optional() });
+const RevokeApiKeyInput = z.object({ workspaceId: Id, id: Id, revokedById: Id.optional(), endSessions: z.boolean().optional() });
 
 // Selecting column by column (rather than omitting the hash) keeps a future secret-bearing column out by default.
 const publicColumns = {
@@ -70,7 +73,7 @@ export async function createApiKey(ctx: ServiceContext, input: CreateApiKeyInput
       () =>
         auditedTransaction(ctx, async (tx, audit) => {
           const row = await tx.apiKey.create({
-            data: { id: generated.id, workspaceId, label, prefix: generated.prefix, secretHash, createdById: createdById ?? null },
+            data: { id: generated.id, workspaceId, label, prefix: generated.prefix, secretHash, secretTag: secretTag(generated.secret), createdById: createdById ?? null },
             select: publicColumns,
           });
           await audit(row.id);
@@ -101,15 +104,19 @@ export interface RevokeApiKeyInput {
   workspaceId: string;
   id: string;
   revokedById?: string;
+  /** Also end every live session the key started (API_KEY_REVOKED; their sockets close with 4403). */
+  endSessions?: boolean;
 }
 
 /**
  * Revokes a key of the workspace and returns it. Idempotent: revoking a revoked key returns it
  * unchanged (the first revokedAt and revokedById stay). A key of another workspace, or no key at
- * all → AppError("not-found"), the same answer for both.
+ * all → AppError("not-found"), the same answer for both. With `endSessions`, the sessions the key
+ * started end too (also when the key was revoked already), since their tokens would otherwise
+ * stay valid until the sessions' hard end.
  */
 export async function revokeApiKey(ctx: ServiceContext, input: RevokeApiKeyInput): Promise<ApiKeyRecord> {
-  const { workspaceId, id, revokedById } = parseInput(RevokeApiKeyInput, input);
+  const { workspaceId, id, revokedById, endSessions } = parseInput(RevokeApiKeyInput, input);
   const { apiKey, count } = await auditedTransaction(ctx, async (tx, audit) => {
     // The revokedAt: null condition makes concurrent revocations agree on the first one.
     const { count } = await tx.apiKey.updateMany({
@@ -124,21 +131,52 @@ export async function revokeApiKey(ctx: ServiceContext, input: RevokeApiKeyInput
   // After the commit: from the next request on, every node refuses the key.
   await ctx.deps.auth.revoked(id);
   if (count > 0) ctx.log.info({ workspaceId, apiKeyId: id, prefix: apiKey.prefix }, "api key revoked");
+  if (endSessions) await endSessionsOfKey(ctx, workspaceId, id, revokedById);
   return apiKey;
+}
+
+/**
+ * Ends the live sessions a (revoked) key started, on whichever node runs them: each is RELEASED
+ * with API_KEY_REVOKED and an event, like a force-stop, and its CDP and live-view sockets close
+ * with 4403. The revocation's own audit entry stands for the call; the ends are session events.
+ */
+async function endSessionsOfKey(ctx: ServiceContext, workspaceId: string, keyId: string, endedById: string | undefined): Promise<void> {
+  const live = await prismaOf(ctx).session.findMany({
+    where: { workspaceId, apiKeyId: keyId, status: { in: ["PENDING", "RUNNING", "REQUEST_RELEASE"] } },
+    select: { id: true },
+  });
+  const ended = await Promise.all(live.map(({ id }) => endSession(ctx.deps, id, { status: "RELEASED", reason: "API_KEY_REVOKED" }, undefined, endedById)));
+  if (live.length > 0) ctx.log.info({ workspaceId, apiKeyId: keyId, sessions: ended.filter(Boolean).length }, "ended the sessions of a revoked api key");
 }
 
 /** The record a presented key id refers to, with its hash, or null. For the authentication layer only. */
 export async function findKeyForVerification(source: DbSource, id: string): Promise<ApiKeyForVerification | null> {
+  lookups++;
   const row = await prismaOf(source).apiKey.findUnique({
     where: { id },
     select: {
-      id: true, workspaceId: true, prefix: true, secretHash: true, revokedAt: true,
-      workspace: { select: { rateLimitPerMinute: true } },
+      id: true, workspaceId: true, prefix: true, secretHash: true, secretTag: true, revokedAt: true,
+      workspace: { select: { rateLimitPerMinute: true, maxSessions: true } },
     },
   });
   if (!row) return null;
   const { workspace, ...key } = row;
-  return { ...key, rateLimitPerMinute: workspace.rateLimitPerMinute };
+  return { ...key, rateLimitPerMinute: workspace.rateLimitPerMinute, maxSessions: workspace.maxSessions };
+}
+
+let lookups = 0;
+
+/** How many key records this process has read (for tests that assert "no database read", as argonCalls does for hashing). */
+export function keyLookups(): number {
+  return lookups;
+}
+
+/**
+ * Stores the tag of a key that verified but was made before tags existed (its secret is known only
+ * now). Only where none is stored, so it never replaces one.
+ */
+export async function storeSecretTag(source: DbSource, id: string, tag: number): Promise<void> {
+  await prismaOf(source).apiKey.updateMany({ where: { id, secretTag: null }, data: { secretTag: tag } });
 }
 
 /** Dashboard: mint a key for a workspace (owners and admins; never an API key). */
@@ -154,9 +192,9 @@ export async function listWorkspaceApiKeys(ctx: ServiceContext, slug: string): P
   return listApiKeys(ctx, ws.id);
 }
 
-/** Dashboard: revoke a key at once (owners and admins). */
-export async function revokeWorkspaceApiKey(ctx: ServiceContext, slug: string, keyId: string): Promise<ApiKeyRecord> {
+/** Dashboard: revoke a key at once (owners and admins), and with `endSessions` the sessions it started. */
+export async function revokeWorkspaceApiKey(ctx: ServiceContext, slug: string, keyId: string, opts: { endSessions?: boolean } = {}): Promise<ApiKeyRecord> {
   const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "revoke API keys");
   const revokedById = ctx.principal?.kind === "user" ? ctx.principal.userId : undefined;
-  return revokeApiKey(ctx, { workspaceId: ws.id, id: keyId, revokedById });
+  return revokeApiKey(ctx, { workspaceId: ws.id, id: keyId, revokedById, endSessions: opts.endSessions });
 }

@@ -36,14 +36,28 @@ export async function requireWorkspaceRole(ctx: ServiceContext, slug: string, ro
  * belong to, in any role (one they are not in is reported as missing). Names the audit entry's workspace.
  */
 export async function actingWorkspace(ctx: ServiceContext, slug: string | undefined, what: string): Promise<string> {
+  return (await actingWorkspaceWithCap(ctx, slug, what)).id;
+}
+
+/**
+ * {@link actingWorkspace}, with the workspace's own cap on live sessions (null: none of its own). A
+ * key carries it (read with the key record), a user's membership read brings the workspace along:
+ * neither costs a statement.
+ */
+export async function actingWorkspaceWithCap(
+  ctx: ServiceContext,
+  slug: string | undefined,
+  what: string,
+): Promise<{ id: string; maxSessions: number | null }> {
   const principal = requirePrincipal(ctx);
   if (principal.kind === "apiKey") {
     if (slug !== undefined) {
       const own = await prismaOf(ctx).workspace.findUnique({ where: { id: principal.workspaceId }, select: { slug: true } });
       if (own?.slug !== slug) throw new AppError("forbidden", "An API key acts only in its own workspace.");
     }
-    return principal.workspaceId;
+    return { id: principal.workspaceId, maxSessions: principal.maxSessions };
   }
   if (slug === undefined) throw validationError([{ field: "workspace", message: `name the workspace (its slug) to ${what}` }]);
-  return (await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN", "MEMBER"], what)).id;
+  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN", "MEMBER"], what);
+  return { id: ws.id, maxSessions: ws.maxSessions };
 }

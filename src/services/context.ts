@@ -3,6 +3,8 @@ import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import type { ApiKeyAuthenticator } from "../auth/authenticate.ts";
 import type { RateLimiter } from "../auth/rate-limit.ts";
+import type { ClientAddress } from "../auth/client-address.ts";
+import type { FailedAuthThrottle } from "../auth/failed-auth.ts";
 import type { SessionTokens } from "../auth/session-tokens.ts";
 import type { BrowserPool } from "../browser/pool.ts";
 import type { SessionRuntime } from "../browser/runtime.ts";
@@ -10,6 +12,7 @@ import type { PubSub } from "../pubsub.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { CookiePolicy } from "../auth/cookies.ts";
 import type { AuditWriter } from "./audit.ts";
+import type { RefusalAudit } from "./audit-refusals.ts";
 import type { Mailer } from "./mailer.ts";
 import type { EventRecorder } from "./session-events.ts";
 import type { Metrics } from "../metrics.ts";
@@ -27,7 +30,11 @@ export interface BrowserPoolReport {
 
 /** Who is calling. Workspace scope of a key comes from its record, never from the request. */
 export type Principal =
-  | { kind: "apiKey"; keyId: string; keyPrefix: string; workspaceId: string; rateLimitPerMinute: number }
+  | {
+      kind: "apiKey"; keyId: string; keyPrefix: string; workspaceId: string; rateLimitPerMinute: number;
+      /** The workspace's own cap on live sessions (null: the deployment's), read with the key (session-cap.ts). */
+      maxSessions: number | null;
+    }
   | { kind: "user"; userId: string; email: string };
 
 /** The audit entry of one call: services name the target and write it themselves inside mutations. */
@@ -67,7 +74,13 @@ export interface AppDeps {
   log: Logger;
   auth: ApiKeyAuthenticator;
   limiter: RateLimiter;
+  /** Failed-authentication throttling per client address and key id (auth/failed-auth.ts). */
+  failedAuth: FailedAuthThrottle;
+  /** The caller's address behind the trusted proxies, the same for every surface (auth/client-address.ts). */
+  clientAddress: ClientAddress;
   audit: AuditWriter;
+  /** Calls refused at authentication, audited within limits (audit-refusals.ts). */
+  refusals: RefusalAudit;
   now: () => Date;
   /** This process in the `nodes` table; sessions name the node whose browser they use. */
   nodeId: string;
@@ -110,6 +123,8 @@ export interface ClusterHooks {
 export interface ServiceContext {
   deps: AppDeps;
   requestId: string;
+  /** The client's own `X-Request-Id`, if acceptable (src/request-id.ts): audited beside requestId, never instead. */
+  clientRequestId?: string | null;
   log: Logger;
   principal: Principal | null;
   ip: string | null;

@@ -2,6 +2,7 @@ import { decodeTime } from "ulid";
 import { ulid } from "../ids.ts";
 import type { IssuedSession } from "../auth/cookies.ts";
 import { newOpaqueToken, TOKEN_PATTERN, tokenHash } from "../auth/opaque-tokens.ts";
+import { rateLimitHeaders } from "../auth/rate-limit.ts";
 import { AppError } from "../errors.ts";
 import type { Prisma, User } from "../generated/prisma/client.ts";
 import { writeAuditInTx } from "./audit.ts";
@@ -85,12 +86,14 @@ export async function mintAccess(ctx: ServiceContext, userId: string, familyId: 
  * grace period revokes the whole sign-in (and answers 401).
  */
 export async function refreshSession(ctx: ServiceContext, presented: string | undefined, client: ClientInfo): Promise<SignedIn> {
+  // The sign-in bucket (failed-auth.ts), shared with link exchanges and apart from API keys'.
+  const attempt = { scope: "sign-in", ip: ctx.ip ?? "" } as const;
   const fail = async (): Promise<never> => {
-    await ctx.deps.limiter.recordAuthFailure(ctx.ip ?? "");
+    await ctx.deps.failedAuth.record(attempt);
     throw new AppError("unauthenticated", ENDED);
   };
-  const gate = await ctx.deps.limiter.checkAddress(ctx.ip ?? "");
-  if (!gate.allowed) throw new AppError("rate-limited", "Too many failed attempts from this address; try again later.");
+  const gate = await ctx.deps.failedAuth.check(attempt);
+  if (!gate.allowed) throw new AppError("rate-limited", "Too many failed attempts from this address; try again later.", {}, rateLimitHeaders(gate));
   if (typeof presented !== "string" || !TOKEN_PATTERN.test(presented)) return fail();
   const now = ctx.deps.now();
   const row = await prismaOf(ctx).refreshToken.findUnique({ where: { tokenHash: tokenHash(presented) } });

@@ -48,16 +48,18 @@ export interface Outcome {
  * The UPDATE that stores a first call's answer. `execute` may run it inside its own transaction,
  * alone or as a part of one of its statements (a data-modifying CTE), and then return
  * `stored: true`: the answer commits with what it describes, and the call makes one write less.
- * Otherwise the answer is stored once `execute` returns.
+ * Otherwise the answer is stored once `execute` returns. With `when`, a condition of that statement,
+ * it updates only if the condition holds (a capped create that found no room stores nothing).
  */
-export type StoreAnswer = (outcome: Outcome) => Prisma.Sql;
+export type StoreAnswer = (outcome: Outcome, when?: Prisma.Sql) => Prisma.Sql;
 
 /**
  * The INSERT that takes a key with a first call's answer, for a statement of the call's own (as
  * `WITH "claim" AS (…)`): a row when it took the key, none when the key is taken already (whatever
- * its state), so that the statement's other parts, selecting from it, write nothing either.
+ * its state), so that the statement's other parts, selecting from it, write nothing either. With
+ * `when`, it takes the key only if that condition of the statement holds.
  */
-export type ClaimAnswer = (outcome: Outcome) => Prisma.Sql;
+export type ClaimAnswer = (outcome: Outcome, when?: Prisma.Sql) => Prisma.Sql;
 
 /** First calls running on this node through the one-statement way, by workspace and key (see `idempotent`). */
 const inOneFlight = new Map<string, Promise<unknown>>();
@@ -156,19 +158,28 @@ export async function idempotent<T>(
     return JSON.stringify({ sealed: seal(ctx.deps.masterKey.key, Buffer.from(JSON.stringify(outcome.body)), aad).toString("base64") });
   }
 
-  function storeAnswer(outcome: Outcome): Prisma.Sql {
+  function storeAnswer(outcome: Outcome, when?: Prisma.Sql): Prisma.Sql {
     return Prisma.sql`UPDATE "idempotency_records"
       SET "state" = 'COMPLETED', "response_status" = ${outcome.status}, "response_body" = ${sealedBody(outcome)}::jsonb,
         "resource_id" = ${outcome.resourceId}, "locked_until" = NULL
-      WHERE "workspace_id" = ${workspaceId} AND "key" = ${key}`;
+      WHERE "workspace_id" = ${workspaceId} AND "key" = ${key}${when ? Prisma.sql` AND ${when}` : Prisma.empty}`;
   }
 
-  function claimAnswer(outcome: Outcome): Prisma.Sql {
+  function claimAnswer(outcome: Outcome, when?: Prisma.Sql): Prisma.Sql {
     const now = ctx.deps.now();
-    return Prisma.sql`INSERT INTO "idempotency_records"
-        ("workspace_id", "key", "fingerprint", "state", "response_status", "response_body", "resource_id", "locked_until", "expires_at", "created_at")
+    const columns = Prisma.sql`("workspace_id", "key", "fingerprint", "state", "response_status", "response_body", "resource_id", "locked_until", "expires_at", "created_at")`;
+    const expires = new Date(now.getTime() + idempotencyWindowMs);
+    if (when) {
+      // A SELECT gives its parameters no type of their own: each is cast to its column's.
+      return Prisma.sql`INSERT INTO "idempotency_records" ${columns}
+        SELECT ${workspaceId}::text, ${key}::text, ${input.fingerprint}::text, 'COMPLETED'::"IdempotencyState", ${outcome.status}::int,
+          ${sealedBody(outcome)}::jsonb, ${outcome.resourceId}::text, NULL::timestamptz, ${expires}::timestamptz, ${now}::timestamptz
+        WHERE ${when}
+        ON CONFLICT DO NOTHING RETURNING 1 AS "taken"`;
+    }
+    return Prisma.sql`INSERT INTO "idempotency_records" ${columns}
       VALUES (${workspaceId}, ${key}, ${input.fingerprint}, 'COMPLETED', ${outcome.status}::int, ${sealedBody(outcome)}::jsonb, ${outcome.resourceId},
-        NULL, ${new Date(now.getTime() + idempotencyWindowMs)}::timestamptz, ${now}::timestamptz)
+        NULL, ${expires}::timestamptz, ${now}::timestamptz)
       ON CONFLICT DO NOTHING RETURNING 1 AS "taken"`;
   }
 }

@@ -1,4 +1,5 @@
 import { KeyStoreUnavailable, type SessionClaims } from "../auth/session-tokens.ts";
+import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import { AppError } from "../errors.ts";
 import type { Session } from "../generated/prisma/client.ts";
 import { auditedTransaction } from "./audited.ts";
@@ -20,7 +21,10 @@ export async function authorizeLiveView(deps: AppDeps, token: string | null | un
     if (err instanceof KeyStoreUnavailable) throw new AppError("service-unavailable", "The link cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });
     throw new AppError("unauthenticated", "This live-view link is invalid or has expired. Ask for a fresh link.");
   });
-  const session = await deps.db.prisma.session.findUnique({ where: { id: claims.sessionId } });
+  // An unreachable database is a 503 for the page and a retry for the socket, never a refusal.
+  const session = await deps.db.prisma.session.findUnique({ where: { id: claims.sessionId } }).catch((err: unknown) => {
+    throw isDatabaseUnavailable(err) ? databaseUnavailable() : err;
+  });
   if (!session || session.workspaceId !== claims.workspaceId) throw new AppError("not-found", "No such session.");
   if (session.status !== "RUNNING") throw new AppError("gone", "The session has ended.");
   if (session.liveViewGeneration !== claims.generation) throw new AppError("unauthenticated", revokedMessage);

@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
+import { Prisma, type EndReason, type PrismaClient } from "../generated/prisma/client.ts";
 
 /**
  * The node registry (`nodes`): every node's internal address, region, capacity and free slots, as
@@ -120,12 +120,11 @@ export async function sessionsOfDeadNodes(db: Db, self: string, timeoutSeconds: 
   return rows.map((r) => ({ id: r.id, nodeId: r.node_id }));
 }
 
-/** Of these sessions (run by this node), the ones that are no longer live in the database. */
-export async function endedAmong(db: Db, ids: string[]): Promise<string[]> {
+/** Of these sessions (run by this node), the ones that are no longer live in the database, with why they ended. */
+export async function endedAmong(db: Db, ids: string[]): Promise<Array<{ id: string; reason: EndReason | null }>> {
   if (ids.length === 0) return [];
-  const rows = await db.$queryRaw<Array<{ id: string }>>`
-    SELECT "id" FROM "sessions" WHERE "id" IN (${Prisma.join(ids)}) AND "status" NOT IN ${live}`;
-  return rows.map((r) => r.id);
+  return db.$queryRaw<Array<{ id: string; reason: EndReason | null }>>`
+    SELECT "id", "end_reason" AS "reason" FROM "sessions" WHERE "id" IN (${Prisma.join(ids)}) AND "status" NOT IN ${live}`;
 }
 
 /** Rows of nodes silent for `days` that own no live session (pod names come and go). */

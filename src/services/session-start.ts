@@ -10,6 +10,12 @@ import type { NewEvent } from "./session-events.ts";
 export type StartedAnswer = { also: Prisma.Sql } | { claim: Prisma.Sql };
 
 /**
+ * True when the statement's `room` (see insertStartedSession) admitted the session: the condition to
+ * give the claim or the stored answer of a capped create, so neither is written without the session.
+ */
+export const roomHolds = Prisma.sql`EXISTS (SELECT 1 FROM "room" WHERE "ok")`;
+
+/**
  * One statement that records a started session: its row, its first event, the call's audit entry
  * (`audit`, from auditedStatement; null when there is none), and the creating call's stored answer
  * (`answer`). With a `claim` it answers one row, `taken`: whether it took the key (and wrote anything).
@@ -25,12 +31,20 @@ export type StartedAnswer = { also: Prisma.Sql } | { claim: Prisma.Sql };
  * caller answers with. The `Record<keyof Session, …>` makes a column added to the schema a type
  * error here until it is written too. Every value is cast to its column's type, as a SELECT (the
  * claimed form) gives its parameters no type of their own.
+ *
+ * `room`, for a workspace with a session cap (session-cap.ts), is the condition that admits one more
+ * session; it is evaluated once, first, as the CTE "room", and nothing is written unless it holds.
+ * The caller makes the stored answer or the claim conditional on {@link roomHolds} too, and learns the
+ * outcome from the answer's row count (`also`) or `taken` (`claim`: false when the key was taken
+ * already or there was no room; the two-statement way tells which). Without a cap the statement is
+ * exactly what it was before caps existed.
  */
 export function insertStartedSession(
   session: Session,
   event: NewEvent,
   answer: StartedAnswer,
   audit: ((when?: Prisma.Sql) => Prisma.Sql) | null = null,
+  room: Prisma.Sql | null = null,
 ): Prisma.Sql {
   const s = session;
   const columns: Record<keyof Session, [column: string, value: unknown, type: string]> = {
@@ -60,6 +74,24 @@ export function insertStartedSession(
   const eventValues = Prisma.sql`${event.id}::text, ${event.sessionId}::text, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt}::timestamptz`;
   // Data-modifying CTEs all run to completion, referenced or not, in one snapshot; the foreign keys
   // (event → session) are checked at the end of the statement, when the session row exists.
+  if (room) {
+    const roomCte = Prisma.sql`"room" AS MATERIALIZED (SELECT ${room} AS "ok")`;
+    if ("also" in answer) {
+      return Prisma.sql`WITH ${roomCte}, "new_session" AS (
+          INSERT INTO "sessions" (${Prisma.raw(names)}) SELECT ${values} FROM "room" WHERE "ok"
+        ), "new_event" AS (
+          INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at") SELECT ${eventValues} FROM "room" WHERE "ok"
+        )${audit ? Prisma.sql`, "new_audit" AS (${audit(roomHolds)})` : Prisma.empty}
+        ${answer.also}`;
+    }
+    const takenHere = Prisma.sql`EXISTS (SELECT 1 FROM "claim")`;
+    return Prisma.sql`WITH ${roomCte}, "claim" AS (${answer.claim}), "new_session" AS (
+        INSERT INTO "sessions" (${Prisma.raw(names)}) SELECT ${values} FROM "claim"
+      ), "new_event" AS (
+        INSERT INTO "session_events" ("id", "session_id", "type", "data", "created_at") SELECT ${eventValues} FROM "claim"
+      )${audit ? Prisma.sql`, "new_audit" AS (${audit(takenHere)})` : Prisma.empty}
+      SELECT ${takenHere} AS "taken"`;
+  }
   if ("also" in answer) {
     return Prisma.sql`WITH "new_session" AS (
         INSERT INTO "sessions" (${Prisma.raw(names)}) VALUES (${values})

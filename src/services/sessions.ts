@@ -2,17 +2,19 @@ import { createHmac } from "node:crypto";
 import { ulid } from "../ids.ts";
 import { z } from "zod";
 import type { BrowserLease } from "../browser/pool.ts";
+import { closeCodeForEnd } from "../browser/close-codes.ts";
 import type { EndCause } from "../browser/runtime.ts";
 import { AppError } from "../errors.ts";
 import type { EndReason, Session, SessionStatus } from "../generated/prisma/client.ts";
 import { auditedStatement } from "./audited.ts";
-import { actingWorkspace, requirePrincipal } from "./authz.ts";
+import { actingWorkspace, actingWorkspaceWithCap, requirePrincipal } from "./authz.ts";
 import type { AppDeps, ServiceContext } from "./context.ts";
 import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "./idempotency.ts";
 import { paginate, PageQuery, type Page } from "./pagination.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "./profiles.ts";
 import { newEvent, publishEvents, publishSessionChange, type NewEvent, type SessionEventType } from "./session-events.ts";
-import { endSessionStatement, insertStartedSession, releaseSessionStatement } from "./session-start.ts";
+import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
+import { endSessionStatement, insertStartedSession, releaseSessionStatement, roomHolds } from "./session-start.ts";
 import { executeStatement, prismaOf, queryStatement } from "./support.ts";
 
 /** A session lives at most 30 minutes (spec 3, 8). */
@@ -125,6 +127,7 @@ function withoutSecrets(ctx: ServiceContext, input: CreateSessionInput): CreateS
 /**
  * Starts a session: a browser from the pool (503 when the node is full), the row RUNNING with its
  * event, audit entry and stored answer in one statement. At most once per Idempotency-Key (24 hours).
+ * A workspace at its cap of live sessions is refused (429, session-cap.ts), replays never.
  */
 export async function createSession(
   ctx: ServiceContext,
@@ -133,8 +136,11 @@ export async function createSession(
   present: (v: SessionView) => unknown,
   workspace?: string,
 ): Promise<Idempotent<SessionView>> {
-  const workspaceId = await workspaceOf(ctx, workspace);
+  const { id: workspaceId, maxSessions } = await actingWorkspaceWithCap(ctx, workspace, "use its sessions");
   const { config, runtime, browsers } = ctx.deps;
+  // Decided by the statement that records the session (no cap: that statement is as it always was).
+  const cap = sessionCap(ctx, maxSessions);
+  const room = cap === null ? null : roomFor(workspaceId, cap);
   if (!config.regions.includes(input.region)) {
     throw new AppError("unknown-region", `No region called "${input.region}". This deployment serves: ${config.regions.join(", ")}.`);
   }
@@ -194,8 +200,23 @@ export async function createSession(
   const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
   // The usual first call: the key is claimed by a statement of its own, the answer stored with the row.
   const twoStatements = async (storeAnswer: StoreAnswer) => {
+    // A workspace plainly at its cap is refused before a browser is taken (or launched).
+    if (cap !== null && (await plainlyFull(ctx, workspaceId, cap))) throw workspaceFull(cap);
     const p = await prepare(await browsers.acquire(id));
-    await record(p, () => auditedStatement(ctx, id, (audit) => executeStatement(ctx.deps.db, insertStartedSession(p.session, p.running, { also: storeAnswer(p.answer) }, audit))));
+    const stored = await record(p, () =>
+      auditedStatement(
+        ctx,
+        id,
+        (audit) => executeStatement(ctx.deps.db, insertStartedSession(p.session, p.running, { also: storeAnswer(p.answer, room ? roomHolds : undefined) }, audit, room)),
+        (n) => room === null || n > 0,
+      ),
+    );
+    if (cap !== null && stored === 0) {
+      // Another create took the last slot meanwhile: nothing was written, and the browser goes back.
+      if (input.profile_id) await p.lease.release();
+      else p.lease.unused();
+      throw workspaceFull(cap);
+    }
     started(p);
     return { result: p.view, ...p.answer, stored: true };
   };
@@ -212,11 +233,15 @@ export async function createSession(
           auditedStatement(
             ctx,
             id,
-            (audit) => queryStatement<{ taken: boolean }>(ctx.deps.db, insertStartedSession(p.session, p.running, { claim: claim(p.answer) }, audit)),
+            (audit) => queryStatement<{ taken: boolean }>(
+              ctx.deps.db,
+              insertStartedSession(p.session, p.running, { claim: claim(p.answer, room ? roomHolds : undefined) }, audit, room),
+            ),
             (rows) => rows[0]?.taken === true,
           ),
         );
         if (!row?.taken) {
+          // The key was taken already, or (capped) there was no room: the two-statement way tells which.
           p.lease.unused();
           return null;
         }
@@ -368,7 +393,7 @@ function afterEnd(deps: AppDeps, id: string, end: { status: SessionStatus; reaso
   if (ended) void publishSessionChange(deps, id, ended.workspaceId);
   // The browser may run on another node: that node closes it.
   if (ended) deps.cluster?.sessionEnded(id, endMessage(end.status, end.reason));
-  void deps.runtime.teardown(id, endMessage(end.status, end.reason)).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
+  void deps.runtime.teardown(id, endMessage(end.status, end.reason), closeCodeForEnd(end.reason)).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
   if (ended) deps.log.info({ sessionId: id, status: end.status, reason: end.reason }, "session ended");
 }
 
@@ -376,6 +401,7 @@ const endWords: Record<string, string> = {
   CLIENT_RELEASE: "it was released by its owner", FORCE_STOP: "it was stopped by a workspace admin",
   TIMEOUT: "it reached its time limit", IDLE_TIMEOUT: "nothing was connected to it for too long",
   BROWSER_CRASH: "its browser stopped unexpectedly", NODE_SHUTDOWN: "its server shut down", LAUNCH_FAILED: "its browser could not start",
+  API_KEY_REVOKED: "the API key that started it was revoked",
 };
 
 /** What a live viewer reads when the session ends under it. */

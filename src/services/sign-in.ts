@@ -1,7 +1,8 @@
 import { ulid } from "../ids.ts";
 import { z } from "zod";
 import { CODE_CHALLENGE_PATTERN, newOpaqueToken, TOKEN_PATTERN, tokenHash, verifierMatches } from "../auth/opaque-tokens.ts";
-import { addressBucket, rateLimitHeaders } from "../auth/rate-limit.ts";
+import { addressBucket } from "../auth/client-address.ts";
+import { rateLimitHeaders } from "../auth/rate-limit.ts";
 import { AppError } from "../errors.ts";
 import type { Prisma, User } from "../generated/prisma/client.ts";
 import { writeAuditInTx } from "./audit.ts";
@@ -125,11 +126,12 @@ export interface ExchangeSignInInput {
  * seconds of it (a page submitting twice).
  */
 export async function exchangeSignIn(ctx: ServiceContext, input: ExchangeSignInInput, client: ClientInfo): Promise<SignedIn & { redirectTo: string | null }> {
-  const ip = ctx.ip ?? "";
-  const gate = await ctx.deps.limiter.checkAddress(ip);
+  // Sign-in failures have a bucket of their own (failed-auth.ts): bad API keys cannot stop people signing in.
+  const attempt = { scope: "sign-in", ip: ctx.ip ?? "" } as const;
+  const gate = await ctx.deps.failedAuth.check(attempt);
   if (!gate.allowed) throw new AppError("rate-limited", "Too many failed attempts from this address; try again later.", {}, rateLimitHeaders(gate));
   const fail = async (): Promise<never> => {
-    await ctx.deps.limiter.recordAuthFailure(ip);
+    await ctx.deps.failedAuth.record(attempt);
     throw new AppError("unauthenticated", INVALID_LINK);
   };
   if (typeof input.token !== "string" || !TOKEN_PATTERN.test(input.token)) return fail();

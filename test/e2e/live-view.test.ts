@@ -551,8 +551,8 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       await raw.next("hello");
       await driver.disconnect();
       expect((await releaseSession(t, ws.key, session.id)).status).toBe(204);
-      // H48: within seconds, with a code that says do not come back.
-      expect(await raw.closed).toMatchObject({ code: 4403 });
+      // H48: within seconds, with a code that says do not come back (4410: the session has ended).
+      expect(await raw.closed).toMatchObject({ code: 4410 });
       expect(raw.messages.at(-1)).toMatchObject({ t: "end", message: expect.stringMatching(/released by its owner/) });
       await expect.poll(() => page.textContent("#overlay-text"), { timeout: 5_000 }).toMatch(/The session has ended: it was released by its owner/);
       expect(await page.textContent("#state")).toBe("Ended");

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { parseApiKey } from "../../src/auth/api-key-format.ts";
-import { verifySecret } from "../../src/auth/api-key-hash.ts";
+import { secretTag, verifySecret } from "../../src/auth/api-key-hash.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import type { Database } from "../../src/db/client.ts";
@@ -93,15 +93,17 @@ describeEachBackend("API keys", (backend) => {
     expect(await verifySecret(row.secret_hash as string, secretPart.replace(/.$/, (c) => (c === "a" ? "b" : "a")))).toBe(false);
   });
 
-  test("findKeyForVerification returns the id, workspace, prefix, hash, revokedAt and the workspace's rate limit; null for an unknown id", async () => {
-    const { apiKey } = await createApiKey(ctx, { workspaceId: w2.id, label: "lookup" });
+  test("findKeyForVerification returns the id, workspace, prefix, hash, tag, revokedAt and the workspace's limits; null for an unknown id", async () => {
+    const { apiKey, secret } = await createApiKey(ctx, { workspaceId: w2.id, label: "lookup" });
     const found = await findKeyForVerification(t.db, apiKey.id);
     expect(found).not.toBeNull();
-    expect(Object.keys(found!).sort()).toEqual(["id", "prefix", "rateLimitPerMinute", "revokedAt", "secretHash", "workspaceId"]);
-    expect(found).toMatchObject({ id: apiKey.id, workspaceId: w2.id, prefix: apiKey.prefix, revokedAt: null, rateLimitPerMinute: null });
-    await t.db.prisma.workspace.update({ where: { id: w2.id }, data: { rateLimitPerMinute: 42 } });
-    expect((await findKeyForVerification(t.db, apiKey.id))!.rateLimitPerMinute).toBe(42);
-    await t.db.prisma.workspace.update({ where: { id: w2.id }, data: { rateLimitPerMinute: null } });
+    expect(Object.keys(found!).sort()).toEqual(["id", "maxSessions", "prefix", "rateLimitPerMinute", "revokedAt", "secretHash", "secretTag", "workspaceId"]);
+    expect(found).toMatchObject({ id: apiKey.id, workspaceId: w2.id, prefix: apiKey.prefix, revokedAt: null, rateLimitPerMinute: null, maxSessions: null });
+    expect(found!.secretTag).toBe(secretTag(secret.split(".")[1]!));
+    expect(apiKey).not.toHaveProperty("secretTag");
+    await t.db.prisma.workspace.update({ where: { id: w2.id }, data: { rateLimitPerMinute: 42, maxSessions: 3 } });
+    expect(await findKeyForVerification(t.db, apiKey.id)).toMatchObject({ rateLimitPerMinute: 42, maxSessions: 3 });
+    await t.db.prisma.workspace.update({ where: { id: w2.id }, data: { rateLimitPerMinute: null, maxSessions: null } });
     expect(found!.secretHash).toMatch(/^\$argon2id\$/);
     expect(await findKeyForVerification(ctx, "01ARZ3NDEKTSV4RRFFQ69G5FAV")).toBeNull();
   });

@@ -536,7 +536,7 @@ describeEachBackend("audit trail", (backend) => {
   test("auditDto: the documented fields, ISO time, nothing else", async () => {
     const w = await newWorkspace();
     const prefix = `vs_${ulid()}`;
-    await writeAuditInTx(prisma, record(w.id, { keyPrefix: prefix, action: "session.release", target: "ses_X", httpStatus: 204, requestId: "r-1" }));
+    await writeAuditInTx(prisma, record(w.id, { keyPrefix: prefix, action: "session.release", target: "ses_X", httpStatus: 204, requestId: "r-1", clientRequestId: "client-1" }));
     const [entry] = (await queryAuditEntries(prisma, w.id, parseAuditQuery({}))).items as [AuditEntry];
     const dto = auditDto(entry);
     expect(dto).toEqual({
@@ -547,6 +547,7 @@ describeEachBackend("audit trail", (backend) => {
       target: "ses_X",
       http_status: 204,
       request_id: "r-1",
+      client_request_id: "client-1",
       ip: "203.0.113.7",
       created_at: entry.createdAt.toISOString(),
     });

@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { argonCalls } from "../../src/auth/api-key-hash.ts";
+import { keyLookups } from "../../src/services/api-keys.ts";
 import { createLogger } from "../../src/logger.ts";
 import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
@@ -51,13 +52,32 @@ for (const mode of modes) {
 
     const get = (path: string, headers: Record<string, string> = {}) => fetch(`${t.url}${path}`, { headers });
 
-    it("a malformed key is refused without a database read or a hash", async () => {
-      const before = argonCalls().total;
-      for (const bad of ["vs_nope", "vs_01ARZ3NDEKTSV4RRFFQ69G5FAV", `${a.key}x`, "sk_live_123", a.key.replace(".", "_")]) {
+    it("security.md A2: a malformed key is refused cheaply: 401 invalid_token, no hash, no database read, the secret not echoed", async () => {
+      const [id, secret] = a.key.slice(3).split(".") as [string, string];
+      const malformed = [
+        "vs_bad",
+        `vs_${id}.${secret.slice(1)}`, // secret one character short
+        `vs_${id}.${secret}x`, // one too long
+        `vs_${id}${secret}`, // no separator
+        `vs_${id.toLowerCase()}.${secret}`, // lower-case ULID
+        `vs_${id.slice(0, -1)}U.${secret}`, // U is not Crockford base32
+        `vs_${id}.${secret.slice(1)}!`, // not base62
+        "sk_live_123", a.key.replace(".", "_"),
+      ];
+      const [hashes, lookups] = [argonCalls().total, keyLookups()];
+      for (const bad of malformed) {
         const res = await get("/v1/health", bearer(bad));
         expect(res.status, bad).toBe(401);
+        expect(res.headers.get("content-type"), bad).toMatch(/^application\/problem\+json/);
+        expect(res.headers.get("www-authenticate"), bad).toBe('Bearer realm="vessel", error="invalid_token"');
+        expect(await res.text(), bad).not.toContain(secret.slice(1, -1));
       }
-      expect(argonCalls().total - before).toBe(0);
+      expect(argonCalls().total - hashes).toBe(0);
+      expect(keyLookups() - lookups).toBe(0);
+      // The counters do count: a well-formed key reads its record (and, new here, hashes).
+      expect((await get("/v1/health", bearer(`vs_${id}.${"x".repeat(32)}`))).status).toBe(401);
+      expect(keyLookups() - lookups).toBe(1);
+      expect(argonCalls().total - hashes).toBe(1);
     });
 
     it("unknown key id and wrong secret give identical problems", async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium.ts";
 import type { CdpChannel } from "../../src/browser/cdp-pipe.ts";
 import { createLogger } from "../../src/logger.ts";
+import { listeningTcpSockets, processTree } from "../support/isolation.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const executablePath = chromiumPath();
@@ -53,43 +54,9 @@ describe.skipIf(!executablePath)("the browser's pipe, shared by channels", () =>
   });
 
   it("opens no DevTools port: the browser's processes listen on no TCP socket", () => {
-    const listening = new Set<string>();
-    for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-      for (const line of fs.readFileSync(file, "utf8").split("\n").slice(1)) {
-        const cols = line.trim().split(/\s+/);
-        if (cols[3] === "0A") listening.add(cols[9]!); // state LISTEN: its socket inode
-      }
-    }
-    const theirs: string[] = [];
-    let processes = 0;
-    for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-      let stat: string;
-      try {
-        stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      } catch {
-        continue;
-      }
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== browser.pid) continue; // not in its process group
-      processes++;
-      let fds: string[] = [];
-      try {
-        fds = fs.readdirSync(`/proc/${pid}/fd`);
-      } catch {
-        continue;
-      }
-      for (const fd of fds) {
-        let link = "";
-        try {
-          link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-        } catch {
-          continue; // closed meanwhile
-        }
-        const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
-        if (inode && listening.has(inode)) theirs.push(`${pid}:${inode}`);
-      }
-    }
-    expect(processes).toBeGreaterThanOrEqual(3); // browser, zygote, utilities: the search looked
-    expect(theirs).toEqual([]);
+    const tree = processTree(browser.pid);
+    expect(tree.length).toBeGreaterThanOrEqual(3); // browser, zygote, utilities: the search looked
+    expect(listeningTcpSockets(tree)).toEqual([]);
   });
 
   it("keeps channels apart: each sees its own sessions and events, and cannot use another's sessions", async () => {

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
+import { addressBucket } from "../../src/auth/client-address.ts";
+import { FailedAuthThrottle, type FailedAuthLimits } from "../../src/auth/failed-auth.ts";
 import {
   RATE_LIMIT_DRAFT,
-  addressBucket,
   createRateLimiter,
   rateLimitHeaders,
 } from "../../src/auth/rate-limit.ts";
@@ -86,13 +87,19 @@ const kinds: Array<{ kind: Kind; skip: boolean }> = [
 
 for (const { kind, skip } of kinds) {
   describe.skipIf(skip)(`rate limiter (${kind}${skip ? `: Redis at ${testRedisUrl} is unreachable` : ""})`, () => {
-    async function makeLimiter(extra: { failedAuthPerMinute?: number } = {}): Promise<RateLimiter> {
+    async function makeLimiter(): Promise<RateLimiter> {
       const keyPrefix = newPrefix();
       const redis = kind === "redis" ? await connectedRedis() : undefined;
-      const limiter = createRateLimiter({ redis, keyPrefix, log: silent, ...extra });
+      const limiter = createRateLimiter({ redis, keyPrefix, log: silent });
       openLimiters.push(limiter);
       return limiter;
     }
+    const throttle = async (limits: Partial<FailedAuthLimits> = {}) => {
+      const limiter = await makeLimiter();
+      return { limiter, failed: new FailedAuthThrottle(limiter, limits) };
+    };
+    const fromIp = (ip: string) => ({ scope: "api-key", ip }) as const;
+    const onKey = (keyId: string) => ({ scope: "api-key-id", keyId }) as const;
 
     test("600 requests a minute pass, the 601st is refused, another key is unaffected", async () => {
       const limiter = await makeLimiter();
@@ -135,33 +142,64 @@ for (const { kind, skip } of kinds) {
     });
 
     test("after 30 failed authentications an address is refused; another address is not", async () => {
-      const limiter = await makeLimiter();
-      const fresh = await limiter.checkAddress("203.0.113.7");
+      const { limiter, failed } = await throttle();
+      const fresh = await failed.check(fromIp("203.0.113.7"));
       expect(fresh).toMatchObject({ allowed: true, limit: 30, remaining: 30, policy: "failed-auth" });
 
-      for (let i = 0; i < 29; i++) await limiter.recordAuthFailure("203.0.113.7");
-      expect(await limiter.checkAddress("203.0.113.7")).toMatchObject({ allowed: true, remaining: 1 });
+      for (let i = 0; i < 29; i++) await failed.record(fromIp("203.0.113.7"));
+      expect(await failed.check(fromIp("203.0.113.7"))).toMatchObject({ allowed: true, remaining: 1 });
       // Checking does not consume: still one left.
-      expect(await limiter.checkAddress("203.0.113.7")).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await failed.check(fromIp("203.0.113.7"))).toMatchObject({ allowed: true, remaining: 1 });
 
       // The 30th failure arrives as an IPv4-mapped IPv6 address: the same client.
-      await limiter.recordAuthFailure("::ffff:203.0.113.7");
-      const refused = await limiter.checkAddress("203.0.113.7");
+      await failed.record(fromIp("::ffff:203.0.113.7"));
+      const refused = await failed.check(fromIp("203.0.113.7"));
       expectRefused(refused, 30);
       expect(refused.policy).toBe("failed-auth");
 
-      expect(await limiter.checkAddress("203.0.113.8")).toMatchObject({ allowed: true, remaining: 30 });
+      expect(await failed.check(fromIp("203.0.113.8"))).toMatchObject({ allowed: true, remaining: 30 });
       // Failed authentications do not spend any key's request budget.
       expect(await limiter.consumeKey("K1", 600)).toMatchObject({ allowed: true, remaining: 599 });
     });
 
+    test("reservations are counted atomically: of 50 at once, exactly the limit pass; a released one makes room", async () => {
+      const { failed } = await throttle({ perKey: 7 });
+      const decisions = await Promise.all(Array.from({ length: 50 }, () => failed.reserve(onKey("01BURST"))));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(7);
+      const refused = decisions.find((d) => !d.allowed)!;
+      expectRefused(refused, 7);
+      expect(refused.policy).toBe("failed-auth-key");
+      // A bucket not yet over its limit: a released reservation makes room for one more.
+      for (let i = 0; i < 7; i++) expect((await failed.reserve(onKey("01FULL"))).allowed).toBe(true);
+      await failed.release(onKey("01FULL"));
+      expect((await failed.reserve(onKey("01FULL"))).allowed).toBe(true);
+      expect((await failed.reserve(onKey("01FULL"))).allowed).toBe(false);
+    });
+
+    test("a key id's bucket is apart from the addresses'; sign-in failures have a bucket of their own", async () => {
+      const { failed } = await throttle({ perAddress: 100, perKey: 3, signInPerAddress: 2 });
+      for (let i = 0; i < 3; i++) await failed.record(onKey("01KEY"));
+      expectRefused(await failed.check(onKey("01KEY")), 3);
+      expect(await failed.check(onKey("01OTHER"))).toMatchObject({ allowed: true, remaining: 3 });
+      expect(await failed.check(fromIp("198.51.100.1"))).toMatchObject({ allowed: true, remaining: 100 });
+
+      // A flood of bad API keys from one address leaves its sign-ins alone, and the other way round.
+      for (let i = 0; i < 5; i++) await failed.record(fromIp("198.51.100.1"));
+      expect(await failed.check({ scope: "sign-in", ip: "198.51.100.1" })).toMatchObject({ allowed: true, remaining: 2 });
+      await failed.record({ scope: "sign-in", ip: "198.51.100.4" });
+      await failed.record({ scope: "sign-in", ip: "198.51.100.4" });
+      expect((await failed.check({ scope: "sign-in", ip: "198.51.100.4" })).policy).toBe("failed-sign-in");
+      expect((await failed.check({ scope: "sign-in", ip: "198.51.100.4" })).allowed).toBe(false);
+      expect(await failed.check(fromIp("198.51.100.4"))).toMatchObject({ allowed: true, remaining: 100 });
+    });
+
     test("IPv6 failures are counted per /64", async () => {
-      const limiter = await makeLimiter({ failedAuthPerMinute: 3 });
-      await limiter.recordAuthFailure("2001:db8:1:2::1");
-      await limiter.recordAuthFailure("2001:db8:1:2:aaaa::2");
-      await limiter.recordAuthFailure("2001:0db8:0001:0002:ffff:ffff:ffff:ffff");
-      expectRefused(await limiter.checkAddress("2001:db8:1:2::99"), 3);
-      expect(await limiter.checkAddress("2001:db8:1:3::1")).toMatchObject({ allowed: true, remaining: 3 });
+      const { failed } = await throttle({ perAddress: 3 });
+      await failed.record(fromIp("2001:db8:1:2::1"));
+      await failed.record(fromIp("2001:db8:1:2:aaaa::2"));
+      await failed.record(fromIp("2001:0db8:0001:0002:ffff:ffff:ffff:ffff"));
+      expectRefused(await failed.check(fromIp("2001:db8:1:2::99")), 3);
+      expect(await failed.check(fromIp("2001:db8:1:3::1"))).toMatchObject({ allowed: true, remaining: 3 });
     });
   });
 }
@@ -194,15 +232,17 @@ describe.skipIf(!redisUp)(`rate limiter across nodes (Redis at ${testRedisUrl})`
 
   test("failed authentications are shared across nodes too", async () => {
     const keyPrefix = newPrefix();
-    const a = createRateLimiter({ redis: await connectedRedis(), keyPrefix, log: silent, failedAuthPerMinute: 4 });
-    const b = createRateLimiter({ redis: await connectedRedis(), keyPrefix, log: silent, failedAuthPerMinute: 4 });
-    openLimiters.push(a, b);
-    await a.recordAuthFailure("198.51.100.1");
-    await a.recordAuthFailure("198.51.100.1");
-    await b.recordAuthFailure("198.51.100.1");
-    expect(await b.checkAddress("198.51.100.1")).toMatchObject({ allowed: true, remaining: 1 });
-    await b.recordAuthFailure("198.51.100.1");
-    expectRefused(await a.checkAddress("198.51.100.1"), 4);
+    const la = createRateLimiter({ redis: await connectedRedis(), keyPrefix, log: silent });
+    const lb = createRateLimiter({ redis: await connectedRedis(), keyPrefix, log: silent });
+    openLimiters.push(la, lb);
+    const [a, b] = [new FailedAuthThrottle(la, { perAddress: 4 }), new FailedAuthThrottle(lb, { perAddress: 4 })];
+    const attempt = { scope: "api-key", ip: "198.51.100.1" } as const;
+    await a.record(attempt);
+    await a.record(attempt);
+    await b.record(attempt);
+    expect(await b.check(attempt)).toMatchObject({ allowed: true, remaining: 1 });
+    await b.record(attempt);
+    expectRefused(await a.check(attempt), 4);
   });
 });
 
@@ -216,8 +256,9 @@ describe("insurance: Redis unavailable", () => {
 
     const started = performance.now();
     const decisions = await spend(limiter, "K5", 5, 6);
-    await limiter.recordAuthFailure("192.0.2.1");
-    const gate = await limiter.checkAddress("192.0.2.1");
+    const failed = new FailedAuthThrottle(limiter);
+    await failed.record({ scope: "api-key", ip: "192.0.2.1" });
+    const gate = await failed.check({ scope: "api-key", ip: "192.0.2.1" });
     const elapsed = performance.now() - started;
 
     expect(elapsed).toBeLessThan(2_000);

@@ -164,6 +164,13 @@ export interface TcpRelay {
   /** Drops every connection and refuses new ones: from the client's side, the server is gone. */
   cut(): Promise<void>;
   restore(): Promise<void>;
+  /**
+   * Stops answering without a reset: connections stay open and new ones are accepted, but no byte
+   * moves either way until `resume()` (then what was held goes on). A stalled server, or a network
+   * that drops packets: the client sees silence, not an error.
+   */
+  pause(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -171,6 +178,9 @@ export interface TcpRelay {
 export async function tcpRelay(targetHost: string, targetPort: number): Promise<TcpRelay> {
   const port = await freePort();
   const sockets = new Set<net.Socket>();
+  /** Each relayed pair: joined (bytes flow) unless paused. */
+  const pairs = new Set<{ join(): void; split(): void }>();
+  let paused = false;
   let server: net.Server | undefined;
   const listen = () =>
     new Promise<void>((resolve, reject) => {
@@ -184,8 +194,22 @@ export async function tcpRelay(targetHost: string, targetPort: number): Promise<
             upstream.destroy();
           });
         }
-        client.pipe(upstream);
-        upstream.pipe(client);
+        const pair = {
+          join() {
+            client.pipe(upstream);
+            upstream.pipe(client);
+          },
+          split() {
+            // Unpiped streams stop flowing: what arrives waits in the sockets until joined again.
+            client.unpipe(upstream);
+            upstream.unpipe(client);
+            client.pause();
+            upstream.pause();
+          },
+        };
+        pairs.add(pair);
+        client.once("close", () => pairs.delete(pair));
+        if (!paused) pair.join();
       });
       server.once("error", reject);
       server.listen(port, "127.0.0.1", () => resolve());
@@ -209,6 +233,14 @@ export async function tcpRelay(targetHost: string, targetPort: number): Promise<
     },
     cut: stopListening,
     restore: listen,
+    pause() {
+      paused = true;
+      for (const pair of pairs) pair.split();
+    },
+    resume() {
+      paused = false;
+      for (const pair of pairs) pair.join();
+    },
     close: stopListening,
   };
 }

@@ -12,6 +12,15 @@ describe("GraphQL error masking", () => {
     expect(out.path).toEqual(["createSession"]);
   });
 
+  it("answers an outage as REST does: HTTP 503 with Retry-After (Yoga reads extensions.http)", () => {
+    const down = Object.assign(new Error("Can't reach database server at 127.0.0.1:5432"), { code: "P1001" });
+    const out = maskError(new GraphQLError("x", { originalError: down }), "Unexpected error.") as GraphQLError;
+    expect(out.extensions).toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503, http: { status: 503, headers: { "Retry-After": "2" } } });
+    // Other expected errors keep Yoga's usual answer.
+    const other = maskError(new GraphQLError("x", { originalError: new AppError("not-found", "No.") }), "Unexpected error.") as GraphQLError;
+    expect(other.extensions.http).toBeUndefined();
+  });
+
   it("masks unexpected errors completely", () => {
     const leak = new Error('duplicate key value violates unique constraint "api_keys_prefix_key" at /src/x.ts:1:1');
     const out = maskError(new GraphQLError(leak.message, { originalError: leak }), "Unexpected error.") as GraphQLError;

@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { isDatabaseUnavailable } from "../../src/db/errors.ts";
+import { deadlineMessage } from "../../src/db/pg-timeouts.ts";
 import { createLogger, safeUrl } from "../../src/logger.ts";
 import { toAppError } from "../../src/rest/problems.ts";
 
@@ -12,7 +13,13 @@ describe("database outages map to 503", () => {
     const shutdown = Object.assign(new Error("x"), { meta: { driverAdapterError: { cause: { kind: "postgres", code: "57P01" } } } });
     const timeout = new Error("Connection terminated due to connection timeout");
     const wrapped = new Error("outer", { cause: new Error("Connection terminated unexpectedly") });
-    for (const err of [unreachable, adapter, closed, shutdown, timeout, wrapped]) {
+    // A database that is there but does not answer in time (src/db/pg-timeouts.ts).
+    const cancelled = Object.assign(new Error("x"), { meta: { driverAdapterError: { cause: { kind: "postgres", code: "57014" } } } });
+    const deadline = new Error(deadlineMessage);
+    const poolWait = new Error("timeout exceeded when trying to connect");
+    const noStart = Object.assign(new Error("Transaction API error: Unable to start a transaction in the given time."), { code: "P2028" });
+    const expired = Object.assign(new Error("Transaction already closed: A query cannot be executed on an expired transaction. The timeout for this transaction was 5000 ms"), { code: "P2028" });
+    for (const err of [unreachable, adapter, closed, shutdown, timeout, wrapped, cancelled, deadline, poolWait, noStart, expired]) {
       expect(isDatabaseUnavailable(err), String(err)).toBe(true);
       const { error, unexpected } = toAppError(err);
       expect(unexpected).toBe(false);
@@ -21,7 +28,9 @@ describe("database outages map to 503", () => {
     }
     const unique = Object.assign(new Error("Unique constraint failed"), { code: "P2002" });
     const syntax = Object.assign(new Error("x"), { meta: { driverAdapterError: { cause: { kind: "postgres", code: "42601" } } } });
-    for (const err of [unique, syntax, new Error("boom"), null, "text"]) expect(isDatabaseUnavailable(err)).toBe(false);
+    // Other transaction errors are bugs, not outages.
+    const misuse = Object.assign(new Error("Transaction API error: Transaction not found."), { code: "P2028" });
+    for (const err of [unique, syntax, misuse, new Error("boom"), null, "text"]) expect(isDatabaseUnavailable(err)).toBe(false);
     expect(toAppError(unique).unexpected).toBe(true);
   });
 });

@@ -46,8 +46,13 @@ builder.mutationField("createApiKey", (t) =>
 builder.mutationField("revokeApiKey", (t) =>
   t.field({
     type: ApiKey,
-    description: "Revoke an API key at once, on every node. Idempotent.",
-    args: { workspace: t.arg.string({ required: true }), id: t.arg.string({ required: true }) },
-    resolve: (_root, { workspace, id }, ctx) => audited(ctx, "revokeApiKey", (svc) => revokeWorkspaceApiKey(svc, workspace, id), workspace),
+    description: "Revoke an API key at once, on every node. Idempotent. `endSessions` also ends the live sessions it started (end reason API_KEY_REVOKED).",
+    args: {
+      workspace: t.arg.string({ required: true }),
+      id: t.arg.string({ required: true }),
+      endSessions: t.arg.boolean({ required: false, defaultValue: false, description: "Also end every live session this key started." }),
+    },
+    resolve: (_root, { workspace, id, endSessions }, ctx) =>
+      audited(ctx, "revokeApiKey", (svc) => revokeWorkspaceApiKey(svc, workspace, id, { endSessions: endSessions ?? false }), workspace),
   }),
 );

@@ -15,7 +15,11 @@ const AuditEntryType = builder.objectRef<AuditEntry>("AuditEntry").implement({
     action: t.exposeString("action"),
     target: t.exposeString("target", { nullable: true }),
     httpStatus: t.exposeInt("httpStatus"),
-    requestId: t.exposeString("requestId", { nullable: true }),
+    requestId: t.exposeString("requestId", { nullable: true, description: "The request's id, as in the server log and its `X-Request-Id` answer header." }),
+    clientRequestId: t.exposeString("clientRequestId", {
+      nullable: true,
+      description: "The `X-Request-Id` the client sent, if it was 1–128 letters, digits or `._:+/=-`; only for correlation, never the request's id.",
+    }),
     ip: t.exposeString("ip", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
   }),

@@ -15,7 +15,7 @@ const SessionStatus = builder.enumType("SessionStatus", {
   values: ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"] as const,
 });
 const EndReason = builder.enumType("EndReason", {
-  values: ["CLIENT_RELEASE", "FORCE_STOP", "TIMEOUT", "IDLE_TIMEOUT", "BROWSER_CRASH", "NODE_SHUTDOWN", "LAUNCH_FAILED"] as const,
+  values: ["CLIENT_RELEASE", "FORCE_STOP", "TIMEOUT", "IDLE_TIMEOUT", "BROWSER_CRASH", "NODE_SHUTDOWN", "LAUNCH_FAILED", "API_KEY_REVOKED"] as const,
 });
 
 const SessionType = builder.objectRef<SessionView>("Session").implement({

@@ -15,7 +15,7 @@ ui.screen.width = ui.screen.height = 0;
 
 const TOKEN_KEY = "vessel.liveView.token";
 /** Close codes after which reconnecting cannot help (protocol.ts). */
-const FINAL_CODES = new Set([4403, 1008, 4429]);
+const FINAL_CODES = new Set([1008, 1011, 4403, 4404, 4410, 4429]);
 const MAX_TEXT = 10000;
 
 let ws = null;

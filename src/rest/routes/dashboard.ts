@@ -82,14 +82,24 @@ export const dashboardRoutes = [
     path: "/v1/dashboard/ws/{slug}/api-keys/{key_id}",
     operationId: "revokeApiKey",
     summary: "Revoke an API key",
-    description: `Immediate: the key fails authentication from the next request on, on every node. Idempotent. ${dashboard}`,
+    description:
+      "Immediate: the key fails authentication from the next request on, on every node. Idempotent. With `end_sessions=true`, " +
+      "every live session the key started ends too (`RELEASED`, end reason `api_key_revoked`; its CDP and live-view sockets close " +
+      `with 4403 and its tokens are refused), also when the key was revoked already. ${dashboard}`,
     tags: ["Dashboard"],
     auth: "apiKeyOrUser",
-    input: { params: Slug.extend({ key_id: z.string().min(1).max(64) }) },
+    input: {
+      params: Slug.extend({ key_id: z.string().min(1).max(64) }),
+      query: z.object({
+        end_sessions: z
+          .enum(["true", "false"]).optional()
+          .describe("`true`: also end the live sessions this key started (default `false`: they run on until they end)."),
+      }),
+    },
     status: 204,
     problems: ["unauthenticated", "forbidden", "not-found"],
-    handler: async (ctx, { params }) => {
-      await revokeWorkspaceApiKey(ctx, params.slug, params.key_id);
+    handler: async (ctx, { params, query }) => {
+      await revokeWorkspaceApiKey(ctx, params.slug, params.key_id, { endSessions: query.end_sessions === "true" });
     },
   }),
   defineRoute({

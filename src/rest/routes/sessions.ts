@@ -17,7 +17,7 @@ export const SessionDto = z
   .object({
     id: z.string().describe("`ses_<ULID>`"),
     status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]),
-    end_reason: z.enum(["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed"]).nullable(),
+    end_reason: z.enum(["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"]).nullable(),
     region: z.string(),
     created_at: z.string(),
     started_at: z.string().nullable(),

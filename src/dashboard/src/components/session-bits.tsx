@@ -42,6 +42,7 @@ export const endReasonText: Record<EndReason, string> = {
   BROWSER_CRASH: "The browser crashed",
   NODE_SHUTDOWN: "Its server shut down",
   LAUNCH_FAILED: "The browser could not start",
+  API_KEY_REVOKED: "The API key that started it was revoked",
 };
 
 type EventData = Record<string, unknown>;

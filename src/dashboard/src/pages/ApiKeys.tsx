@@ -23,6 +23,7 @@ export function ApiKeysPage() {
   const members = useQuery(MembersDocument, { workspace: ws.slug });
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<Key | null>(null);
+  const [endSessions, setEndSessions] = useState(false);
   const revoke = useMutation(RevokeApiKeyDocument);
   useTitle("API keys");
 
@@ -38,10 +39,10 @@ export function ApiKeysPage() {
 
   const doRevoke = async () => {
     if (!revoking) return;
-    const done = await revoke.run({ workspace: ws.slug, id: revoking.id });
+    const done = await revoke.run({ workspace: ws.slug, id: revoking.id, endSessions });
     if (done) {
       keys.set((prev) => prev && { apiKeys: prev.apiKeys.map((k) => (k.id === revoking.id ? { ...k, revokedAt: done.revokeApiKey.revokedAt } : k)) });
-      toast(`Key “${revoking.label}” revoked`);
+      toast(endSessions ? `Key “${revoking.label}” revoked and its sessions ended` : `Key “${revoking.label}” revoked`);
       setRevoking(null);
     }
   };
@@ -138,7 +139,7 @@ export function ApiKeysPage() {
                         </Link>
                       ) : null}
                       {ws.canAdmin && !k.revokedAt ? (
-                        <Button size="sm" variant="ghost" className="danger-text" onClick={() => { revoke.reset(); setRevoking(k); }} aria-label={`Revoke ${k.label}`}>
+                        <Button size="sm" variant="ghost" className="danger-text" onClick={() => { revoke.reset(); setEndSessions(false); setRevoking(k); }} aria-label={`Revoke ${k.label}`}>
                           Revoke
                         </Button>
                       ) : null}
@@ -190,6 +191,16 @@ export function ApiKeysPage() {
           undone.
         </p>
         {revoking?.lastUsedAt ? <p className="muted">It was last used {formatRelative(revoking.lastUsedAt)}.</p> : null}
+        <label className="check">
+          <input type="checkbox" checked={endSessions} onChange={(e) => setEndSessions(e.target.checked)} />
+          <span>
+            Also end the sessions this key started
+            <span className="field-hint block">
+              Otherwise they run on until they end: their CDP and live-view addresses keep working. Ended ones close with the reason “the API key
+              that started it was revoked”.
+            </span>
+          </span>
+        </label>
       </ConfirmDialog>
     </>
   );

@@ -20,6 +20,8 @@ const knownActions = [
   "session.live_view_revoke", "profile.create", "profile.get", "profile.list", "profile.save", "profile.update", "profile.delete", "profile.export",
   "api_key.create", "api_key.revoke", "api_key.list", "audit.list", "member.list", "member.change_role", "member.remove", "invitation.create",
   "invitation.revoke", "invitation.list", "workspace.create", "workspace.list", "health.get",
+  // Calls refused at authentication with one of this workspace's key ids, and how many more the limit held back.
+  "auth.refused", "auth.refused.summary",
 ];
 
 /** `2025-06-01T10:30` in the browser's zone ↔ ISO instants. */
@@ -119,10 +121,10 @@ function AuditLog() {
         setExporting(rows.length);
       } while (cursor && rows.length < EXPORT_MAX);
       const csv = toCsv(
-        ["time", "action", "key_prefix", "key_label", "actor_user_id", "actor_email", "target", "http_status", "ip", "request_id"],
+        ["time", "action", "key_prefix", "key_label", "actor_user_id", "actor_email", "target", "http_status", "ip", "request_id", "client_request_id"],
         rows.map((e) => [
           e.createdAt, e.action, e.keyPrefix, e.keyPrefix ? keyLabels.get(e.keyPrefix) : "", e.actorUserId, e.actorUserId ? emails.get(e.actorUserId) : "",
-          e.target, e.httpStatus, e.ip, e.requestId,
+          e.target, e.httpStatus, e.ip, e.requestId, e.clientRequestId,
         ]),
       );
       download(`audit-log-${ws.slug}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-")}.csv`, csv, "text/csv;charset=utf-8");

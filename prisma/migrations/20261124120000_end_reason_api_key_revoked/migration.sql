@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "EndReason" ADD VALUE 'API_KEY_REVOKED';

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "audit_entries" ADD COLUMN     "client_request_id" TEXT;
