@@ -12,8 +12,8 @@
 //      goes through the network (and the egress listener): over plain HTTP and, when openssl is
 //      installed, HTTPS (the certificate is self-signed and both browsers are told to ignore
 //      certificate errors);
-//  (c) judgeCommand on its own, without a browser: server CPU per client message for a few real
-//      commands, small and large, next to the JSON.parse the relay does with the policy off too.
+// judgeCommand on its own, without a browser (CPU per client message, small, large and hostile
+// messages), is bench/cdp-policy.ts (`npm run bench:cdp-policy`); this one measures it in place.
 // The servers run in this process; every client (the raw CDP clients, REST calls and the fixture
 // site) runs in a forked child (bench/sessions-policy-client.ts), so load never shares the servers'
 // event loop. Rounds alternate which side goes first (ABAB / BABA); ratios are policy on / off, per
@@ -31,12 +31,11 @@ import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { judgeCommand } from "../src/browser/cdp-policy.ts";
 import { findChromium } from "../src/browser/chromium.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { PolicyOpName, PolicyOps, PolicyReplyMsg, PolicyRequestMsg, Scheme } from "./sessions-policy-client.ts";
-import { f, jailOf, median, num, pad, pct, verdict } from "./support.ts";
+import { f, jailOf, median, num, pct, verdict } from "./support.ts";
 
 export interface PolicyBenchOptions {
   rounds?: number;
@@ -68,61 +67,6 @@ const PIPE_PAIRS = 3;
 type Side = "on" | "off";
 const SIDES: Side[] = ["on", "off"];
 const label: Record<Side, string> = { on: "policy on ", off: "policy off" };
-
-interface JudgeCost {
-  label: string;
-  bytes: number;
-  /** JSON.parse of the client's message (the relay's work with the policy off too), µs. */
-  parse: number;
-  /** judgeCommand on the parsed message (the policy's own work), µs. */
-  judge: number;
-}
-
-/** Server CPU of judgeCommand per client message, for a few real commands (best of 5 timed runs). */
-function judgeCost(): JudgeCost[] {
-  const downloads = os.tmpdir();
-  const sessionId = "6D2B3F0A9C7E41D58B0F2A6C3E9D1B47";
-  // Puppeteer's own shape for page.$eval / page.evaluate with a handle and a value.
-  const fn = `async function (selector, limit) {
-    const nodes = [...document.querySelectorAll(selector)].slice(0, limit);
-    return nodes.map((node) => ({ tag: node.tagName, text: node.textContent?.trim().slice(0, 200), href: node.getAttribute("href") }));
-  }`.repeat(2);
-  const rows = Array.from({ length: 600 }, (_, i) => ({ id: i, name: `item ${i}`, url: `https://shop.example/items/${i}?ref=list`, tags: ["a", "b", "c"], price: i * 1.25 }));
-  const file = Buffer.alloc(768 * 1024, 7).toString("base64"); // a 768 KiB upload as setInputFiles(buffer) carries it
-  const cases: Array<[string, { id: number; method: string; params: Record<string, unknown>; sessionId?: string }]> = [
-    ["Runtime.evaluate \"1+1\"", { id: 1, method: "Runtime.evaluate", params: { expression: "1+1" }, sessionId }],
-    ["Input.dispatchMouseEvent", { id: 2, method: "Input.dispatchMouseEvent", params: { type: "mousePressed", x: 120.5, y: 300, button: "left", buttons: 1, clickCount: 1, modifiers: 0 }, sessionId }],
-    ["Page.navigate", { id: 3, method: "Page.navigate", params: { url: "https://www.example.com/shop/search?q=chairs&page=2#results", referrerPolicy: "strictOriginWhenCrossOrigin", frameId: sessionId }, sessionId }],
-    ["Runtime.callFunctionOn (puppeteer evaluate)", { id: 4, method: "Runtime.callFunctionOn", params: { functionDeclaration: fn, executionContextId: 3, arguments: [{ value: "main a.result" }, { value: 50 }], returnByValue: true, awaitPromise: true, userGesture: true }, sessionId }],
-    [`callFunctionOn, a ${f(JSON.stringify(rows).length / 1024, 0)} KiB JSON string argument`, { id: 5, method: "Runtime.callFunctionOn", params: { functionDeclaration: "(s) => JSON.parse(s).length", executionContextId: 3, arguments: [{ value: JSON.stringify(rows) }], returnByValue: true }, sessionId }],
-    [`callFunctionOn, a ${f(file.length / 1024, 0)} KiB base64 argument`, { id: 6, method: "Runtime.callFunctionOn", params: { functionDeclaration: "(b) => b.length", executionContextId: 3, arguments: [{ value: file }], returnByValue: true }, sessionId }],
-  ];
-  const best = (work: () => unknown, bytes: number) => {
-    const iterations = Math.max(20, Math.min(20_000, Math.round(4_000_000 / bytes)));
-    let sink = 0;
-    let us = Infinity;
-    for (let rep = 0; rep < 6; rep++) {
-      const t = performance.now();
-      for (let i = 0; i < iterations; i++) if (work()) sink++;
-      const each = ((performance.now() - t) * 1000) / iterations;
-      if (rep > 0) us = Math.min(us, each); // the first is the warm-up
-    }
-    if (sink < 0) throw new Error("unreachable");
-    return us;
-  };
-  return cases.map(([label, message]) => {
-    const text = JSON.stringify(message);
-    const parsed = JSON.parse(text) as typeof message;
-    const verdict = judgeCommand(parsed.method, parsed.params, { downloads });
-    if (verdict.kind !== "pass") throw new Error(`judgeCommand does not pass ${label}: ${JSON.stringify(verdict)}`);
-    return {
-      label,
-      bytes: Buffer.byteLength(text),
-      parse: best(() => JSON.parse(text), text.length),
-      judge: best(() => judgeCommand(parsed.method, parsed.params, { downloads }).kind === "pass", text.length),
-    };
-  });
-}
 
 export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<PolicyBenchResult> {
   const rounds = Math.max(1, options.rounds ?? num("BENCH_POLICY_ROUNDS", 8));
@@ -321,13 +265,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
     print(`  overall (round trip p50, pipelined rate, page-load p50 within ${f((GOAL - 1) * 100, 0)}%): ${verdict(goalMet)}`);
     print();
 
-    // (c) judgeCommand on its own, without a browser, so the machine's noise matters less.
-    print(`(c) judgeCommand on its own (no browser): server CPU per client message, best of 5 timed runs`);
-    print(`    ${pad("command", 48)} ${pad("bytes", 9)} JSON.parse   judgeCommand   judge ÷ parse`);
-    for (const c of judgeCost()) {
-      print(`    ${pad(c.label, 48)} ${pad(String(c.bytes), 9)} ${pad(f(c.parse, 2) + " µs", 12)} ${pad(f(c.judge, 2) + " µs", 14)} ${f(c.judge / c.parse, 2)}×`);
-    }
-    print(`    (JSON.parse is the relay's work with the policy off too; a policy-off round trip here is ${f(median(rtt.off) * 1000, 0)} µs)`);
+    print(`judgeCommand's own CPU per message, without a browser: npm run bench:cdp-policy`);
     print();
 
     const loadAfter = os.loadavg();

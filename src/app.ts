@@ -26,6 +26,7 @@ import { createLiveView } from "./live-view/server.ts";
 import type { AppDeps, ServiceContext } from "./services/context.ts";
 import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
+import { createFrontDoor } from "./front-door.ts";
 import { cdpSessionOf, liveViewSessionOf, type Cluster } from "./cluster/cluster.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
 
@@ -200,7 +201,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     sendProblem(req, res, error);
   });
 
-  const server = http.createServer(app);
+  const server = createFrontDoor(app, { baseUrl: config.publicBaseUrl, log });
   const upgrades = new UpgradeDispatcher(log);
   const graphqlWs = createGraphQLWebSocket(yoga, {
     deps,
@@ -214,7 +215,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   upgrades.register("/cdp", cdpUpgrade);
   upgrades.registerPrefix("/cdp/devtools/page/", cdpUpgrade);
   upgrades.register(liveView.socketPath, cluster.routeUpgrade("live_view", liveViewSessionOf, liveView.handleUpgrade));
-  upgrades.attach(server);
+  upgrades.attach(server, config.publicBaseUrl);
 
   const result: App = {
     deps,

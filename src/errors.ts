@@ -14,6 +14,28 @@ export const problemTypes = {
     title: "Malformed JSON",
     description: "The request body could not be parsed as JSON. Check quoting, commas and the Content-Type header.",
   },
+  "malformed-request": {
+    status: 400,
+    title: "Malformed request",
+    description:
+      "The request could not be read: its request line, a header, or its address (for example a bad percent-encoding in the path, " +
+      "or an absolute URL that is not one). Nothing was done; fix the request rather than retrying it.",
+  },
+  "request-timeout": {
+    status: 408,
+    title: "Request timeout",
+    description: "The request's headers or body did not arrive in time, and the connection was closed. Retrying is safe.",
+  },
+  "expectation-failed": {
+    status: 417,
+    title: "Expectation failed",
+    description: "The request's `Expect` header asks for something other than `100-continue`, the only expectation this server meets.",
+  },
+  "headers-too-large": {
+    status: 431,
+    title: "Request headers too large",
+    description: "The request's headers together are larger than this server reads (16 KiB). Send fewer or smaller headers (cookies included).",
+  },
   "idempotency-key-missing": {
     status: 400,
     title: "Idempotency-Key missing",

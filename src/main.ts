@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from "./config.ts";
 import { createApp } from "./app.ts";
+import { installLastLineOfDefence } from "./last-line.ts";
 import { provisionFirstKey } from "./services/first-start.ts";
 
 function fail(message: string): never {
@@ -16,6 +17,8 @@ try {
 }
 
 const app = await createApp(config).catch((err: Error) => fail(`Vessel could not start: ${err.message}`));
+// What a client's handling throws and nobody catches costs that client, not the node (src/last-line.ts).
+installLastLineOfDefence(app.deps.log);
 await app.start().catch((err: Error) => fail(`Vessel could not listen on ${config.host}:${config.port}: ${err.message}`));
 
 // SIGTERM (Kubernetes, systemd, docker stop): drain first. The node turns unready at once, takes no

@@ -1,5 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
+import { AppError } from "./errors.ts";
+import { handshakeProblem, rawProblem, readTarget } from "./front-door.ts";
 import type { Logger } from "./logger.ts";
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
@@ -23,19 +25,38 @@ export class UpgradeDispatcher {
     this.prefixes.push([prefix, handler]);
   }
 
-  attach(server: Server): void {
+  /**
+   * Listens for upgrades. Nothing a client sends may throw out of here (an exception in an
+   * `upgrade` listener is uncaught): the address is parsed totally (400 for one that is not a
+   * URL, such as `GET http://[::1`), a handshake the endpoint would refuse is refused here first
+   * (front-door.ts), and a handler that throws, at once or later, costs only its own socket.
+   */
+  attach(server: Server, baseUrl: string): void {
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on("error", (err) => this.log.debug({ err }, "upgrade socket error"));
-      const path = new URL(req.url ?? "/", "http://localhost").pathname;
-      const handler = this.handlers.get(path) ?? this.prefixes.find(([prefix]) => path.startsWith(prefix))?.[1];
-      if (!handler) {
-        socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      const url = readTarget(req);
+      if (url instanceof AppError) {
+        socket.end(rawProblem(url, baseUrl, undefined));
         return;
       }
-      Promise.resolve(handler(req, socket, head)).catch((err: unknown) => {
-        this.log.warn({ err, path }, "upgrade failed");
-        socket.destroy();
-      });
+      const path = url.pathname;
+      const handler = this.handlers.get(path) ?? this.prefixes.find(([prefix]) => path.startsWith(prefix))?.[1];
+      if (!handler) {
+        socket.end(rawProblem(new AppError("not-found", "No WebSocket endpoint lives at this path."), baseUrl, path));
+        return;
+      }
+      const refused = handshakeProblem(req);
+      if (refused) {
+        socket.end(rawProblem(refused, baseUrl, path));
+        return;
+      }
+      // Inside a promise chain, so a handler that throws synchronously is caught like one that rejects.
+      Promise.resolve()
+        .then(() => handler(req, socket, head))
+        .catch((err: unknown) => {
+          this.log.warn({ err, path }, "upgrade failed");
+          socket.destroy();
+        });
     });
   }
 }

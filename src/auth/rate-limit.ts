@@ -46,8 +46,11 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** One request by an API key; limitPerMinute is the key's workspace setting (default 600). */
-  consumeKey(keyId: string, limitPerMinute: number): Promise<RateDecision>;
+  /**
+   * One request by an API key (`calls` of them: a GraphQL operation of several root fields);
+   * limitPerMinute is the key's workspace setting (default 600).
+   */
+  consumeKey(keyId: string, limitPerMinute: number, calls?: number): Promise<RateDecision>;
   /**
    * One event against a named budget of `limit` per `windowSeconds` (for example magic-link mails per
    * address per hour). Keys are hashed by the caller when they are personal data.
@@ -199,7 +202,7 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
   }
 
   return {
-    async consumeKey(keyId, limitPerMinute) {
+    async consumeKey(keyId, limitPerMinute, calls = 1) {
       let limit = positiveInt(limitPerMinute);
       if (limit === undefined) {
         log?.error({ keyId, limitPerMinute }, "invalid per-minute rate limit; using the default");
@@ -207,7 +210,7 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
       }
       const b = keyBudget(limit);
       try {
-        const o = await run(b, "consume", (l) => l.consume(keyId));
+        const o = await run(b, "consume", (l) => l.consume(keyId, Math.max(1, Math.floor(calls))));
         return o.rejected ? decide(b, o.res, false) : decide(b, o.value, true);
       } catch (err) {
         // Nothing could count this request (a bug, not an outage): admit it rather than fail the API.

@@ -55,16 +55,17 @@ async function authenticateCaller(
 }
 
 /**
- * Spends one call of the caller's budget and answers its RateLimit headers; throws the 429 when it
- * is spent. A key spends its own (its workspace's limit, 600 by default); a dashboard user, signed
- * in with a cookie or a bearer token, one of their own at the default limit, so the dashboard and
- * GraphQL cost what REST does. GraphQL spends one per root field (graphql/audited.ts).
+ * Spends `calls` (one, unless a GraphQL operation asks for more root fields: graphql/call-budget.ts)
+ * of the caller's budget and answers its RateLimit headers; throws the 429 when it is spent. A key
+ * spends its own (its workspace's limit, 600 by default); a dashboard user, signed in with a cookie
+ * or a bearer token, one of their own at the default limit, so the dashboard and GraphQL cost what
+ * REST does.
  */
-export async function spendCall(deps: AppDeps, principal: Principal): Promise<Record<string, string>> {
+export async function spendCall(deps: AppDeps, principal: Principal, calls = 1): Promise<Record<string, string>> {
   const [bucket, limit] = principal.kind === "apiKey"
     ? [principal.keyId, principal.rateLimitPerMinute]
     : [`user:${principal.userId}`, DEFAULT_KEY_LIMIT_PER_MINUTE];
-  const decision = await deps.limiter.consumeKey(bucket, limit);
+  const decision = await deps.limiter.consumeKey(bucket, limit, calls);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
     deps.metrics?.rateLimited.inc({ kind: principal.kind === "apiKey" ? "key" : "user" });

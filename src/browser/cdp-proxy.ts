@@ -142,6 +142,7 @@ function relayOptions(deps: AppDeps, sessionId: string, lease: BrowserLease): Re
     },
     onRedirected: (method) => deps.events.later(sessionId, "cdp.refused", { method, reason: "download folder replaced by the session's own" }),
     onBrowserClose: () => deps.runtime.releasedByClient(sessionId),
+    browserAlive: () => lease.cdp.isOpen,
   };
 }
 
@@ -159,7 +160,8 @@ export async function handleCdpDiscovery(deps: AppDeps, req: IncomingMessage, re
     res.setHeader("Content-Type", "application/json");
     res.end(JSON.stringify(body));
   } catch (err) {
-    const error = err instanceof AppError ? err : new AppError("service-unavailable", "The browser did not answer; retry shortly.", {}, { "Retry-After": "1" });
+    const error = handshakeProblem(err) ?? new AppError("service-unavailable", "The browser did not answer; retry shortly.", {}, { "Retry-After": "1" });
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     res.statusCode = error.status;
     res.setHeader("Content-Type", "application/problem+json");
     res.end(JSON.stringify(problemBody(error, deps.config.publicBaseUrl, url.pathname, "")));

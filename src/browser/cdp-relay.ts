@@ -1,6 +1,7 @@
 import WebSocket from "ws";
 import { downloadBehaviourContext, judgeCommand } from "./cdp-policy.ts";
 import type { CdpChannel } from "./cdp-pipe.ts";
+import { CloseCode } from "./close-codes.ts";
 
 /**
  * One CDP client of a session, relayed to its channel on the browser's pipe (cdp-pipe.ts).
@@ -27,6 +28,8 @@ export interface RelayOptions {
    * released instead, so the end is recorded as the client's and not as a crash.
    */
   onBrowserClose?(): void;
+  /** Whether the session's browser still runs (its pipe is open): tells a closed target from a crash. */
+  browserAlive?(): boolean;
   /** A client that lets this much of Chromium's output pile up unread is disconnected (1013). */
   maxBufferedBytes?: number;
 }
@@ -87,7 +90,11 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
     client.send(message, { binary: false });
   };
   channel.onClose = () => {
-    if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING) client.close(1011, "the browser has gone");
+    if (client.readyState !== WebSocket.OPEN && client.readyState !== WebSocket.CONNECTING) return;
+    // The pipe is gone with the browser: a crash (1011, close-codes.ts). A channel that ends while the
+    // browser lives on lost its target (a page endpoint whose page was closed): a normal close.
+    if (opts.browserAlive?.()) client.close(1000, "the target has closed");
+    else client.close(CloseCode.browserCrashed, "the browser has gone");
   };
 
   client.on("message", (data: Buffer) => {

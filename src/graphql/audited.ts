@@ -1,4 +1,4 @@
-import { auditScope, finishAudit, spendCall } from "../auth/request-auth.ts";
+import { auditScope, finishAudit } from "../auth/request-auth.ts";
 import { AppError } from "../errors.ts";
 import type { ServiceContext } from "../services/context.ts";
 import { auditAction, type OperationId } from "../services/operations.ts";
@@ -6,9 +6,8 @@ import type { GraphQLContext } from "./builder.ts";
 
 /**
  * Runs one root field as one audited call, like a REST request: same action name (from the shared
- * operations table), status 200 on success or the error's status, and one call of the caller's
- * budget, so an operation of 15 aliased mutations spends 15 (the first is the one its HTTP request
- * spent; over WebSocket every field spends its own). Anonymous calls are neither audited nor counted.
+ * operations table), status 200 on success or the error's status. Anonymous calls are not audited.
+ * (Each root field is one call of the caller's budget too, spent up front: call-budget.ts.)
  */
 export async function audited<T>(
   ctx: GraphQLContext,
@@ -21,10 +20,6 @@ export async function audited<T>(
     : ctx.services;
   let status = 500;
   try {
-    if (svc.principal) {
-      if (ctx.calls && ctx.calls.prepaid > 0) ctx.calls.prepaid--;
-      else await spendCall(svc.deps, svc.principal);
-    }
     const result = await run(svc);
     status = 200;
     return result;

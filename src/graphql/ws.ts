@@ -1,12 +1,13 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import type { ExecutionArgs } from "graphql";
+import { GraphQLError, type ExecutionArgs } from "graphql";
 import { CloseCode } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer, type WebSocket } from "ws";
 import { authenticateRequest, type UserAuthenticator } from "../auth/request-auth.ts";
 import { CloseCode as SessionCloseCode } from "../browser/close-codes.ts";
 import { AppError } from "../errors.ts";
+import { rawProblem } from "../front-door.ts";
 import type { AppDeps, Principal } from "../services/context.ts";
 import type { Yoga } from "./yoga.ts";
 
@@ -76,7 +77,7 @@ export function createGraphQLWebSocket(yoga: Yoga, options: GraphQLWebSocketOpti
       if (/^Bearer +vs_/i.test(req.headers.authorization ?? "")) return (await deps.auth.authenticate(req.headers.authorization, ip)).principal;
       return users ? await users(req) : null;
     } catch (err) {
-      if (err) return null;
+      if (err instanceof AppError && err.status < 500) return null;
       const credential = /^Bearer +vs_/i.test(req.headers.authorization ?? "") ? "api key" : "dashboard sign-in";
       deps.log.warn({ err: (err as Error)?.message, credential }, "graphql-ws: a credential could not be checked; the socket is kept");
       return unavailable;
@@ -113,10 +114,18 @@ export function createGraphQLWebSocket(yoga: Yoga, options: GraphQLWebSocketOpti
           principal: ctx.extra.principal ?? null,
           params: payload,
         });
+        let document: ExecutionArgs["document"];
+        try {
+          document = parse(payload.query);
+        } catch (err) {
+          // A query that does not parse is the client's error (an `error` message), not the server's (4500).
+          if (err instanceof GraphQLError) return [err];
+          throw err;
+        }
         const args: ExecutionArgs = {
           schema,
           operationName: payload.operationName,
-          document: parse(payload.query),
+          document,
           variableValues: payload.variables,
           contextValue: await contextFactory(),
           rootValue: { execute, subscribe } satisfies Enveloped,
@@ -133,10 +142,21 @@ export function createGraphQLWebSocket(yoga: Yoga, options: GraphQLWebSocketOpti
       const origin = req.headers.origin;
       if (origin !== undefined && !options.allowedOrigins.includes(origin)) {
         // Cross-site WebSocket hijacking: a page elsewhere riding the dashboard's cookie.
-        socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 26\r\n\r\nThis origin is not allowed");
+        socket.end(rawProblem(new AppError("forbidden", "This origin is not allowed to open the GraphQL socket."), deps.config.publicBaseUrl, "/graphql"));
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        wss.emit("connection", ws, req);
+        // graphql-ws meets any socket error with console.error and a 4500 close. A malformed frame
+        // (ws's WS_ERR_* errors) is the client's fault, and ws has closed it already with the code
+        // that says so (1002, 1007, 1009): logged at debug, and nothing more.
+        const theirs = ws.listeners("error") as Array<(err: Error) => void>;
+        ws.removeAllListeners("error");
+        ws.on("error", (err: Error & { code?: string }) => {
+          if (err.code?.startsWith("WS_ERR_")) return deps.log.debug({ code: err.code }, "graphql-ws: a malformed frame closed the socket");
+          for (const listener of theirs) listener.call(ws, err);
+        });
+      });
     },
     async close(): Promise<void> {
       await server.dispose();

@@ -5,6 +5,7 @@ import { authenticateRequest, spendCall, type UserAuthenticator } from "../auth/
 import type { Logger } from "../logger.ts";
 import type { Principal, ServiceContext } from "../services/context.ts";
 import type { GraphQLContext, HttpExchange } from "./builder.ts";
+import { useCallBudget } from "./call-budget.ts";
 import { maskError } from "./errors.ts";
 import { graphiqlPage } from "./graphiql.ts";
 import {
@@ -37,7 +38,8 @@ export function createGraphQLServer(options: {
 
   /**
    * Anonymous calls get no principal (services refuse what needs one); credentials are checked and
-   * one call of their budget is spent, as for a REST request; it pays for the first root field.
+   * one call of their budget is spent, as for a REST request: it pays for the first root field
+   * (call-budget.ts spends the others').
    */
   const contextFor = async (req: IncomingMessage): Promise<GraphQLContext> => {
     const base = options.context(req);
@@ -74,6 +76,7 @@ export function createGraphQLServer(options: {
       useCookieCsrfProtection(options.dashboard),
       useQueryLimits(),
       useSignedInIntrospection(),
+      useCallBudget(),
       useResponseCookies(pendingCookies),
       useUnexpectedErrorLog(),
     ],

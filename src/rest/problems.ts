@@ -30,11 +30,38 @@ const bodyParserErrors: Record<string, (err: { limit?: number }) => AppError> = 
   "charset.unsupported": () => new AppError("unsupported-media-type", "The body's charset is not supported; use UTF-8."),
 };
 
+/**
+ * Express's own parts refuse a bad request with an error carrying its 4xx `status`: the router when a
+ * path parameter is not valid percent-encoding (`/errors/%E0%A4%A`, a URIError), serve-static for a
+ * path it will not serve. That is the client's fault, said in the matching problem, never a 500.
+ */
+const statusProblems: Partial<Record<number, [ProblemSlug, string]>> = {
+  400: ["malformed-request", "The request could not be read (for example a bad percent-encoding in its path)."],
+  403: ["forbidden", "This path is not served."],
+  404: ["not-found", "No resource lives at this path."],
+  405: ["method-not-allowed", "The path does not accept this HTTP method."],
+  408: ["request-timeout", "The request did not arrive whole in time."],
+  413: ["payload-too-large", "The request body is larger than this operation accepts."],
+  415: ["unsupported-media-type", "The request body's media type or encoding is not supported."],
+  431: ["headers-too-large", "The request's headers are larger than this server reads."],
+};
+
+function clientFault(err: unknown): AppError | undefined {
+  const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown } | null;
+  const status = typeof e?.status === "number" ? e.status : e?.statusCode;
+  // `expose: false` is http-errors' mark for a message not meant for the client; a 4xx never has it.
+  if (typeof status !== "number" || status < 400 || status > 499 || e?.expose === false) return undefined;
+  const [slug, detail] = statusProblems[status] ?? statusProblems[400]!;
+  return new AppError(slug, detail);
+}
+
 /** Maps anything thrown to an AppError; unexpected faults become a bare 500 (details stay in the log). */
 export function toAppError(err: unknown): { error: AppError; unexpected: boolean } {
   if (err instanceof AppError) return { error: err, unexpected: false };
   const type = (err as { type?: unknown })?.type;
   if (typeof type === "string" && bodyParserErrors[type]) return { error: bodyParserErrors[type](err as { limit?: number }), unexpected: false };
+  const fault = clientFault(err);
+  if (fault) return { error: fault, unexpected: false };
   // PostgreSQL unreachable: 503 with Retry-After (the call's transaction left nothing behind).
   if (isDatabaseUnavailable(err)) return { error: databaseUnavailable(), unexpected: false };
   return { error: new AppError("internal-error", "An unexpected error occurred. Quote the request_id when reporting it."), unexpected: true };

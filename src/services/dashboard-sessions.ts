@@ -163,6 +163,7 @@ export function userAudit(ctx: ServiceContext, userId: string, action: string, h
     target: userId,
     httpStatus,
     requestId: ctx.requestId,
+    clientRequestId: ctx.clientRequestId ?? null,
     ip: ctx.ip,
     at: ctx.deps.now(),
   };

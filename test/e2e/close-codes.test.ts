@@ -77,6 +77,24 @@ describe.skipIf(!hasChromium)("session socket close codes, seen by real clients"
     }
   });
 
+  it("a page endpoint whose page closes is closed normally (1000), not as a crash; the session runs on", async () => {
+    const { body } = await createSession(t, ws.key);
+    try {
+      const driver = await puppeteer.connect({ browserWSEndpoint: body.connect_url! });
+      const tab = await driver.newPage();
+      await tab.goto("about:blank#close-me");
+      const list = (await (await fetch(`${body.connect_url!.replace(/^ws/, "http").replace("/cdp?", "/cdp/json/list?")}`)).json()) as Array<{ url: string; webSocketDebuggerUrl: string }>;
+      const pageClient = cdpSocket(list.find((e) => e.url === "about:blank#close-me")!.webSocketDebuggerUrl);
+      expect(await pageClient.opened).toBe("open");
+      await tab.close();
+      expect((await closedWithin(pageClient, 10_000)).code).toBe(1000);
+      expect((await getSession(t, ws.key, body.id)).status).toBe("RUNNING");
+      await driver.disconnect();
+    } finally {
+      await releaseSession(t, ws.key, body.id);
+    }
+  });
+
   it("H48: revoking the key with end_sessions closes both sockets with 4403 and ends the session; the same tokens are refused after", async () => {
     const revoked = await addKey(t, ws.workspace.id);
     const kept = await addKey(t, ws.workspace.id);

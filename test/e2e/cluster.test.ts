@@ -3,11 +3,12 @@ import { createClient } from "graphql-ws";
 import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
-import { bearer, seedUser, seedWorkspace, userAuth, type Seeded, type TestApp } from "../support/app.ts";
+import { addKey, bearer, seedUser, seedWorkspace, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { startCluster, type TestCluster } from "../support/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { alive, eventually, startPageServer, type SessionBody } from "../support/sessions.ts";
 import { chromiumPath, postgresReachable, redisReachable, servicesRequired, testRedisUrl } from "../support/services.ts";
+import { cdpSocket, closedWithin, liveViewSocket } from "../support/sockets.ts";
 
 /**
  * Several nodes sharing PostgreSQL and Redis behind a round-robin load balancer with no sticky
@@ -22,7 +23,8 @@ if (servicesRequired && (!hasChromium || !shared.postgres || !shared.redis)) thr
 async function create(base: string, key: string, body: Record<string, unknown> = { region: "us-east1" }, idem = randomUUID()) {
   const res = await fetch(`${base}/v1/sessions`, {
     method: "POST",
-    headers: { ...bearer(key), "content-type": "application/json", "idempotency-key": idem },
+    // A client's own request id travels with a create placed on another node (audited as client_request_id).
+    headers: { ...bearer(key), "content-type": "application/json", "idempotency-key": idem, "x-request-id": `client-${idem}` },
     body: JSON.stringify(body),
   });
   return { res, body: (await res.json()) as SessionBody & { type?: string } };
@@ -157,7 +159,7 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
     expect(await nodeOf(second.body.id)).toBe(b.app.deps.nodeId);
     // Its audit entry was written once, with the session, by the node that ran it.
     const audits = await tdb.db.prisma.auditEntry.findMany({ where: { requestId: second.res.headers.get("x-request-id")! } });
-    expect(audits.map((e) => [e.action, e.target, e.httpStatus])).toEqual([["session.create", second.body.id, 201]]);
+    expect(audits.map((e) => [e.action, e.target, e.httpStatus, e.clientRequestId])).toEqual([["session.create", second.body.id, 201, `client-${idem}`]]);
     // The same key on either node replays it.
     for (const base of [a.url, b.url, cluster.lb.url]) {
       const replay = await create(base, ws.key, { region: "us-east1" }, idem);
@@ -225,6 +227,27 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
       await release(b.url, ws.key, body.id);
     }
   }, 60_000);
+
+  it("H48 across nodes: a key revoked with end_sessions on one node closes, with 4403, the clients of its session on the other", async () => {
+    await idle();
+    const key = await addKey(a, ws.workspace.id);
+    const made = await create(a.url, key.key);
+    expect(made.res.status).toBe(201);
+    expect(await nodeOf(made.body.id)).toBe(a.app.deps.nodeId);
+    // Both clients come in through b, which relays them to a.
+    const viaB = (url: string) => url.replace(new URL(a.url).origin, new URL(b.url).origin);
+    const cdp = cdpSocket(viaB(made.body.connect_url!));
+    expect(await cdp.opened).toBe("open");
+    const viewer = liveViewSocket(b.url, made.body.live_view_url!);
+    await viewer.next("hello");
+    const owner = await seedUser(b, ws.workspace.id, "OWNER");
+    expect((await fetch(`${b.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${key.keyId}?end_sessions=true`, { method: "DELETE", headers: userAuth(owner) })).status).toBe(204);
+    // b recorded the end; a closes its browser and sockets with the recorded reason's code.
+    expect((await closedWithin(cdp, 10_000)).code).toBe(4403);
+    expect((await closedWithin(viewer, 10_000)).code).toBe(4403);
+    expect(await tdb.db.prisma.session.findUniqueOrThrow({ where: { id: made.body.id } })).toMatchObject({ status: "RELEASED", endReason: "API_KEY_REVOKED" });
+    await idle();
+  });
 
   it("a revoked key is refused by every node, and one rate limit holds across nodes", async () => {
     const other = await seedWorkspace(a, { rateLimitPerMinute: 6 });

@@ -306,8 +306,10 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
   it("filters the audit log by the key's prefix: exactly that key's calls", async () => {
     await t.app.deps.audit.flush();
     const expected = await t.app.deps.db.prisma.auditEntry.findMany({ where: { keyPrefix }, orderBy: { id: "desc" }, select: { id: true, action: true, httpStatus: true } });
-    // The key's own calls: the health check it made while it worked (a revoked key's refusal names no key).
+    // The key's own calls: the health check it made while it worked, and its refusal once revoked
+    // (refusals at authentication name the key whose id they presented).
     expect(expected).toContainEqual(expect.objectContaining({ action: "health.get", httpStatus: 200 }));
+    expect(expected).toContainEqual(expect.objectContaining({ action: "auth.refused", httpStatus: 401 }));
 
     // The access cookie is gone (as after its hour): the next call refreshes it, and the page just works.
     const accessCookie = t.app.deps.dashboard.cookies.access;
@@ -332,7 +334,7 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
     const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\r\n");
-    expect(csv[0]).toBe("time,action,key_prefix,key_label,actor_user_id,actor_email,target,http_status,ip,request_id");
+    expect(csv[0]).toBe("time,action,key_prefix,key_label,actor_user_id,actor_email,target,http_status,ip,request_id,client_request_id");
     expect(csv.slice(1).map((line) => line.split(",")[2])).toEqual(expected.map(() => keyPrefix));
     expect(problems).toEqual([]);
   });
@@ -368,6 +370,30 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     } finally {
       await other.close();
     }
+    expect(problems).toEqual([]);
+  });
+
+  it("revokes a key together with the sessions it started when the dialog's box is ticked", async () => {
+    await page.goto(`${t.url}/dashboard/w/${slug}/api-keys`);
+    await page.getByRole("button", { name: "Create key" }).first().click();
+    await page.getByLabel("Name").fill("Nightly job");
+    await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
+    const secret = await page.getByRole("textbox", { name: "New API key" }).inputValue();
+    await page.getByRole("button", { name: "I’ve saved it" }).click();
+    const started = await fetch(`${t.url}/v1/sessions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
+      body: JSON.stringify({ region: "us-east1" }),
+    });
+    expect(started.status).toBe(201);
+    const keySession = ((await started.json()) as { id: string }).id;
+    const row = page.locator(`tr[data-key-prefix="${secret.split(".")[0]}"]`);
+    await row.getByRole("button", { name: "Revoke Nightly job" }).click();
+    await page.getByRole("dialog").getByLabel(/Also end the sessions this key started/).check();
+    await shootBoth(page, "22-api-key-revoke-with-sessions");
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await row.getByText("Revoked").waitFor();
+    expect(await t.app.deps.db.prisma.session.findUniqueOrThrow({ where: { id: keySession } })).toMatchObject({ status: "RELEASED", endReason: "API_KEY_REVOKED" });
     expect(problems).toEqual([]);
   });
 

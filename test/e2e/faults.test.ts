@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { browserPids, privateRedis, spawnNode, tcpRelay, type NodeProcess, type RedisProcess, type TcpRelay } from "../support/processes.ts";
 import { alive, eventually, startPageServer, type SessionBody } from "../support/sessions.ts";
 import { chromiumPath, postgresReachable, servicesRequired } from "../support/services.ts";
+import { cdpSocket, liveViewSocket } from "../support/sockets.ts";
 
 /**
  * Faults, with real processes: nodes are `node --import tsx src/main.ts` children with their own
@@ -125,7 +126,7 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     expect(ids.filter((id) => !audited.has(id))).toEqual([]);
   }
 
-  it("SIGTERM during live sessions: unready at once, new sessions go to a peer, running ones finish or end at the drain deadline, exit 0", async () => {
+  it("J56: SIGTERM during live sessions: unready at once, new sessions go to a peer (or 503), running ones finish or end at the drain deadline with 1001, exit 0", async () => {
     const p = await inProcessPeer();
     const n = await node({ VESSEL_DRAIN_SECONDS: "8" });
     const one = await create(n.url);
@@ -135,6 +136,11 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     expect(pids).toHaveLength(2);
     const driver = await puppeteer.connect({ browserWSEndpoint: two.body.connect_url! });
     const tab = await driver.newPage();
+    // J56: what the clients of the session still running at the deadline see (README's close codes).
+    const watchCdp = cdpSocket(two.body.connect_url!);
+    const watchViewer = liveViewSocket(n.url, two.body.live_view_url!);
+    expect(await watchCdp.opened).toBe("open");
+    await watchViewer.next("hello");
 
     n.signal("SIGTERM");
     await eventually(async () => (await fetch(`${n.url}/readyz`)).status, (s) => s === 503, 2_000);
@@ -143,6 +149,12 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     const placed = await create(n.url);
     expect(placed.res.status).toBe(201);
     expect((await session(placed.body.id)).nodeId).toBe(p.app.deps.nodeId);
+    // With the peer full too: 503 with Retry-After, never a wait.
+    const fill = await create(p.url);
+    expect(fill.res.status).toBe(201);
+    const refused = await create(n.url);
+    expect(refused.res.status).toBe(503);
+    expect(refused.res.headers.get("retry-after")).toBeTruthy();
     // Running sessions go on: driven, read, released.
     await tab.goto(page.url);
     expect(await tab.evaluate(() => document.title)).toBe("Vessel test page");
@@ -151,12 +163,16 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     // The other one is still running when the deadline comes: it ends with node_shutdown.
     const exit = await n.exited;
     expect(exit).toEqual({ code: 0, signal: null });
+    // Closed with 1001 (going away: reconnect elsewhere), not cut.
+    expect((await watchCdp.closed).code).toBe(1001);
+    expect((await watchViewer.closed).code).toBe(1001);
     await driver.disconnect().catch(() => {});
     expect(await session(one.body.id)).toMatchObject({ status: "RELEASED", endReason: "CLIENT_RELEASE" });
     expect(await session(two.body.id)).toMatchObject({ status: "FAILED", endReason: "NODE_SHUTDOWN" });
     for (const pid of pids) expect(alive(pid)).toBe(false);
     expect(await tdb.db.prisma.node.findUniqueOrThrow({ where: { id: n.env.VESSEL_NODE_ID! } })).toMatchObject({ stoppedAt: expect.any(Date) });
     expect((await release(p.url, placed.body.id)).status).toBe(204);
+    expect((await release(p.url, fill.body.id)).status).toBe(204);
     await consistent();
   }, 120_000);
 

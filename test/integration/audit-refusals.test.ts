@@ -5,7 +5,8 @@ import { Writable } from "node:stream";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.ts";
-import { refusalLimits } from "../../src/services/audit-refusals.ts";
+import { RefusalAudit, refusalLimits } from "../../src/services/audit-refusals.ts";
+import { AuditWriter } from "../../src/services/audit-writer.ts";
 import { journalDir } from "../../src/services/audit-journal.ts";
 import { addKey, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
@@ -207,5 +208,38 @@ describeEachBackend("audit of refused calls and client request ids", (backend) =
     });
     const items = (JSON.parse(gql.body) as { data: { auditLog: { items: Array<{ requestId: string; clientRequestId: string | null }> } } }).data.auditLog.items;
     expect(items.find((i) => i.requestId === ok.requestId)?.clientRequestId).toBe(clientId);
+  });
+});
+
+describeEachBackend("refusal limits by the minute", (backend) => {
+  let tdb: TestDatabase;
+  beforeAll(async () => {
+    tdb = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await tdb?.dispose();
+  });
+
+  it("a window's summary is written when the next minute's first refusal comes, and counting starts afresh", async () => {
+    let now = new Date("2030-01-01T00:00:00Z");
+    const writer = new AuditWriter(tdb.db.prisma, { log: createLogger("silent") });
+    const refusals = new RefusalAudit({ enqueue: (r) => writer.enqueue(r), workspaceOfKey: async () => null, now: () => now, log: createLogger("silent") });
+    const prefix = unknownPrefix();
+    const refuse = () => refusals.record({ status: 401, ip: "198.51.100.1", keyPrefix: prefix, requestId: ulid(), clientRequestId: null });
+    for (let i = 0; i < refusalLimits.perKey + 2; i++) await refuse();
+    await writer.flush();
+    const rows = () => tdb.db.prisma.auditEntry.findMany({ where: { keyPrefix: prefix }, orderBy: { id: "asc" } });
+    expect((await rows()).map((r) => r.action)).toEqual(Array(refusalLimits.perKey).fill("auth.refused"));
+
+    now = new Date(now.getTime() + 60_000); // the next minute
+    await refuse();
+    await writer.flush();
+    const after = await rows();
+    expect(after.filter((r) => r.action === "auth.refused.summary").map((r) => [r.target, r.httpStatus, r.createdAt.toISOString()])).toEqual([
+      ["2", 401, "2030-01-01T00:00:00.000Z"],
+    ]);
+    expect(after.filter((r) => r.action === "auth.refused")).toHaveLength(refusalLimits.perKey + 1);
+    await refusals.close();
+    await writer.close();
   });
 });

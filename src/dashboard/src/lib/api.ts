@@ -38,6 +38,7 @@ const titles: Record<string, string> = {
   RATE_LIMITED: "Too many requests",
   UNKNOWN_REGION: "Unknown region",
   INSUFFICIENT_CAPACITY: "No browser is free right now",
+  WORKSPACE_SESSION_LIMIT: "This workspace runs as many sessions as it may",
   SERVICE_UNAVAILABLE: "Vessel is unavailable",
   PROFILE_TOO_LARGE: "Profile too large",
   PROFILE_UNREADABLE: "Profile unreadable",

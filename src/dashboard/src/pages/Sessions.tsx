@@ -352,6 +352,7 @@ function NewSessionForm({ onClose }: { onClose: () => void }) {
         <div className="span-2">
           <ErrorNotice error={err} compact />
           {err.code === "INSUFFICIENT_CAPACITY" ? <Notice>Every browser is busy. Try again in a few seconds; nothing was started.</Notice> : null}
+          {err.code === "WORKSPACE_SESSION_LIMIT" ? <Notice>Release a running session of this workspace, then try again; nothing was started.</Notice> : null}
         </div>
       ) : null}
       {regions.error ? (
