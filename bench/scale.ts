@@ -77,12 +77,16 @@ interface Result {
 async function run(label: string, nodeCount: number, dbUrl: string, redisUrl: string, masterKey: string, key: string, pageUrl: string): Promise<Result> {
   const lb = await startLoadBalancer();
   const nodes: NodeProcess[] = [];
+  /** Each node's data folder (its audit journal and the like), removed at the end. */
+  const dataDirs: string[] = [];
   try {
     for (let i = 0; i < nodeCount; i++) {
+      const dataDir = `${os.tmpdir()}/vessel-bench-${ulid()}`;
+      dataDirs.push(dataDir);
       nodes.push(
         await spawnNode({
           DATABASE_URL: dbUrl, REDIS_URL: redisUrl, VESSEL_MASTER_KEY: masterKey, VESSEL_PUBLIC_BASE_URL: lb.url,
-          VESSEL_NODE_ID: `bench-${nodeCount}-${i}-${ulid()}`, VESSEL_DATA_DIR: `${os.tmpdir()}/vessel-bench-${ulid()}`,
+          VESSEL_NODE_ID: `bench-${nodeCount}-${i}-${ulid()}`, VESSEL_DATA_DIR: dataDir,
           VESSEL_BROWSER_CAPACITY: String(capacity), VESSEL_BROWSER_WARM: String(warm), LOG_LEVEL: "warn",
         }),
       );
@@ -132,6 +136,7 @@ async function run(label: string, nodeCount: number, dbUrl: string, redisUrl: st
   } finally {
     await lb.close();
     for (const n of nodes) await n.stop(10_000);
+    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

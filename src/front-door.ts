@@ -44,7 +44,8 @@ export function readTarget(req: IncomingMessage): URL | AppError {
   const url = requestUrl(req.url);
   if (!url) return new AppError("malformed-request", "The request target is neither a path nor an absolute http(s) URL.");
   const host = req.headers.host;
-  if (host === undefined ? req.httpVersion === "1.1" : !HOST.test(host) || !URL.canParse(`http://${host}/`)) {
+  // An empty Host is allowed (RFC 9112 §3.2, a target without authority); readers then use the socket's address.
+  if (host === undefined ? req.httpVersion === "1.1" : host !== "" && (!HOST.test(host) || !URL.canParse(`http://${host}/`))) {
     return new AppError("malformed-request", "The Host header is missing or is not a host name (or address) with an optional port.");
   }
   if (!req.url!.startsWith("/")) req.url = url.pathname + url.search;

@@ -91,9 +91,10 @@ export class ApiKeyAuthenticator {
    * The record of a key whose secret verifies, or a refusal. The attempt is counted first, in its
    * address's bucket (alongside the record's read) and, for an id that exists, in the id's; it is
    * given back when the key verifies, and is the failure's count otherwise (failed-auth.ts). Over a
-   * limit, an attempt that cannot be right is refused at once (the same way for an unknown id and a
-   * wrong secret, so neither answer nor timing tells them apart); anything else is verified, and a
-   * correct key passes whatever the buckets say.
+   * limit, an attempt that cannot be right is refused at once, unhashed, with the same answer for an
+   * unknown id and a wrong secret (a known id costs one more limiter round trip, well under a
+   * millisecond; the id is the key's public prefix); anything else is verified, and a correct key
+   * passes whatever the buckets say.
    */
   private async verify(id: string, secret: string, ip: string): Promise<KeyRecord> {
     const { failedAuth } = this.deps;

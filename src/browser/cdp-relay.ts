@@ -123,5 +123,9 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
     }
   });
   client.on("close", () => channel.close());
-  client.on("error", () => client.terminate());
+  // A frame ws refuses (WS_ERR_*: too big, malformed) is closed by ws itself with its code (1009,
+  // 1002, 1007), which reaches the client only if the socket is not cut under it; anything else is cut.
+  client.on("error", (err: Error & { code?: string }) => {
+    if (!err.code?.startsWith("WS_ERR_")) client.terminate();
+  });
 }

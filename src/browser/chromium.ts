@@ -311,10 +311,14 @@ class Chromium implements ChromiumProcess {
   async #close(): Promise<void> {
     const started = Date.now();
     if (!this.#exit) {
-      // Browser.close on the pipe (the browser then exits on its own); SIGTERM when the pipe is gone.
-      if (!this.ready || !this.cdp.write(JSON.stringify({ id: 0, method: "Browser.close" }))) signalGroup(this.pid, "SIGTERM");
+      // Browser.close on the pipe (the browser then exits on its own); SIGTERM when the pipe is gone,
+      // or when the browser has not gone halfway through the grace period (it may not read its pipe).
+      const asked = this.ready && this.cdp.write(JSON.stringify({ id: 0, method: "Browser.close" }));
+      if (!asked) signalGroup(this.pid, "SIGTERM");
+      const exited = this.exited.then(() => true);
+      if (asked && !(await Promise.race([exited, sleep(CLOSE_GRACE_MS / 2).then(() => false)]))) signalGroup(this.pid, "SIGTERM");
       const grace = Math.max(0, CLOSE_GRACE_MS - (Date.now() - started));
-      const polite = await Promise.race([this.exited.then(() => true), sleep(grace).then(() => false)]);
+      const polite = await Promise.race([exited, sleep(grace).then(() => false)]);
       if (!polite) {
         this.log.warn({ browserId: this.id, browserPid: this.pid }, "Chromium did not close within the grace period; killing its process group");
         signalGroup(this.pid, "SIGKILL");

@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Create a browser session
-         * @description Starts a Chromium for the key's workspace and answers 201 once it is RUNNING, with `connect_url` and `live_view_url`. `Idempotency-Key` (a UUID) is required: the same key and body within 24 hours replays the first answer with 200 and `Idempotent-Replayed: true`; the same key with another body is 422; while the first is in flight, 409 with `Retry-After`. Requests refused before they run (400, 401, 403, 429) and failures (503, 5xx) store nothing, so they can be retried with the same key.
+         * @description Starts a Chromium for the key's workspace and answers 201 once it is RUNNING, with `connect_url` and `live_view_url`. `Idempotency-Key` (a UUID) is required: the same key and body within 24 hours replays the first answer with 200 and `Idempotent-Replayed: true`; the same key with another body is 422; while the first is in flight, 409 with `Retry-After`. Requests refused before they run (400, 401, 403, 429) and failures (503, 5xx) store nothing, so they can be retried with the same key. A workspace already holding its cap of live sessions (`VESSEL_WORKSPACE_MAX_SESSIONS`, or its own) gets 429 `workspace-session-limit` with `Retry-After`; a replay is never refused by the cap.
          */
         post: operations["createSession"];
         delete?: never;
@@ -879,7 +879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate-limited`: Too many requests */
+            /** @description `workspace-session-limit`: Workspace session limit; `rate-limited`: Too many requests */
             429: {
                 headers: {
                     /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */

@@ -96,6 +96,21 @@ describe("configuration", () => {
     expect(problemsOf({ VESSEL_CONFIG: "broken.json" }, dir)[0]).toMatch(/broken\.json: /);
   });
 
+  it("reads the trusted proxies and the workspace session cap, refusing what is not a CIDR or a positive count", () => {
+    const c = loadConfig({ VESSEL_TRUSTED_PROXIES: "10.0.0.0/8, 192.0.2.1, fd00::/8", VESSEL_WORKSPACE_MAX_SESSIONS: "3" }, noFile);
+    expect(c.trustedProxies).toEqual(["10.0.0.0/8", "192.0.2.1", "fd00::/8"]);
+    expect(c.workspaceMaxSessions).toBe(3);
+    const defaults = loadConfig({}, noFile);
+    expect(defaults.trustedProxies).toEqual([]);
+    expect(defaults.workspaceMaxSessions).toBeUndefined();
+    const problems = problemsOf({ VESSEL_TRUSTED_PROXIES: "10.0.0.0/8,lb.example,10.0.0.0/40", VESSEL_WORKSPACE_MAX_SESSIONS: "0" });
+    expect(problems).toEqual([
+      "VESSEL_TRUSTED_PROXIES (entry 2): must be a CIDR (10.0.0.0/8) or an IP address",
+      "VESSEL_TRUSTED_PROXIES (entry 3): must be a CIDR (10.0.0.0/8) or an IP address",
+      "VESSEL_WORKSPACE_MAX_SESSIONS: must be at least 1",
+    ]);
+  });
+
   it("documents every setting in the README", () => {
     const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     for (const s of settings) expect(readme, s.env).toContain(`\`${s.env}\``);

@@ -84,13 +84,15 @@ export const sessionRoutes = [
       "Starts a Chromium for the key's workspace and answers 201 once it is RUNNING, with `connect_url` and `live_view_url`. " +
       "`Idempotency-Key` (a UUID) is required: the same key and body within 24 hours replays the first answer with 200 and " +
       "`Idempotent-Replayed: true`; the same key with another body is 422; while the first is in flight, 409 with `Retry-After`. " +
-      "Requests refused before they run (400, 401, 403, 429) and failures (503, 5xx) store nothing, so they can be retried with the same key.",
+      "Requests refused before they run (400, 401, 403, 429) and failures (503, 5xx) store nothing, so they can be retried with the same key. " +
+      "A workspace already holding its cap of live sessions (`VESSEL_WORKSPACE_MAX_SESSIONS`, or its own) gets 429 `workspace-session-limit` " +
+      "with `Retry-After`; a replay is never refused by the cap.",
     tags: ["Sessions"],
     input: { headers: z.object({ "idempotency-key": z.string().optional().describe("A UUID, one per logical request.") }), body: CreateSessionInput },
     status: 201,
     response: SessionDto,
     alternatives: { 200: { description: "Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`)." } },
-    problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "insufficient-capacity", "profile-unreadable"],
+    problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "workspace-session-limit", "insufficient-capacity", "profile-unreadable"],
     bodyLimit: "16kb",
     handler: async (ctx, { headers, body }) => {
       const key = requireIdempotencyKey(headers["idempotency-key"]);
