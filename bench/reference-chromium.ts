@@ -13,7 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { CdpPipe } from "../src/browser/cdp-pipe.ts";
-import { chromiumArgs, liveGroupMembers } from "../src/browser/chromium.ts";
+import { chromiumArgs, chromiumEnv, liveGroupMembers } from "../src/browser/chromium.ts";
 
 export interface ReferenceChromium {
   readonly id: string;
@@ -52,16 +52,7 @@ export async function launchReference(opts: { executablePath: string; dataRoot: 
   const args = chromiumArgs(opts.executablePath, path.join(dir, "profile"), ["--remote-debugging-port=0"]);
   const child = spawn(opts.executablePath, args, {
     cwd: path.join(dir, "home"),
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: path.join(dir, "home"),
-      XDG_CONFIG_HOME: path.join(dir, "config"),
-      XDG_CACHE_HOME: path.join(dir, "cache"),
-      XDG_DATA_HOME: path.join(dir, "data"),
-      XDG_STATE_HOME: path.join(dir, "data"),
-      TMPDIR: path.join(dir, "tmp"),
-      ...(process.env.LANG ? { LANG: process.env.LANG } : {}),
-    },
+    env: chromiumEnv(dir),
     detached: true,
     stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
   });

@@ -143,7 +143,7 @@ export function chromiumArgs(executablePath: string, profileDir: string, extraAr
  * A minimal environment: nothing of ours (database URL, master key) reaches the browser, and every
  * place Chromium or its libraries write to (HOME, XDG_*, TMPDIR) is inside the browser's folder.
  */
-function chromiumEnv(dir: string): NodeJS.ProcessEnv {
+export function chromiumEnv(dir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     HOME: path.join(dir, "home"),
