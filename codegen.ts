@@ -7,7 +7,7 @@ const config: CodegenConfig = {
   documents: ["schema/operations/**/*.graphql"],
   ignoreNoDocuments: true,
   generates: {
-    "src/gql/": {
+    "src/generated/gql/": {
       preset: "client",
       presetConfig: { fragmentMasking: false },
       config: {

@@ -10,9 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { openDatabase } from "../src/db/client.ts";
 import { createLogger } from "../src/logger.ts";
-import { AuditJournal } from "../src/services/audit-journal.ts";
-import { AuditWriter } from "../src/services/audit-writer.ts";
-import { createWorkspace } from "../src/services/workspaces.ts";
+import { AuditJournal } from "../src/services/audit/audit-journal.ts";
+import { AuditWriter } from "../src/services/audit/audit-writer.ts";
+import { createWorkspace } from "../src/services/workspaces/workspaces.ts";
 import { f, median, num } from "./support.ts";
 
 const entries = num("BENCH_ENTRIES", 20_000);

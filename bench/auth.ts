@@ -10,11 +10,11 @@ import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { internalContext } from "../src/deps.ts";
-import { defineRoute } from "../src/rest/route.ts";
+import { defineRoute } from "../src/rest/define-route.ts";
 import { HealthDto, toHealthDto } from "../src/rest/routes/health.ts";
-import { createApiKey } from "../src/services/api-keys.ts";
-import { getHealth } from "../src/services/health.ts";
-import { createWorkspace } from "../src/services/workspaces.ts";
+import { createApiKey } from "../src/services/api-keys/api-keys.ts";
+import { getHealth } from "../src/services/health/health.ts";
+import { createWorkspace } from "../src/services/workspaces/workspaces.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);

@@ -13,7 +13,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { firstKeyFileName } from "../src/services/first-start.ts";
+import { firstKeyFileName } from "../src/services/api-keys/first-start.ts";
 import { spawnNode } from "../test/support/processes.ts";
 import { websocketHeaders, wsFrame } from "../test/support/fuzz.ts";
 import { api, BenchCdp, f, median, num, pct } from "./support.ts";

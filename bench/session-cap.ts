@@ -1,4 +1,4 @@
-// What the per-workspace session cap (src/services/session-cap.ts) costs a create, measured side by
+// What the per-workspace session cap (src/services/sessions/session-cap.ts) costs a create, measured side by
 // side against the same create without a cap, alternating so drift cancels. Loopback only, bounded.
 //
 //   npx tsx bench/session-cap.ts                      embedded (PGlite): the statement, then POST /v1/sessions
@@ -12,10 +12,10 @@
 import { ulid } from "ulid";
 import { openDatabase, type Database } from "../src/db/client.ts";
 import { Prisma, type Session } from "../src/generated/prisma/client.ts";
-import { roomFor } from "../src/services/session-cap.ts";
-import { newEvent } from "../src/services/session-events.ts";
-import { insertStartedSession, roomHolds } from "../src/services/session-start.ts";
-import { queryStatement } from "../src/services/support.ts";
+import { roomFor } from "../src/services/sessions/session-cap.ts";
+import { newEvent } from "../src/services/session-events/session-events.ts";
+import { insertStartedSession, roomHolds } from "../src/services/sessions/session-start.ts";
+import { queryStatement } from "../src/kernel/support.ts";
 import { bearer, seedWorkspace, startTestApp } from "../test/support/app.ts";
 import { f, median, num, pct } from "./support.ts";
 

@@ -6,7 +6,7 @@ import { printSchema } from "graphql";
 import codegenConfig from "../codegen.ts";
 import { schema } from "../src/graphql/schema.ts";
 import { buildOpenApi } from "../src/rest/openapi.ts";
-import { routes } from "../src/rest/routes.ts";
+import { routes } from "../src/rest/routes/all.ts";
 
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 
@@ -26,7 +26,7 @@ export async function buildArtifacts(): Promise<Artifact[]> {
   const openapi: Artifact = { path: "schema/openapi.json", content: `${JSON.stringify(document, null, 2)}\n` };
   // The client library's types come from the same document, so they can never disagree with the server.
   const clientTypes: Artifact = {
-    path: "src/client/openapi.ts",
+    path: "src/generated/openapi.ts",
     content: `// Generated from schema/openapi.json by scripts/generate.ts (openapi-typescript). Do not edit.\n${astToString(
       await openapiTS(JSON.parse(openapi.content) as Parameters<typeof openapiTS>[0]),
     )}`,

@@ -1,4 +1,4 @@
-// Regenerates schema/schema.graphql, schema/openapi.json and the GraphQL codegen output (src/gql/).
+// Regenerates schema/schema.graphql, schema/openapi.json and the GraphQL codegen output (src/generated/gql/).
 // `--check` writes nothing and exits 1 when a committed artifact is out of date.
 import fs from "node:fs/promises";
 import path from "node:path";

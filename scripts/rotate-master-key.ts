@@ -12,7 +12,7 @@ import { loadConfig } from "../src/config.ts";
 import { masterKeyFileName, masterKeyId, type MasterKey } from "../src/crypto/master-key.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { createLogger } from "../src/logger.ts";
-import { rotateMasterKey } from "../src/services/master-key-rotation.ts";
+import { rotateMasterKey } from "../src/services/maintenance/master-key-rotation.ts";
 
 function keyFrom(name: string): MasterKey {
   const text = process.env[name]?.trim();

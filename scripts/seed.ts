@@ -7,11 +7,11 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
 import type { Database } from "../src/db/client.ts";
-import { AppError } from "../src/errors.ts";
+import { AppError } from "../src/kernel/errors.ts";
 import { createLogger } from "../src/logger.ts";
-import { createApiKey } from "../src/services/api-keys.ts";
+import { createApiKey } from "../src/services/api-keys/api-keys.ts";
 import { createDeps, internalContext } from "../src/deps.ts";
-import { createWorkspace, findWorkspaceBySlug } from "../src/services/workspaces.ts";
+import { createWorkspace, findWorkspaceBySlug } from "../src/services/workspaces/workspaces.ts";
 
 const usage = "usage: seed [--workspace <slug>] [--label <label>] [--name <workspace name>]";
 

@@ -21,7 +21,7 @@ fi
 
 # The dashboard (React, built by Vite into dist/dashboard) when it is missing or older than its sources.
 if [ ! -f dist/dashboard/index.html ] ||
-  [ -n "$(find src/dashboard src/gql -type f -newer dist/dashboard/index.html -print -quit)" ]; then
+  [ -n "$(find src/dashboard src/generated/gql -type f -newer dist/dashboard/index.html -print -quit)" ]; then
   echo "vessel setup: building the dashboard"
   NODE_ENV=production npx --no-install vite build --config src/dashboard/vite.config.ts
 fi

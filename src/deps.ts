@@ -23,17 +23,17 @@ import type { Database } from "./db/client.ts";
 import type { Logger } from "./logger.ts";
 import { memoryPubSub, redisPubSub } from "./pubsub.ts";
 import { closeRedis, createRedis, redisReady } from "./redis.ts";
-import { AuditWriter } from "./services/audit.ts";
-import { openNodeJournal } from "./services/audit-journal.ts";
-import { RefusalAudit } from "./services/audit-refusals.ts";
-import { createMailer, type Mailer } from "./services/mailer.ts";
-import { liveViewRevocations, revokedMessage } from "./services/live-view.ts";
-import { EventRecorder } from "./services/session-events.ts";
-import type { AppDeps, ServiceContext, SignInLimits } from "./services/context.ts";
-import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions.ts";
+import { AuditWriter } from "./services/audit/audit.ts";
+import { openNodeJournal } from "./services/audit/audit-journal.ts";
+import { RefusalAudit } from "./services/audit/audit-refusals.ts";
+import { createMailer, type Mailer } from "./services/sign-ins/mailer.ts";
+import { liveViewRevocations, revokedMessage } from "./services/sessions/live-view.ts";
+import { EventRecorder } from "./services/session-events/session-events.ts";
+import type { AppDeps, ServiceContext, SignInLimits } from "./kernel/context.ts";
+import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions/sessions.ts";
 import { Cluster } from "./cluster/cluster.ts";
 import { Metrics } from "./metrics.ts";
-import { registerNode } from "./services/nodes.ts";
+import { registerNode } from "./services/nodes/nodes.ts";
 
 export interface DepsOptions {
   /** The clock (tests move it, for example past a sunset date). */

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from "./config.ts";
 import { createApp } from "./app.ts";
 import { installLastLineOfDefence } from "./last-line.ts";
-import { provisionFirstKey } from "./services/first-start.ts";
+import { provisionFirstKey } from "./services/api-keys/first-start.ts";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);

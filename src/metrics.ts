@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { Request, Response } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { AppDeps } from "./services/context.ts";
+import type { AppDeps } from "./kernel/context.ts";
 
 /**
  * Prometheus metrics of one node. Gauges are read when scraped (from the pool, the runtime, the

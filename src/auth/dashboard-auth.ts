@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { AppError } from "../errors.ts";
-import type { AppDeps } from "../services/context.ts";
+import { AppError } from "../kernel/errors.ts";
+import type { AppDeps } from "../kernel/context.ts";
 import { readCookie } from "./cookies.ts";
 import type { UserAuthenticator } from "./request-auth.ts";
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
-import { AppError } from "../errors.ts";
-import type { AppDeps, AuditScope, Principal, ServiceContext } from "../services/context.ts";
-import { presentedKeyPrefix } from "../services/audit-refusals.ts";
+import { AppError } from "../kernel/errors.ts";
+import type { AppDeps, AuditScope, Principal, ServiceContext } from "../kernel/context.ts";
+import { presentedKeyPrefix } from "../services/audit/audit-refusals.ts";
 import { requestIdsOf } from "../request-id.ts";
 import { DEFAULT_KEY_LIMIT_PER_MINUTE, rateLimitHeaders } from "./rate-limit.ts";
 
@@ -31,7 +31,7 @@ export async function authenticateRequest(
 
 /**
  * A call refused here (401, 429) has no principal, so no service or transport audits it: it is
- * recorded now, before the refusal is answered, within the limits of services/audit-refusals.ts.
+ * recorded now, before the refusal is answered, within the limits of services/audit/audit-refusals.ts.
  */
 async function auditRefusal(deps: AppDeps, req: IncomingMessage, ip: string, err: unknown): Promise<void> {
   if (!(err instanceof AppError) || (err.status !== 401 && err.status !== 429)) return;

@@ -4,7 +4,7 @@ import type { CryptoKey, JWK, JWTHeaderParameters } from "jose";
 import { ulid } from "../ids.ts";
 import { open, seal } from "../crypto/envelope.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../kernel/errors.ts";
 import type { Prisma, PrismaClient, SigningKey } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import fs from "node:fs";
-import { AppError } from "../errors.ts";
+import { AppError } from "../kernel/errors.ts";
 import type { Logger } from "../logger.ts";
-import type { BrowserPoolReport } from "../services/context.ts";
+import type { BrowserPoolReport } from "../kernel/context.ts";
 import type { CdpPipe } from "./cdp-pipe.ts";
 import { launchChromium, maxDataRootLength, reapOrphans, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
 import { DownloadGuard, type DownloadNotice } from "./download-guard.ts";

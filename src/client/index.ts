@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import createClient, { type Client } from "openapi-fetch";
 import { errorFor, TimeoutError, VesselError, type Problem } from "./errors.ts";
-import type { components, operations, paths } from "./openapi.ts";
+import type { components, operations, paths } from "../generated/openapi.ts";
 
 export * from "./errors.ts";
 

@@ -5,17 +5,17 @@ import { decodeJwt } from "jose";
 import { closeCodeForEnd } from "../browser/close-codes.ts";
 import { BrowserWatchdog } from "../browser/watchdog.ts";
 import { open as openSealed, seal as sealEnvelope } from "../crypto/envelope.ts";
-import { AppError, isProblemSlug } from "../errors.ts";
+import { AppError, isProblemSlug } from "../kernel/errors.ts";
 import { parseProfileDocument } from "../browser/profile-format.ts";
 import type { Logger } from "../logger.ts";
-import type { AppDeps, ClusterHooks, ServiceContext } from "../services/context.ts";
-import type { Idempotent } from "../services/idempotency.ts";
+import type { AppDeps, ClusterHooks, ServiceContext } from "../kernel/context.ts";
+import type { Idempotent } from "../kernel/idempotency.ts";
 import {
   endedAmong, heartbeat, markStopped, nodeOfSession, ownerOf, placementCandidates, pruneNodes, regionHasNodes, registerNode,
   sessionsOfDeadNodes, type NodeInfo, type NodeState,
-} from "../services/nodes.ts";
-import type { CreateSessionInput, SessionView } from "../services/sessions.ts";
-import { endSession } from "../services/sessions.ts";
+} from "../services/nodes/nodes.ts";
+import type { CreateSessionInput, SessionView } from "../services/sessions/sessions.ts";
+import { endSession } from "../services/sessions/sessions.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
 import { forwardGet, forwardUpgrade } from "./forward.ts";
 import { deriveInternalKey, InternalAuth, internalHeaders } from "./internal-auth.ts";
@@ -25,7 +25,7 @@ import { deriveInternalKey, InternalAuth, internalHeaders } from "./internal-aut
  * node, and all of this reduces to the browser watchdog):
  *
  * - heartbeats: every `heartbeatSeconds` the node records that it is alive, its capacity and free
- *   slots and whether it drains (src/services/nodes.ts);
+ *   slots and whether it drains (src/services/nodes/nodes.ts);
  * - placement: a create that should not run here (full, draining, another region) runs on a node
  *   with room, through an authenticated internal call (internal-api.ts);
  * - forwarding: a CDP or live-view connection for a session that runs elsewhere is relayed raw to

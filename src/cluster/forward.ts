@@ -4,8 +4,8 @@ import { Readable, type Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import tls from "node:tls";
 import type { Request, Response } from "express";
-import { AppError } from "../errors.ts";
-import type { NodeInfo } from "../services/nodes.ts";
+import { AppError } from "../kernel/errors.ts";
+import type { NodeInfo } from "../services/nodes/nodes.ts";
 import type { InternalAuth } from "./internal-auth.ts";
 import { isInternalHeader } from "./internal-auth.ts";
 

@@ -2,12 +2,12 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { z } from "zod";
 import { closeCodeForEnd } from "../browser/close-codes.ts";
 import { seal } from "../crypto/envelope.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../kernel/errors.ts";
 import { sendProblem, toAppError } from "../rest/problems.ts";
 import { toSessionDto } from "../rest/routes/sessions.ts";
-import type { AppDeps, ServiceContext } from "../services/context.ts";
-import { captureSessionHere } from "../services/profiles.ts";
-import { CreateSessionInput, createSession } from "../services/sessions.ts";
+import type { AppDeps, ServiceContext } from "../kernel/context.ts";
+import { captureSessionHere } from "../services/profiles/profiles.ts";
+import { CreateSessionInput, createSession } from "../services/sessions/sessions.ts";
 import { markPlaced, type Cluster } from "./cluster.ts";
 import { internalHeaders } from "./internal-auth.ts";
 

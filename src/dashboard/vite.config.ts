@@ -8,7 +8,7 @@ export default defineConfig({
   root: import.meta.dirname,
   base: "/dashboard/",
   plugins: [react()],
-  resolve: { alias: { "@gql": path.resolve(import.meta.dirname, "../gql") } },
+  resolve: { alias: { "@gql": path.resolve(import.meta.dirname, "../generated/gql") } },
   build: {
     outDir: path.resolve(import.meta.dirname, "../../dist/dashboard"),
     emptyOutDir: true,

@@ -26,7 +26,7 @@ export interface Database {
   /**
    * PGlite only: one statement run on the database itself, without Prisma's layer, which costs this
    * process ~0.7 ms per statement there (the statement itself 1.5 ms). For the few statements on
-   * every session's path (services/support.ts: runStatement); PGlite queues it behind any open
+   * every session's path (kernel/support.ts: executeStatement); PGlite queues it behind any open
    * transaction, as it does Prisma's own queries.
    */
   direct?: (sql: Prisma.Sql) => Promise<{ rows: unknown[]; affectedRows: number }>;

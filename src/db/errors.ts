@@ -1,4 +1,4 @@
-import { AppError } from "../errors.ts";
+import { AppError } from "../kernel/errors.ts";
 
 /**
  * Whether an error means the database could not be reached (rather than that it refused a query):

@@ -1,7 +1,7 @@
 import { auditScope, finishAudit } from "../auth/request-auth.ts";
-import { AppError } from "../errors.ts";
-import type { ServiceContext } from "../services/context.ts";
-import { auditAction, type OperationId } from "../services/operations.ts";
+import { AppError } from "../kernel/errors.ts";
+import type { ServiceContext } from "../kernel/context.ts";
+import { auditAction, type OperationId } from "../kernel/operations.ts";
 import type { GraphQLContext } from "./builder.ts";
 
 /**

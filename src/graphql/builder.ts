@@ -2,7 +2,7 @@ import SchemaBuilder from "@pothos/core";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import type PrismaTypes from "../generated/pothos-types.ts";
 import { getDatamodel } from "../generated/pothos-types.ts";
-import type { ServiceContext } from "../services/context.ts";
+import type { ServiceContext } from "../kernel/context.ts";
 
 /** The HTTP request and response of a GraphQL call: cookies in and out (the dashboard's sign-in). */
 export interface HttpExchange {

@@ -1,6 +1,6 @@
 import { GraphQLError } from "graphql";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../kernel/errors.ts";
 
 /**
  * Expected failures (AppError) reach the client with a stable `code`; anything else is masked,

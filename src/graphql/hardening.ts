@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { hasSessionCookie, type CookiePolicy } from "../auth/cookies.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../kernel/errors.ts";
 import { crossSiteReason, CROSS_SITE_DETAIL } from "../auth/dashboard-auth.ts";
 import type { GraphQLContext } from "./builder.ts";
 import { asksForIntrospection, parseLimited, QueryLimitsRule, withoutSuggestions } from "./limits.ts";

@@ -6,9 +6,9 @@ import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer, type WebSocket } from "ws";
 import { authenticateRequest, type UserAuthenticator } from "../auth/request-auth.ts";
 import { CloseCode as SessionCloseCode } from "../browser/close-codes.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../kernel/errors.ts";
 import { rawProblem } from "../front-door.ts";
-import type { AppDeps, Principal } from "../services/context.ts";
+import type { AppDeps, Principal } from "../kernel/context.ts";
 import type { Yoga } from "./yoga.ts";
 
 interface Enveloped {

@@ -3,7 +3,7 @@ import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { readCookie, type CookiePolicy } from "../auth/cookies.ts";
 import { authenticateRequest, spendCall, type UserAuthenticator } from "../auth/request-auth.ts";
 import type { Logger } from "../logger.ts";
-import type { Principal, ServiceContext } from "../services/context.ts";
+import type { Principal, ServiceContext } from "../kernel/context.ts";
 import type { GraphQLContext, HttpExchange } from "./builder.ts";
 import { useCallBudget } from "./call-budget.ts";
 import { maskError } from "./errors.ts";

@@ -1,8 +1,8 @@
 import path from "node:path";
 import express, { type Request, type Response, type Router } from "express";
-import { AppError } from "../errors.ts";
-import type { AppDeps } from "../services/context.ts";
-import { authorizeLiveView } from "../services/live-view.ts";
+import { AppError } from "../kernel/errors.ts";
+import type { AppDeps } from "../kernel/context.ts";
+import { authorizeLiveView } from "../services/sessions/live-view.ts";
 import { assetsPath, errorPage, landingPage, viewerPage, viewerPath } from "./pages.ts";
 
 const assetsDir = path.join(path.dirname(new URL(import.meta.url).pathname), "assets");

@@ -1,7 +1,7 @@
 import { Prisma } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import type { AppDeps } from "../services/context.ts";
-import { revokedMessage } from "../services/live-view.ts";
+import type { AppDeps } from "../kernel/context.ts";
+import { revokedMessage } from "../services/sessions/live-view.ts";
 import { CLOSE_REVOKED } from "./protocol.ts";
 
 /** How often the node re-reads the live-view generation of the sessions it has viewers for. */

@@ -1,4 +1,4 @@
-import type { AppDeps } from "../services/context.ts";
+import type { AppDeps } from "../kernel/context.ts";
 import { liveViewRoutes } from "./http.ts";
 import { createViewerSockets, viewerSocketPath } from "./socket.ts";
 

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import WebSocket, { WebSocketServer, type RawData } from "ws";
-import { AppError } from "../errors.ts";
+import { AppError } from "../kernel/errors.ts";
 import { problemBody } from "../rest/problems.ts";
-import type { AppDeps } from "../services/context.ts";
-import { authorizeLiveView } from "../services/live-view.ts";
+import type { AppDeps } from "../kernel/context.ts";
+import { authorizeLiveView } from "../services/sessions/live-view.ts";
 import {
   AUTH_TIMEOUT_MS, AuthMessage, CLOSE_ENDED, CLOSE_FULL, CLOSE_GOING_AWAY, CLOSE_NO_SESSION, CLOSE_POLICY, CLOSE_RETRY, CLOSE_REVOKED, ClientMessage, MAX_MESSAGE_BYTES,
   MAX_VIEWERS_PER_SESSION, parseMessage,

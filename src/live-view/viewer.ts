@@ -4,7 +4,7 @@ import type { SessionClaims } from "../auth/session-tokens.ts";
 import type { BrowserLease } from "../browser/pool.ts";
 import type { Session } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import type { AppDeps } from "../services/context.ts";
+import type { AppDeps } from "../kernel/context.ts";
 import { CdpClient } from "../browser/cdp-client.ts";
 import { toCdpInput } from "./input.ts";
 import { CLOSE_GOING_AWAY, CLOSE_POLICY, CLOSE_RETRY, CLOSE_REVOKED, frameBounds, inputTypes, type ClientMessage, type InputMessage } from "./protocol.ts";

@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
-import { AppError, problemTypes, type ProblemSlug } from "../errors.ts";
+import { AppError, problemTypes, type ProblemSlug } from "../kernel/errors.ts";
 
 /** The RFC 9457 body for an AppError. `instance` is the path only: query strings can carry tokens. */
 export function problemBody(err: AppError, baseUrl: string, path: string, requestId: string): Record<string, unknown> {

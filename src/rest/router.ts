@@ -2,11 +2,11 @@ import { pipeline } from "node:stream/promises";
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
 import { auditScope, authenticateRequest, finishAudit, type UserAuthenticator } from "../auth/request-auth.ts";
-import { AppError, validationError, type FieldError } from "../errors.ts";
-import type { ServiceContext } from "../services/context.ts";
-import { auditAction } from "../services/operations.ts";
+import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
+import type { ServiceContext } from "../kernel/context.ts";
+import { auditAction } from "../kernel/operations.ts";
 import { toAppError } from "./problems.ts";
-import { FileReply, Reply, type AnyRoute, type RouteInput } from "./route.ts";
+import { FileReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
 
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */
 export function toExpressPath(path: string): string {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { ulid } from "ulid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { journalDir } from "../../src/services/audit-journal.ts";
+import { journalDir } from "../../src/services/audit/audit-journal.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded } from "../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnNode, type NodeProcess } from "../support/processes.ts";

@@ -7,7 +7,7 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Vessel } from "../../src/client/index.ts";
 import { createLogger } from "../../src/logger.ts";
-import { endSession } from "../../src/services/sessions.ts";
+import { endSession } from "../../src/services/sessions/sessions.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, eventually } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";

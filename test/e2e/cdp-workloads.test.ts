@@ -6,7 +6,7 @@ import CDP from "chrome-remote-interface";
 import { chromium } from "playwright-core";
 import puppeteer from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { endSession } from "../../src/services/sessions.ts";
+import { endSession } from "../../src/services/sessions/sessions.ts";
 import { startRecordingRelay, type RecordingRelay } from "../support/cdp-recorder.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, eventually } from "../support/sessions.ts";

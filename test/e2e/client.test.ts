@@ -4,7 +4,7 @@ import {
   AuthenticationError, InsufficientCapacityError, NotFoundError, RateLimitError, TimeoutError, UnknownRegionError, ValidationError, Vessel,
   VesselError,
 } from "../../src/client/index.ts";
-import { endSession } from "../../src/services/sessions.ts";
+import { endSession } from "../../src/services/sessions/sessions.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 

@@ -25,7 +25,7 @@ function ensureDashboardBuilt(): void {
       const p = path.join(dir, e.name);
       return e.isDirectory() ? newer(p) : fs.statSync(p).mtimeMs > built;
     });
-  if (built && !newer(path.join(root, "src/dashboard")) && !newer(path.join(root, "src/gql"))) return;
+  if (built && !newer(path.join(root, "src/dashboard")) && !newer(path.join(root, "src/generated/gql"))) return;
   execFileSync(process.execPath, [path.join(root, "node_modules/vite/bin/vite.js"), "build", "--config", "src/dashboard/vite.config.ts"], {
     cwd: root,
     // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.

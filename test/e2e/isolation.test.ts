@@ -4,7 +4,7 @@ import http from "node:http";
 import type net from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { endSession } from "../../src/services/sessions.ts";
+import { endSession } from "../../src/services/sessions/sessions.ts";
 import {
   executableOf,
   isThisMachine,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createClient, type Client } from "graphql-ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { endSession } from "../../src/services/sessions.ts";
+import { endSession } from "../../src/services/sessions/sessions.ts";
 import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { createSession, eventually, releaseSession } from "../support/sessions.ts";
@@ -343,7 +343,7 @@ describe.skipIf(!hasChromium)("closing a session's live views", () => {
 
   it("stops every link handed out so far, closes open viewers, and keepalive hands out working ones", async () => {
     const { body } = await createSession(t, ws.key);
-    const { authorizeLiveView } = await import("../../src/services/live-view.ts");
+    const { authorizeLiveView } = await import("../../src/services/sessions/live-view.ts");
     const before = liveToken(body.live_view_url!);
     await expect(authorizeLiveView(t.app.deps, before)).resolves.toMatchObject({ session: { id: body.id } });
     const told: string[] = [];

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bearer, seedWorkspace, type Seeded, type TestApp, startTestApp } from "../support/app.ts";
 import { startCluster, type TestCluster } from "../support/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
-import { endSession } from "../../src/services/sessions.ts";
+import { endSession } from "../../src/services/sessions/sessions.ts";
 import { chromiumPath, postgresReachable, redisReachable, servicesRequired, testRedisUrl } from "../support/services.ts";
 
 /**

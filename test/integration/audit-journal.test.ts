@@ -5,14 +5,14 @@ import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import { createLogger } from "../../src/logger.ts";
-import { AuditJournal, openNodeJournal } from "../../src/services/audit-journal.ts";
-import { toRow, type AuditRecord } from "../../src/services/audit-row.ts";
-import { AuditWriter } from "../../src/services/audit-writer.ts";
-import { createWorkspace } from "../../src/services/workspaces.ts";
+import { AuditJournal, openNodeJournal } from "../../src/services/audit/audit-journal.ts";
+import { toRow, type AuditRecord } from "../../src/services/audit/audit-row.ts";
+import { AuditWriter } from "../../src/services/audit/audit-writer.ts";
+import { createWorkspace } from "../../src/services/workspaces/workspaces.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
 
 /**
- * The audit journal (src/services/audit-journal.ts) with a real database: entries the database has
+ * The audit journal (src/services/audit/audit-journal.ts) with a real database: entries the database has
  * not taken stay on disk and the next writer on the same folder stores them, once; stored segments
  * are deleted; nothing but the key's prefix is ever written. A real kill -9 is in e2e/audit-durability.
  */

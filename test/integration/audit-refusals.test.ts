@@ -5,15 +5,15 @@ import { Writable } from "node:stream";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.ts";
-import { RefusalAudit, refusalLimits } from "../../src/services/audit-refusals.ts";
-import { AuditWriter } from "../../src/services/audit-writer.ts";
-import { journalDir } from "../../src/services/audit-journal.ts";
+import { RefusalAudit, refusalLimits } from "../../src/services/audit/audit-refusals.ts";
+import { AuditWriter } from "../../src/services/audit/audit-writer.ts";
+import { journalDir } from "../../src/services/audit/audit-journal.ts";
 import { addKey, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
 
 /**
  * The audit log over real HTTP: calls refused at authentication (401, 429) are recorded within the
- * limits of src/services/audit-refusals.ts, no secret reaches a row, a log line or the journal
+ * limits of src/services/audit/audit-refusals.ts, no secret reaches a row, a log line or the journal
  * (security.md A8), and a client's X-Request-Id is kept only beside the server's own id. Client
  * addresses are real: each request is sent from a chosen loopback address (127.0.0.0/8).
  */

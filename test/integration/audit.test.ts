@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { AppError } from "../../src/errors.ts";
+import { AppError } from "../../src/kernel/errors.ts";
 import type { AuditEntry, PrismaClient } from "../../src/generated/prisma/client.ts";
 import { createLogger } from "../../src/logger.ts";
 import {
@@ -11,9 +11,9 @@ import {
   queryAuditEntries,
   writeAuditInTx,
   type AuditRecord,
-} from "../../src/services/audit.ts";
-import { decodeCursor, encodeCursor, paginate } from "../../src/services/pagination.ts";
-import { createWorkspace } from "../../src/services/workspaces.ts";
+} from "../../src/services/audit/audit.ts";
+import { decodeCursor, encodeCursor, paginate } from "../../src/kernel/pagination.ts";
+import { createWorkspace } from "../../src/services/workspaces/workspaces.ts";
 import { createTestDatabase, describeEachBackend } from "../support/db.ts";
 import type { TestDatabase } from "../support/db.ts";
 import { appError, thrownAppError } from "../support/errors.ts";

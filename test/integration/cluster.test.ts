@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { heartbeat, ownerOf, placementCandidates, registerNode, sessionsOfDeadNodes } from "../../src/services/nodes.ts";
+import { heartbeat, ownerOf, placementCandidates, registerNode, sessionsOfDeadNodes } from "../../src/services/nodes/nodes.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../support/db.ts";
 import { eventually } from "../support/sessions.ts";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { provisionFirstKey } from "../../src/services/first-start.ts";
+import { provisionFirstKey } from "../../src/services/api-keys/first-start.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
 
 describe("the embedded default's first start", () => {

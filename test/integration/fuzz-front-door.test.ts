@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeCursor } from "../../src/services/pagination.ts";
+import { encodeCursor } from "../../src/kernel/pagination.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { closeCodeIn, headerOf, mutate, mutatedFrames, percentEncode, rawConversation, Rng, websocketHeaders, wsFrame, type RawAnswer } from "../support/fuzz.ts";
 

@@ -1,7 +1,7 @@
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { HealthDocument, type HealthQuery } from "../../src/gql/graphql.ts";
+import { HealthDocument, type HealthQuery } from "../../src/generated/gql/graphql.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 
 let t: TestApp;

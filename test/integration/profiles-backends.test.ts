@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { open, seal } from "../../src/crypto/envelope.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
-import { rotateMasterKey } from "../../src/services/master-key-rotation.ts";
+import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotation.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
 

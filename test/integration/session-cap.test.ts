@@ -1,13 +1,13 @@
-// The workspace session cap as the database decides it (src/services/session-cap.ts and the
+// The workspace session cap as the database decides it (src/services/sessions/session-cap.ts and the
 // `vessel_session_room` function of its migration): the statement that records a session admits it
 // only with room, and concurrent statements, one connection each, are decided one after the other.
 import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { Prisma, type Session } from "../../src/generated/prisma/client.ts";
-import { roomFor } from "../../src/services/session-cap.ts";
-import { newEvent } from "../../src/services/session-events.ts";
-import { insertStartedSession, roomHolds } from "../../src/services/session-start.ts";
-import { queryStatement } from "../../src/services/support.ts";
+import { roomFor } from "../../src/services/sessions/session-cap.ts";
+import { newEvent } from "../../src/services/session-events/session-events.ts";
+import { insertStartedSession, roomHolds } from "../../src/services/sessions/session-start.ts";
+import { queryStatement } from "../../src/kernel/support.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
 
 describeEachBackend("the workspace session cap in the database", (backend) => {

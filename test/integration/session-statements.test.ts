@@ -1,4 +1,4 @@
-// The one-statement writes of a session's start and end (src/services/session-start.ts), its
+// The one-statement writes of a session's start and end (src/services/sessions/session-start.ts), its
 // audit entry as a part of them (audit.ts auditInsertSql), and the event recorder's raw inserts:
 // the same SQL runs on PGlite and on PostgreSQL, and writes what the transactions it replaced wrote.
 import { ulid } from "ulid";
@@ -6,9 +6,9 @@ import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { Prisma, type Session } from "../../src/generated/prisma/client.ts";
 import { createLogger } from "../../src/logger.ts";
 import { memoryPubSub } from "../../src/pubsub.ts";
-import { auditInsertSql, writeAuditInTx, type AuditRecord } from "../../src/services/audit.ts";
-import { EventRecorder, newEvent } from "../../src/services/session-events.ts";
-import { endSessionStatement, insertStartedSession, releaseSessionStatement } from "../../src/services/session-start.ts";
+import { auditInsertSql, writeAuditInTx, type AuditRecord } from "../../src/services/audit/audit.ts";
+import { EventRecorder, newEvent } from "../../src/services/session-events/session-events.ts";
+import { endSessionStatement, insertStartedSession, releaseSessionStatement } from "../../src/services/sessions/session-start.ts";
 import { createTestDatabase, describeEachBackend } from "../support/db.ts";
 import type { TestDatabase } from "../support/db.ts";
 

@@ -10,8 +10,8 @@ import { loadConfig, type Config } from "../../src/config.ts";
 import { openDatabase, type Database } from "../../src/db/client.ts";
 import { browserDataRoot, internalContext } from "../../src/deps.ts";
 import type { Role } from "../../src/generated/prisma/client.ts";
-import { createApiKey } from "../../src/services/api-keys.ts";
-import { createWorkspace } from "../../src/services/workspaces.ts";
+import { createApiKey } from "../../src/services/api-keys/api-keys.ts";
+import { createWorkspace } from "../../src/services/workspaces/workspaces.ts";
 
 export interface TestApp {
   app: App;

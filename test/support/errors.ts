@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { AppError } from "../../src/errors.ts";
+import { AppError } from "../../src/kernel/errors.ts";
 
 /** The AppError a promise rejects with (fails the test when it resolves or rejects with something else). */
 export async function appError(promise: Promise<unknown>): Promise<AppError> {

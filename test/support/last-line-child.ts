@@ -1,7 +1,7 @@
 import assert from "node:assert";
 import { installLastLineOfDefence } from "../../src/last-line.ts";
 import { createLogger } from "../../src/logger.ts";
-import { defineRoute } from "../../src/rest/route.ts";
+import { defineRoute } from "../../src/rest/define-route.ts";
 import { startTestApp } from "./app.ts";
 
 // A real server with the process's last line of defence installed, as src/main.ts installs it, and

@@ -24,6 +24,6 @@ describe("generated artifacts", () => {
 
   it("cover the schema, the OpenAPI document and the codegen output", async () => {
     const paths = (await buildArtifacts()).map((a) => a.path);
-    expect(paths).toEqual(expect.arrayContaining(["schema/schema.graphql", "schema/openapi.json", "src/gql/graphql.ts"]));
+    expect(paths).toEqual(expect.arrayContaining(["schema/schema.graphql", "schema/openapi.json", "src/generated/gql/graphql.ts"]));
   });
 });

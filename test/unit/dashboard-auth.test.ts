@@ -5,8 +5,8 @@ import { crossSiteReason } from "../../src/auth/dashboard-auth.ts";
 import { s256Challenge, verifierMatches } from "../../src/auth/opaque-tokens.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
-import { createMailer } from "../../src/services/mailer.ts";
-import { isLocalPath } from "../../src/services/sign-in.ts";
+import { createMailer } from "../../src/services/sign-ins/mailer.ts";
+import { isLocalPath } from "../../src/services/sign-ins/sign-in.ts";
 
 describe("PKCE", () => {
   it("matches RFC 7636 appendix B and accepts S256 verifiers only", () => {

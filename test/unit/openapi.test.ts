@@ -1,7 +1,7 @@
 import { validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { buildOpenApi } from "../../src/rest/openapi.ts";
-import { routes } from "../../src/rest/routes.ts";
+import { routes } from "../../src/rest/routes/all.ts";
 import { schema } from "../../src/graphql/schema.ts";
 
 describe("the OpenAPI document", () => {

@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import { describe, expect, test } from "vitest";
-import { AppError } from "../../src/errors.ts";
+import { AppError } from "../../src/kernel/errors.ts";
 import {
   PageQuery,
   decodeCursor,
@@ -11,7 +11,7 @@ import {
   paginate,
   parseQuery,
   toPageDto,
-} from "../../src/services/pagination.ts";
+} from "../../src/kernel/pagination.ts";
 import { thrownAppError } from "../support/errors.ts";
 
 function fields(err: AppError): string[] {

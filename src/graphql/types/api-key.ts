@@ -1,5 +1,5 @@
-import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord, type CreatedApiKey } from "../../services/api-keys.ts";
-import { parseInput } from "../../services/support.ts";
+import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord, type CreatedApiKey } from "../../services/api-keys/api-keys.ts";
+import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 

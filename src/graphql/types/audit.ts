@@ -1,8 +1,8 @@
 import type { AuditEntry } from "../../generated/prisma/client.ts";
-import { AuditQuery } from "../../services/audit.ts";
-import { auditLog } from "../../services/audit-log.ts";
-import type { Page } from "../../services/pagination.ts";
-import { parseInput } from "../../services/support.ts";
+import { AuditQuery } from "../../services/audit/audit.ts";
+import { auditLog } from "../../services/audit/audit-log.ts";
+import type { Page } from "../../kernel/pagination.ts";
+import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 

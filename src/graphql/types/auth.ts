@@ -1,7 +1,7 @@
 import { clearedSessionCookies, sessionCookies } from "../../auth/cookies.ts";
-import { AppError } from "../../errors.ts";
-import { refreshSession, signOut, type SignedIn } from "../../services/dashboard-sessions.ts";
-import { exchangeSignIn, requestSignIn } from "../../services/sign-in.ts";
+import { AppError } from "../../kernel/errors.ts";
+import { refreshSession, signOut, type SignedIn } from "../../services/sign-ins/refresh-families.ts";
+import { exchangeSignIn, requestSignIn } from "../../services/sign-ins/sign-in.ts";
 import { audited } from "../audited.ts";
 import { builder, type GraphQLContext, type HttpExchange } from "../builder.ts";
 import { MeType, loadMe } from "./user.ts";

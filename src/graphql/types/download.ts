@@ -1,4 +1,4 @@
-import { getDownload, listDownloads, type DownloadDto } from "../../services/downloads.ts";
+import { getDownload, listDownloads, type DownloadDto } from "../../services/downloads/downloads.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 

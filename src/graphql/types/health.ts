@@ -1,5 +1,5 @@
-import { getHealth, type Health } from "../../services/health.ts";
-import type { BrowserPoolReport } from "../../services/context.ts";
+import { getHealth, type Health } from "../../services/health/health.ts";
+import type { BrowserPoolReport } from "../../kernel/context.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 

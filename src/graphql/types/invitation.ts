@@ -1,5 +1,5 @@
 import type { Invitation } from "../../generated/prisma/client.ts";
-import { createInvitation, invitationStatus, listInvitations, revokeInvitation } from "../../services/invitations.ts";
+import { createInvitation, invitationStatus, listInvitations, revokeInvitation } from "../../services/invitations/invitations.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 import { RoleType } from "./workspace.ts";

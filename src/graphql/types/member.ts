@@ -1,4 +1,4 @@
-import { changeMemberRole, listMembers, removeMember, type MemberView } from "../../services/members.ts";
+import { changeMemberRole, listMembers, removeMember, type MemberView } from "../../services/members/members.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 import { RoleType } from "./workspace.ts";

@@ -1,10 +1,10 @@
 import type { StorageStateExport, StorageStateInput } from "../../browser/profile-format.ts";
-import type { Page } from "../../services/pagination.ts";
+import type { Page } from "../../kernel/pagination.ts";
 import {
   CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, createProfile, deleteProfile, exportProfileStorageState,
   getProfile, listProfiles, saveProfile, updateProfile, type ProfileRecord,
-} from "../../services/profiles.ts";
-import { parseInput } from "../../services/support.ts";
+} from "../../services/profiles/profiles.ts";
+import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 

@@ -1,8 +1,8 @@
-import { revokeLiveViews } from "../../services/live-view.ts";
+import { revokeLiveViews } from "../../services/sessions/live-view.ts";
 import {
   followSessionEvents, listSessionEvents, SessionEventQuery, sessionEventTypes, type EventPage, type SessionEventDto, type SessionEventType,
-} from "../../services/session-events.ts";
-import { parseInput } from "../../services/support.ts";
+} from "../../services/session-events/session-events.ts";
+import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 

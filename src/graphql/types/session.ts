@@ -1,12 +1,12 @@
 import type { Session } from "../../generated/prisma/client.ts";
-import { requireIdempotencyKey } from "../../services/idempotency.ts";
-import type { Page } from "../../services/pagination.ts";
+import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
+import type { Page } from "../../kernel/pagination.ts";
 import {
   CreateSessionInput, SessionListQuery, createSession, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession,
   type SessionView,
-} from "../../services/sessions.ts";
-import { parseInput } from "../../services/support.ts";
-import { followWorkspaceSessions } from "../../services/workspace-sessions.ts";
+} from "../../services/sessions/sessions.ts";
+import { parseInput } from "../../kernel/support.ts";
+import { followWorkspaceSessions } from "../../services/sessions/workspace-sessions.ts";
 import { toSessionDto } from "../../rest/routes/sessions.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";

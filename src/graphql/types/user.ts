@@ -1,5 +1,5 @@
 import type { User } from "../../generated/prisma/client.ts";
-import { getMe, type Me } from "../../services/users.ts";
+import { getMe, type Me } from "../../services/sign-ins/users.ts";
 import { audited } from "../audited.ts";
 import { builder, type GraphQLContext } from "../builder.ts";
 import { WorkspaceType } from "./workspace.ts";

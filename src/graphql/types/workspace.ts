@@ -1,5 +1,5 @@
 import type { Role, Workspace } from "../../generated/prisma/client.ts";
-import { createWorkspaceAsAdmin, listMyWorkspaces } from "../../services/workspaces.ts";
+import { createWorkspaceAsAdmin, listMyWorkspaces } from "../../services/workspaces/workspaces.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 

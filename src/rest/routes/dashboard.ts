@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord } from "../../services/api-keys.ts";
-import { AuditEntryDto, AuditQuery, auditDto } from "../../services/audit.ts";
-import { auditLog } from "../../services/audit-log.ts";
-import { defineRoute, listEnvelope } from "../route.ts";
+import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord } from "../../services/api-keys/api-keys.ts";
+import { AuditEntryDto, AuditQuery, auditDto } from "../../services/audit/audit.ts";
+import { auditLog } from "../../services/audit/audit-log.ts";
+import { defineRoute, listEnvelope } from "../define-route.ts";
 
 const Slug = z.object({ slug: z.string().min(1).max(64) });
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

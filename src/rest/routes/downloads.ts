@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { DownloadDto, listDownloads, openDownload } from "../../services/downloads.ts";
-import { defineRoute, FileReply } from "../route.ts";
+import { DownloadDto, listDownloads, openDownload } from "../../services/downloads/downloads.ts";
+import { defineRoute, FileReply } from "../define-route.ts";
 
 const Params = z.object({ id: z.string().min(1).max(64) });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { getHealth, type Health } from "../../services/health.ts";
-import { defineRoute } from "../route.ts";
+import { getHealth, type Health } from "../../services/health/health.ts";
+import { defineRoute } from "../define-route.ts";
 
 export const HealthDto = z
   .object({

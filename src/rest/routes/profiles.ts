@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { toPageDto } from "../../services/pagination.ts";
+import { toPageDto } from "../../kernel/pagination.ts";
 import {
   CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, createProfile, deleteProfile, exportProfileStorageState,
   getProfile, listProfiles, saveProfile, updateProfile, type ProfileRecord,
-} from "../../services/profiles.ts";
-import { Reply, defineRoute, listEnvelope } from "../route.ts";
+} from "../../services/profiles/profiles.ts";
+import { Reply, defineRoute, listEnvelope } from "../define-route.ts";
 
 export const ProfileDto = z
   .object({

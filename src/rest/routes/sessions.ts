@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { AppError } from "../../errors.ts";
-import { requireIdempotencyKey } from "../../services/idempotency.ts";
-import { toPageDto } from "../../services/pagination.ts";
+import { AppError } from "../../kernel/errors.ts";
+import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
+import { toPageDto } from "../../kernel/pagination.ts";
 import {
   CreateSessionInput, SessionListQuery, createSession, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession,
   type SessionView,
-} from "../../services/sessions.ts";
+} from "../../services/sessions/sessions.ts";
 import type { Session } from "../../generated/prisma/client.ts";
-import { revokeLiveViews } from "../../services/live-view.ts";
-import { listSessionEvents, SessionEventQuery } from "../../services/session-events.ts";
-import { Reply, defineRoute, listEnvelope } from "../route.ts";
+import { revokeLiveViews } from "../../services/sessions/live-view.ts";
+import { listSessionEvents, SessionEventQuery } from "../../services/session-events/session-events.ts";
+import { Reply, defineRoute, listEnvelope } from "../define-route.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

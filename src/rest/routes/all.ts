@@ -1,0 +1,9 @@
+import { dashboardRoutes } from "./dashboard.ts";
+import { downloadRoutes } from "./downloads.ts";
+import { healthRoutes } from "./health.ts";
+import { profileRoutes } from "./profiles.ts";
+import { sessionRoutes } from "./sessions.ts";
+import type { AnyRoute } from "../define-route.ts";
+
+/** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
+export const routes: readonly AnyRoute[] = [...healthRoutes, ...sessionRoutes, ...downloadRoutes, ...profileRoutes, ...dashboardRoutes];

@@ -1,0 +1,23 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { createApiKey } from "./api-keys.ts";
+import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
+import { createWorkspace } from "../workspaces/workspaces.ts";
+
+export const firstKeyFileName = "first-api-key";
+
+/**
+ * The embedded default's first start: with no workspace at all, create `default` and one API key,
+ * and write the key (mode 0600) into the data folder, so a new user can call the API at once without
+ * stopping the server to run the seed script. The key is never logged; the log names the file.
+ * Returns the file's path when it wrote one.
+ */
+export async function provisionFirstKey(deps: AppDeps, dataDir: string): Promise<string | null> {
+  if ((await deps.db.prisma.workspace.count()) > 0) return null;
+  const ctx: ServiceContext = { deps, requestId: "first-start", log: deps.log, principal: null, ip: null };
+  const workspace = await createWorkspace(ctx, { slug: "default", name: "Default" });
+  const { secret } = await createApiKey(ctx, { workspaceId: workspace.id, label: "first start" });
+  const file = path.join(dataDir, firstKeyFileName);
+  await fs.writeFile(file, `${secret}\n`, { mode: 0o600 });
+  return file;
+}

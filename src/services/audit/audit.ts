@@ -1,0 +1,139 @@
+/**
+ * The audit trail (spec §2.4, §5.4; design "Audit"): one entry per authenticated call, denied ones
+ * included. Mutations write their entry inside their own transaction (writeAuditInTx, audit-row.ts),
+ * so the change and its entry commit or roll back together; reads and denials go through the batched
+ * AuditWriter (audit-writer.ts), which keeps request handling free of an extra insert per call.
+ * Calls refused at authentication come through audit-refusals.ts, which bounds how many rows a flood
+ * of them can write.
+ *
+ * This module reads the log; the writing parts are re-exported here for their callers.
+ * No principals here: callers decide who may write or read; this module only stores and queries.
+ */
+import { encodeTime } from "ulid";
+import { z } from "zod";
+import { validationError } from "../../kernel/errors.ts";
+import type { AuditEntry, Prisma } from "../../generated/prisma/client.ts";
+import { PageQuery, isPlausibleId, pageWindow, pageOf, parseQuery } from "../../kernel/pagination.ts";
+import type { Page } from "../../kernel/pagination.ts";
+import type { AuditDb } from "./audit-row.ts";
+
+export { auditInsertSql, writeAuditInTx, type AuditDb, type AuditRecord } from "./audit-row.ts";
+export { AuditWriter, type AuditWriterOptions } from "./audit-writer.ts";
+
+// ── Reading ────────────────────────────────────────────────────────────────────────────────────
+
+const KEY_PREFIX = /^vs_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+
+/** `?limit&cursor&key_prefix&action&actor_user_id&since&until`. */
+export const AuditQuery = PageQuery.extend({
+  key_prefix: z
+    .string({ error: "must be a string" })
+    .regex(KEY_PREFIX, "must be an API key prefix: vs_ followed by the key's 26-character id (only the part left of the dot, never the secret)")
+    .optional()
+    .describe("Only calls made with this API key: its prefix `vs_<id>`."),
+  action: z
+    .string({ error: "must be a string" })
+    .min(1, "cannot be empty")
+    .max(100, "must be at most 100 characters")
+    .optional()
+    .describe("Only this action, for example `session.create`."),
+  actor_user_id: z
+    .string({ error: "must be a string" })
+    .refine(isPlausibleId, "must be a user id")
+    .optional()
+    .describe("Only calls made by this dashboard user."),
+  target: z
+    .string({ error: "must be a string" })
+    .min(1, "cannot be empty")
+    .max(200, "must be at most 200 characters")
+    .optional()
+    .describe("Only calls on this resource, for example a session id or an API key id."),
+  since: z.iso
+    .datetime({ offset: true, error: "must be an ISO 8601 date-time, for example 2026-01-31T12:00:00Z" })
+    .optional()
+    .describe("Only entries created at or after this time (inclusive)."),
+  until: z.iso
+    .datetime({ offset: true, error: "must be an ISO 8601 date-time, for example 2026-01-31T12:00:00Z" })
+    .optional()
+    .describe("Only entries created before this time (exclusive)."),
+});
+
+export type AuditQueryParams = z.output<typeof AuditQuery>;
+
+/** Parses a raw query string object; problems name `query.<field>`. */
+export function parseAuditQuery(input: unknown): AuditQueryParams {
+  return parseQuery(AuditQuery, input);
+}
+
+/**
+ * One page of a workspace's audit log, newest first. Filters combine (all must hold). The query is
+ * re-validated here, so a caller that built it by hand gets the same validation errors.
+ */
+export async function queryAuditEntries(db: AuditDb, workspaceId: string, q: AuditQueryParams): Promise<Page<AuditEntry>> {
+  const query = parseAuditQuery(q);
+  const since = query.since === undefined ? undefined : new Date(query.since);
+  const until = query.until === undefined ? undefined : new Date(query.until);
+  if (since && until && until.getTime() < since.getTime()) {
+    throw validationError([{ field: "query.until", message: "must not be before since" }]);
+  }
+  const window = pageWindow(query, "desc");
+  const id: Prisma.StringFilter = { ...window.idAfter };
+  // An id's time is never earlier than its created_at, so entries since T have ids ≥ the first
+  // ULID of T: this lets the (workspace_id, …, id) indexes stop at T instead of scanning on.
+  if (since) id.gte = encodeTime(since.getTime()) + "0".repeat(16);
+
+  const rows = await db.auditEntry.findMany({
+    where: {
+      workspaceId,
+      ...(query.key_prefix === undefined ? {} : { keyPrefix: query.key_prefix }),
+      ...(query.action === undefined ? {} : { action: query.action }),
+      ...(query.actor_user_id === undefined ? {} : { actorUserId: query.actor_user_id }),
+      ...(query.target === undefined ? {} : { target: query.target }),
+      ...(since || until ? { createdAt: { ...(since ? { gte: since } : {}), ...(until ? { lt: until } : {}) } } : {}),
+      ...(Object.keys(id).length > 0 ? { id } : {}),
+    },
+    orderBy: window.orderBy,
+    take: window.take,
+  });
+  return pageOf(rows, query.limit);
+}
+
+/** An audit entry on the wire. */
+export const AuditEntryDto = z
+  .object({
+    id: z.string(),
+    key_prefix: z.string().nullable().describe("`vs_<id>` of the API key that made the call; null for dashboard users."),
+    actor_user_id: z.string().nullable().describe("The dashboard user who made the call; null for API keys."),
+    action: z.string().describe("For example `session.create`."),
+    target: z
+      .string()
+      .nullable()
+      .describe("Identifier of the resource acted on; for `auth.refused.summary`, how many refused calls the entry stands for."),
+    http_status: z.number().int().describe("The status the call answered with; denied calls are recorded too."),
+    request_id: z.string().nullable().describe("The request's id, as in the server log, its `X-Request-Id` answer header and problem documents."),
+    client_request_id: z
+      .string()
+      .nullable()
+      .describe("The `X-Request-Id` the client sent, if it was 1–128 letters, digits or `._:+/=-`; only for correlation, never the request's id."),
+    ip: z.string().nullable().describe("The caller's address."),
+    created_at: z.string().describe("ISO 8601."),
+  })
+  .meta({ id: "AuditEntry" });
+
+export type AuditEntryDto = z.infer<typeof AuditEntryDto>;
+
+/** The wire form of an entry: column by column, so a column added later stays out until chosen. */
+export function auditDto(e: AuditEntry): AuditEntryDto {
+  return {
+    id: e.id,
+    key_prefix: e.keyPrefix,
+    actor_user_id: e.actorUserId,
+    action: e.action,
+    target: e.target,
+    http_status: e.httpStatus,
+    request_id: e.requestId,
+    client_request_id: e.clientRequestId,
+    ip: e.ip,
+    created_at: e.createdAt.toISOString(),
+  };
+}

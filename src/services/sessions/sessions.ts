@@ -1,0 +1,427 @@
+import { createHmac } from "node:crypto";
+import { ulid } from "../../ids.ts";
+import { z } from "zod";
+import type { BrowserLease } from "../../browser/pool.ts";
+import { closeCodeForEnd } from "../../browser/close-codes.ts";
+import type { EndCause } from "../../browser/runtime.ts";
+import { AppError } from "../../kernel/errors.ts";
+import type { EndReason, Session, SessionStatus } from "../../generated/prisma/client.ts";
+import { auditedStatement } from "../audit/audited.ts";
+import { actingWorkspace, actingWorkspaceWithCap, requirePrincipal } from "../../kernel/authz.ts";
+import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
+import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "../../kernel/idempotency.ts";
+import { paginate, PageQuery, type Page } from "../../kernel/pagination.ts";
+import { restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/profiles.ts";
+import { newEvent, publishEvents, publishSessionChange, type NewEvent, type SessionEventType } from "../session-events/session-events.ts";
+import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
+import { endSessionStatement, insertStartedSession, releaseSessionStatement, roomHolds } from "./session-start.ts";
+import { executeStatement, prismaOf, queryStatement } from "../../kernel/support.ts";
+
+/** A session lives at most 30 minutes (spec 3, 8). */
+export const maxSessionSeconds = 1800;
+/** Without a CDP client for this long, a session is released (peers' top complaint is zombie sessions). */
+export const defaultIdleSeconds = 300;
+/** Live-view tokens live about 5 minutes (spec 5.3). */
+export const liveViewTokenSeconds = 300;
+
+const live: SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
+
+export const CreateSessionInput = z.strictObject({
+  region: z.string().min(1).max(64).describe("A region this deployment serves (GET /v1/health lists them)."),
+  profile_id: z.string().max(64).optional().describe("Start from a saved profile of this workspace."),
+  save_profile_on_release: z
+    .boolean().optional()
+    .describe("When the session is released (PATCH REQUEST_RELEASE), save its state back into `profile_id` (required with it)."),
+  live_view: z
+    .strictObject({
+      interactive: z.boolean().default(false).describe("Let the viewer use mouse and keyboard."),
+      instructions: z.string().max(2000).optional().describe("Shown to the person in the live view."),
+    })
+    .optional(),
+  timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional().describe(`Hard end, at most ${maxSessionSeconds} (the default).`),
+  idle_timeout_seconds: z
+    .number().int().min(1).max(maxSessionSeconds).optional()
+    .describe(`Release the session after this long without a CDP client (default ${defaultIdleSeconds}).`),
+  proxy: z
+    .strictObject({
+      server: z
+        .string().max(300)
+        .regex(/^http:\/\/[^/@\s]+:\d{1,5}\/?$/, "must be http://host:port")
+        .describe("Your HTTP proxy (`http://host:port`): the session's traffic leaves through it, after the egress policy has judged each destination."),
+      username: z.string().max(256).optional(),
+      password: z.string().max(256).optional().describe("Never returned, logged or stored."),
+    })
+    .optional()
+    .describe("An upstream proxy for this session's traffic."),
+}).superRefine((v, ctx) => {
+  if (v.save_profile_on_release && !v.profile_id) ctx.addIssue({ code: "custom", path: ["save_profile_on_release"], message: "needs profile_id: the profile to save into" });
+});
+export type CreateSessionInput = z.output<typeof CreateSessionInput>;
+
+export const SessionListQuery = PageQuery.extend({
+  status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional(),
+});
+
+/** A session and, while it runs, freshly minted addresses to drive and watch it. */
+export interface SessionView {
+  session: Session;
+  connectUrl: string | null;
+  liveViewUrl: string | null;
+}
+
+/**
+ * The workspace a caller acts in for session reads and writes: an API key's own, or the one a
+ * dashboard user names (`workspace`, a slug of a workspace they belong to; GraphQL only).
+ */
+function workspaceOf(ctx: ServiceContext, workspace?: string): Promise<string> {
+  return actingWorkspace(ctx, workspace, "use its sessions");
+}
+
+async function findInWorkspace(ctx: ServiceContext, id: string, workspace?: string): Promise<Session> {
+  const session = await prismaOf(ctx).session.findFirst({ where: { id, workspaceId: await workspaceOf(ctx, workspace) } });
+  // Another workspace's session is indistinguishable from a missing one.
+  if (!session) throw new AppError("not-found", "No session with this id in this workspace.");
+  if (ctx.audit) ctx.audit.target = id;
+  return session;
+}
+
+/** Mints the addresses of a running session: CDP until its hard end, live view for about 5 minutes. */
+async function view(ctx: ServiceContext, session: Session, withUrls: boolean): Promise<SessionView> {
+  if (!withUrls) return { session, connectUrl: null, liveViewUrl: null };
+  return { session, ...(await addresses(ctx, session)) };
+}
+
+async function addresses(
+  ctx: ServiceContext,
+  session: Pick<Session, "id" | "workspaceId" | "status" | "expiresAt" | "liveViewGeneration">,
+): Promise<{ connectUrl: string | null; liveViewUrl: string | null }> {
+  const { tokens, config, now } = ctx.deps;
+  // In its last second a session is about to be timed out, and a token (second resolution) could not outlive its issue time.
+  if (session.status !== "RUNNING" || session.expiresAt.getTime() - now().getTime() < 1000) {
+    return { connectUrl: null, liveViewUrl: null };
+  }
+  const base = config.publicBaseUrl;
+  const liveUntil = Math.min(session.expiresAt.getTime(), now().getTime() + liveViewTokenSeconds * 1000);
+  const [cdp, liveView] = await Promise.all([
+    tokens.mint({ sessionId: session.id, workspaceId: session.workspaceId, audience: "cdp", expiresAt: session.expiresAt }),
+    tokens.mint({
+      sessionId: session.id, workspaceId: session.workspaceId, audience: "live-view", expiresAt: new Date(liveUntil), generation: session.liveViewGeneration,
+    }),
+  ]);
+  return {
+    connectUrl: `${base.replace(/^http/, "ws")}/cdp?token=${cdp}`,
+    liveViewUrl: `${base}/?token=${liveView}`,
+  };
+}
+
+/**
+ * The request as the idempotency record fingerprints it: a proxy password is replaced by a keyed
+ * digest, so the stored fingerprint cannot be used to guess it.
+ */
+function withoutSecrets(ctx: ServiceContext, input: CreateSessionInput): CreateSessionInput {
+  if (!input.proxy?.password) return input;
+  const digest = createHmac("sha256", ctx.deps.masterKey.key).update(input.proxy.password).digest("hex");
+  return { ...input, proxy: { ...input.proxy, password: digest } };
+}
+
+/**
+ * Starts a session: a browser from the pool (503 when the node is full), the row RUNNING with its
+ * event, audit entry and stored answer in one statement. At most once per Idempotency-Key (24 hours).
+ * A workspace at its cap of live sessions is refused (429, session-cap.ts), replays never.
+ */
+export async function createSession(
+  ctx: ServiceContext,
+  input: CreateSessionInput,
+  idempotencyKey: string,
+  present: (v: SessionView) => unknown,
+  workspace?: string,
+): Promise<Idempotent<SessionView>> {
+  const { id: workspaceId, maxSessions } = await actingWorkspaceWithCap(ctx, workspace, "use its sessions");
+  const { config, runtime, browsers } = ctx.deps;
+  // Decided by the statement that records the session (no cap: that statement is as it always was).
+  const cap = sessionCap(ctx, maxSessions);
+  const room = cap === null ? null : roomFor(workspaceId, cap);
+  if (!config.regions.includes(input.region)) {
+    throw new AppError("unknown-region", `No region called "${input.region}". This deployment serves: ${config.regions.join(", ")}.`);
+  }
+  if (input.profile_id) {
+    const profile = await prismaOf(ctx).profile.findFirst({ where: { id: input.profile_id, workspaceId }, select: { id: true } });
+    if (!profile) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
+  }
+  // Full, draining, or another region's: a node that can run it does (src/cluster/placement.ts).
+  const placed = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { workspace });
+  if (placed) return placed;
+  const id = `ses_${ulid()}`;
+  const now = ctx.deps.now();
+  const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
+  // The tokens depend on nothing the database decides: minted before the browser is taken, they
+  // are ready when the answer is stored with the row. (Unused, and never shown, when the call
+  // turns out to be a replay or the node is full.)
+  const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
+  urls.catch(() => {}); // awaited below, or not at all when the call fails first
+
+  /** The session's browser (`lease`), set up, and the row, event and answer that record it. */
+  const prepare = async (lease: BrowserLease) => {
+    try {
+      // The upstream proxy lives only in this process's memory, for as long as the browser does.
+      if (input.proxy && lease.egress) lease.egress.upstream = { ...input.proxy };
+      if (input.profile_id) await restoreProfileIntoSession(ctx, workspaceId, input.profile_id, lease);
+      const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
+      const session: Session = {
+        id, workspaceId, status: "RUNNING", region: input.region, endReason: null, nodeId: ctx.deps.nodeId,
+        apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null, endedById: null,
+        profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
+        timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
+        liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
+        createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
+      };
+      const view: SessionView = { session, ...(await urls) };
+      return { lease, session, view, running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: present(view), resourceId: id } };
+    } catch (err) {
+      await lease.release();
+      throw err;
+    }
+  };
+  type Prepared = Awaited<ReturnType<typeof prepare>>;
+  /** Runs the recording statement (session-start.ts says why it is one); the browser goes if it fails. */
+  const record = async <R>(p: Prepared, write: () => Promise<R>): Promise<R> => {
+    try {
+      return await write();
+    } catch (err) {
+      await p.lease.release();
+      throw err;
+    }
+  };
+  const started = (p: Prepared) => {
+    void publishEvents(ctx.deps.pubsub, [p.running], ctx.log);
+    void publishSessionChange(ctx.deps, id, workspaceId);
+    runtime.add(id, p.lease, expiresAt, p.session.idleTimeoutSeconds, now);
+  };
+  const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
+  // The usual first call: the key is claimed by a statement of its own, the answer stored with the row.
+  const twoStatements = async (storeAnswer: StoreAnswer) => {
+    // A workspace plainly at its cap is refused before a browser is taken (or launched).
+    if (cap !== null && (await plainlyFull(ctx, workspaceId, cap))) throw workspaceFull(cap);
+    const p = await prepare(await browsers.acquire(id));
+    const stored = await record(p, () =>
+      auditedStatement(
+        ctx,
+        id,
+        (audit) => executeStatement(ctx.deps.db, insertStartedSession(p.session, p.running, { also: storeAnswer(p.answer, room ? roomHolds : undefined) }, audit, room)),
+        (n) => room === null || n > 0,
+      ),
+    );
+    if (cap !== null && stored === 0) {
+      // Another create took the last slot meanwhile: nothing was written, and the browser goes back.
+      if (input.profile_id) await p.lease.release();
+      else p.lease.unused();
+      throw workspaceFull(cap);
+    }
+    started(p);
+    return { result: p.view, ...p.answer, stored: true };
+  };
+  // With a warm spare and no profile to restore (which changes the browser), the key is taken by the
+  // row's own statement; when it was taken already, the untouched spare goes back. Otherwise (a
+  // launch to wait for, a full node) the usual way: a replay never waits for, or is refused, a browser.
+  const oneStatement = input.profile_id
+    ? undefined
+    : async (claim: ClaimAnswer) => {
+        const spare = browsers.acquireSpare(id);
+        if (!spare) return null;
+        const p = await prepare(spare);
+        const [row] = await record(p, () =>
+          auditedStatement(
+            ctx,
+            id,
+            (audit) => queryStatement<{ taken: boolean }>(
+              ctx.deps.db,
+              insertStartedSession(p.session, p.running, { claim: claim(p.answer, room ? roomHolds : undefined) }, audit, room),
+            ),
+            (rows) => rows[0]?.taken === true,
+          ),
+        );
+        if (!row?.taken) {
+          // The key was taken already, or (capped) there was no room: the two-statement way tells which.
+          p.lease.unused();
+          return null;
+        }
+        started(p);
+        return p.view;
+      };
+  return idempotent(ctx, key, twoStatements, oneStatement).catch(async (err: unknown) => {
+    // This node filled up meanwhile: another one may still have room.
+    const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err, workspace });
+    if (elsewhere) return elsewhere;
+    throw err;
+  });
+}
+
+export async function getSession(ctx: ServiceContext, id: string, workspace?: string): Promise<SessionView> {
+  return view(ctx, await findInWorkspace(ctx, id, workspace), true);
+}
+
+/**
+ * The workspace's sessions in ULID (creation) order, optionally by status. No tokens in lists.
+ * `newestFirst` (the dashboard's list) reverses the order; cursors stay stable either way.
+ */
+export async function listSessions(
+  ctx: ServiceContext,
+  q: z.output<typeof SessionListQuery>,
+  opts: { workspace?: string; newestFirst?: boolean } = {},
+): Promise<Page<Session>> {
+  const workspaceId = await workspaceOf(ctx, opts.workspace);
+  return paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
+    prismaOf(ctx).session.findMany({
+      where: { workspaceId, ...(q.status ? { status: q.status } : {}), ...(window.idAfter ? { id: window.idAfter } : {}) },
+      orderBy: window.orderBy,
+      take: window.take,
+    }),
+  );
+}
+
+/** New tokens for a running session (never past its hard end); also counts as activity. */
+export async function keepaliveSession(ctx: ServiceContext, id: string, workspace?: string): Promise<SessionView> {
+  const session = await findInWorkspace(ctx, id, workspace);
+  if (session.status !== "RUNNING") throw new AppError("conflict", `The session has ended (${session.status}).`);
+  ctx.deps.runtime.touch(id);
+  ctx.deps.cluster?.touch(id);
+  return view(ctx, session, true);
+}
+
+/**
+ * The owner's release (PATCH status REQUEST_RELEASE). Idempotent on an ended session.
+ *
+ * One statement reads the session and ends it (with its event and audit entry), since every
+ * statement on the release path costs the embedded database's process CPU (session-start.ts).
+ * A session that saves its profile on release takes endSession's way: the save comes first.
+ */
+export async function releaseSession(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
+  const workspaceId = await workspaceOf(ctx, workspace);
+  const end = { status: "RELEASED", reason: "CLIENT_RELEASE" } as const;
+  const { events: recorder } = ctx.deps;
+  await recorder.settled(id);
+  const now = ctx.deps.now();
+  const events = [...recorder.take(id), newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now)];
+  let found: { status: SessionStatus; saves: boolean; ended: boolean } | undefined;
+  try {
+    [found] = await auditedStatement(
+      ctx,
+      id,
+      (audit) => queryStatement<{ status: SessionStatus; saves: boolean; ended: boolean }>(
+        ctx.deps.db,
+        releaseSessionStatement({ id, workspaceId, endedAt: now }, events, audit),
+      ),
+      ([row]) => row !== undefined && live.includes(row.status) && !row.saves,
+    );
+  } finally {
+    if (!found?.ended) recorder.putBack(id, events.slice(0, -1));
+  }
+  // Another workspace's session is indistinguishable from a missing one.
+  if (!found) throw new AppError("not-found", "No session with this id in this workspace.");
+  if (ctx.audit) ctx.audit.target = id;
+  if (!live.includes(found.status)) return;
+  if (found.saves) {
+    await endSession(ctx.deps, id, end, ctx, undefined, { saveProfileOnRelease: true });
+    return;
+  }
+  afterEnd(ctx.deps, id, end, found.ended ? { events, workspaceId } : null);
+}
+
+/** Dashboard force-stop by a workspace owner or admin; API keys are refused (they release with PATCH). */
+export async function forceStopSession(ctx: ServiceContext, id: string): Promise<void> {
+  const principal = requirePrincipal(ctx);
+  if (principal.kind === "apiKey") throw new AppError("forbidden", "API keys release sessions with PATCH; force-stop is a dashboard action.");
+  const session = await prismaOf(ctx).session.findUnique({ where: { id } });
+  const membership = session
+    ? await prismaOf(ctx).membership.findUnique({ where: { workspaceId_userId: { workspaceId: session.workspaceId, userId: principal.userId } } })
+    : null;
+  if (!session || !membership) throw new AppError("not-found", "No session with this id in your workspaces.");
+  if (ctx.audit) {
+    ctx.audit.workspaceId = session.workspaceId;
+    ctx.audit.target = id;
+  }
+  if (membership.role === "MEMBER") throw new AppError("forbidden", "Only owners and admins can force-stop sessions.");
+  if (!live.includes(session.status)) return;
+  await endSession(ctx.deps, id, { status: "RELEASED", reason: "FORCE_STOP" }, ctx, principal.userId, session);
+}
+
+const eventOf: Record<string, SessionEventType> = { RELEASED: "session.released", TIMED_OUT: "session.timed_out", FAILED: "session.failed" };
+
+/**
+ * The one way a session ends: the row (if still live) takes its final status, end reason and time,
+ * with its event (and the caller's audit entry) in the same statement; then the browser and every
+ * socket of the session are closed. Idempotent. `known` is the session's row as the caller just read
+ * it, if it did: it spares the profile-save check a read of its own.
+ */
+export async function endSession(
+  deps: AppDeps,
+  id: string,
+  end: { status: Exclude<SessionStatus, "PENDING" | "RUNNING" | "REQUEST_RELEASE">; reason: EndReason },
+  ctx?: ServiceContext,
+  endedById?: string,
+  known?: Pick<Session, "saveProfileOnRelease">,
+): Promise<boolean> {
+  // Before anything closes: the browser still holds what the profile is to keep.
+  if (end.reason === "CLIENT_RELEASE") await saveProfileOnRelease(deps, id, ctx, known);
+  await deps.events.settled(id);
+  const now = deps.now();
+  const events = [...deps.events.take(id), newEvent(id, eventOf[end.status]!, { reason: end.reason.toLowerCase() }, now)];
+  let row: { workspace_id: string } | undefined;
+  try {
+    [row] = await auditedStatement(ctx, id, (audit) =>
+      queryStatement<{ workspace_id: string }>(
+        deps.db,
+        endSessionStatement({ id, status: end.status, reason: end.reason, endedAt: now, endedById: endedById ?? null }, events, audit?.() ?? null),
+      ),
+    );
+  } finally {
+    if (!row) deps.events.putBack(id, events.slice(0, -1));
+  }
+  afterEnd(deps, id, end, row ? { events, workspaceId: row.workspace_id } : null);
+  return row !== undefined;
+}
+
+/**
+ * What follows an end's statement: when it ended the session (`ended`), its events (the waiting ones
+ * it wrote, then its final one) and change are published and its node told; either way the browser
+ * and every socket of the session close here.
+ */
+function afterEnd(deps: AppDeps, id: string, end: { status: SessionStatus; reason: EndReason }, ended: { events: NewEvent[]; workspaceId: string } | null): void {
+  // The session's sockets close now and the proxy refuses it from the recorded status; closing the
+  // browser itself (~100 ms) need not hold up the caller.
+  if (ended) void publishEvents(deps.pubsub, ended.events, deps.log);
+  if (ended) void publishSessionChange(deps, id, ended.workspaceId);
+  // The browser may run on another node: that node closes it.
+  if (ended) deps.cluster?.sessionEnded(id, endMessage(end.status, end.reason));
+  void deps.runtime.teardown(id, endMessage(end.status, end.reason), closeCodeForEnd(end.reason)).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
+  if (ended) deps.log.info({ sessionId: id, status: end.status, reason: end.reason }, "session ended");
+}
+
+const endWords: Record<string, string> = {
+  CLIENT_RELEASE: "it was released by its owner", FORCE_STOP: "it was stopped by a workspace admin",
+  TIMEOUT: "it reached its time limit", IDLE_TIMEOUT: "nothing was connected to it for too long",
+  BROWSER_CRASH: "its browser stopped unexpectedly", NODE_SHUTDOWN: "its server shut down", LAUNCH_FAILED: "its browser could not start",
+  API_KEY_REVOKED: "the API key that started it was revoked",
+};
+
+/** What a live viewer reads when the session ends under it. */
+function endMessage(status: string, reason: EndReason): string {
+  return `The session has ended: ${endWords[reason] ?? status.toLowerCase()}.`;
+}
+
+/** What the runtime reports (timeout, idle, crash) becomes the session's end. */
+export function endFromRuntime(deps: AppDeps) {
+  return (sessionId: string, cause: EndCause) => endSession(deps, sessionId, cause).then(() => undefined);
+}
+
+/** At start-up: sessions this node left live (it stopped without ending them) end with node_shutdown. */
+export async function endOrphans(deps: AppDeps): Promise<number> {
+  const orphans = await deps.db.prisma.session.findMany({ where: { nodeId: deps.nodeId, status: { in: live } }, select: { id: true } });
+  for (const { id } of orphans) await endSession(deps, id, { status: "FAILED", reason: "NODE_SHUTDOWN" });
+  return orphans.length;
+}
+
+/** Graceful stop: every session running here ends with node_shutdown before the browsers go. */
+export async function endAllOnNode(deps: AppDeps): Promise<void> {
+  await Promise.all(deps.runtime.ids().map((id) => endSession(deps, id, { status: "FAILED", reason: "NODE_SHUTDOWN" })));
+}
