@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { AppError } from "./kernel/errors.ts";
 import { enterClientScope } from "./last-line.ts";
 import { safeUrl, type Logger } from "./logger.ts";
-import { problemBody } from "./rest/problems.ts";
+import { problemBody } from "./kernel/problems.ts";
 
 /**
  * What every connection meets before any route or WebSocket endpoint reads it. Node's HTTP parser

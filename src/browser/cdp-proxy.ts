@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { KeyStoreUnavailable } from "../auth/session-tokens.ts";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import { AppError } from "../kernel/errors.ts";
-import { problemBody } from "../rest/problems.ts";
+import { problemBody } from "../kernel/problems.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import { WebSocketServer } from "ws";
 import { CdpCallError, CdpPipeClosed, type CdpChannel } from "./cdp-pipe.ts";

@@ -3,7 +3,6 @@ import path from "node:path";
 import fs from "node:fs";
 import { AppError } from "../kernel/errors.ts";
 import type { Logger } from "../logger.ts";
-import type { BrowserPoolReport } from "../kernel/context.ts";
 import type { CdpPipe } from "./cdp-pipe.ts";
 import { launchChromium, maxDataRootLength, reapOrphans, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
 import { DownloadGuard, type DownloadNotice } from "./download-guard.ts";
@@ -77,6 +76,14 @@ const BROWSER_ID_LENGTH = 10;
 
 /** How long after a spare is taken its replacement starts launching (see #refill). */
 const REFILL_DELAY_MS = 250;
+
+/** What the browser pool reports about itself. */
+export interface BrowserPoolReport {
+  state: "ready" | "unavailable";
+  capacity: number;
+  inUse: number;
+  warm: number;
+}
 
 export class BrowserPool {
   readonly #opts: BrowserPoolOptions;

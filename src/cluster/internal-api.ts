@@ -3,7 +3,7 @@ import { z } from "zod";
 import { closeCodeForEnd } from "../browser/close-codes.ts";
 import { seal } from "../crypto/envelope.ts";
 import { AppError } from "../kernel/errors.ts";
-import { sendProblem, toAppError } from "../rest/problems.ts";
+import { sendProblem, toAppError } from "../kernel/problems.ts";
 import { toSessionDto } from "../rest/routes/sessions.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { captureSessionHere } from "../services/profiles/profiles.ts";

@@ -6,7 +6,8 @@ import type { RateLimiter } from "../auth/rate-limit.ts";
 import type { ClientAddress } from "../auth/client-address.ts";
 import type { FailedAuthThrottle } from "../auth/failed-auth.ts";
 import type { SessionTokens } from "../auth/session-tokens.ts";
-import type { BrowserPool } from "../browser/pool.ts";
+import type { BrowserPool, BrowserPoolReport } from "../browser/pool.ts";
+export type { BrowserPoolReport };
 import type { SessionRuntime } from "../browser/runtime.ts";
 import type { PubSub } from "../pubsub.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
@@ -19,14 +20,6 @@ import type { Metrics } from "../metrics.ts";
 import type { ProfileDocument } from "../browser/profile-format.ts";
 import type { Idempotent } from "./idempotency.ts";
 import type { CreateSessionInput, SessionView } from "../services/sessions/sessions.ts";
-
-/** What the browser pool reports about itself; the pool arrives with the sessions work. */
-export interface BrowserPoolReport {
-  state: "ready" | "unavailable";
-  capacity: number;
-  inUse: number;
-  warm: number;
-}
 
 /** Who is calling. Workspace scope of a key comes from its record, never from the request. */
 export type Principal =

@@ -5,7 +5,7 @@ import { auditScope, authenticateRequest, finishAudit, type UserAuthenticator } 
 import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { auditAction } from "../kernel/operations.ts";
-import { toAppError } from "./problems.ts";
+import { toAppError } from "../kernel/problems.ts";
 import { FileReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
 
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { isDatabaseUnavailable } from "../../src/db/errors.ts";
 import { deadlineMessage } from "../../src/db/pg-timeouts.ts";
 import { createLogger, safeUrl } from "../../src/logger.ts";
-import { toAppError } from "../../src/rest/problems.ts";
+import { toAppError } from "../../src/kernel/problems.ts";
 
 describe("database outages map to 503", () => {
   it("recognises Prisma's and the pg adapter's connection failures, and nothing else", () => {

@@ -1,0 +1,37 @@
+// The dependency rules of the house (docs/architecture.md), checked by test/unit/architecture.test.ts.
+// Transports are adapters over the domain services; they never import each other. Domains
+// (src/services/<domain>/) sit on the kernel (src/kernel/) and know no transport. The browser layer
+// (src/browser/) knows nothing of domains or transports: it is handed the ports it needs.
+const transports = "^src/(rest|graphql|live-view|cluster)/";
+module.exports = {
+  forbidden: [
+    { name: "no-circular", severity: "error", comment: "Import cycles make the layers meaningless.", from: { path: "^src/" }, to: { circular: true } },
+    {
+      name: "transports-are-independent", severity: "error",
+      comment: "REST, GraphQL, the live view and the cluster's internal API are adapters: each calls services, never another transport.",
+      from: { path: "^src/(rest|graphql|live-view|cluster)/" }, to: { path: transports, pathNot: "^src/$1/" },
+    },
+    {
+      name: "domains-know-no-transport", severity: "error",
+      comment: "Services return domain objects; wire shapes live in the transports.",
+      from: { path: "^src/(services|kernel)/" }, to: { path: `${transports}|^src/(app|deps|upgrade|front-door|main)\\.ts$` },
+    },
+    {
+      name: "kernel-knows-no-domain", severity: "error",
+      comment: "The kernel sits below every domain.",
+      from: { path: "^src/kernel/" }, to: { path: "^src/(services|browser|auth)/" },
+    },
+    {
+      name: "browser-knows-no-domain", severity: "error",
+      comment: "src/browser drives Chromium; it is given ports, never domain services or transports.",
+      from: { path: "^src/browser/" }, to: { path: `${transports}|^src/(services|auth)/|^src/(app|deps|upgrade|front-door|main|metrics)\\.ts$` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^src/(generated|dashboard)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".js"] },
+  },
+};
