@@ -1,7 +1,4 @@
 import SchemaBuilder from "@pothos/core";
-import PrismaPlugin from "@pothos/plugin-prisma";
-import type PrismaTypes from "../generated/pothos-types.ts";
-import { getDatamodel } from "../generated/pothos-types.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 
 /** The HTTP request and response of a GraphQL call: cookies in and out (the dashboard's sign-in). */
@@ -26,19 +23,10 @@ export interface GraphQLContext {
 /** Plugins and configuration only; types live in ./types/<domain>.ts next to their root fields. */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  PrismaTypes: PrismaTypes;
   Scalars: { DateTime: { Input: Date; Output: Date } };
   DefaultFieldNullability: false;
 }>({
-  plugins: [PrismaPlugin],
   defaultFieldNullability: false,
-  prisma: {
-    // The client comes from the request's context, so tests and nodes each use their own database.
-    client: (ctx) => ctx.services.deps.db.prisma,
-    dmmf: getDatamodel(),
-    exposeDescriptions: false,
-    filterConnectionTotalCount: true,
-  },
 });
 
 builder.queryType({});
