@@ -26,7 +26,7 @@ import { closeRedis, createRedis, redisReady } from "./redis.ts";
 import { AuditWriter } from "./services/audit/audit.ts";
 import { openNodeJournal } from "./services/audit/audit-journal.ts";
 import { RefusalAudit } from "./services/audit/audit-refusals.ts";
-import { createMailer, type Mailer } from "./services/sign-ins/mailer.ts";
+import { createMailer, type Mailer } from "./mailer.ts";
 import { liveViewRevocations, revokedMessage } from "./services/sessions/live-view.ts";
 import { EventRecorder } from "./services/session-events/session-events.ts";
 import type { AppDeps, ServiceContext, SignInLimits } from "./kernel/context.ts";

@@ -1,7 +1,22 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { Request, Response } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { AppDeps } from "./kernel/context.ts";
+import type { Database } from "./db/client.ts";
+import type { BrowserPoolReport } from "./browser/pool.ts";
+
+/**
+ * What the scrape-time gauges read from the composed app: only these, typed structurally, so the
+ * metrics registry (which the kernel's context names) never imports the context back.
+ */
+export interface MetricsSources {
+  browsers: { report(): BrowserPoolReport };
+  runtime: { ids(): string[]; clientCount(id: string): number; viewerCount(id: string): number };
+  audit: { readonly pending: number };
+  cluster?: { readonly draining: boolean };
+  db: Pick<Database, "prisma">;
+  now(): Date;
+  nodeId: string;
+}
 
 /**
  * Prometheus metrics of one node. Gauges are read when scraped (from the pool, the runtime, the
@@ -15,7 +30,7 @@ export class Metrics {
   readonly sessionCreate: Histogram<"outcome">;
   readonly rateLimited: Counter<"kind">;
   readonly forwarded: Counter<"kind">;
-  private deps: AppDeps | undefined;
+  private deps: MetricsSources | undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -42,10 +57,10 @@ export class Metrics {
     });
     // Read at scrape time from the parts attached once the app is composed.
     const self = this;
-    const read = (fn: (deps: AppDeps) => number) => function (this: Gauge) {
+    const read = (fn: (deps: MetricsSources) => number) => function (this: Gauge) {
       if (self.deps) this.set(fn(self.deps));
     };
-    const gauge = (name: string, help: string, fn: (deps: AppDeps) => number) => new Gauge({ name, help, registers, collect: read(fn) });
+    const gauge = (name: string, help: string, fn: (deps: MetricsSources) => number) => new Gauge({ name, help, registers, collect: read(fn) });
     gauge("vessel_pool_capacity", "Browsers this node may run at once.", (d) => d.browsers.report().capacity);
     gauge("vessel_pool_in_use", "Browsers serving sessions.", (d) => d.browsers.report().inUse);
     gauge("vessel_pool_free_slots", "Sessions this node can still start.", (d) => Math.max(0, d.browsers.report().capacity - d.browsers.report().inUse));
@@ -79,7 +94,7 @@ export class Metrics {
   }
 
   /** Binds the scrape-time gauges to the app's parts. */
-  attach(deps: AppDeps): void {
+  attach(deps: MetricsSources): void {
     this.deps = deps;
   }
 

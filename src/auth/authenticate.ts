@@ -1,14 +1,14 @@
 import { AppError } from "../kernel/errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import type { Principal } from "../kernel/context.ts";
+import type { Principal } from "./principal.ts";
 import { parseApiKey } from "./api-key-format.ts";
 import { secretTag, VerifiedKeyCache, verifySecret } from "./api-key-hash.ts";
 import type { FailedAuthThrottle } from "./failed-auth.ts";
 import type { RateDecision } from "./rate-limit.ts";
 import { rateLimitHeaders } from "./rate-limit.ts";
 import type { RevocationList } from "./revocations.ts";
-import { findKeyForVerification, storeSecretTag, type ApiKeyForVerification } from "../services/api-keys/api-keys.ts";
+import { findKeyForVerification, storeSecretTag, type ApiKeyForVerification } from "./api-key-lookup.ts";
 
 export type KeyPrincipal = Extract<Principal, { kind: "apiKey" }>;
 

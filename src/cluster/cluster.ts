@@ -8,7 +8,8 @@ import { open as openSealed, seal as sealEnvelope } from "../crypto/envelope.ts"
 import { AppError, isProblemSlug } from "../kernel/errors.ts";
 import { parseProfileDocument } from "../browser/profile-format.ts";
 import type { Logger } from "../logger.ts";
-import type { AppDeps, ClusterHooks, ServiceContext } from "../kernel/context.ts";
+import type { AppDeps, ServiceContext } from "../kernel/context.ts";
+import type { ClusterHooks } from "../services/sessions/ports.ts";
 import type { Idempotent } from "../kernel/idempotency.ts";
 import {
   endedAmong, heartbeat, markStopped, nodeOfSession, ownerOf, placementCandidates, pruneNodes, regionHasNodes, registerNode,

@@ -8,7 +8,8 @@ import { authenticateRequest, type UserAuthenticator } from "../auth/request-aut
 import { CloseCode as SessionCloseCode } from "../browser/close-codes.ts";
 import { AppError } from "../kernel/errors.ts";
 import { rawProblem } from "../front-door.ts";
-import type { AppDeps, Principal } from "../kernel/context.ts";
+import type { AppDeps } from "../kernel/context.ts";
+import type { Principal } from "../auth/principal.ts";
 import type { Yoga } from "./yoga.ts";
 
 interface Enveloped {

@@ -1,6 +1,7 @@
 import { AppError, validationError } from "./errors.ts";
 import type { Role, Workspace } from "../generated/prisma/client.ts";
-import type { Principal, ServiceContext } from "./context.ts";
+import type { ServiceContext } from "./context.ts";
+import type { Principal } from "../auth/principal.ts";
 import { prismaOf } from "./support.ts";
 
 export function requirePrincipal(ctx: ServiceContext): Principal {

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { argonCalls } from "../../src/auth/api-key-hash.ts";
-import { keyLookups } from "../../src/services/api-keys/api-keys.ts";
+import { keyLookups } from "../../src/auth/api-key-lookup.ts";
 import { createLogger } from "../../src/logger.ts";
 import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";

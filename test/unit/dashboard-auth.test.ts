@@ -5,7 +5,7 @@ import { crossSiteReason } from "../../src/auth/dashboard-auth.ts";
 import { s256Challenge, verifierMatches } from "../../src/auth/opaque-tokens.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
-import { createMailer } from "../../src/services/sign-ins/mailer.ts";
+import { createMailer } from "../../src/mailer.ts";
 import { isLocalPath } from "../../src/services/sign-ins/sign-in.ts";
 
 describe("PKCE", () => {

@@ -8,18 +8,9 @@ import { auditedTransaction } from "../audit/audited.ts";
 import { requireWorkspaceRole } from "../../kernel/authz.ts";
 import { endSession } from "../sessions/sessions.ts";
 import { conflictOnDuplicate, parseInput, prismaErrorCode, prismaOf } from "../../kernel/support.ts";
-import type { DbSource } from "../../kernel/support.ts";
 
 /** An API key as the service hands it out: every column except the hash and the tag (both derive from the secret). */
 export type ApiKeyRecord = Omit<ApiKey, "secretHash" | "secretTag">;
-
-/** What authentication needs to check a presented key. Only for the auth layer; never serialised. */
-export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix" | "secretHash" | "secretTag" | "revokedAt"> & {
-  /** The workspace's own request budget per minute; null = the default. */
-  rateLimitPerMinute: number | null;
-  /** The workspace's own cap on live sessions; null = the deployment's. */
-  maxSessions: number | null;
-};
 
 /** Trimmed, 1–100 characters. */
 export const ApiKeyLabel = z
@@ -147,36 +138,6 @@ async function endSessionsOfKey(ctx: ServiceContext, workspaceId: string, keyId:
   });
   const ended = await Promise.all(live.map(({ id }) => endSession(ctx.deps, id, { status: "RELEASED", reason: "API_KEY_REVOKED" }, undefined, endedById)));
   if (live.length > 0) ctx.log.info({ workspaceId, apiKeyId: keyId, sessions: ended.filter(Boolean).length }, "ended the sessions of a revoked api key");
-}
-
-/** The record a presented key id refers to, with its hash, or null. For the authentication layer only. */
-export async function findKeyForVerification(source: DbSource, id: string): Promise<ApiKeyForVerification | null> {
-  lookups++;
-  const row = await prismaOf(source).apiKey.findUnique({
-    where: { id },
-    select: {
-      id: true, workspaceId: true, prefix: true, secretHash: true, secretTag: true, revokedAt: true,
-      workspace: { select: { rateLimitPerMinute: true, maxSessions: true } },
-    },
-  });
-  if (!row) return null;
-  const { workspace, ...key } = row;
-  return { ...key, rateLimitPerMinute: workspace.rateLimitPerMinute, maxSessions: workspace.maxSessions };
-}
-
-let lookups = 0;
-
-/** How many key records this process has read (for tests that assert "no database read", as argonCalls does for hashing). */
-export function keyLookups(): number {
-  return lookups;
-}
-
-/**
- * Stores the tag of a key that verified but was made before tags existed (its secret is known only
- * now). Only where none is stored, so it never replaces one.
- */
-export async function storeSecretTag(source: DbSource, id: string, tag: number): Promise<void> {
-  await prismaOf(source).apiKey.updateMany({ where: { id, secretTag: null }, data: { secretTag: tag } });
 }
 
 /** Dashboard: mint a key for a workspace (owners and admins; never an API key). */

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { AppError } from "../../kernel/errors.ts";
 import type { Prisma, Role, User, Workspace } from "../../generated/prisma/client.ts";
 import { requirePrincipal } from "../../kernel/authz.ts";
-import type { AppDeps, Principal, ServiceContext } from "../../kernel/context.ts";
+import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
+import type { Principal } from "../../auth/principal.ts";
 import { prismaOf } from "../../kernel/support.ts";
 
 /** A mail address as the dashboard stores it: trimmed and lower-cased (the sign-in identity). */

@@ -1,6 +1,6 @@
 import nodemailer from "nodemailer";
-import type { Config } from "../../config.ts";
-import type { Logger } from "../../logger.ts";
+import type { Config } from "./config.ts";
+import type { Logger } from "./logger.ts";
 
 export interface Mail {
   to: string;
