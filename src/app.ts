@@ -20,6 +20,7 @@ import type { AnyRoute } from "./rest/define-route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes/all.ts";
 import { handleCdpDiscovery, handleCdpUpgrade } from "./browser/cdp-proxy.ts";
+import { cdpProxyPorts } from "./services/sessions/cdp-access.ts";
 import { createDeps, type DepsOptions } from "./deps.ts";
 import { JobRunner } from "./jobs.ts";
 import { maintenanceJobs } from "./services/maintenance/maintenance.ts";
@@ -136,7 +137,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     res.json(await deps.tokens.jwks());
   });
   app.get("/metrics", metrics.handler(config.metricsToken));
-  app.get(["/cdp/json", "/cdp/json/version", "/cdp/json/list"], cluster.routeGet("cdp", cdpSessionOf, (req, res) => handleCdpDiscovery(deps, req, res)));
+  const cdpPorts = cdpProxyPorts(deps);
+  app.get(["/cdp/json", "/cdp/json/version", "/cdp/json/list"], cluster.routeGet("cdp", cdpSessionOf, (req, res) => handleCdpDiscovery(cdpPorts, req, res)));
   // What nodes ask each other (signed by a node; never reachable with customer credentials).
   app.use(internalPrefix, internalRouter(deps, cluster));
 
@@ -212,7 +214,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   upgrades.register("/graphql", graphqlWs.handleUpgrade);
   // A connection for a session whose browser runs on another node is relayed there (src/cluster).
-  const cdpUpgrade = cluster.routeUpgrade("cdp", cdpSessionOf, (req, socket, head) => handleCdpUpgrade(deps, req, socket, head));
+  const cdpUpgrade = cluster.routeUpgrade("cdp", cdpSessionOf, (req, socket, head) => handleCdpUpgrade(cdpPorts, req, socket, head));
   upgrades.register("/cdp", cdpUpgrade);
   upgrades.registerPrefix("/cdp/devtools/page/", cdpUpgrade);
   upgrades.register(liveView.socketPath, cluster.routeUpgrade("live_view", liveViewSessionOf, liveView.handleUpgrade));

@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type net from "node:net";
 import type { Duplex } from "node:stream";
-import { KeyStoreUnavailable } from "../auth/session-tokens.ts";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import { AppError } from "../kernel/errors.ts";
 import { problemBody } from "../kernel/problems.ts";
-import type { AppDeps } from "../kernel/context.ts";
+import type { Logger } from "../logger.ts";
 import { WebSocketServer } from "ws";
 import { CdpCallError, CdpPipeClosed, type CdpChannel } from "./cdp-pipe.ts";
 import { relayClient, type RelayOptions } from "./cdp-relay.ts";
 import { CloseCode, closeReason } from "./close-codes.ts";
 import type { BrowserLease } from "./pool.ts";
+import type { SessionRuntime } from "./runtime.ts";
 
 /** A discovery request waits at most this long for the browser. */
 const DISCOVERY_TIMEOUT_MS = 5_000;
@@ -18,38 +18,28 @@ const DISCOVERY_TIMEOUT_MS = 5_000;
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
 const pagePath = /^\/cdp\/devtools\/page\/([A-Za-z0-9-]{1,64})$/;
 
-function tokenOf(req: IncomingMessage, url: URL): string | undefined {
-  return url.searchParams.get("token") ?? /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+/** A client's right to one session's browser, as the sessions domain grants it. */
+export interface CdpGrant {
+  /** The credential the client presented (discovery hands it back inside the addresses it lists). */
+  token: string;
+  sessionId: string;
+  lease: BrowserLease;
 }
 
 /**
- * Which session a CDP request may reach: a valid `cdp` token for a session RUNNING on this node.
- *
- * With the embedded database this process is the only node (PGlite's folder is locked to one
- * process), so every end of a session is recorded here, and the runtime stops offering the
- * session's browser right after the end is committed (closing any socket that attached meanwhile).
- * A session the runtime still offers is therefore RUNNING, and the database read, the costliest
- * step of a connect on PGlite, is skipped; the token's signature already binds the session to its
- * workspace. Anything else (PostgreSQL, where another node may have ended the session; a session
- * not running here) is read from the database, which also words the refusal.
+ * What the proxy is given by the composition root: it knows browsers and sockets, never sessions'
+ * rows, tokens or events (services/sessions/cdp-access.ts builds these).
  */
-async function authorize(deps: AppDeps, req: IncomingMessage, url: URL) {
-  const token = tokenOf(req, url);
-  if (!token) throw new AppError("unauthenticated", "Connect with the session's connect_url (its token is the credential).");
-  const claims = await deps.tokens.verify(token, "cdp").catch((err: unknown) => {
-    if (err instanceof KeyStoreUnavailable) throw new AppError("service-unavailable", "Tokens cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });
-    throw err;
-  });
-  if (deps.db.kind === "pglite") {
-    const running = deps.runtime.endpoint(claims.sessionId);
-    if (running) return { token, sessionId: claims.sessionId, lease: running };
-  }
-  const session = await deps.db.prisma.session.findUnique({ where: { id: claims.sessionId }, select: { status: true, workspaceId: true } });
-  if (!session || session.workspaceId !== claims.workspaceId) throw new AppError("not-found", "No such session.");
-  if (session.status !== "RUNNING") throw new AppError("gone", `The session has ended (${session.status}).`);
-  const lease = deps.runtime.endpoint(claims.sessionId);
-  if (!lease) throw new AppError("gone", "The session's browser is no longer running.");
-  return { token, sessionId: claims.sessionId, lease };
+export interface CdpProxyPorts {
+  /** Which session the request may reach; throws the AppError to answer with. */
+  authorize(req: IncomingMessage, url: URL): Promise<CdpGrant>;
+  runtime: Pick<SessionRuntime, "endpoint" | "takeChannel" | "attach" | "releasedByClient">;
+  enforcesPolicy: boolean;
+  maxMessageBytes: number;
+  publicBaseUrl: string;
+  log: Logger;
+  /** A command the policy refused (or redirected), for the session's events. */
+  recordRefusal(sessionId: string, method: string, reason: string): void;
 }
 
 /**
@@ -65,10 +55,10 @@ function handshakeProblem(err: unknown): AppError | undefined {
   return undefined;
 }
 
-function refuse(deps: AppDeps, socket: Duplex, url: URL, err: unknown): void {
+function refuse(ports: CdpProxyPorts, socket: Duplex, url: URL, err: unknown): void {
   const error = handshakeProblem(err) ?? new AppError("internal-error", "The connection could not be set up.");
-  if (!handshakeProblem(err)) deps.log.error({ err }, "cdp proxy: upgrade failed");
-  const body = JSON.stringify(problemBody(error, deps.config.publicBaseUrl, url.pathname, ""));
+  if (!handshakeProblem(err)) ports.log.error({ err }, "cdp proxy: upgrade failed");
+  const body = JSON.stringify(problemBody(error, ports.publicBaseUrl, url.pathname, ""));
   const headers = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
   socket.end(
     `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
@@ -95,67 +85,77 @@ function clientsOf(maxPayload: number): WebSocketServer {
  * method policy on their way (cdp-relay.ts). `/cdp` is the browser target; a page endpoint gets a
  * channel rooted at that page, so the client speaks page-level CDP as with Chromium's own.
  */
-export async function handleCdpUpgrade(deps: AppDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+export async function handleCdpUpgrade(ports: CdpProxyPorts, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
+  let grant: CdpGrant;
   let channel: CdpChannel;
-  let target: Awaited<ReturnType<typeof authorize>>;
   try {
-    target = await authorize(deps, req, url);
-    const page = pagePath.exec(url.pathname)?.[1];
-    if (page) {
-      channel = await target.lease.cdp.openTarget(page).catch(() => {
-        throw new AppError("not-found", "No such target in this session's browser.");
-      });
-    } else {
-      // The channel opened as the session started, for its first client; else a new one.
-      channel = deps.runtime.takeChannel(target.sessionId) ?? (await target.lease.cdp.open());
-    }
+    grant = await ports.authorize(req, url);
+    channel = await attach(ports, grant, url);
   } catch (err) {
-    refuse(deps, socket, url, err);
+    refuse(ports, socket, url, err);
     return;
   }
-  const { lease, sessionId } = target;
+  relay(ports, grant, channel, { req, socket, head, url });
+}
+
+/** A channel of its own on the browser's pipe: rooted at the page a page endpoint names, else the browser. */
+async function attach(ports: CdpProxyPorts, grant: CdpGrant, url: URL): Promise<CdpChannel> {
+  const page = pagePath.exec(url.pathname)?.[1];
+  if (page) {
+    return grant.lease.cdp.openTarget(page).catch(() => {
+      throw new AppError("not-found", "No such target in this session's browser.");
+    });
+  }
+  // The channel opened as the session started, for its first client; else a new one.
+  return ports.runtime.takeChannel(grant.sessionId) ?? (await grant.lease.cdp.open());
+}
+
+/** Completes the handshake and relays the client's WebSocket to its channel until either side ends. */
+function relay(ports: CdpProxyPorts, grant: CdpGrant, channel: CdpChannel, upgrade: { req: IncomingMessage; socket: Duplex; head: Buffer; url: URL }): void {
+  const { sessionId, lease } = grant;
+  const { req, socket, head, url } = upgrade;
   // A session that ended meanwhile: nothing to relay to (410, as a new handshake would get).
-  if (!deps.runtime.endpoint(sessionId) || socket.destroyed || !channel.isOpen) {
+  if (!ports.runtime.endpoint(sessionId) || socket.destroyed || !channel.isOpen) {
     channel.close();
-    if (!socket.destroyed) refuse(deps, socket, url, new AppError("gone", "The session has ended."));
+    if (!socket.destroyed) refuse(ports, socket, url, new AppError("gone", "The session has ended."));
     return;
   }
   (socket as net.Socket).setNoDelay?.(true);
-  clientsOf(deps.config.browser.cdpMaxMessageBytes).handleUpgrade(req, socket, head, (client) => {
-    relayClient(client, channel, relayOptions(deps, sessionId, lease));
+  clientsOf(ports.maxMessageBytes).handleUpgrade(req, socket, head, (client) => {
+    relayClient(client, channel, relayOptions(ports, sessionId, lease));
     // Counted (and its cdp.connected recorded, runtime.ts's onClient) once it really is connected;
     // the runtime closes it with the code that says why its session ended. A session that ends
     // meanwhile refuses the attach: the client is told so at once.
-    if (!deps.runtime.attach(sessionId, client)) client.close(CloseCode.sessionEnded, closeReason(CloseCode.sessionEnded));
+    if (!ports.runtime.attach(sessionId, client)) client.close(CloseCode.sessionEnded, closeReason(CloseCode.sessionEnded));
   });
 }
 
-function relayOptions(deps: AppDeps, sessionId: string, lease: BrowserLease): RelayOptions {
+function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLease): RelayOptions {
   return {
-    policy: deps.browsers.enforcesCdpPolicy,
+    policy: ports.enforcesPolicy,
     downloads: lease.downloadsDir,
     onDownloadBehaviour: (context) => lease.downloads?.clientConfigured(context),
     onRefused: (method, reason) => {
-      deps.log.info({ sessionId, method }, "cdp proxy: command refused by policy");
-      deps.events.later(sessionId, "cdp.refused", { method, reason });
+      ports.log.info({ sessionId, method }, "cdp proxy: command refused by policy");
+      ports.recordRefusal(sessionId, method, reason);
     },
-    onRedirected: (method) => deps.events.later(sessionId, "cdp.refused", { method, reason: "download folder replaced by the session's own" }),
-    onBrowserClose: () => deps.runtime.releasedByClient(sessionId),
+    onRedirected: (method) => ports.recordRefusal(sessionId, method, "download folder replaced by the session's own"),
+    onBrowserClose: () => ports.runtime.releasedByClient(sessionId),
     browserAlive: () => lease.cdp.isOpen,
   };
 }
 
 /** `GET /cdp/json/version` and `/cdp/json/list`: Chromium's discovery answers, with addresses that lead back through the proxy. */
-export async function handleCdpDiscovery(deps: AppDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleCdpDiscovery(ports: CdpProxyPorts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("Referrer-Policy", "no-referrer");
   try {
-    const { token, lease } = await authorize(deps, req, url);
+    const { token, lease } = await ports.authorize(req, url);
     const which = url.pathname.replace(/^\/cdp\/json\/?/, "") || "list";
     if (!["version", "list"].includes(which)) throw new AppError("not-found", "Only /cdp/json/version and /cdp/json/list are served.");
-    const wsBase = `${deps.config.publicBaseUrl.replace(/^http/, "ws")}/cdp`;
+    const wsBase = `${ports.publicBaseUrl.replace(/^http/, "ws")}/cdp`;
     const body = which === "version" ? await versionEntry(lease, `${wsBase}?token=${token}`) : await targetEntries(lease, (id) => `${wsBase}/devtools/page/${id}?token=${token}`);
     res.setHeader("Content-Type", "application/json");
     res.end(JSON.stringify(body));
@@ -164,7 +164,7 @@ export async function handleCdpDiscovery(deps: AppDeps, req: IncomingMessage, re
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     res.statusCode = error.status;
     res.setHeader("Content-Type", "application/problem+json");
-    res.end(JSON.stringify(problemBody(error, deps.config.publicBaseUrl, url.pathname, "")));
+    res.end(JSON.stringify(problemBody(error, ports.publicBaseUrl, url.pathname, "")));
   }
 }
 

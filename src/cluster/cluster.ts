@@ -15,7 +15,8 @@ import {
   endedAmong, heartbeat, markStopped, nodeOfSession, ownerOf, placementCandidates, pruneNodes, regionHasNodes, registerNode,
   sessionsOfDeadNodes, type NodeInfo, type NodeState,
 } from "../services/nodes/nodes.ts";
-import type { CreateSessionInput, SessionView } from "../services/sessions/sessions.ts";
+import type { CreateSessionInput } from "../services/sessions/sessions.ts";
+import { reviveSessionView, type SessionView } from "../services/sessions/session-view.ts";
 import { endSession } from "../services/sessions/sessions.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
 import { forwardGet, forwardUpgrade } from "./forward.ts";
@@ -77,14 +78,9 @@ export function problemFromPeer(p: { slug?: unknown; detail?: unknown; extension
   );
 }
 
-const sessionDates = ["createdAt", "startedAt", "expiresAt", "lastActivityAt", "endedAt"] as const;
-
 /** A SessionView that crossed the wire as JSON: its dates become Dates again. */
 function reviveOutcome(outcome: Idempotent<SessionView>): Idempotent<SessionView> {
-  if (outcome.replayed) return outcome;
-  const session = { ...outcome.result.session } as Record<string, unknown>;
-  for (const key of sessionDates) if (typeof session[key] === "string") session[key] = new Date(session[key] as string);
-  return { replayed: false, result: { ...outcome.result, session: session as unknown as SessionView["session"] } };
+  return outcome.replayed ? outcome : { replayed: false, result: reviveSessionView(outcome.result) };
 }
 
 function isConnectFailure(err: unknown): boolean {

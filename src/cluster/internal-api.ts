@@ -4,7 +4,6 @@ import { closeCodeForEnd } from "../browser/close-codes.ts";
 import { seal } from "../crypto/envelope.ts";
 import { AppError } from "../kernel/errors.ts";
 import { sendProblem, toAppError } from "../kernel/problems.ts";
-import { toSessionDto } from "../rest/routes/sessions.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { captureSessionHere } from "../services/profiles/profiles.ts";
 import { CreateSessionInput, createSession } from "../services/sessions/sessions.ts";
@@ -113,8 +112,8 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
     };
     markPlaced(ctx);
     try {
-      // The stored replay is the REST answer whichever transport (or node) made the first call.
-      const outcome = await createSession(ctx, input, idempotencyKey, (v) => toSessionDto(v.session, v), workspace ?? undefined);
+      // The stored replay is a transport-neutral view (session-view.ts), whichever node made the first call.
+      const outcome = await createSession(ctx, input, idempotencyKey, workspace ?? undefined);
       answer({ ok: true, outcome, auditWritten: ctx.audit?.written ?? false });
     } catch (err) {
       const full = err instanceof AppError && (err.slug === "insufficient-capacity" || (err.slug === "service-unavailable" && deps.browsers.report().state !== "ready"));

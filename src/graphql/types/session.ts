@@ -3,11 +3,10 @@ import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import type { Page } from "../../kernel/pagination.ts";
 import {
   CreateSessionInput, SessionListQuery, createSession, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession,
-  type SessionView,
 } from "../../services/sessions/sessions.ts";
+import { storedSessionId, type SessionView } from "../../services/sessions/session-view.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { followWorkspaceSessions } from "../../services/sessions/workspace-sessions.ts";
-import { toSessionDto } from "../../rest/routes/sessions.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 
@@ -130,9 +129,9 @@ builder.mutationField("createSession", (t) =>
             ? { server: input.proxyServer, username: input.proxyUsername ?? undefined, password: input.proxyPassword ?? undefined }
             : undefined,
         });
-        // The stored replay is the REST answer whichever transport made the first call, so either can replay it.
-        const outcome = await createSession(svc, body, key, (v) => toSessionDto(v.session, v), opt(workspace));
-        return outcome.replayed ? getSession(svc, (outcome.body as { id: string }).id, opt(workspace)) : outcome.result;
+        // A replay is read afresh (its addresses minted anew), whichever transport made the first call.
+        const outcome = await createSession(svc, body, key, opt(workspace));
+        return outcome.replayed ? getSession(svc, storedSessionId(outcome.body), opt(workspace)) : outcome.result;
       }, opt(workspace)),
   }),
 );

@@ -4,8 +4,8 @@ import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { toPageDto } from "../../kernel/pagination.ts";
 import {
   CreateSessionInput, SessionListQuery, createSession, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession,
-  type SessionView,
 } from "../../services/sessions/sessions.ts";
+import { fromStoredView, type SessionView } from "../../services/sessions/session-view.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { revokeLiveViews } from "../../services/sessions/live-view.ts";
 import { listSessionEvents, SessionEventQuery } from "../../services/session-events/session-events.ts";
@@ -99,13 +99,17 @@ export const sessionRoutes = [
       const timer = ctx.deps.metrics?.sessionCreate.startTimer();
       let outcome: Awaited<ReturnType<typeof createSession>>;
       try {
-        outcome = await createSession(ctx, body, key, viewDto);
+        outcome = await createSession(ctx, body, key);
       } catch (err) {
         timer?.({ outcome: err instanceof AppError && err.status < 500 ? "refused" : "failed" });
         throw err;
       }
       timer?.({ outcome: outcome.replayed ? "replayed" : "created" });
-      if (outcome.replayed) return new Reply(200, outcome.body as z.infer<typeof SessionDto>, { "Idempotent-Replayed": "true" });
+      if (outcome.replayed) {
+        // A stored view is presented as the first answer was; an older stored answer is that REST body.
+        const stored = fromStoredView(outcome.body);
+        return new Reply(200, stored ? viewDto(stored) : (outcome.body as z.infer<typeof SessionDto>), { "Idempotent-Replayed": "true" });
+      }
       return new Reply(201, viewDto(outcome.result));
     },
   }),

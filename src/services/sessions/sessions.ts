@@ -15,6 +15,7 @@ import { restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/pro
 import { newEvent, publishEvents, publishSessionChange, type NewEvent, type SessionEventType } from "../session-events/session-events.ts";
 import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
 import { endSessionStatement, insertStartedSession, releaseSessionStatement, roomHolds } from "./session-start.ts";
+import { toStoredView, type SessionView } from "./session-view.ts";
 import { executeStatement, prismaOf, queryStatement } from "../../kernel/support.ts";
 
 /** A session lives at most 30 minutes (spec 3, 8). */
@@ -61,13 +62,6 @@ export type CreateSessionInput = z.output<typeof CreateSessionInput>;
 export const SessionListQuery = PageQuery.extend({
   status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional(),
 });
-
-/** A session and, while it runs, freshly minted addresses to drive and watch it. */
-export interface SessionView {
-  session: Session;
-  connectUrl: string | null;
-  liveViewUrl: string | null;
-}
 
 /**
  * The workspace a caller acts in for session reads and writes: an API key's own, or the one a
@@ -133,7 +127,6 @@ export async function createSession(
   ctx: ServiceContext,
   input: CreateSessionInput,
   idempotencyKey: string,
-  present: (v: SessionView) => unknown,
   workspace?: string,
 ): Promise<Idempotent<SessionView>> {
   const { id: workspaceId, maxSessions } = await actingWorkspaceWithCap(ctx, workspace, "use its sessions");
@@ -176,7 +169,7 @@ export async function createSession(
         createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
       };
       const view: SessionView = { session, ...(await urls) };
-      return { lease, session, view, running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: present(view), resourceId: id } };
+      return { lease, session, view, running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: toStoredView(view), resourceId: id } };
     } catch (err) {
       await lease.release();
       throw err;
