@@ -7,7 +7,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { findChromium, launchChromium } from "../src/browser/chromium.ts";
+import { launchChromium } from "../src/browser/chromium.ts";
+import { findChromium } from "../src/browser/chromium-command.ts";
 import { BrowserPool } from "../src/browser/pool.ts";
 import { createLogger } from "../src/logger.ts";
 

@@ -25,7 +25,7 @@ import type { AddressInfo } from "node:net";
 import { chromium, type Browser as ViewerBrowser, type Page as ViewerPage } from "playwright-core";
 import puppeteer from "puppeteer-core";
 import WebSocket from "ws";
-import { findChromium } from "../src/browser/chromium.ts";
+import { findChromium } from "../src/browser/chromium-command.ts";
 import { CdpClient } from "../src/browser/cdp-client.ts";
 import type { CdpPipe } from "../src/browser/cdp-pipe.ts";
 import { frameBounds } from "../src/live-view/protocol.ts";

@@ -13,7 +13,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { CdpPipe } from "../src/browser/cdp-pipe.ts";
-import { chromiumArgs, chromiumEnv, liveGroupMembers } from "../src/browser/chromium.ts";
+import { chromiumArgs, chromiumEnv } from "../src/browser/chromium-command.ts";
+import { liveGroupMembers } from "../src/browser/chromium-processes.ts";
 
 export interface ReferenceChromium {
   readonly id: string;

@@ -43,7 +43,7 @@ import os from "node:os";
 import { Writable } from "node:stream";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { findChromium } from "../src/browser/chromium.ts";
+import { findChromium } from "../src/browser/chromium-command.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { OpName, Ops, Phases, ReplyMsg, RequestMsg } from "./sessions-client.ts";

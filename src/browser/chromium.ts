@@ -5,6 +5,8 @@ import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../logger.ts";
 import { CdpPipe } from "./cdp-pipe.ts";
 import { jailedCommand } from "./jail.ts";
+import { GROUP_EXIT_WAIT_MS, BROWSER_ID, readProcStat, isLive, liveGroupMembers, signalGroup, sleep, waitForGroupGone, writePidFile } from "./chromium-processes.ts";
+import { chromiumArgs, chromiumEnv } from "./chromium-command.ts";
 
 /**
  * One Chromium process, launched by us with our flags, in a folder of its own:
@@ -64,8 +66,6 @@ export interface LaunchOptions {
 const LAUNCH_TIMEOUT_MS = 15_000;
 /** How long a polite close may take before the group gets SIGKILL. */
 const CLOSE_GRACE_MS = 2_000;
-/** How long to wait for the processes of a killed group to disappear. */
-const GROUP_EXIT_WAIT_MS = 2_000;
 const STDERR_TAIL_LINES = 30;
 
 /**
@@ -78,184 +78,6 @@ const SINGLETON_SUFFIX = "/org.chromium.Chromium.XXXXXX/SingletonSocket".length;
 /** The longest absolute dataRoot that works with ids of `idLength` characters. */
 export function maxDataRootLength(idLength: number): number {
   return MAX_SOCKET_PATH - SINGLETON_SUFFIX - "/tmp".length - 1 - idLength;
-}
-
-/** Folder names the pool creates, and the only ones it will ever delete. */
-export const BROWSER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-const HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell";
-const FULL_CHROMIUM = "/usr/lib/chromium/chromium";
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The configured binary when it is executable, else Debian's headless shell, else full Chromium.
- * Never Debian's /usr/bin/chromium wrapper script: it adds a shell, a broken /dev/shm check, and
- * an extra process between us and the browser's process group.
- */
-export function findChromium(configured?: string): string | undefined {
-  if (configured && isExecutable(configured)) return configured;
-  return [HEADLESS_SHELL, FULL_CHROMIUM].find(isExecutable);
-}
-
-/** The headless shell takes `--headless`; full Chromium needs `--headless=new`. */
-export function isHeadlessShell(executablePath: string): boolean {
-  return path.basename(executablePath).includes("headless-shell");
-}
-
-/** Server-chosen flags, never a caller's. */
-export function chromiumArgs(executablePath: string, profileDir: string, extraArgs: string[] = []): string[] {
-  const args = [
-    isHeadlessShell(executablePath) ? "--headless" : "--headless=new",
-    // fds 3 and 4 instead of a TCP port: no other process can connect to the browser.
-    "--remote-debugging-pipe",
-    `--user-data-dir=${profileDir}`,
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--disable-gpu",
-    "--disable-crash-reporter",
-    "--disable-breakpad",
-    "--mute-audio",
-    "--hide-scrollbars",
-    "--password-store=basic",
-    "--use-mock-keychain",
-    // The omnibox WebUI popups cost a renderer (~52 MiB) per window in full Chromium 156's headless
-    // mode; the spare renderer is never used by a CDP-driven browser.
-    "--disable-features=Translate,MediaRouter,OptimizationHints,SpareRendererForSitePerProcess,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
-  ];
-  // Chromium refuses to start as root with its sandbox; elsewhere keep the sandbox.
-  if (process.getuid?.() === 0) args.push("--no-sandbox");
-  args.push(...extraArgs, "about:blank");
-  return args;
-}
-
-/**
- * A minimal environment: nothing of ours (database URL, master key) reaches the browser, and every
- * place Chromium or its libraries write to (HOME, XDG_*, TMPDIR) is inside the browser's folder.
- */
-export function chromiumEnv(dir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-    HOME: path.join(dir, "home"),
-    XDG_CONFIG_HOME: path.join(dir, "config"),
-    XDG_CACHE_HOME: path.join(dir, "cache"),
-    XDG_DATA_HOME: path.join(dir, "data"),
-    XDG_STATE_HOME: path.join(dir, "data"),
-    TMPDIR: path.join(dir, "tmp"),
-  };
-  for (const name of ["LANG", "LC_ALL", "TZ", "FONTCONFIG_PATH"]) {
-    if (process.env[name]) env[name] = process.env[name];
-  }
-  return env;
-}
-
-// ---------------------------------------------------------------------------------------------
-// /proc helpers (Linux): process identity, group membership.
-
-export interface ProcStat {
-  pid: number;
-  state: string;
-  ppid: number;
-  pgrp: number;
-  /** Clock ticks after boot; with the pid it identifies a process across pid reuse. */
-  startTime: string;
-}
-
-export function readProcStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) is in parentheses and may itself contain spaces or ')'.
-  const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const [state, ppid, pgrp] = rest;
-  const startTime = rest[19];
-  if (!state || !ppid || !pgrp || !startTime) return undefined;
-  return { pid, state, ppid: Number(ppid), pgrp: Number(pgrp), startTime };
-}
-
-/** Zombies (Z) and dead (X) entries hold no memory and run nothing; they only wait to be reaped. */
-function isLive(stat: ProcStat | undefined): stat is ProcStat {
-  return stat !== undefined && stat.state !== "Z" && stat.state !== "X";
-}
-
-/** Every process (zombies included) whose process group is `pgid`. */
-export function processGroupMembers(pgid: number): ProcStat[] {
-  const members: ProcStat[] = [];
-  let entries: string[];
-  try {
-    entries = fs.readdirSync("/proc");
-  } catch {
-    return members;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readProcStat(Number(entry));
-    if (stat?.pgrp === pgid) members.push(stat);
-  }
-  return members;
-}
-
-/** Live (non-zombie) members of a process group. */
-export function liveGroupMembers(pgid: number): ProcStat[] {
-  return processGroupMembers(pgid).filter(isLive);
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false; // ESRCH: the group is empty
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls until no live process is left in the group, or the deadline passes. */
-async function waitForGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (liveGroupMembers(pgid).length === 0) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(25);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-
-interface PidFile {
-  pid: number;
-  startTime: string;
-  executablePath: string;
-}
-
-function writePidFile(dir: string, content: PidFile): void {
-  fs.writeFileSync(path.join(dir, "pid"), JSON.stringify(content) + "\n", { mode: 0o600 });
-}
-
-function readPidFile(dir: string): PidFile | undefined {
-  try {
-    const parsed = JSON.parse(fs.readFileSync(path.join(dir, "pid"), "utf8")) as Partial<PidFile>;
-    if (Number.isInteger(parsed.pid) && (parsed.pid as number) > 1 && typeof parsed.startTime === "string") {
-      return parsed as PidFile;
-    }
-  } catch {
-    // missing or torn: treated as a folder without a process
-  }
-  return undefined;
 }
 
 class Chromium implements ChromiumProcess {
@@ -415,53 +237,4 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
 /** The last lines Chromium wrote to stderr (for crash reports). */
 export function stderrTail(browser: ChromiumProcess): string {
   return browser instanceof Chromium ? browser.stderrTail() : "";
-}
-
-/**
- * Cleans a dataRoot left by an earlier run: for each browser folder, kills the process group its
- * pid file names (only when the pid still belongs to the same process: same start time), then
- * removes the folder. Entries that do not look like ours (name or layout) are left alone.
- */
-export async function reapOrphans(dataRoot: string, log: Logger): Promise<{ orphansKilled: number; foldersRemoved: number }> {
-  let orphansKilled = 0;
-  let foldersRemoved = 0;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dataRoot, { withFileTypes: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { orphansKilled, foldersRemoved };
-    throw err;
-  }
-  for (const entry of entries) {
-    const dir = path.join(dataRoot, entry.name);
-    // A jailed browser's egress socket (pool.ts): no listener is behind it after a crash.
-    if (entry.isSocket() && /\.egress\.sock$/.test(entry.name) && BROWSER_ID.test(entry.name.replace(/\.egress\.sock$/, ""))) {
-      fs.rmSync(dir, { force: true });
-      continue;
-    }
-    if (!entry.isDirectory() || !BROWSER_ID.test(entry.name)) continue;
-    if (!fs.existsSync(path.join(dir, "pid")) && !fs.existsSync(path.join(dir, "profile"))) {
-      log.warn({ dir }, "leaving a folder in the browser data root that is not a browser folder");
-      continue;
-    }
-    const pidFile = readPidFile(dir);
-    if (pidFile) {
-      const leader = readProcStat(pidFile.pid);
-      // Same pid and same start time: the very process we launched. No such process: its group
-      // may still hold children, and the group id cannot have been reused while they exist.
-      // A different start time means the pid now belongs to someone else: leave it alone.
-      const ours = leader ? leader.startTime === pidFile.startTime : true;
-      if (ours && liveGroupMembers(pidFile.pid).length > 0) {
-        signalGroup(pidFile.pid, "SIGKILL");
-        orphansKilled++;
-        if (!(await waitForGroupGone(pidFile.pid, GROUP_EXIT_WAIT_MS))) {
-          log.error({ dir, browserPid: pidFile.pid }, "orphaned Chromium survived SIGKILL");
-        }
-        log.warn({ dir, browserPid: pidFile.pid }, "killed an orphaned Chromium left by an earlier run");
-      }
-    }
-    await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 3 });
-    foldersRemoved++;
-  }
-  return { orphansKilled, foldersRemoved };
 }

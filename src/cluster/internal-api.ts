@@ -5,8 +5,9 @@ import { seal } from "../crypto/envelope.ts";
 import { AppError } from "../kernel/errors.ts";
 import { sendProblem, toAppError } from "../kernel/problems.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
-import { captureSessionHere } from "../services/profiles/profiles.ts";
-import { CreateSessionInput, createSession } from "../services/sessions/sessions.ts";
+import { captureSessionHere } from "../services/profiles/profile-documents.ts";
+import { CreateSessionInput } from "../services/sessions/sessions.ts";
+import { createSession } from "../services/sessions/create-session.ts";
 import { markPlaced, type Cluster } from "./cluster.ts";
 import { internalHeaders } from "./internal-auth.ts";
 

@@ -4,13 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { connectToPipe } from "../support/pipe-transport.ts";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  findChromium,
-  launchChromium,
-  liveGroupMembers,
-  readProcStat,
-  type ChromiumProcess,
-} from "../../src/browser/chromium.ts";
+import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium.ts";
+import { findChromium } from "../../src/browser/chromium-command.ts";
+import { liveGroupMembers, readProcStat } from "../../src/browser/chromium-processes.ts";
 import { BrowserPool, type BrowserLease, type BrowserPoolOptions } from "../../src/browser/pool.ts";
 import { createLogger } from "../../src/logger.ts";
 import { appError } from "../support/errors.ts";

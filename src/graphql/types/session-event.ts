@@ -1,7 +1,6 @@
 import { revokeLiveViews } from "../../services/sessions/live-view.ts";
-import {
-  followSessionEvents, listSessionEvents, SessionEventQuery, sessionEventTypes, type EventPage, type SessionEventDto, type SessionEventType,
-} from "../../services/session-events/session-events.ts";
+import { sessionEventTypes, type SessionEventDto, type SessionEventType } from "../../services/session-events/session-events.ts";
+import { followSessionEvents, listSessionEvents, SessionEventQuery, type EventPage } from "../../services/session-events/event-feed.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";

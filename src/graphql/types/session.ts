@@ -1,9 +1,8 @@
 import type { Session } from "../../generated/prisma/client.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import type { Page } from "../../kernel/pagination.ts";
-import {
-  CreateSessionInput, SessionListQuery, createSession, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession,
-} from "../../services/sessions/sessions.ts";
+import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "../../services/sessions/sessions.ts";
+import { createSession } from "../../services/sessions/create-session.ts";
 import { storedSessionId, type SessionView } from "../../services/sessions/session-view.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { followWorkspaceSessions } from "../../services/sessions/workspace-sessions.ts";

@@ -2,13 +2,12 @@ import { z } from "zod";
 import { AppError } from "../../kernel/errors.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { toPageDto } from "../../kernel/pagination.ts";
-import {
-  CreateSessionInput, SessionListQuery, createSession, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession,
-} from "../../services/sessions/sessions.ts";
+import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "../../services/sessions/sessions.ts";
+import { createSession } from "../../services/sessions/create-session.ts";
 import { fromStoredView, type SessionView } from "../../services/sessions/session-view.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { revokeLiveViews } from "../../services/sessions/live-view.ts";
-import { listSessionEvents, SessionEventQuery } from "../../services/session-events/session-events.ts";
+import { listSessionEvents, SessionEventQuery } from "../../services/session-events/event-feed.ts";
 import { Reply, defineRoute, listEnvelope } from "../define-route.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { AppError } from "../../kernel/errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { sessionAccess } from "../session-events/session-events.ts";
+import { sessionAccess } from "../session-events/event-feed.ts";
 import { prismaOf } from "../../kernel/support.ts";
 
 /**

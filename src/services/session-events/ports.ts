@@ -1,4 +1,4 @@
-import type { EventRecorder } from "./session-events.ts";
+import type { EventRecorder } from "./event-recorder.ts";
 
 /** What the session-events domain adds to every node's long-lived parts (see AppDeps in src/kernel/context.ts). */
 declare module "../../kernel/context.ts" {

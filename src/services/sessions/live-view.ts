@@ -4,7 +4,7 @@ import { AppError } from "../../kernel/errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { auditedTransaction } from "../audit/audited.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
-import { sessionAccess } from "../session-events/session-events.ts";
+import { sessionAccess } from "../session-events/event-feed.ts";
 
 /** The pub/sub channel on which every node hears "close the live views of this session". */
 export const liveViewRevocations = "live-view-revocations";

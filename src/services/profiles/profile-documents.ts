@@ -1,0 +1,163 @@
+// Profiles and a session's browser: capturing what it holds, sealing and reading documents, restoring
+// one into a new session, and saving back on release.
+import { auditRecord } from "../../auth/request-auth.ts";
+import { captureProfile } from "../../browser/profile-capture.ts";
+import { CURRENT_FORMAT_VERSION, ProfileDocumentV1, ProfileFormatError, parseProfileDocument, serializeDocument, type DocumentStats, type ProfileDocument } from "../../browser/profile-format.ts";
+import { restoreProfile } from "../../browser/profile-restore.ts";
+import { ProfileDecryptError, openProfile, sealProfile, type SealedProfile } from "../../crypto/profile-crypto.ts";
+import { AppError } from "../../kernel/errors.ts";
+import type { Session } from "../../generated/prisma/client.ts";
+import { writeAuditInTx } from "../audit/audit.ts";
+import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
+import { auditAction } from "../../kernel/operations.ts";
+import { prismaOf } from "../../kernel/support.ts";
+import type { CdpPipe } from "../../browser/cdp-pipe.ts";
+
+/** Serialises and encrypts a document for row `id`, refusing it (413) when it is over the configured size. */
+export function sealDocument(deps: AppDeps, row: { id: string; workspaceId: string }, doc: ProfileDocument): { sealed: SealedProfile; stats: DocumentStats } {
+  const { json, stats } = serializeDocument(doc);
+  try {
+    const max = deps.config.profiles.maxBytes;
+    if (stats.sizeBytes > max) {
+      throw new AppError(
+        "profile-too-large",
+        `The profile would be ${stats.sizeBytes} bytes; this deployment stores profiles of at most ${max} bytes.`,
+        { size_bytes: stats.sizeBytes, max_bytes: max },
+      );
+    }
+    // Never store what restore would refuse to read: a capture that breaks the schema is a fault of ours.
+    const check = ProfileDocumentV1.safeParse(doc);
+    if (!check.success) throw new Error(`profile document breaks its schema at ${check.error.issues[0]?.path.join(".") ?? "?"}`);
+    return { sealed: sealProfile(deps.masterKey, row, CURRENT_FORMAT_VERSION, json), stats };
+  } finally {
+    json.fill(0);
+  }
+}
+
+/**
+ * The profile a session started from, as the base of a capture (its origins and sessionStorage;
+ * see captureProfile), or undefined when it has none, or it was deleted or cannot be read.
+ */
+export async function baseOf(deps: AppDeps, source: ServiceContext | undefined, workspaceId: string, profileId: string | null): Promise<ProfileDocument | undefined> {
+  if (!profileId) return undefined;
+  try {
+    return await readDocument(deps, source, workspaceId, profileId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a session's browser holds now. The session must be the workspace's and running on this node. */
+export async function captureFromSession(ctx: ServiceContext, workspaceId: string, sessionId: string): Promise<ProfileDocument> {
+  const session = await prismaOf(ctx).session.findFirst({ where: { id: sessionId, workspaceId }, select: { status: true, profileId: true } });
+  if (!session) throw new AppError("not-found", "No session with this session_id in this workspace.");
+  if (session.status !== "RUNNING") {
+    throw new AppError("conflict", `The session is not running (${session.status}): save while it runs, or start it with save_profile_on_release.`);
+  }
+  return (await captureSession(ctx.deps, ctx, sessionId, workspaceId, session.profileId)).document;
+}
+
+/** What a session's browser holds now: read here when it runs here, else by the node that runs it. */
+export async function captureSession(deps: AppDeps, source: ServiceContext | undefined, sessionId: string, workspaceId: string, baseProfileId: string | null) {
+  if (!deps.runtime.endpoint(sessionId) && deps.cluster) return deps.cluster.captureElsewhere(sessionId, workspaceId, baseProfileId);
+  return captureSessionHere(deps, source, sessionId, workspaceId, baseProfileId);
+}
+
+/** Reads a session whose browser runs on this node (409 when it does not, or cannot be read). */
+export async function captureSessionHere(deps: AppDeps, source: ServiceContext | undefined, sessionId: string, workspaceId: string, baseProfileId: string | null) {
+  const lease = deps.runtime.endpoint(sessionId);
+  if (!lease) throw new AppError("conflict", "The session's browser is not running (it may be ending).");
+  const base = await baseOf(deps, source, workspaceId, baseProfileId);
+  const log = source?.log ?? deps.log;
+  try {
+    const { document, skipped } = await captureProfile(lease.cdp, base);
+    if (skipped.cookies > 0 || skipped.items > 0 || skipped.origins > 0) log.info({ sessionId, skipped }, "profile capture left out what no browser could restore");
+    return { document };
+  } catch (err) {
+    log.warn({ sessionId, err: (err as Error).message }, "profile capture failed");
+    throw new AppError("conflict", "The session's browser could not be read; it may have just ended.");
+  }
+}
+
+/** The stored document of a profile of the workspace; 422 profile-unreadable when it cannot be decrypted or parsed. */
+export async function readDocument(deps: AppDeps, source: ServiceContext | undefined, workspaceId: string, id: string): Promise<ProfileDocument> {
+  const row = await deps.db.prisma.profile.findFirst({ where: { id, workspaceId } });
+  if (!row) throw new AppError("not-found", "No profile with this id in this workspace.");
+  let plaintext: Buffer | undefined;
+  try {
+    plaintext = openProfile(deps.masterKey, row);
+    return parseProfileDocument(JSON.parse(plaintext.toString("utf8")));
+  } catch (err) {
+    if (err instanceof ProfileDecryptError && err.reason === "other-master-key") {
+      throw new AppError("profile-unreadable", "The profile is encrypted under a master key this deployment does not have.");
+    }
+    if (err instanceof ProfileDecryptError || err instanceof ProfileFormatError || err instanceof SyntaxError) {
+      // The reason (never the content) goes to the log for operators.
+      (source?.log ?? deps.log).warn({ profileId: id, reason: err instanceof ProfileFormatError ? err.message : err.name }, "profile unreadable");
+      throw new AppError("profile-unreadable", "The profile could not be decrypted or is not a valid profile document.");
+    }
+    throw err;
+  } finally {
+    plaintext?.fill(0);
+  }
+}
+
+/**
+ * Restores a profile of the workspace into a session's fresh browser (createSession, right after the
+ * browser is acquired). A profile that cannot be read is 422; the caller releases the browser.
+ */
+export async function restoreProfileIntoSession(ctx: ServiceContext, workspaceId: string, profileId: string, lease: { sessionId: string; cdp: CdpPipe }): Promise<void> {
+  const doc = await readDocument(ctx.deps, ctx, workspaceId, profileId);
+  try {
+    const report = await restoreProfile(lease.cdp, doc, ctx.log);
+    ctx.log.info({ sessionId: lease.sessionId, profileId, ...report, ms: Math.round(report.ms) }, "profile restored");
+  } catch (err) {
+    ctx.log.error({ sessionId: lease.sessionId, profileId, err: (err as Error).message }, "profile restore failed");
+    throw new AppError("service-unavailable", "The profile could not be applied to the session's browser. Retry shortly.", {}, { "Retry-After": "1" });
+  }
+}
+
+/**
+ * A session created with save_profile_on_release is ending by release (endSession, before its
+ * browser closes): its state replaces the profile it started from. Never throws (the release goes
+ * on whatever happens here); the outcome is in the audit log (`profile.save`, with its status) and
+ * the server log.
+ */
+export async function saveProfileOnRelease(
+  deps: AppDeps,
+  sessionId: string,
+  ctx?: ServiceContext,
+  known?: Pick<Session, "saveProfileOnRelease">,
+): Promise<void> {
+  // The flag never changes after the start: a caller that has just read the row spares the release a
+  // read for the sessions (most) that save nothing. Those that do are re-read for the rest.
+  if (known && !known.saveProfileOnRelease) return;
+  const session = await deps.db.prisma.session
+    .findUnique({ where: { id: sessionId }, select: { workspaceId: true, status: true, saveProfileOnRelease: true, profileId: true } })
+    .catch(() => null);
+  if (!session?.saveProfileOnRelease || !session.profileId || session.status !== "RUNNING") return;
+  const { workspaceId, profileId } = session;
+  const audit = (status: number) =>
+    ctx?.principal ? auditRecord(ctx, { action: auditAction("saveProfile"), target: profileId, successStatus: 200, written: false }, status) : undefined;
+  const log = (ctx?.log ?? deps.log).child({ sessionId, profileId });
+  try {
+    const { document } = await captureSession(deps, ctx, sessionId, workspaceId, profileId);
+    const { sealed, stats } = sealDocument(deps, { id: profileId, workspaceId }, document);
+    const saved = await deps.db.prisma.$transaction(async (tx) => {
+      const { count } = await tx.profile.updateMany({
+        where: { id: profileId, workspaceId },
+        data: { ...sealed, ...stats, sourceSessionId: sessionId, updatedAt: deps.now() },
+      });
+      const entry = audit(count > 0 ? 200 : 404);
+      if (entry) await writeAuditInTx(tx, entry);
+      return count > 0;
+    });
+    if (saved) log.info({ ...stats }, "profile saved on release");
+    else log.warn("profile saved on release: the profile was deleted meanwhile");
+  } catch (err) {
+    const status = err instanceof AppError ? err.status : 500;
+    log.error({ err: err instanceof AppError ? err.detail : (err as Error).message }, "profile could not be saved on release");
+    const entry = audit(status);
+    if (entry) deps.audit.enqueue(entry);
+  }
+}

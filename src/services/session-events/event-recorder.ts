@@ -1,0 +1,128 @@
+// Session events that happen outside requests (viewers, CDP clients, downloads), batched into
+// shared statements in the background.
+import { Prisma } from "../../generated/prisma/client.ts";
+import type { PubSub } from "../../pubsub.ts";
+import type { AppDeps } from "../../kernel/context.ts";
+import { executeStatement } from "../../kernel/support.ts";
+import { type SessionEventType, type NewEvent, newEvent, type SessionEventDto, toEventDto, insertEventsSql, publishEvents } from "./session-events.ts";
+
+/** How long a background event may wait for others to share its statement (see {@link EventRecorder.later}). */
+export const EVENT_BATCH_MS = 200;
+
+/**
+ * Events that happen outside any request (viewers and CDP clients coming and going, Done clicks):
+ * written and published in the background, so the socket that caused them never waits for the
+ * database. A session's events are written and published one after the other, in the order they
+ * were recorded (their ids' order): a reader paging with `after`, or a live feed that drops what is
+ * older than the last event it delivered, never sees a later event before an earlier one (say a
+ * client's cdp.disconnected before its cdp.connected).
+ *
+ * The chattiest events (`later`: CDP clients coming and going, refusals) wait up to EVENT_BATCH_MS
+ * and share one statement, or ride along with the session's next write: its next `record`, or the
+ * statement that ends it (`take`). Why: on the embedded database every statement costs this process
+ * one to two milliseconds of CPU, and a client's connect, its first commands and its release come
+ * within a few milliseconds of each other; a short session's connection events then cost no
+ * statement of their own. `flush()` writes what waits and waits for the writes in flight (before the
+ * database closes).
+ */
+export class EventRecorder {
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Per session, the end of its chain of writes (dropped once the chain is idle). */
+  private readonly tails = new Map<string, Promise<unknown>>();
+  /** Per session, background events waiting for the next batch, oldest first. */
+  private readonly waiting = new Map<string, NewEvent[]>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: Pick<AppDeps, "db" | "now" | "log"> & { pubsub: PubSub },
+    private readonly batchMs = EVENT_BATCH_MS,
+  ) {}
+
+  /** Written now, after the session's waiting events (in the same statement); answers the event once written and published, or null. */
+  record(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject = {}): Promise<SessionEventDto | null> {
+    const event = newEvent(sessionId, type, data, this.deps.now());
+    return this.chain([sessionId], [...this.take(sessionId), event]).then((ok) => (ok ? toEventDto(event) : null));
+  }
+
+  /** Written within EVENT_BATCH_MS, with whatever else waits by then, or sooner with the session's next write. */
+  later(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject = {}): void {
+    const event = newEvent(sessionId, type, data, this.deps.now());
+    const list = this.waiting.get(sessionId);
+    if (list) list.push(event);
+    else this.waiting.set(sessionId, [event]);
+    this.timer ??= setTimeout(() => this.writeWaiting(), this.batchMs);
+  }
+
+  /**
+   * Hands the session's waiting events to a statement of the caller's that writes them before its
+   * own event (call `settled` first, so they land after the session's writes in flight). The caller
+   * publishes them once its statement commits, or gives them back with `putBack` if it did not write them.
+   */
+  take(sessionId: string): NewEvent[] {
+    const list = this.waiting.get(sessionId) ?? [];
+    this.waiting.delete(sessionId);
+    return list;
+  }
+
+  /** Resolves once the session's writes in flight have landed (at once when there are none). */
+  async settled(sessionId: string): Promise<void> {
+    await this.tails.get(sessionId);
+  }
+
+  /** Events `take` handed out that the caller's statement did not write: they wait again, ahead of newer ones. */
+  putBack(sessionId: string, events: NewEvent[]): void {
+    if (events.length === 0) return;
+    this.waiting.set(sessionId, [...events, ...(this.waiting.get(sessionId) ?? [])]);
+    this.timer ??= setTimeout(() => this.writeWaiting(), this.batchMs);
+  }
+
+  /** Writes what waits now, and waits for every write in flight. */
+  async flush(): Promise<void> {
+    this.writeWaiting();
+    await Promise.all([...this.inFlight]);
+  }
+
+  /** Every session's waiting events, in one statement. */
+  private writeWaiting(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const sessions = [...this.waiting.keys()];
+    if (sessions.length === 0) return;
+    const events = sessions.flatMap((id) => this.take(id));
+    void this.chain(sessions, events, true);
+  }
+
+  /** Writes `events` (of `sessions`) after each session's earlier writes, then publishes them; resolves false if they could not be written. */
+  private chain(sessions: string[], events: NewEvent[], retryAlone = false): Promise<boolean> {
+    const before = sessions.map((id) => this.tails.get(id)).filter((p) => p !== undefined);
+    const insert = async (list: NewEvent[]) => {
+      try {
+        await executeStatement(this.deps.db, insertEventsSql(list));
+      } catch (err) {
+        this.deps.log.warn({ err, sessionId: list[0]?.sessionId, types: list.map((e) => e.type) }, "could not record a session event");
+        return false;
+      }
+      await publishEvents(this.deps.pubsub, list, this.deps.log);
+      return true;
+    };
+    const run = async () => {
+      if (!retryAlone || sessions.length === 1) return insert(events);
+      // One statement for the batch; should it fail (a session gone meanwhile), each session's alone.
+      const quiet = await executeStatement(this.deps.db, insertEventsSql(events)).then(() => true, () => false);
+      if (quiet) {
+        await publishEvents(this.deps.pubsub, events, this.deps.log);
+        return true;
+      }
+      for (const id of sessions) await insert(events.filter((e) => e.sessionId === id));
+      return true;
+    };
+    const write: Promise<boolean> = before.length > 0 ? Promise.all(before).then(run) : run();
+    for (const id of sessions) this.tails.set(id, write);
+    const tracked = write.then(() => {
+      for (const id of sessions) if (this.tails.get(id) === write) this.tails.delete(id);
+    });
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+    return write;
+  }
+}
