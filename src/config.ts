@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { parseCidr } from "./auth/client-address.ts";
+import { seconds, type Setting, settings, getPath } from "./settings.ts";
 
 /**
  * The only reader of process.env. Sources, later ones winning: built-in defaults, a JSON config
@@ -129,152 +129,11 @@ const ConfigSchema = z.object({
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 
-/** A duration in seconds (fractions allowed: tests shorten heartbeats below a second). */
-function seconds(min: number, max: number) {
-  return z.coerce
-    .number<string | number>({ error: "must be a number of seconds" })
-    .min(min, `must be at least ${min} seconds`)
-    .max(max, `must be at most ${max} seconds`);
-}
-
-/** One documented setting: where it lives in the file, which variable overrides it, and its default. */
-interface Setting {
-  key: string;
-  env: string;
-  kind: "string" | "number" | "list" | "boolean";
-  description: string;
-  fallback?: (partial: Record<string, unknown>) => unknown;
-  /** The default comes from another setting: a problem with it is that setting's, reported there once. */
-  derived?: boolean;
-}
-
-export const settings: readonly Setting[] = [
-  { key: "port", env: "PORT", kind: "number", description: "HTTP port", fallback: () => 8080 },
-  { key: "host", env: "VESSEL_HOST", kind: "string", description: "Interface to listen on", fallback: () => "0.0.0.0" },
-  {
-    key: "publicBaseUrl", env: "VESSEL_PUBLIC_BASE_URL", kind: "string",
-    description: "Address clients use to reach the service; used in `connect_url`, `live_view_url` and problem `type`s",
-    fallback: (c) => `http://localhost:${typeof c.port === "number" || typeof c.port === "string" ? c.port : 8080}`,
-  },
-  { key: "regions", env: "VESSEL_REGIONS", kind: "list", description: "Regions this deployment serves (comma-separated)", fallback: () => ["us-east1"] },
-  {
-    key: "nodeRegion", env: "VESSEL_NODE_REGION", kind: "string", description: "The region this node's browsers run in (one of the regions)",
-    fallback: (c) => (Array.isArray(c.regions) ? c.regions[0] : "us-east1"), derived: true,
-  },
-  {
-    key: "internalUrl", env: "VESSEL_INTERNAL_URL", kind: "string",
-    description: "Address other nodes use to reach this one (for example `http://<pod IP>:8080`); default: the public base URL",
-    fallback: (c) => c.publicBaseUrl, derived: true,
-  },
-  {
-    key: "cluster.heartbeatSeconds", env: "VESSEL_HEARTBEAT_SECONDS", kind: "number",
-    description: "How often a node records its heartbeat, capacity and free slots (PostgreSQL deployments)", fallback: () => 5,
-  },
-  {
-    key: "cluster.nodeTimeoutSeconds", env: "VESSEL_NODE_TIMEOUT_SECONDS", kind: "number",
-    description: "A node silent this long is dead: a peer ends its sessions (node_shutdown)", fallback: () => 30,
-  },
-  {
-    key: "drainSeconds", env: "VESSEL_DRAIN_SECONDS", kind: "number",
-    description: "After SIGTERM, how long running sessions may continue before they end with node_shutdown", fallback: () => 600,
-  },
-  { key: "metricsToken", env: "VESSEL_METRICS_TOKEN", kind: "string", description: "Bearer token `GET /metrics` requires; unset = no token" },
-  {
-    key: "trustedProxies", env: "VESSEL_TRUSTED_PROXIES", kind: "list",
-    description: "Load balancers and proxies (CIDRs, comma-separated) whose `X-Forwarded-For` / `Forwarded` name the client; none = those headers are ignored",
-    fallback: () => [],
-  },
-  {
-    key: "workspaceMaxSessions", env: "VESSEL_WORKSPACE_MAX_SESSIONS", kind: "number",
-    description: "Most live sessions one workspace may hold at once, across the cluster; unset = no cap",
-  },
-  { key: "database.url", env: "DATABASE_URL", kind: "string", description: "PostgreSQL URL; unset = embedded PGlite in the data folder" },
-  { key: "database.dataDir", env: "VESSEL_DATA_DIR", kind: "string", description: "Folder for embedded data (PGlite, generated keys)", fallback: () => ".data" },
-  { key: "redis.url", env: "REDIS_URL", kind: "string", description: "Redis URL for rate limits and pub/sub across nodes; unset = in-process" },
-  {
-    key: "dashboard.api.bootstrapAdminEmails", env: "VESSEL_BOOTSTRAP_ADMIN_EMAILS", kind: "list",
-    description: "Organization admins allowed to sign in and create workspaces (comma-separated)", fallback: () => [],
-  },
-  {
-    key: "masterKey", env: "VESSEL_MASTER_KEY", kind: "string",
-    description: "32 random bytes in base64 that encrypt signing keys and profiles; required with `DATABASE_URL`, generated into the data folder otherwise",
-  },
-  { key: "nodeId", env: "VESSEL_NODE_ID", kind: "string", description: "This node's name, stable across restarts (for example the pod name)", fallback: () => os.hostname() },
-  { key: "browser.executablePath", env: "VESSEL_CHROMIUM_PATH", kind: "string", description: "Chromium binary; default: the headless shell, else Debian's chromium" },
-  {
-    key: "browser.capacity", env: "VESSEL_BROWSER_CAPACITY", kind: "number",
-    description: "Most browsers (sessions) this node runs at once; default from memory (about 320 MB each)", fallback: () => defaultCapacity(),
-  },
-  { key: "browser.warm", env: "VESSEL_BROWSER_WARM", kind: "number", description: "Spare browsers kept launched so a session starts without waiting", fallback: () => 1 },
-  {
-    key: "browser.egressAllow", env: "VESSEL_EGRESS_ALLOW", kind: "list",
-    description: "What sessions may reach besides the public internet: CIDRs (`10.1.0.0/16`) and host names (`intranet.example`, `*.corp.example`), comma-separated; loopback, private, link-local and metadata addresses are refused otherwise",
-    fallback: () => [],
-  },
-  {
-    key: "browser.downloadMaxBytes", env: "VESSEL_DOWNLOAD_MAX_BYTES", kind: "number",
-    description: "Most bytes one session's downloads may take together; a download that would pass it is cancelled and deleted. 0 = no downloads",
-    fallback: () => 256 * 1024 * 1024,
-  },
-  {
-    key: "browser.pingSeconds", env: "VESSEL_BROWSER_PING_SECONDS", kind: "number",
-    description: "How often the watchdog pings each session's browser over CDP; 0 = never", fallback: () => 5,
-  },
-  {
-    key: "browser.pingTimeoutSeconds", env: "VESSEL_BROWSER_PING_TIMEOUT_SECONDS", kind: "number",
-    description: "A browser that has not answered a ping for this long is killed (its session fails with `browser_crash`)", fallback: () => 15,
-  },
-  {
-    key: "browser.jail", env: "VESSEL_BROWSER_JAIL", kind: "string",
-    description: "Jail each browser (bubblewrap: no view of this machine's files, no network but the egress listener): `auto` (when the kernel allows it, else a loud warning), `required` or `off`",
-    fallback: () => "auto",
-  },
-  {
-    key: "browser.cdpPolicy", env: "VESSEL_CDP_POLICY", kind: "string",
-    description: "The CDP method policy, `on` or `off`; `off` is for tests of the other isolation layers only",
-    fallback: () => "on",
-  },
-  {
-    key: "browser.cdpMaxMessageBytes", env: "VESSEL_CDP_MAX_MESSAGE_BYTES", kind: "number",
-    description: "Largest CDP message a client may send, in bytes; a larger one closes its socket with 1009 (message too big)",
-    fallback: () => 96 * 1024 * 1024,
-  },
-  {
-    key: "profiles.maxBytes", env: "VESSEL_PROFILE_MAX_BYTES", kind: "number",
-    description: "Largest profile (cookies, localStorage and sessionStorage as stored), in bytes; at most 16 MiB", fallback: () => 5 * 1024 * 1024,
-  },
-  {
-    key: "mail.smtp.host", env: "VESSEL_SMTP_HOST", kind: "string",
-    description: "SMTP server for sign-in links and invitations; unset = mails are written to the server log (development)",
-  },
-  {
-    key: "mail.smtp.tls", env: "VESSEL_SMTP_TLS", kind: "string",
-    description: "`starttls` (upgrade required), `implicit` (TLS from the first byte) or `none` (plain; a relay on the same host only)",
-    fallback: () => "starttls",
-  },
-  {
-    key: "mail.smtp.port", env: "VESSEL_SMTP_PORT", kind: "number", description: "SMTP port",
-    fallback: (c) => (getPath(c, "mail.smtp.tls") === "implicit" ? 465 : 587),
-  },
-  { key: "mail.smtp.user", env: "VESSEL_SMTP_USER", kind: "string", description: "SMTP user name; unset = no authentication" },
-  { key: "mail.smtp.password", env: "VESSEL_SMTP_PASSWORD", kind: "string", description: "SMTP password" },
-  {
-    key: "mail.from", env: "VESSEL_MAIL_FROM", kind: "string", description: "Sender of Vessel's mails",
-    fallback: (c) => `Vessel <vessel@${mailDomain(c.publicBaseUrl)}>`,
-  },
-  { key: "graphiql", env: "VESSEL_GRAPHIQL", kind: "boolean", description: "Serve GraphiQL at `/graphql`", fallback: () => true },
-  { key: "logLevel", env: "LOG_LEVEL", kind: "string", description: "Log level (`fatal` … `trace`, `silent`)", fallback: () => "info" },
-];
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     this.name = "ConfigError";
   }
-}
-
-function getPath(obj: Record<string, unknown>, key: string): unknown {
-  return key.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
 function setPath(obj: Record<string, unknown>, key: string, value: unknown): void {
@@ -363,20 +222,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return Object.freeze(parsed.data);
-}
-
-/** The host of the public base URL, for the default sender address. */
-function mailDomain(publicBaseUrl: unknown): string {
-  try {
-    return new URL(String(publicBaseUrl)).hostname || "localhost";
-  } catch {
-    return "localhost";
-  }
-}
-
-/** A Chromium costs about 320 MB here (research/browser-limits.md); keep a quarter of memory for everything else. */
-function defaultCapacity(): number {
-  return Math.max(1, Math.min(200, Math.floor((os.totalmem() * 0.75) / (320 * 1024 * 1024))));
 }
 
 /** The version in package.json, reported by health checks. */

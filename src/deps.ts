@@ -12,7 +12,7 @@ import { SessionTokens } from "./auth/session-tokens.ts";
 import { findChromium } from "./browser/chromium-command.ts";
 import { EgressPolicy, parseAllowlist } from "./browser/egress-policy.ts";
 import type { DownloadNotice } from "./browser/download-guard.ts";
-import type { EgressRefusal, EgressRoute } from "./browser/egress-proxy.ts";
+import type { EgressRefusal, EgressRoute } from "./browser/egress-shared.ts";
 import { detectIsolation, type Isolation } from "./browser/jail.ts";
 import { BrowserPool } from "./browser/pool.ts";
 import { CloseCode } from "./browser/close-codes.ts";

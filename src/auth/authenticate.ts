@@ -6,7 +6,7 @@ import { parseApiKey } from "./api-key-format.ts";
 import { secretTag, VerifiedKeyCache, verifySecret } from "./api-key-hash.ts";
 import type { FailedAuthThrottle } from "./failed-auth.ts";
 import type { RateDecision } from "./rate-limit.ts";
-import { rateLimitHeaders } from "./rate-limit.ts";
+import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import type { RevocationList } from "./revocations.ts";
 import { findKeyForVerification, storeSecretTag, type ApiKeyForVerification } from "./api-key-lookup.ts";
 

@@ -21,9 +21,6 @@ import type { Redis } from "../redis.ts";
  * Storage keys: `<prefix>:key:<limit>:<keyId>` and `<prefix>:<policy>:<limit>[:<window>]:<key>`.
  */
 
-/** The revision of the RateLimit header fields draft whose syntax {@link rateLimitHeaders} emits. */
-export const RATE_LIMIT_DRAFT = "draft-ietf-httpapi-ratelimit-headers-11";
-
 export const RATE_WINDOW_SECONDS = 60;
 export const DEFAULT_KEY_LIMIT_PER_MINUTE = 600;
 
@@ -284,45 +281,14 @@ function decide(b: Budget, res: RateLimiterRes | undefined, allowed: boolean, co
   return decision;
 }
 
-/**
- * `RateLimit-Policy` and `RateLimit` as in draft-ietf-httpapi-ratelimit-headers-11 (Structured Field
- * lists whose items are the policy name as an sf-string with integer parameters):
- *
- *     RateLimit-Policy: "default";q=600;w=60
- *     RateLimit: "default";r=599;t=42
- *
- * and, when refused, `Retry-After: <delay-seconds>` (RFC 9110 §10.2.3) with `t` equal to it, so both
- * name the same moment (the draft: Retry-After SHOULD NOT be earlier than the end of the window).
- */
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  const policy = sfString(d.policy ?? KEY_POLICY);
-  const q = nonNegativeInt(d.limit);
-  const w = Math.max(1, nonNegativeInt(d.windowSeconds));
-  const headers: Record<string, string> = { "RateLimit-Policy": `${policy};q=${q};w=${w}` };
-  if (d.allowed) {
-    headers.RateLimit = `${policy};r=${nonNegativeInt(d.remaining)};t=${nonNegativeInt(Math.ceil(d.resetSeconds))}`;
-    return headers;
-  }
-  const retry = Math.max(1, nonNegativeInt(Math.ceil(d.retryAfterSeconds ?? d.resetSeconds)));
-  headers.RateLimit = `${policy};r=0;t=${retry}`;
-  headers["Retry-After"] = String(retry);
-  return headers;
-}
-
 function positiveInt(n: number | undefined): number | undefined {
   return typeof n === "number" && Number.isInteger(n) && n >= 1 ? n : undefined;
 }
 
-function nonNegativeInt(n: number): number {
+export function nonNegativeInt(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
 }
 
 function clamp(n: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, n));
-}
-
-/** An RFC 9651 sf-string: printable ASCII, with `"` and `\` escaped. */
-function sfString(s: string): string {
-  const printable = s.replace(/[^\x20-\x7e]/g, "");
-  return `"${printable.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

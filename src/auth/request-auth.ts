@@ -4,7 +4,8 @@ import type { AppDeps, AuditScope, ServiceContext } from "../kernel/context.ts";
 import type { Principal } from "./principal.ts";
 import { presentedKeyPrefix } from "../services/audit/audit-refusals.ts";
 import { requestIdsOf } from "../request-id.ts";
-import { DEFAULT_KEY_LIMIT_PER_MINUTE, rateLimitHeaders } from "./rate-limit.ts";
+import { DEFAULT_KEY_LIMIT_PER_MINUTE } from "./rate-limit.ts";
+import { rateLimitHeaders } from "./rate-limit-headers.ts";
 
 export type UserPrincipal = Extract<Principal, { kind: "user" }>;
 

@@ -7,7 +7,8 @@ import type { CdpPipe } from "./cdp-pipe.ts";
 import { launchChromium, maxDataRootLength, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
 import { reapOrphans } from "./chromium-processes.ts";
 import { DownloadGuard, type DownloadNotice } from "./download-guard.ts";
-import { openEgressListener, proxyArgs, type EgressListener, type EgressOptions, type EgressRoute } from "./egress-proxy.ts";
+import { openEgressListener } from "./egress-proxy.ts";
+import { proxyArgs, type EgressListener, type EgressOptions, type EgressRoute } from "./egress-shared.ts";
 import { JAIL_PROXY_PORT, type Isolation } from "./jail.ts";
 import { warmUpProfile } from "./warm-up.ts";
 

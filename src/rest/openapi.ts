@@ -1,6 +1,6 @@
 import { OpenApiBuilder, type OpenAPIObject, type OperationObject, type ParameterObject, type SchemaObject } from "openapi3-ts/oas31";
 import { z } from "zod";
-import { RATE_LIMIT_DRAFT } from "../auth/rate-limit.ts";
+import { RATE_LIMIT_DRAFT } from "../auth/rate-limit-headers.ts";
 import { version } from "../config.ts";
 import { problemTypes, type ProblemSlug } from "../kernel/errors.ts";
 import type { AnyRoute } from "./define-route.ts";

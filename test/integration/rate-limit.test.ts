@@ -3,11 +3,8 @@ import net from "node:net";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { addressBucket } from "../../src/auth/client-address.ts";
 import { FailedAuthThrottle, type FailedAuthLimits } from "../../src/auth/failed-auth.ts";
-import {
-  RATE_LIMIT_DRAFT,
-  createRateLimiter,
-  rateLimitHeaders,
-} from "../../src/auth/rate-limit.ts";
+import { createRateLimiter } from "../../src/auth/rate-limit.ts";
+import { RATE_LIMIT_DRAFT, rateLimitHeaders } from "../../src/auth/rate-limit-headers.ts";
 import type { RateDecision, RateLimiter } from "../../src/auth/rate-limit.ts";
 import { createLogger } from "../../src/logger.ts";
 import { closeRedis, createRedis, redisReady } from "../../src/redis.ts";

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, settings } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+import { settings } from "../../src/settings.ts";
 
 const noFile = "/nonexistent";
 

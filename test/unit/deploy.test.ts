@@ -3,7 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { loadConfig, settings } from "../../src/config.ts";
+import { loadConfig } from "../../src/config.ts";
+import { settings } from "../../src/settings.ts";
 import { startTestApp, type TestApp } from "../support/app.ts";
 
 /**

@@ -1,0 +1,73 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The dependency rules of the house (.dependency-cruiser.cjs, docs/architecture.md): no import cycle,
+ * transports never import each other, domains and the kernel know no transport, the kernel knows no
+ * domain, src/browser knows no domain. Checked by dependency-cruiser over the real imports, type-only
+ * ones included; and a tree with one violation of each rule proves the rules bite.
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+const config = path.join(root, ".dependency-cruiser.cjs");
+const depcruise = path.join(root, "node_modules/.bin/depcruise");
+
+interface Violation { rule: { name: string }; from: string; to: string; cycle?: Array<{ name: string }> }
+
+async function violations(cwd: string): Promise<Violation[]> {
+  const run = await promisify(execFile)(depcruise, ["src", "--config", config, "--output-type", "json"], { cwd, maxBuffer: 64 * 1024 * 1024 })
+    // depcruise exits non-zero when it finds violations; its report is still on stdout.
+    .catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? "" }));
+  return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+const describeViolation = (v: Violation) =>
+  `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle: ${v.cycle.map((c) => c.name).join(" → ")})` : ""}`;
+
+/** Files written by people (not generated, not vendored assets) must stay readable on a screen or two. */
+const MAX_LINES = 300;
+const handWritten = (dir: string): string[] =>
+  fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.(ts|tsx|js|mjs|css|html|sh)$/.test(e.name))
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
+    .filter((f) => !f.startsWith("src/generated/") && !f.includes("node_modules"));
+
+describe("the house", () => {
+  it("keeps every dependency rule in src/", async () => {
+    const found = await violations(root);
+    expect(found.map(describeViolation)).toEqual([]);
+  }, 120_000);
+
+  it("has no hand-written file over 300 lines in src/, scripts/ or bench/", () => {
+    const long = ["src", "scripts", "bench"].flatMap(handWritten)
+      .map((f) => ({ f, lines: fs.readFileSync(path.join(root, f), "utf8").split("\n").length - 1 }))
+      .filter((x) => x.lines > MAX_LINES)
+      .map((x) => `${x.f}: ${x.lines} lines`);
+    expect(long).toEqual([]);
+  });
+
+  it("reports a violation of each rule (the checker is not a no-op)", async () => {
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-rules-"));
+    const write = (file: string, body: string) => {
+      fs.mkdirSync(path.dirname(path.join(tree, file)), { recursive: true });
+      fs.writeFileSync(path.join(tree, file), body);
+    };
+    try {
+      write("tsconfig.json", JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true, noEmit: true } }));
+      write("src/rest/route.ts", `import { field } from "../graphql/field.ts";\nexport const route = field;\n`);
+      write("src/graphql/field.ts", `export const field = 1;\n`);
+      write("src/services/sessions/sessions.ts", `import { route } from "../../rest/route.ts";\nexport const s = route;\n`);
+      write("src/kernel/context.ts", `import type { s } from "../services/sessions/sessions.ts";\nexport type C = typeof s;\n`);
+      write("src/browser/pool.ts", `import type { C } from "../kernel/context.ts";\nimport { s } from "../services/sessions/sessions.ts";\nexport const p: C = s;\n`);
+      write("src/auth/a.ts", `import type { B } from "./b.ts";\nexport type A = B;\n`);
+      write("src/auth/b.ts", `import type { A } from "./a.ts";\nexport type B = A | 1;\n`);
+      const rules = new Set((await violations(tree)).map((v) => v.rule.name));
+      expect([...rules].sort()).toEqual(["browser-knows-no-domain", "domains-know-no-transport", "kernel-knows-no-domain", "no-circular", "transports-are-independent"]);
+    } finally {
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
