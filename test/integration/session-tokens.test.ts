@@ -3,14 +3,8 @@ import { CompactSign, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPa
 import type { CryptoKey, JWK } from "jose";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
-import {
-  CLOCK_TOLERANCE_SECONDS,
-  INVALID_TOKEN_DETAIL,
-  KeyStoreUnavailable,
-  SessionTokens,
-  SIGNING_PERIOD_MS,
-  VERIFY_GRACE_MS,
-} from "../../src/auth/session-tokens.ts";
+import { CLOCK_TOLERANCE_SECONDS, INVALID_TOKEN_DETAIL, SessionTokens } from "../../src/auth/session-tokens.ts";
+import { KeyStoreUnavailable, SIGNING_PERIOD_MS, VERIFY_GRACE_MS } from "../../src/auth/signing-keys.ts";
 import type { TokenAudience } from "../../src/auth/session-tokens.ts";
 import { open } from "../../src/crypto/envelope.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";

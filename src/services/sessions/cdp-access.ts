@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { KeyStoreUnavailable } from "../../auth/session-tokens.ts";
+import { KeyStoreUnavailable } from "../../auth/signing-keys.ts";
 import type { CdpGrant, CdpProxyPorts } from "../../browser/cdp-proxy.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { AppError } from "../../kernel/errors.ts";

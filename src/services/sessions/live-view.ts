@@ -1,4 +1,5 @@
-import { KeyStoreUnavailable, type SessionClaims } from "../../auth/session-tokens.ts";
+import type { SessionClaims } from "../../auth/session-tokens.ts";
+import { KeyStoreUnavailable } from "../../auth/signing-keys.ts";
 import { databaseUnavailable, isDatabaseUnavailable } from "../../db/errors.ts";
 import { AppError } from "../../kernel/errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
