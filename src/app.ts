@@ -29,7 +29,8 @@ import type { AppDeps, ServiceContext } from "./kernel/context.ts";
 import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 import { createFrontDoor } from "./front-door.ts";
-import { cdpSessionOf, liveViewSessionOf, type Cluster } from "./cluster/cluster.ts";
+import { type Cluster } from "./cluster/cluster.ts";
+import { cdpSessionOf, liveViewSessionOf } from "./cluster/session-of.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
 
 export interface AppOptions extends DepsOptions {

@@ -2,7 +2,7 @@ import { timingSafeEqual, createHash } from "node:crypto";
 import type { Request, Response } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Database } from "./db/client.ts";
-import type { BrowserPoolReport } from "./browser/pool.ts";
+import type { BrowserPoolReport } from "./browser/pool-types.ts";
 
 /**
  * What the scrape-time gauges read from the composed app: only these, typed structurally, so the

@@ -9,7 +9,7 @@ import { WebSocketServer } from "ws";
 import { CdpCallError, CdpPipeClosed, type CdpChannel } from "./cdp-pipe.ts";
 import { relayClient, type RelayOptions } from "./cdp-relay.ts";
 import { CloseCode, closeReason } from "./close-codes.ts";
-import type { BrowserLease } from "./pool.ts";
+import type { BrowserLease } from "./pool-types.ts";
 import type { SessionRuntime } from "./runtime.ts";
 
 /** A discovery request waits at most this long for the browser. */

@@ -1,16 +1,17 @@
-import { randomBytes } from "node:crypto";
-import path from "node:path";
-import fs from "node:fs";
 import { AppError } from "../kernel/errors.ts";
 import type { Logger } from "../logger.ts";
-import type { CdpPipe } from "./cdp-pipe.ts";
-import { launchChromium, maxDataRootLength, stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
-import { reapOrphans } from "./chromium-processes.ts";
-import { DownloadGuard, type DownloadNotice } from "./download-guard.ts";
-import { openEgressListener } from "./egress-proxy.ts";
-import { proxyArgs, type EgressListener, type EgressOptions, type EgressRoute } from "./egress-shared.ts";
-import { JAIL_PROXY_PORT, type Isolation } from "./jail.ts";
-import { warmUpProfile } from "./warm-up.ts";
+import { stderrTail, type ChromiumProcess } from "./chromium.ts";
+import { launchPoolBrowser, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pool-browser.ts";
+import { leaseBrowser } from "./pool-lease.ts";
+import type { Isolation } from "./jail.ts";
+import { type BrowserLease, type BrowserPoolOptions, type BrowserPoolReport } from "./pool-types.ts";
+
+type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
+
+const MAX_REFILL_BACKOFF_MS = 60_000;
+
+/** How long after a spare is taken its replacement starts launching (see #refill). */
+const REFILL_DELAY_MS = 250;
 
 /**
  * The browsers of this node: one Chromium process per session (design.md), at most `capacity` of
@@ -26,66 +27,6 @@ import { warmUpProfile } from "./warm-up.ts";
  *   A spare is offered once its profile is warmed up (warm-up.ts), so its first page loads as fast
  *   as in a browser that has been running for a while.
  */
-
-export interface BrowserLease {
-  /** The browser's id (its folder under dataRoot). */
-  id: string;
-  sessionId: string;
-  /** The browser's pipe: every user (CDP clients, the live view, profiles) opens a channel on it. */
-  cdp: CdpPipe;
-  pid: number;
-  /** Resolves when the browser's main process exits (release, crash, kill). */
-  exited: Promise<{ code: number | null; signal: string | null }>;
-  /** The session's own folder for downloads (and the only one uploads may come from). */
-  downloadsDir: string;
-  /** Where the browser's traffic goes (its egress listener's route), when the egress policy is on. */
-  egress?: EgressRoute;
-  /** The session's downloads, kept in `downloadsDir` and under the cap, when the policy is on. */
-  downloads?: DownloadGuard;
-  /** Frees the slot at once, then closes the browser and removes its folder. Idempotent. */
-  release(): Promise<void>;
-  /**
-   * Frees the slot and offers the browser as a spare again: for a lease whose session was never
-   * started (its creating call turned out to be a replay), so no client has seen the browser.
-   */
-  unused(): void;
-}
-
-export interface BrowserPoolOptions {
-  executablePath: string;
-  /** A folder owned by this process alone: start() deletes every browser folder in it. */
-  dataRoot: string;
-  capacity: number;
-  warm: number;
-  log: Logger;
-  /** Sent as Retry-After when the pool is full; default 5. */
-  retryAfterSeconds?: number;
-  /** Send each browser's traffic through its own egress listener (policy-checked); off only in benchmarks. */
-  egress?: Omit<EgressOptions, "log">;
-  /** Judge clients' CDP commands by the method policy; default true (off only to test the other isolation layers alone). */
-  cdpPolicy?: boolean;
-  /** This node's isolation (jail.ts detectIsolation): level "jail" launches every browser jailed. Default none. */
-  isolation?: Isolation;
-  /** Keep each browser's downloads in its folder and under `maxBytes` (download-guard.ts); with the egress policy. */
-  downloads?: { maxBytes: number; onNotice(sessionId: string, notice: DownloadNotice): void };
-}
-
-type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
-
-const MAX_REFILL_BACKOFF_MS = 60_000;
-/** Browser ids are 10 hex characters (40 random bits); folders are created exclusively. */
-const BROWSER_ID_LENGTH = 10;
-
-/** How long after a spare is taken its replacement starts launching (see #refill). */
-const REFILL_DELAY_MS = 250;
-
-/** What the browser pool reports about itself. */
-export interface BrowserPoolReport {
-  state: "ready" | "unavailable";
-  capacity: number;
-  inUse: number;
-  warm: number;
-}
 
 export class BrowserPool {
   readonly #opts: BrowserPoolOptions;
@@ -103,10 +44,8 @@ export class BrowserPool {
   readonly #watched = new Set<ChromiumProcess>();
   /** Every browser the pool launched and has not closed yet, for stop(). */
   readonly #browsers = new Set<ChromiumProcess>();
-  /** Each browser's egress listener (closed after the browser). */
-  readonly #egress = new Map<ChromiumProcess, EgressListener>();
-  /** Each browser's download guard. */
-  readonly #guards = new Map<ChromiumProcess, DownloadGuard>();
+  /** Each browser's egress listener (closed after the browser) and download guard. */
+  readonly #parts = new Map<ChromiumProcess, PoolBrowser>();
   /** Launches in flight (sessions and spares), for stop(). */
   readonly #inflight = new Set<Promise<unknown>>();
   #refillFailures = 0;
@@ -140,26 +79,11 @@ export class BrowserPool {
     if (this.#state !== "new") throw new Error(`the browser pool cannot start twice (state ${this.#state})`);
     this.#state = "starting";
     try {
-      const root = path.resolve(this.#opts.dataRoot);
-      if (root.length > maxDataRootLength(BROWSER_ID_LENGTH)) {
-        throw new Error(`browser data root ${root} is too long for Chromium's socket paths (at most ${maxDataRootLength(BROWSER_ID_LENGTH)} characters)`);
-      }
-      fs.mkdirSync(this.#opts.dataRoot, { recursive: true, mode: 0o700 });
-      const reaped = await reapOrphans(this.#opts.dataRoot, this.#log);
-      try {
-        fs.accessSync(this.#opts.executablePath, fs.constants.X_OK);
-        this.#binaryFound = true;
-      } catch {
-        this.#log.error({ executablePath: this.#opts.executablePath }, "no Chromium binary: sessions cannot start");
-      }
+      const { reaped, binaryFound } = await prepareDataRoot(this.#opts, this.#log);
+      this.#binaryFound = binaryFound;
       if (this.#state === "starting") this.#state = "running";
       this.#log.info({ ...reaped, capacity: this.#opts.capacity, warm: this.#opts.warm }, "browser pool started");
-      if (process.getuid?.() === 0 && this.isolation.level !== "jail") {
-        // Chromium refuses to run as root with its sandbox (a jailed one runs as a plain user inside): say so plainly every start.
-        this.#log.warn("running as root: Chromium runs WITHOUT its sandbox; run Vessel as a non-root user in production (README: Browser security)");
-      }
-      if (!this.#opts.egress) this.#log.warn("the browser policy is off: sessions can reach this machine and its networks");
-      if (this.#opts.cdpPolicy === false) this.#log.error("the CDP method policy is OFF: clients may send any command to their browsers (for isolation tests only)");
+      warnAboutWeakenedIsolation(this.#opts, this.isolation.level === "jail", this.#log);
       this.#refill();
       return reaped;
     } catch (err) {
@@ -177,12 +101,7 @@ export class BrowserPool {
       throw new AppError("conflict", `Session ${sessionId} already has a browser.`);
     }
     if (this.#slotsTaken() >= this.#opts.capacity) {
-      throw new AppError(
-        "insufficient-capacity",
-        `All ${this.#opts.capacity} browsers of this node are in use.`,
-        {},
-        { "Retry-After": String(this.#opts.retryAfterSeconds ?? 5) },
-      );
+      throw poolFull(this.#opts);
     }
 
     const fromSpare = this.acquireSpare(sessionId);
@@ -264,54 +183,17 @@ export class BrowserPool {
   }
 
   #lease(sessionId: string, browser: ChromiumProcess): BrowserLease {
-    const release = (): Promise<void> => {
-      // Evict before any await: the slot is free the moment release() is called.
-      if (this.#leases.get(sessionId) === lease) {
-        this.#leases.delete(sessionId);
-        this.#refill();
-      }
-      return browser.close();
-    };
-    const unused = (): void => {
-      if (this.#leases.get(sessionId) !== lease) return;
-      this.#leases.delete(sessionId);
-      if (egress) {
-        egress.sessionId = undefined;
-        egress.upstream = undefined;
-      }
-      if (downloads) downloads.sessionId = undefined;
-      if (this.#state === "running" && browser.alive) this.#offer(browser, true);
-      else void browser.close();
-      this.#refill();
-    };
-    const egress = this.#egress.get(browser)?.route;
-    if (egress) egress.sessionId = sessionId;
-    const downloads = this.#guards.get(browser);
-    if (downloads) downloads.sessionId = sessionId;
-    const lease: BrowserLease = {
-      id: browser.id,
-      sessionId,
-      cdp: browser.cdp,
-      pid: browser.pid,
-      exited: browser.exited,
-      downloadsDir: path.join(browser.dir, "downloads"),
-      ...(egress ? { egress } : {}),
-      ...(downloads ? { downloads } : {}),
-      release,
-      unused,
-    };
-    this.#leases.set(sessionId, lease);
-    void browser.exited.then((exit: ChromiumExit) => {
-      if (this.#leases.get(sessionId) !== lease) return; // released: expected
-      this.#leases.delete(sessionId);
-      this.#log.warn(
-        { sessionId, browserId: browser.id, browserPid: browser.pid, ...exit, stderr: stderrTail(browser) },
-        "a leased browser exited on its own",
-      );
-      this.#refill();
+    const lease = leaseBrowser(sessionId, browser, { egress: this.#parts.get(browser)?.listener?.route, downloads: this.#parts.get(browser)?.guard }, {
+      holds: (l) => this.#leases.get(sessionId) === l,
+      free: () => void this.#leases.delete(sessionId),
+      refill: () => this.#refill(),
+      giveBack: (b) => (this.#state === "running" && b.alive ? this.#offer(b, true) : void b.close()),
+      log: this.#log,
     });
+    this.#leases.set(sessionId, lease);
     return lease;
   }
+
 
   /** How many browsers this pool has launched (spares and sessions), successful or not. */
   get launches(): number {
@@ -321,56 +203,20 @@ export class BrowserPool {
   /** Launches one browser, tracked so stop() can wait for it and close it. */
   #launch(): Promise<ChromiumProcess> {
     this.#launches++;
-    const egressOptions = this.#opts.egress;
-    const downloadOptions = this.#opts.downloads;
     const launch = (async () => {
-      const id = randomBytes(BROWSER_ID_LENGTH / 2).toString("hex"); // short: see maxDataRootLength
-      const jailed = this.#opts.isolation?.level === "jail";
-      // A jailed browser has no route to this machine's loopback: its listener is a Unix socket next to
-      // its folder (bound into the jail, jail.ts), reached at JAIL_PROXY_PORT on the jail's own loopback.
-      const socketPath = jailed ? path.join(path.resolve(this.#opts.dataRoot), `${id}.egress.sock`) : undefined;
-      const listener = egressOptions ? await openEgressListener({ ...egressOptions, log: this.#log, ...(socketPath ? { socketPath } : {}) }) : undefined;
-      let browser: ChromiumProcess;
-      try {
-        browser = await launchChromium({
-          executablePath: this.#opts.executablePath,
-          dataRoot: this.#opts.dataRoot,
-          id,
-          log: this.#log,
-          extraArgs: listener ? proxyArgs(jailed ? JAIL_PROXY_PORT : listener.port) : [],
-          // Without an egress listener a jailed browser has no network at all.
-          jail: jailed ? { egressSocket: listener?.socketPath } : undefined,
-        });
-      } catch (err) {
-        await listener?.close();
-        throw err;
-      }
+      const parts = await launchPoolBrowser(this.#opts, this.#log);
+      const { browser, listener } = parts;
       this.#browsers.add(browser);
-      if (listener) this.#egress.set(browser, listener);
-      if (downloadOptions) {
-        // Before the browser is offered: no client may see it without its download policy.
-        try {
-          const guard = await DownloadGuard.open(browser.cdp, path.join(browser.dir, "downloads"), downloadOptions.maxBytes, this.#log);
-          guard.onNotice = downloadOptions.onNotice;
-          this.#guards.set(browser, guard);
-        } catch (err) {
-          await browser.close();
-          await listener?.close();
-          this.#browsers.delete(browser);
-          this.#egress.delete(browser);
-          throw err;
-        }
-      }
+      this.#parts.set(browser, parts);
       // Whatever ends the main process (release, crash, kill), the rest of the group and the
       // folder go too; close() is idempotent, so a release racing with this is fine.
       void browser.exited
         .then(() => browser.close())
         .then(() => listener?.close())
         .finally(() => {
-          this.#guards.get(browser)?.close();
-          this.#guards.delete(browser);
+          this.#parts.get(browser)?.guard?.close();
+          this.#parts.delete(browser);
           this.#browsers.delete(browser);
-          this.#egress.delete(browser);
         });
       return browser;
     })();
@@ -425,10 +271,7 @@ export class BrowserPool {
     const started = performance.now();
     this.#spareLaunch = this.#launch().then(
       async (browser) => {
-        // Before it is offered: a session must not get a browser whose profile is half set up.
-        await warmUpProfile(browser.cdp).catch((err: unknown) => {
-          if (browser.alive) this.#log.warn({ err, browserId: browser.id }, "could not warm up a spare browser; offering it as it is");
-        });
+        await warmUpSpare(browser, this.#log);
         this.#spareLaunch = undefined;
         this.#refillFailures = 0;
         if (this.#state !== "running") {

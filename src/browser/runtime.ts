@@ -2,7 +2,7 @@ import type WebSocket from "ws";
 import type { Logger } from "../logger.ts";
 import type { CdpChannel } from "./cdp-pipe.ts";
 import { CloseCode, closeCodeForEnd, closeReason } from "./close-codes.ts";
-import type { BrowserLease } from "./pool.ts";
+import type { BrowserLease } from "./pool-types.ts";
 
 export type EndCause =
   | { status: "TIMED_OUT"; reason: "TIMEOUT" | "IDLE_TIMEOUT" }

@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import type { BrowserLease } from "./pool.ts";
+import type { BrowserLease } from "./pool-types.ts";
 
 /**
  * Finds browsers that still run but no longer answer (a wedged main thread, a stopped process):

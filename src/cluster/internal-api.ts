@@ -8,7 +8,8 @@ import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { captureSessionHere } from "../services/profiles/profile-documents.ts";
 import { CreateSessionInput } from "../services/sessions/sessions.ts";
 import { createSession } from "../services/sessions/create-session.ts";
-import { markPlaced, type Cluster } from "./cluster.ts";
+import type { Cluster } from "./cluster.ts";
+import { markPlaced } from "./placement.ts";
 import { internalHeaders } from "./internal-auth.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { ulid } from "../ids.ts";
 import WebSocket from "ws";
 import type { SessionClaims } from "../auth/session-tokens.ts";
-import type { BrowserLease } from "../browser/pool.ts";
+import type { BrowserLease } from "../browser/pool-types.ts";
 import type { Session } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { AppDeps } from "../kernel/context.ts";

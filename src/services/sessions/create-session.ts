@@ -1,7 +1,7 @@
 // Starting a session: its browser, the row, its first event, the audit entry and the stored answer.
 import { createHmac } from "node:crypto";
 import { ulid } from "../../ids.ts";
-import type { BrowserLease } from "../../browser/pool.ts";
+import type { BrowserLease } from "../../browser/pool-types.ts";
 import { AppError } from "../../kernel/errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { auditedStatement } from "../audit/audited.ts";

@@ -1,0 +1,72 @@
+// A lease: one browser serving one session, holding one of the pool's slots until it is released,
+// given back unused, or its browser exits on its own.
+import path from "node:path";
+import type { Logger } from "../logger.ts";
+import { stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.ts";
+import type { DownloadGuard } from "./download-guard.ts";
+import type { EgressRoute } from "./egress-shared.ts";
+import type { BrowserLease } from "./pool-types.ts";
+
+/** What a lease asks of its pool; each is synchronous, so a slot is free the moment it is given back. */
+export interface LeaseHooks {
+  /** Whether this lease still holds its slot. */
+  holds(lease: BrowserLease): boolean;
+  free(): void;
+  /** Starts launching spares if the pool has room for more. */
+  refill(): void;
+  /** A browser no client has seen: a spare again, or closed when the pool no longer runs. */
+  giveBack(browser: ChromiumProcess): void;
+  log: Logger;
+}
+
+export function leaseBrowser(
+  sessionId: string,
+  browser: ChromiumProcess,
+  parts: { egress?: EgressRoute | undefined; downloads?: DownloadGuard | undefined },
+  hooks: LeaseHooks,
+): BrowserLease {
+  const { egress, downloads } = parts;
+  const release = (): Promise<void> => {
+    // Evict before any await: the slot is free the moment release() is called.
+    if (hooks.holds(lease)) {
+      hooks.free();
+      hooks.refill();
+    }
+    return browser.close();
+  };
+  const unused = (): void => {
+    if (!hooks.holds(lease)) return;
+    hooks.free();
+    if (egress) {
+      egress.sessionId = undefined;
+      egress.upstream = undefined;
+    }
+    if (downloads) downloads.sessionId = undefined;
+    hooks.giveBack(browser);
+    hooks.refill();
+  };
+  if (egress) egress.sessionId = sessionId;
+  if (downloads) downloads.sessionId = sessionId;
+  const lease: BrowserLease = {
+    id: browser.id,
+    sessionId,
+    cdp: browser.cdp,
+    pid: browser.pid,
+    exited: browser.exited,
+    downloadsDir: path.join(browser.dir, "downloads"),
+    ...(egress ? { egress } : {}),
+    ...(downloads ? { downloads } : {}),
+    release,
+    unused,
+  };
+  void browser.exited.then((exit: ChromiumExit) => {
+    if (!hooks.holds(lease)) return; // released: expected
+    hooks.free();
+    hooks.log.warn(
+      { sessionId, browserId: browser.id, browserPid: browser.pid, ...exit, stderr: stderrTail(browser) },
+      "a leased browser exited on its own",
+    );
+    hooks.refill();
+  });
+  return lease;
+}

@@ -1,0 +1,58 @@
+import type { Logger } from "../logger.ts";
+import type { CdpPipe } from "./cdp-pipe.ts";
+import type { DownloadGuard, DownloadNotice } from "./download-guard.ts";
+import { type EgressOptions, type EgressRoute } from "./egress-shared.ts";
+import { type Isolation } from "./jail.ts";
+
+// What the browser pool hands out and how it is configured (pool.ts runs it).
+
+export interface BrowserLease {
+  /** The browser's id (its folder under dataRoot). */
+  id: string;
+  sessionId: string;
+  /** The browser's pipe: every user (CDP clients, the live view, profiles) opens a channel on it. */
+  cdp: CdpPipe;
+  pid: number;
+  /** Resolves when the browser's main process exits (release, crash, kill). */
+  exited: Promise<{ code: number | null; signal: string | null }>;
+  /** The session's own folder for downloads (and the only one uploads may come from). */
+  downloadsDir: string;
+  /** Where the browser's traffic goes (its egress listener's route), when the egress policy is on. */
+  egress?: EgressRoute;
+  /** The session's downloads, kept in `downloadsDir` and under the cap, when the policy is on. */
+  downloads?: DownloadGuard;
+  /** Frees the slot at once, then closes the browser and removes its folder. Idempotent. */
+  release(): Promise<void>;
+  /**
+   * Frees the slot and offers the browser as a spare again: for a lease whose session was never
+   * started (its creating call turned out to be a replay), so no client has seen the browser.
+   */
+  unused(): void;
+}
+
+export interface BrowserPoolOptions {
+  executablePath: string;
+  /** A folder owned by this process alone: start() deletes every browser folder in it. */
+  dataRoot: string;
+  capacity: number;
+  warm: number;
+  log: Logger;
+  /** Sent as Retry-After when the pool is full; default 5. */
+  retryAfterSeconds?: number;
+  /** Send each browser's traffic through its own egress listener (policy-checked); off only in benchmarks. */
+  egress?: Omit<EgressOptions, "log">;
+  /** Judge clients' CDP commands by the method policy; default true (off only to test the other isolation layers alone). */
+  cdpPolicy?: boolean;
+  /** This node's isolation (jail.ts detectIsolation): level "jail" launches every browser jailed. Default none. */
+  isolation?: Isolation;
+  /** Keep each browser's downloads in its folder and under `maxBytes` (download-guard.ts); with the egress policy. */
+  downloads?: { maxBytes: number; onNotice(sessionId: string, notice: DownloadNotice): void };
+}
+
+/** What the browser pool reports about itself. */
+export interface BrowserPoolReport {
+  state: "ready" | "unavailable";
+  capacity: number;
+  inUse: number;
+  warm: number;
+}
