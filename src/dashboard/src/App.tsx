@@ -7,7 +7,8 @@ import {
 } from "./lib/me.tsx";
 import { match, navigate, useLocation } from "./lib/router.tsx";
 import { Shell } from "./components/Shell.tsx";
-import { Button, ErrorNotice, Loading, Toaster } from "./components/ui.tsx";
+import { Button, ErrorNotice, Loading } from "./components/ui.tsx";
+import { Toaster } from "./components/toasts.tsx";
 import { Logo } from "./components/icons.tsx";
 import { SignInPage } from "./pages/SignIn.tsx";
 import { SessionsPage } from "./pages/Sessions.tsx";

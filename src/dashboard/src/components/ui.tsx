@@ -1,10 +1,7 @@
-import {
-  createContext, useCallback, useContext, useEffect, useId, useRef, useState,
-  type ButtonHTMLAttributes, type FormEvent, type ReactNode,
-} from "react";
+import { useEffect, useState, type ButtonHTMLAttributes, type ReactNode } from "react";
 import type { ApiError } from "../lib/api.ts";
 import { copyText } from "../lib/browser.ts";
-import { AlertIcon, CheckIcon, CloseIcon, CopyIcon, LockIcon } from "./icons.tsx";
+import { AlertIcon, CheckIcon, CopyIcon, LockIcon } from "./icons.tsx";
 
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   variant?: "primary" | "secondary" | "danger" | "ghost";
@@ -159,119 +156,6 @@ export function Denied({ detail, role }: { detail?: string; role?: string }) {
   );
 }
 
-/**
- * A modal on the native <dialog>: focus moves in and is trapped, Escape closes, focus returns to
- * what opened it. Its content is mounted only while open, so forms start fresh each time.
- */
-export function Dialog({
-  open, onClose, title, description, children, footer, onSubmit, wide,
-}: {
-  open: boolean;
-  onClose: () => void;
-  title: string;
-  description?: ReactNode;
-  children?: ReactNode;
-  footer?: ReactNode;
-  onSubmit?: (e: FormEvent<HTMLFormElement>) => void;
-  wide?: boolean;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  const descId = useId();
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
-  const body = (
-    <>
-      <div className="dialog-head">
-        <h2 id={titleId} className="dialog-title">
-          {title}
-        </h2>
-        <button type="button" className="icon-btn" onClick={onClose} aria-label="Close">
-          <CloseIcon />
-        </button>
-      </div>
-      {description ? (
-        <div id={descId} className="dialog-description">
-          {description}
-        </div>
-      ) : null}
-      <div className="dialog-body">{children}</div>
-      {footer ? <div className="dialog-footer">{footer}</div> : null}
-    </>
-  );
-  return (
-    <dialog
-      ref={ref}
-      className={`dialog${wide ? " dialog-wide" : ""}`}
-      aria-labelledby={titleId}
-      aria-describedby={description ? descId : undefined}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-      onClick={(e) => {
-        if (e.target === ref.current) onClose();
-      }}
-    >
-      {open ? (
-        onSubmit ? (
-          <form
-            className="dialog-inner"
-            noValidate
-            onSubmit={(e) => {
-              e.preventDefault();
-              onSubmit(e);
-            }}
-          >
-            {body}
-          </form>
-        ) : (
-          <div className="dialog-inner">{body}</div>
-        )
-      ) : null}
-    </dialog>
-  );
-}
-
-/** "Are you sure?" for destructive actions, naming what will happen. */
-export function ConfirmDialog({
-  open, onClose, onConfirm, title, children, confirmLabel, pending, error, danger = true,
-}: {
-  open: boolean;
-  onClose: () => void;
-  onConfirm: () => void;
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  pending?: boolean;
-  error?: ApiError;
-  danger?: boolean;
-}) {
-  return (
-    <Dialog
-      open={open}
-      onClose={onClose}
-      title={title}
-      onSubmit={onConfirm}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant={danger ? "danger" : "primary"} pending={pending}>
-            {confirmLabel}
-          </Button>
-        </>
-      }
-    >
-      <div className="confirm-text">{children}</div>
-      {error ? <ErrorNotice error={error} compact /> : null}
-    </Dialog>
-  );
-}
-
 export function CopyButton({
   text, label = "Copy", className, onCopied, size = "sm",
 }: { text: string; label?: string; className?: string; onCopied?: () => void; size?: "sm" | "md" }) {
@@ -322,41 +206,4 @@ export function Field({ label, hint, error, children, id }: { label: ReactNode; 
 /** The message for `field` among a validation error's fields (input names without their prefix). */
 export function fieldError(error: ApiError | undefined, ...names: string[]): string | undefined {
   return error?.fields.find((f) => names.includes(f.field.replace(/^(body|query|input)\./, "")))?.message;
-}
-
-// -------------------------------------------------------------------------------------------------
-// Toasts: short confirmations read out politely.
-
-interface Toast {
-  id: number;
-  text: string;
-  tone: "ok" | "error";
-}
-const ToastContext = createContext<(text: string, tone?: Toast["tone"]) => void>(() => {});
-
-export function useToast() {
-  return useContext(ToastContext);
-}
-
-export function Toaster({ children }: { children: ReactNode }) {
-  const [toasts, setToasts] = useState<Toast[]>([]);
-  const next = useRef(0);
-  const show = useCallback((text: string, tone: Toast["tone"] = "ok") => {
-    const id = ++next.current;
-    setToasts((t) => [...t.slice(-1), { id, text, tone }]);
-    setTimeout(() => setToasts((t) => t.filter((x) => x.id !== id)), 3500);
-  }, []);
-  return (
-    <ToastContext.Provider value={show}>
-      {children}
-      <div className="toasts" aria-live="polite" aria-atomic="false">
-        {toasts.map((t) => (
-          <div key={t.id} className={`toast toast-${t.tone}`}>
-            {t.tone === "ok" ? <CheckIcon /> : <AlertIcon />}
-            <span>{t.text}</span>
-          </div>
-        ))}
-      </div>
-    </ToastContext.Provider>
-  );
 }

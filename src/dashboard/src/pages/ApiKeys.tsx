@@ -4,7 +4,9 @@ import { formatDate, formatDateTime, formatRelative } from "../lib/format.ts";
 import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { useMe, useWorkspace, wsPath } from "../lib/me.tsx";
 import { Link } from "../lib/router.tsx";
-import { Badge, Button, ConfirmDialog, CopyButton, Dialog, EmptyState, ErrorNotice, Field, Notice, PageHeader, SkeletonRows, fieldError, useToast } from "../components/ui.tsx";
+import { Badge, Button, CopyButton, EmptyState, ErrorNotice, Field, Notice, PageHeader, SkeletonRows, fieldError } from "../components/ui.tsx";
+import { useToast } from "../components/toasts.tsx";
+import { ConfirmDialog, Dialog } from "../components/dialogs.tsx";
 import { KeyIcon, PlusIcon } from "../components/icons.tsx";
 
 type Key = ApiKeysQuery["apiKeys"][number];

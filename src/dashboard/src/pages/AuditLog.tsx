@@ -8,32 +8,13 @@ import { useMe, useWorkspace } from "../lib/me.tsx";
 import { setSearch, useLocation } from "../lib/router.tsx";
 import { Badge, Button, Denied, EmptyState, ErrorNotice, PageHeader, SkeletonRows, Spinner } from "../components/ui.tsx";
 import { AuditIcon, DownloadIcon } from "../components/icons.tsx";
+import { knownActions, toIso, statusTone } from "./audit-log-filters.ts";
 
 type Entry = AuditLogQuery["auditLog"]["items"][number];
 
 const PAGE = 50;
 /** CSV exports read at most this many entries (100 per request). */
 const EXPORT_MAX = 10_000;
-
-const knownActions = [
-  "session.create", "session.get", "session.list", "session.release", "session.force_stop", "session.keepalive", "session.events", "session.watch",
-  "session.live_view_revoke", "profile.create", "profile.get", "profile.list", "profile.save", "profile.update", "profile.delete", "profile.export",
-  "api_key.create", "api_key.revoke", "api_key.list", "audit.list", "member.list", "member.change_role", "member.remove", "invitation.create",
-  "invitation.revoke", "invitation.list", "workspace.create", "workspace.list", "health.get",
-  // Calls refused at authentication with one of this workspace's key ids, and how many more the limit held back.
-  "auth.refused", "auth.refused.summary",
-];
-
-/** `2025-06-01T10:30` in the browser's zone ↔ ISO instants. */
-function toIso(local: string): string | undefined {
-  if (!local) return undefined;
-  const t = new Date(local);
-  return Number.isNaN(t.getTime()) ? undefined : t.toISOString();
-}
-
-function statusTone(status: number): "green" | "amber" | "red" {
-  return status < 400 ? "green" : status < 500 ? "amber" : "red";
-}
 
 export function AuditLogPage() {
   const ws = useWorkspace();

@@ -6,7 +6,9 @@ import { formatBytes, formatDateTime, formatRelative, plural, slugify } from "..
 import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { useWorkspace, wsPath } from "../lib/me.tsx";
 import { Link } from "../lib/router.tsx";
-import { Button, ConfirmDialog, Dialog, EmptyState, ErrorNotice, Field, PageHeader, SkeletonRows, fieldError, useToast } from "../components/ui.tsx";
+import { Button, EmptyState, ErrorNotice, Field, PageHeader, SkeletonRows, fieldError } from "../components/ui.tsx";
+import { useToast } from "../components/toasts.tsx";
+import { ConfirmDialog, Dialog } from "../components/dialogs.tsx";
 import { DownloadIcon, ProfilesIcon } from "../components/icons.tsx";
 import { shortId } from "../components/session-bits.tsx";
 

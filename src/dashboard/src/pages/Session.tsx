@@ -1,26 +1,19 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
-import {
-  ForceStopSessionDocument, ReleaseSessionDocument, RevokeLiveViewsDocument, SaveSessionAsProfileDocument, SessionDocument, SessionEventsDocument,
-  SessionEventsFeedDocument, type SessionEventType,
-} from "@gql/graphql.ts";
+import { useEffect, useRef, useState } from "react";
+import { ForceStopSessionDocument, ReleaseSessionDocument, RevokeLiveViewsDocument, SessionDocument, SessionEventsDocument, SessionEventsFeedDocument } from "@gql/graphql.ts";
 import { ApiError, asApiError, request } from "../lib/api.ts";
-import { formatBytes, formatDateTime, formatDuration, formatTime } from "../lib/format.ts";
+import { formatDateTime, formatDuration, formatTime } from "../lib/format.ts";
 import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { subscribe } from "../lib/live.ts";
-import { useWorkspace, wsPath } from "../lib/me.tsx";
-import { Link } from "../lib/router.tsx";
-import { describeEvent, endReasonText, isLive, shortId, StatusBadge } from "../components/session-bits.tsx";
-import { Badge, Button, ConfirmDialog, CopyButton, Dialog, ErrorNotice, Field, Loading, fieldError, useToast } from "../components/ui.tsx";
+import { useWorkspace } from "../lib/me.tsx";
+import { endReasonText, isLive, shortId, StatusBadge } from "../components/session-bits.tsx";
+import { Badge, Button, CopyButton, ErrorNotice, Loading } from "../components/ui.tsx";
+import { useToast } from "../components/toasts.tsx";
+import { ConfirmDialog } from "../components/dialogs.tsx";
 import { EyeIcon, ExternalIcon, RefreshIcon } from "../components/icons.tsx";
-
-interface TimelineEvent {
-  id: string;
-  type: SessionEventType;
-  createdAt: string;
-  data: string;
-}
-
-const finalTypes = new Set<SessionEventType>(["SESSION_RELEASED", "SESSION_TIMED_OUT", "SESSION_FAILED"]);
+import { DownloadsCard } from "./session-downloads.tsx";
+import { SaveProfileDialog } from "./SaveProfileDialog.tsx";
+import { type TimelineEvent, finalTypes } from "./session-timeline.ts";
+import { Breadcrumb, ConnectCard, SessionDetails, SessionTimeline } from "./session-cards.tsx";
 
 export function SessionPage({ id }: { id: string }) {
   const ws = useWorkspace();
@@ -249,121 +242,15 @@ export function SessionPage({ id }: { id: string }) {
             )}
           </section>
 
-          <section className="card" aria-labelledby="tl-title">
-            <div className="card-head">
-              <h2 id="tl-title" className="card-title">
-                Timeline
-              </h2>
-              <span className="muted small" aria-live="polite">
-                {feed === "live" ? "Live" : feed === "ended" ? "Complete" : "Not live"}
-              </span>
-            </div>
-            {eventsError && events.length === 0 ? <ErrorNotice error={eventsError} compact /> : null}
-            {events.length === 0 && !eventsError ? <p className="muted pad">Waiting for events…</p> : null}
-            <ol className="timeline" aria-label="Session events, oldest first">
-              {events.map((e) => {
-                const data = safeJson(e.data);
-                const d = describeEvent(e.type, data);
-                return (
-                  <li key={e.id} className={`timeline-item tone-${d.tone}`} data-event-type={e.type}>
-                    <span className="timeline-dot" aria-hidden="true" />
-                    <div className="timeline-body">
-                      <div className="timeline-line">
-                        <span className="timeline-title">{d.title}</span>
-                        <time className="muted small tabular" dateTime={e.createdAt} title={formatDateTime(e.createdAt)}>
-                          {formatTime(e.createdAt)}
-                        </time>
-                      </div>
-                      {d.detail ? <p className="timeline-detail">{d.detail}</p> : null}
-                      {Object.keys(data).length > 0 ? (
-                        <details className="timeline-data">
-                          <summary>Details</summary>
-                          <pre>{JSON.stringify(data, null, 2)}</pre>
-                        </details>
-                      ) : null}
-                    </div>
-                  </li>
-                );
-              })}
-            </ol>
-          </section>
+          <SessionTimeline events={events} error={eventsError} feed={feed} />
         </div>
 
         <aside className="detail-side">
-          <section className="card" aria-labelledby="sum-title">
-            <h2 id="sum-title" className="card-title">
-              Details
-            </h2>
-            <dl className="props">
-              <div>
-                <dt>Status</dt>
-                <dd>
-                  <StatusBadge status={s.status} />
-                </dd>
-              </div>
-              {s.endReason ? (
-                <div>
-                  <dt>End reason</dt>
-                  <dd>{endReasonText[s.endReason]}</dd>
-                </div>
-              ) : null}
-              <div>
-                <dt>Region</dt>
-                <dd>{s.region}</dd>
-              </div>
-              <div>
-                <dt>Created</dt>
-                <dd>{formatDateTime(s.createdAt)}</dd>
-              </div>
-              <div>
-                <dt>Started</dt>
-                <dd>{formatDateTime(s.startedAt)}</dd>
-              </div>
-              {live ? (
-                <div>
-                  <dt>Ends by</dt>
-                  <dd>{formatDateTime(s.expiresAt)}</dd>
-                </div>
-              ) : (
-                <div>
-                  <dt>Ended</dt>
-                  <dd>{formatDateTime(s.endedAt)}</dd>
-                </div>
-              )}
-              <div>
-                <dt>Time limit</dt>
-                <dd>{formatDuration(s.timeoutSeconds * 1000)}</dd>
-              </div>
-              <div>
-                <dt>Idle timeout</dt>
-                <dd>{s.idleTimeoutSeconds ? formatDuration(s.idleTimeoutSeconds * 1000) : "—"}</dd>
-              </div>
-              <div>
-                <dt>Profile</dt>
-                <dd>{s.profileId ? <Link to={wsPath(ws.slug, "profiles")} className="mono">{s.profileId}</Link> : "None"}</dd>
-              </div>
-            </dl>
-          </section>
+          <SessionDetails session={s} live={live} />
 
           <DownloadsCard sessionId={s.id} events={events} running={running} />
 
-          {running && s.connectUrl ? (
-            <section className="card" aria-labelledby="connect-title">
-              <h2 id="connect-title" className="card-title">
-                Connect your code
-              </h2>
-              <p className="muted small">
-                Any CDP client works. The address carries a token valid until the session ends: treat it like a password.
-              </p>
-              <div className="secret-row">
-                <input className="mono" readOnly value={s.connectUrl} aria-label="CDP connect address" onFocus={(e) => e.currentTarget.select()} />
-                <CopyButton text={s.connectUrl} />
-              </div>
-              <pre className="code-block small">
-                <code>{`const browser = await chromium.connectOverCDP(connectUrl);`}</code>
-              </pre>
-            </section>
-          ) : null}
+          {running && s.connectUrl ? <ConnectCard connectUrl={s.connectUrl} /> : null}
         </aside>
       </div>
 
@@ -409,134 +296,4 @@ export function SessionPage({ id }: { id: string }) {
       <SaveProfileDialog open={confirm === "save"} onClose={() => setConfirm(null)} sessionId={s.id} />
     </>
   );
-}
-
-function Breadcrumb({ id }: { id: string }) {
-  const ws = useWorkspace();
-  return (
-    <nav className="breadcrumb" aria-label="Breadcrumb">
-      <Link to={wsPath(ws.slug, "sessions")}>Sessions</Link>
-      <span aria-hidden="true">/</span>
-      <span aria-current="page" className="mono">
-        {shortId(id)}
-      </span>
-    </nav>
-  );
-}
-
-function SaveProfileDialog({ open, onClose, sessionId }: { open: boolean; onClose: () => void; sessionId: string }) {
-  const ws = useWorkspace();
-  const toast = useToast();
-  const [label, setLabel] = useState("");
-  const save = useMutation(SaveSessionAsProfileDocument);
-  useEffect(() => {
-    if (open) {
-      setLabel("");
-      save.reset();
-    }
-  }, [open]);
-  const submit = async (_e: FormEvent) => {
-    const done = await save.run({ workspace: ws.slug, sessionId, label: label.trim() });
-    if (done) {
-      toast(`Profile “${done.createProfile.label}” saved`);
-      onClose();
-    }
-  };
-  return (
-    <Dialog
-      open={open}
-      onClose={onClose}
-      title="Save as profile"
-      description="Saves this browser’s cookies, localStorage and sessionStorage, encrypted. Later sessions can start from it, already logged in."
-      onSubmit={submit}
-      footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" pending={save.pending} disabled={!label.trim()}>
-            Save profile
-          </Button>
-        </>
-      }
-    >
-      <Field id="sp-label" label="Profile name" error={fieldError(save.error, "label")}>
-        <input id="sp-label" autoFocus value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} placeholder="Supplier portal login" />
-      </Field>
-      {save.error ? <ErrorNotice error={save.error} compact /> : null}
-    </Dialog>
-  );
-}
-
-interface DownloadRow {
-  id: string;
-  name: string;
-  state: "in progress" | "finished" | "cancelled" | "refused";
-  bytes: number | undefined;
-  reason: string | undefined;
-}
-
-const downloadStates: Partial<Record<SessionEventType, DownloadRow["state"]>> = {
-  DOWNLOAD_STARTED: "in progress",
-  DOWNLOAD_COMPLETED: "finished",
-  DOWNLOAD_CANCELED: "cancelled",
-  DOWNLOAD_REFUSED: "refused",
-};
-
-/** The session's downloads as its events tell them, oldest first (the same reading as GET …/downloads). */
-function downloadsOf(events: TimelineEvent[]): DownloadRow[] {
-  const rows = new Map<string, DownloadRow>();
-  for (const e of events) {
-    const state = downloadStates[e.type];
-    if (!state) continue;
-    const data = safeJson(e.data);
-    if (typeof data.download_id !== "string") continue;
-    const row = rows.get(data.download_id) ?? { id: data.download_id, name: "", state, bytes: undefined, reason: undefined };
-    row.state = state;
-    if (typeof data.name === "string") row.name = data.name;
-    if (typeof data.bytes === "number" && state !== "in progress") row.bytes = data.bytes;
-    if (typeof data.reason === "string") row.reason = data.reason;
-    rows.set(row.id, row);
-  }
-  return [...rows.values()];
-}
-
-/** Files the session's pages downloaded; finished ones can be fetched while the session runs (they go with its browser). */
-function DownloadsCard({ sessionId, events, running }: { sessionId: string; events: TimelineEvent[]; running: boolean }) {
-  const downloads = downloadsOf(events);
-  if (downloads.length === 0) return null;
-  return (
-    <section className="card" aria-labelledby="dl-title">
-      <h2 id="dl-title" className="card-title">
-        Downloads
-      </h2>
-      <ul className="downloads" aria-label="Files the session downloaded">
-        {downloads.map((d) => (
-          <li key={d.id} data-download-state={d.state}>
-            <div className="download-line">
-              <span className="download-name" title={d.name}>{d.name || "(no name)"}</span>
-              {d.state === "finished" && running ? (
-                <a className="btn btn-secondary btn-sm" href={`/api/v1/sessions/${sessionId}/downloads/${d.id}`} download={d.name || true}>
-                  Save
-                </a>
-              ) : (
-                <span className="muted small">{d.state === "finished" ? "deleted with the browser" : d.state}</span>
-              )}
-            </div>
-            {d.bytes !== undefined || d.reason ? (
-              <p className="muted small">{[d.bytes !== undefined ? formatBytes(d.bytes) : undefined, d.reason].filter(Boolean).join(" · ")}</p>
-            ) : null}
-          </li>
-        ))}
-      </ul>
-      {running ? <p className="muted small">Files are deleted when the session ends.</p> : null}
-    </section>
-  );
-}
-
-function safeJson(text: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

@@ -1,49 +1,13 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
-import { ExchangeSignInDocument, MeDocument, RequestSignInDocument } from "@gql/graphql.ts";
-import { ApiError, accessExpiresAt, asApiError, request } from "../lib/api.ts";
+import { useEffect, useState, type FormEvent } from "react";
+import { MeDocument, RequestSignInDocument } from "@gql/graphql.ts";
+import { ApiError, asApiError, request } from "../lib/api.ts";
 import { pkcePair } from "../lib/browser.ts";
 import { useTitle } from "../lib/hooks.ts";
 import { navigate, useLocation } from "../lib/router.tsx";
 import { Button, ErrorNotice, Field, Spinner } from "../components/ui.tsx";
 import { Logo, MailIcon } from "../components/icons.tsx";
-
-/**
- * Magic-link sign-in with PKCE. This tab keeps the code verifier (sessionStorage) and asks for a
- * link; the link opens /dashboard/sign-in?token=…, which exchanges the token with the verifier. A link
- * opened in another tab of the same browser hands its token to the tab that asked (BroadcastChannel,
- * same origin only), which signs in for both: the cookies are the browser's.
- */
-const PENDING = "vessel.signIn";
-const channelName = "vessel-sign-in";
-
-interface Pending {
-  verifier: string;
-  email: string;
-  at: number;
-}
-
-function pending(): Pending | null {
-  try {
-    const p = JSON.parse(sessionStorage.getItem(PENDING) ?? "null") as Pending | null;
-    // A link works 60 seconds; a verifier older than 15 minutes has nothing left to pair with.
-    return p && Date.now() - p.at < 15 * 60_000 ? p : null;
-  } catch {
-    return null;
-  }
-}
-
-type Message = { type: "token"; token: string } | { type: "signed-in"; redirectTo: string | null } | { type: "failed"; message: string };
-
-/** Where to go once signed in: a path on this site only. */
-function safeNext(next: string | null | undefined): string {
-  return next && next.startsWith("/dashboard") && !next.startsWith("//") ? next : "/dashboard/";
-}
-
-async function exchange(token: string, verifier: string): Promise<string | null> {
-  const data = await request(ExchangeSignInDocument, { token, codeVerifier: verifier }, { signedIn: false });
-  accessExpiresAt(data.exchangeSignIn.accessTokenExpiresAt);
-  return data.exchangeSignIn.redirectTo ?? null;
-}
+import { PENDING, channelName, type Pending, pending, type Message, safeNext, exchange } from "./sign-in-link.ts";
+import { CompleteSignIn } from "./CompleteSignIn.tsx";
 
 export function SignInPage() {
   const { search } = useLocation();
@@ -207,99 +171,3 @@ function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
     </section>
   );
 }
-
-/** Module-wide, so a re-render (or React's development double effects) never exchanges a token twice. */
-const exchanged = new Map<string, Promise<string | null>>();
-
-function CompleteSignIn({ token, onRestart }: { token: string; onRestart: () => void }) {
-  const [failure, setFailure] = useState<{ title: string; message: string } | null>(null);
-  const started = useRef(false);
-
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
-    // The token should not stay in the address bar (history, screenshots).
-    history.replaceState(null, "", "/dashboard/sign-in");
-    const p = pending();
-    if (p) {
-      sessionStorage.removeItem(PENDING);
-      let run = exchanged.get(token);
-      if (!run) {
-        run = exchange(token, p.verifier);
-        exchanged.set(token, run);
-      }
-      run.then(
-        (redirectTo) => {
-          if (typeof BroadcastChannel !== "undefined") {
-            const channel = new BroadcastChannel(channelName);
-            channel.postMessage({ type: "signed-in", redirectTo } satisfies Message);
-            channel.close();
-          }
-          navigate(safeNext(redirectTo), { replace: true });
-        },
-        (err: unknown) => {
-          const e = asApiError(err);
-          setFailure({
-            title: e.code === "UNAUTHENTICATED" ? "This link no longer works" : e.title,
-            message:
-              e.code === "UNAUTHENTICATED"
-                ? "Sign-in links work once, for 60 seconds, in the browser that asked for them. This one has expired or was already used."
-                : e.message,
-          });
-        },
-      );
-      return;
-    }
-    // No verifier in this tab: the tab that asked for the link may still be open.
-    if (typeof BroadcastChannel === "undefined") return setFailure(elsewhere);
-    const channel = new BroadcastChannel(channelName);
-    const timer = setTimeout(() => {
-      channel.close();
-      setFailure(elsewhere);
-    }, 2500);
-    channel.onmessage = (e: MessageEvent<Message>) => {
-      if (e.data.type === "signed-in") {
-        clearTimeout(timer);
-        channel.close();
-        navigate(safeNext(e.data.redirectTo), { replace: true });
-      } else if (e.data.type === "failed") {
-        clearTimeout(timer);
-        channel.close();
-        setFailure({ title: "This link no longer works", message: e.data.message });
-      }
-    };
-    channel.postMessage({ type: "token", token } satisfies Message);
-  }, [token]);
-
-  if (!failure) {
-    return (
-      <section className="auth-section" aria-live="polite">
-        <h1 className="auth-title" tabIndex={-1}>
-          Signing you in…
-        </h1>
-        <p className="auth-text muted">
-          <Spinner /> Checking your link.
-        </p>
-      </section>
-    );
-  }
-  return (
-    <section className="auth-section" role="alert">
-      <h1 className="auth-title" tabIndex={-1}>
-        {failure.title}
-      </h1>
-      <p className="auth-text">{failure.message}</p>
-      <div className="auth-actions">
-        <Button variant="primary" onClick={onRestart}>
-          Send a new link
-        </Button>
-      </div>
-    </section>
-  );
-}
-
-const elsewhere = {
-  title: "Open the link where you asked for it",
-  message:
-    "For your safety, a sign-in link only works in the browser that asked for it, while that tab is open. Ask for a new link here, then open it in this browser.",
-};

@@ -4,7 +4,8 @@ import { slugify } from "../lib/format.ts";
 import { useMutation, useTitle } from "../lib/hooks.ts";
 import { useMe, wsPath } from "../lib/me.tsx";
 import { Link, navigate } from "../lib/router.tsx";
-import { Button, Denied, EmptyState, ErrorNotice, Field, PageHeader, fieldError, useToast } from "../components/ui.tsx";
+import { Button, Denied, EmptyState, ErrorNotice, Field, PageHeader, fieldError } from "../components/ui.tsx";
+import { useToast } from "../components/toasts.tsx";
 import { BoxIcon, PlusIcon } from "../components/icons.tsx";
 
 export function NoWorkspacePage() {

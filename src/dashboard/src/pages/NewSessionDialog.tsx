@@ -1,0 +1,144 @@
+import { useRef, useState, type FormEvent } from "react";
+import { CreateSessionDocument, ProfilesDocument, RegionsDocument } from "@gql/graphql.ts";
+import { uuid } from "../lib/browser.ts";
+import { formatBytes } from "../lib/format.ts";
+import { useMutation, useQuery } from "../lib/hooks.ts";
+import { useWorkspace, wsPath } from "../lib/me.tsx";
+import { navigate } from "../lib/router.tsx";
+import { shortId } from "../components/session-bits.tsx";
+import { Button, ErrorNotice, Field, Notice, fieldError } from "../components/ui.tsx";
+import { useToast } from "../components/toasts.tsx";
+import { Dialog } from "../components/dialogs.tsx";
+
+export function NewSessionDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  return (
+    <Dialog open={open} onClose={onClose} title="New session" description="A fresh Chromium in its own process. It ends when released, at its time limit, or when idle." wide>
+      {open ? <NewSessionForm onClose={onClose} /> : null}
+    </Dialog>
+  );
+}
+
+export function NewSessionForm({ onClose }: { onClose: () => void }) {
+  const ws = useWorkspace();
+  const toast = useToast();
+  const regions = useQuery(RegionsDocument, {});
+  const profiles = useQuery(ProfilesDocument, { workspace: ws.slug, limit: 100 });
+  const create = useMutation(CreateSessionDocument);
+  const [region, setRegion] = useState("");
+  const [profileId, setProfileId] = useState("");
+  const [saveBack, setSaveBack] = useState(false);
+  const [interactive, setInteractive] = useState(true);
+  const [instructions, setInstructions] = useState("");
+  const [minutes, setMinutes] = useState("30");
+  const [idleMinutes, setIdleMinutes] = useState("5");
+  const regionList = regions.data?.health.regions ?? [];
+  const chosenRegion = region || regionList[0] || "";
+
+  const input = {
+    region: chosenRegion,
+    profileId: profileId || null,
+    saveProfileOnRelease: profileId ? saveBack : null,
+    liveViewInteractive: interactive,
+    liveViewInstructions: instructions.trim() || null,
+    timeoutSeconds: Math.round(Number(minutes) * 60) || null,
+    idleTimeoutSeconds: Math.round(Number(idleMinutes) * 60) || null,
+  };
+  // One Idempotency-Key per distinct request: a retry of the same form cannot start a second browser.
+  const key = useRef({ input: "", key: uuid() });
+  const fingerprint = JSON.stringify(input);
+  if (key.current.input !== fingerprint) key.current = { input: fingerprint, key: uuid() };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const made = await create.run({ workspace: ws.slug, idempotencyKey: key.current.key, input });
+    if (!made) return;
+    toast(`Session ${shortId(made.createSession.id)} started`);
+    onClose();
+    navigate(wsPath(ws.slug, `sessions/${made.createSession.id}`));
+  };
+
+  const err = create.error;
+  return (
+    <form onSubmit={submit} noValidate className="form-grid" aria-label="New session">
+      <Field id="ns-region" label="Region" error={fieldError(err, "region")}>
+        <select id="ns-region" value={chosenRegion} onChange={(e) => setRegion(e.target.value)} disabled={!regions.data}>
+          {regionList.length === 0 ? <option value="">Loading regions…</option> : null}
+          {regionList.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="ns-profile" label="Start from a profile" hint="A saved login: its cookies and storage are in place before the first page loads." error={fieldError(err, "profile_id")}>
+        <select id="ns-profile" value={profileId} onChange={(e) => setProfileId(e.target.value)} aria-describedby="ns-profile-hint">
+          <option value="">None: a fresh browser</option>
+          {(profiles.data?.profiles.items ?? []).map((p) => (
+            <option key={p.profileId} value={p.profileId}>
+              {p.label} ({formatBytes(p.sizeBytes)})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <label className={`check span-2${profileId ? "" : " disabled"}`}>
+        <input type="checkbox" checked={saveBack && !!profileId} disabled={!profileId} onChange={(e) => setSaveBack(e.target.checked)} />
+        <span>
+          Save the login back into this profile when the session is released
+          <span className="field-hint block">Keeps the profile current after someone logs in through the live view.</span>
+        </span>
+      </label>
+      <fieldset className="span-2 radio-group">
+        <legend className="field-label">Live view</legend>
+        <label className="radio">
+          <input type="radio" name="ns-lv" checked={interactive} onChange={() => setInteractive(true)} />
+          <span>
+            Interactive <span className="field-hint block">The person watching can click and type (CAPTCHAs, MFA, signatures).</span>
+          </span>
+        </label>
+        <label className="radio">
+          <input type="radio" name="ns-lv" checked={!interactive} onChange={() => setInteractive(false)} />
+          <span>
+            View only <span className="field-hint block">Watch without touching; input is dropped on the server.</span>
+          </span>
+        </label>
+      </fieldset>
+      <div className="span-2">
+        <Field id="ns-instructions" label="Instructions for the person in the live view" hint="Optional. Shown above the browser, with a Done button." error={fieldError(err, "live_view.instructions", "live_view")}>
+          <textarea
+            id="ns-instructions"
+            rows={3}
+            maxLength={2000}
+            value={instructions}
+            onChange={(e) => setInstructions(e.target.value)}
+            placeholder="Log in to the supplier portal, then click Done."
+            aria-describedby="ns-instructions-hint"
+          />
+        </Field>
+      </div>
+      <Field id="ns-timeout" label="Time limit (minutes)" hint="At most 30." error={fieldError(err, "timeout_seconds")}>
+        <input id="ns-timeout" type="number" min={1} max={30} step={1} inputMode="numeric" value={minutes} onChange={(e) => setMinutes(e.target.value)} aria-describedby="ns-timeout-hint" />
+      </Field>
+      <Field id="ns-idle" label="Idle timeout (minutes)" hint="Released after this long with no automation client or viewer." error={fieldError(err, "idle_timeout_seconds")}>
+        <input id="ns-idle" type="number" min={1} max={30} step={1} inputMode="numeric" value={idleMinutes} onChange={(e) => setIdleMinutes(e.target.value)} aria-describedby="ns-idle-hint" />
+      </Field>
+      {err ? (
+        <div className="span-2">
+          <ErrorNotice error={err} compact />
+          {err.code === "INSUFFICIENT_CAPACITY" ? <Notice>Every browser is busy. Try again in a few seconds; nothing was started.</Notice> : null}
+          {err.code === "WORKSPACE_SESSION_LIMIT" ? <Notice>Release a running session of this workspace, then try again; nothing was started.</Notice> : null}
+        </div>
+      ) : null}
+      {regions.error ? (
+        <div className="span-2">
+          <ErrorNotice error={regions.error} compact />
+        </div>
+      ) : null}
+      <div className="dialog-footer span-2">
+        <Button onClick={onClose}>Cancel</Button>
+        <Button type="submit" variant="primary" pending={create.pending} disabled={!chosenRegion}>
+          Start session
+        </Button>
+      </div>
+    </form>
+  );
+}
