@@ -1,52 +1,12 @@
-// Sessions against the physical limits (issue: bench/sessions). One run prints:
-//  (a) the create→connect→newPage→goto→release lifecycle through Vessel with a warm pool (refilled
-//      between iterations, and back-to-back), next to the same lifecycle done directly with
-//      puppeteer-core on a reference Chromium launched on demand, on one already running and reused
-//      (the limit the goal names: ≤ 1.3×), and on a fresh one launched and warmed up before the
-//      clock (the limit for a fresh, isolated browser per session, which is what a session gets);
-//  (b) Runtime.evaluate("1+1") round trip and pipelined throughput through the /cdp proxy (a channel
-//      on the session browser's pipe, every message judged by the CDP policy) vs straight to a
-//      reference Chromium's DevTools WebSocket, with the floors: the same reference driven over its
-//      own pipe by the client process that launched it (Chromium's pipe transport, no hop); a bare
-//      TCP relay to the reference's port in this process and in a process of its own (what any hop
-//      costs here); and a bare WebSocket→pipe relay in this process to the session's own browser
-//      (what any relay to a browser without a port costs: parse, route; no token, no policy);
-//  (c) the Vessel process's memory growth per running session (Chromium's own memory is not in it);
-//  (d) the CDP policy's cost: CDP round trip, pipelined rate and page loads with it on vs off, egress
-//      listener on both sides (bench/sessions-policy.ts, also runnable alone as `npm run bench:policy`;
-//      BENCH_POLICY=0 skips it).
-//
-// The references. Vessel's browsers have no DevTools port (--remote-debugging-pipe), so each reference
-// is a Chromium launched by bench/reference-chromium.ts with the pool's own flags (chromiumArgs) plus
-// `--remote-debugging-port=0`, and driven by puppeteer-core over its DevTools WebSocket. That is the
-// fairer reference of the two possible: it is how users drive "an already-running Chromium", and
-// Vessel's clients speak CDP over a WebSocket too, so both sides pay the same framing and the same
-// client work, and the ratio is what Vessel adds (REST create and release, its hop, the pipe behind
-// it). Driving the reference over its pipe instead (test/support/pipe-transport.ts) would need the
-// client to be the browser's parent and would measure a transport no remote user has. The references
-// run unjailed and without an egress listener (a plain Chromium); Vessel's browsers run as the pool
-// runs them (the header line says whether they are jailed).
-// The server runs in this process; every client (puppeteer, raw CDP, REST calls, the page server)
-// runs in a forked child (bench/sessions-client.ts), so load never shares the server's event loop.
-// Comparisons alternate which side goes first. Loopback only; every browser is closed at the end.
-// Never part of the tests.
-//
-//   npm run bench:sessions
-//   BENCH_LIFECYCLE_N=20 BENCH_B2B_N=20 BENCH_WARM=2 BENCH_SETTLE_MS=300     (a)
-//   BENCH_CDP_ROUNDS=12 BENCH_CDP_SEQ=500 BENCH_CDP_PIPE=2000                 (b)
-//   BENCH_MEM_SESSIONS=5 BENCH_MEM_ROUNDS=5                                   (c)
-//   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
-//   BENCH_JAIL=off                              (VESSEL_BROWSER_JAIL for the apps; default: the default, auto)
-import { fork, type ChildProcess } from "node:child_process";
+import { fork } from "node:child_process";
 import net from "node:net";
 import os from "node:os";
 import { Writable } from "node:stream";
-import v8 from "node:v8";
-import vm from "node:vm";
 import { findChromium } from "../src/browser/chromium-command.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
-import type { OpName, Ops, Phases, ReplyMsg, RequestMsg } from "./sessions-client.ts";
+import type { Phases } from "./sessions-client.ts";
+import { call, gcHow, memory, memoryPerSession, sleep, startClient, stopClient } from "./sessions-harness.ts";
 import { benchPolicy } from "./sessions-policy.ts";
 import { bareRelay, f, jailOf, median, num, pad, pct, pipeRelay, verdict } from "./support.ts";
 
@@ -65,60 +25,8 @@ if (!executablePath) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
 // ---------------------------------------------------------------------------------------------
 // Statistics and printing
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => bytes / (1024 * 1024);
 const kib = (bytes: number) => bytes / 1024;
-
-// ---------------------------------------------------------------------------------------------
-// GC for the memory figures: --expose-gc when given, else switched on at run time.
-
-function findGc(): { gc: (() => void) | undefined; how: string } {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (typeof exposed === "function") return { gc: exposed, how: "--expose-gc" };
-  try {
-    v8.setFlagsFromString("--expose-gc");
-    const gc = vm.runInNewContext("gc") as unknown;
-    if (typeof gc === "function") return { gc: gc as () => void, how: "v8.setFlagsFromString('--expose-gc')" };
-  } catch {
-    // fall through
-  }
-  return { gc: undefined, how: "NOT AVAILABLE: figures include uncollected garbage" };
-}
-const { gc, how: gcHow } = findGc();
-
-// ---------------------------------------------------------------------------------------------
-// The client process
-
-let child: ChildProcess | undefined;
-let nextId = 1;
-const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; op: string }>();
-
-function startClient(): ChildProcess {
-  // fork inherits process.execArgv, which under tsx carries its loader, so the .ts child runs too.
-  const c = fork(new URL("./sessions-client.ts", import.meta.url), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  c.on("message", (msg: ReplyMsg) => {
-    const waiter = pending.get(msg.id);
-    if (!waiter) return;
-    pending.delete(msg.id);
-    if (msg.ok) waiter.resolve(msg.result);
-    else waiter.reject(new Error(`client ${waiter.op} failed: ${msg.error}`));
-  });
-  c.on("exit", (code, signal) => {
-    for (const w of pending.values()) w.reject(new Error(`the client process exited (code ${code}, signal ${signal}) during ${w.op}`));
-    pending.clear();
-  });
-  return c;
-}
-
-function call<K extends OpName>(op: K, args: Ops[K]["args"]): Promise<Ops[K]["result"]> {
-  const c = child;
-  if (!c?.connected) return Promise.reject(new Error(`the client process is not running (${op})`));
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve: resolve as (v: unknown) => void, reject, op });
-    c.send({ id, op, args } satisfies RequestMsg);
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server: in this process, silent except for warnings, which are kept and shown at the end.
@@ -135,8 +43,7 @@ let t: TestApp | undefined;
 let stopping: Promise<void> | undefined;
 async function stopAll(): Promise<void> {
   stopping ??= (async () => {
-    if (child?.connected) await call("shutdown", {}).catch(() => {});
-    child?.disconnect?.();
+    await stopClient();
     await t?.stop();
   })();
   return stopping;
@@ -159,15 +66,6 @@ async function settle(): Promise<void> {
   await sleep(settleMs);
 }
 
-async function memory(): Promise<NodeJS.MemoryUsage> {
-  if (gc) {
-    gc();
-    await sleep(50);
-    gc();
-  }
-  return process.memoryUsage();
-}
-
 const started = performance.now();
 const loadBefore = os.loadavg();
 const print = (line = "") => console.log(line);
@@ -185,7 +83,7 @@ try {
   });
   const seeded = await seedWorkspace(t, { rateLimitPerMinute: 100_000_000 });
   const api = { baseUrl: t.url, key: seeded.key };
-  child = startClient();
+  startClient();
   await call("init", { executablePath });
 
   print(`Vessel sessions bench — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
@@ -365,32 +263,7 @@ try {
   // ---------------------------------------------------------------------------------------------
   // (c) memory of the Vessel process per running session
 
-  const deltas: Array<{ rss: number; heapUsed: number; external: number; arrayBuffers: number }> = [];
-  // Round -1 is a warm-up: its first baseline still holds what the earlier parts left for later GCs.
-  for (let r = -1; r < memRounds; r++) {
-    await settle();
-    const before = await memory();
-    const ids: string[] = [];
-    try {
-      for (let i = 0; i < memSessions; i++) {
-        const s = await call("createSession", api);
-        ids.push(s.id);
-        // A running session as a client has it: a CDP connection through /cdp, a page loaded.
-        await call("cdpOpen", { name: `mem${i}`, url: s.connectUrl, loadPage: true });
-      }
-      await settle();
-      const during = await memory();
-      if (r >= 0) deltas.push({
-        rss: (during.rss - before.rss) / memSessions,
-        heapUsed: (during.heapUsed - before.heapUsed) / memSessions,
-        external: (during.external - before.external) / memSessions,
-        arrayBuffers: (during.arrayBuffers - before.arrayBuffers) / memSessions,
-      });
-    } finally {
-      await call("cdpClose", {});
-      for (const id of ids) await call("releaseSession", { ...api, id });
-    }
-  }
+  const deltas = await memoryPerSession({ api, sessions: memSessions, rounds: memRounds, settle });
   const after = await memory();
   print(`(c) Vessel process memory per running session (${memSessions} sessions, each with a CDP client on /cdp and a page loaded), ${memRounds} rounds after a warm-up round`);
   print(`    process.memoryUsage() after GC (${gcHow}); Chromium's own memory is in other processes and not counted`);
