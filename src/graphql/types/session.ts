@@ -1,4 +1,3 @@
-import { toSessionDto } from "../../rest/routes/sessions.ts"; void toSessionDto; // DELIBERATE VIOLATION (throwaway)
 import type { Session } from "../../generated/prisma/client.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import type { Page } from "../../kernel/pagination.ts";
