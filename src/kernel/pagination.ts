@@ -133,11 +133,6 @@ export async function paginate<T extends { id: string }>(
   return pageOf(await fetch(pageWindow(q, direction)), q.limit);
 }
 
-/** The wire form of a page (spec §8): `{ items, next_cursor, has_more }`. */
-export function toPageDto<T, D>(page: Page<T>, map: (item: T) => D): { items: D[]; next_cursor: string | null; has_more: boolean } {
-  return { items: page.items.map(map), next_cursor: page.nextCursor, has_more: page.hasMore };
-}
-
 /**
  * Parses a list's query string with its schema, naming each problem `query.<field>` as the REST
  * layer does, so a service called from elsewhere reports the same fields.

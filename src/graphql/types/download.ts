@@ -1,8 +1,8 @@
-import { getDownload, listDownloads, type DownloadDto } from "../../services/downloads/downloads.ts";
+import { getDownload, listDownloads, type Download } from "../../services/downloads/downloads.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 
-const DownloadRef = builder.objectRef<DownloadDto>("Download").implement({
+const DownloadRef = builder.objectRef<Download>("Download").implement({
   description: "A file a session's page downloaded. The bytes come from REST: GET /v1/sessions/{id}/downloads/{downloadId}.",
   fields: (t) => ({
     id: t.exposeString("id", { description: "Chromium's id for the download (a UUID)." }),
@@ -10,8 +10,8 @@ const DownloadRef = builder.objectRef<DownloadDto>("Download").implement({
     state: t.exposeString("state", { description: "in_progress, completed, canceled or refused." }),
     bytes: t.exposeInt("bytes"),
     reason: t.exposeString("reason", { nullable: true, description: "Why it was refused." }),
-    startedAt: t.field({ type: "DateTime", resolve: (d) => new Date(d.started_at) }),
-    endedAt: t.field({ type: "DateTime", nullable: true, resolve: (d) => (d.ended_at ? new Date(d.ended_at) : null) }),
+    startedAt: t.field({ type: "DateTime", resolve: (d) => d.startedAt }),
+    endedAt: t.field({ type: "DateTime", nullable: true, resolve: (d) => d.endedAt }),
     available: t.exposeBoolean("available", { description: "Whether the file can be fetched now (completed, session running)." }),
   }),
 });

@@ -1,5 +1,5 @@
 import { revokeLiveViews } from "../../services/sessions/live-view.ts";
-import { sessionEventTypes, type SessionEventDto, type SessionEventType } from "../../services/session-events/session-events.ts";
+import { sessionEventTypes, type SessionEventView, type SessionEventType } from "../../services/session-events/session-events.ts";
 import { followSessionEvents, listSessionEvents, SessionEventQuery, type EventPage } from "../../services/session-events/event-feed.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
@@ -13,13 +13,13 @@ const SessionEventTypeEnum = builder.enumType("SessionEventType", {
   >,
 });
 
-const SessionEventRef = builder.objectRef<SessionEventDto>("SessionEvent").implement({
+const SessionEventRef = builder.objectRef<SessionEventView>("SessionEvent").implement({
   description: "Something that happened to a session. Events sort by id.",
   fields: (t) => ({
     id: t.exposeString("id"),
-    sessionId: t.exposeString("session_id"),
+    sessionId: t.exposeString("sessionId"),
     type: t.field({ type: SessionEventTypeEnum, resolve: (e) => e.type as SessionEventType }),
-    createdAt: t.field({ type: "DateTime", resolve: (e) => new Date(e.created_at) }),
+    createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
     data: t.string({ description: "Details by type, as a JSON object.", resolve: (e) => JSON.stringify(e.data) }),
   }),
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord } from "../../services/api-keys/api-keys.ts";
-import { AuditEntryDto, AuditQuery, auditDto } from "../../services/audit/audit.ts";
+import { AuditQuery } from "../../services/audit/audit.ts";
+import { AuditEntryDto, auditDto } from "../presenters/audit-entry.ts";
 import { auditLog } from "../../services/audit/audit-log.ts";
 import { defineRoute, listEnvelope } from "../define-route.ts";
 

@@ -1,6 +1,26 @@
 import { z } from "zod";
-import { DownloadDto, listDownloads, openDownload } from "../../services/downloads/downloads.ts";
+import { listDownloads, openDownload, type Download } from "../../services/downloads/downloads.ts";
 import { defineRoute, FileReply } from "../define-route.ts";
+
+const DownloadDto = z
+  .object({
+    id: z.string().describe("Chromium's id for the download (a UUID)."),
+    name: z.string().describe("The file name the site suggested."),
+    state: z.enum(["in_progress", "completed", "canceled", "refused"]),
+    bytes: z.number().int().describe("Size when completed; bytes received so far otherwise."),
+    reason: z.string().nullable().describe("Why it was refused (the size cap, for example)."),
+    started_at: z.string(),
+    ended_at: z.string().nullable(),
+    available: z.boolean().describe("Whether GET …/downloads/{download_id} serves it now: completed, and the session still running."),
+  })
+  .meta({ id: "Download" });
+
+function toDownloadDto(d: Download): z.output<typeof DownloadDto> {
+  return {
+    id: d.id, name: d.name, state: d.state, bytes: d.bytes, reason: d.reason,
+    started_at: d.startedAt.toISOString(), ended_at: d.endedAt ? d.endedAt.toISOString() : null, available: d.available,
+  };
+}
 
 const Params = z.object({ id: z.string().min(1).max(64) });
 
@@ -20,7 +40,7 @@ export const downloadRoutes = [
     response: z.object({ items: z.array(DownloadDto) }).meta({ id: "DownloadList" }),
     problems: ["not-found"],
     auth: "apiKeyOrUser",
-    handler: async (ctx, { params }) => ({ items: await listDownloads(ctx, params.id) }),
+    handler: async (ctx, { params }) => ({ items: (await listDownloads(ctx, params.id)).map(toDownloadDto) }),
   }),
   defineRoute({
     method: "get",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { toPageDto } from "../../kernel/pagination.ts";
+import { toPageDto } from "../presenters/page.ts";
 import {
   CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, createProfile, deleteProfile, exportProfileStorageState,
   getProfile, listProfiles, saveProfile, updateProfile, type ProfileRecord,

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { AppError } from "../../kernel/errors.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
-import { toPageDto } from "../../kernel/pagination.ts";
+import { toPageDto } from "../presenters/page.ts";
 import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "../../services/sessions/sessions.ts";
 import { createSession } from "../../services/sessions/create-session.ts";
 import { fromStoredView, type SessionView } from "../../services/sessions/session-view.ts";
+import type { SessionEventView } from "../../services/session-events/session-events.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { revokeLiveViews } from "../../services/sessions/live-view.ts";
 import { listSessionEvents, SessionEventQuery } from "../../services/session-events/event-feed.ts";
@@ -69,6 +70,10 @@ export const SessionEventDto = z
     data: z.record(z.string(), z.unknown()).describe("Details by type: an end's `reason`, a viewer's `viewer_id`, a CDP client count."),
   })
   .meta({ id: "SessionEvent" });
+
+function toSessionEventDto(e: SessionEventView): z.infer<typeof SessionEventDto> {
+  return { id: e.id, session_id: e.sessionId, type: e.type, created_at: e.createdAt.toISOString(), data: e.data };
+}
 
 const viewDto = (v: SessionView, viewers = 0) => toSessionDto(v.session, v, viewers);
 const Id = z.object({ id: z.string().min(1).max(64) });
@@ -190,7 +195,7 @@ export const sessionRoutes = [
       const gone = new AbortController();
       res.once("close", () => gone.abort());
       const page = await listSessionEvents(ctx, params.id, query, gone.signal);
-      return { items: page.items, next_cursor: page.nextCursor, has_more: page.hasMore };
+      return { items: page.items.map(toSessionEventDto), next_cursor: page.nextCursor, has_more: page.hasMore };
     },
   }),
   defineRoute({

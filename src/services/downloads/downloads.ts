@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
 import { AppError } from "../../kernel/errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { sessionAccess } from "../session-events/event-feed.ts";
@@ -13,19 +12,22 @@ import { prismaOf } from "../../kernel/support.ts";
  * that runs the session, and only while it runs: they go with its folder when it ends.
  */
 
-export const DownloadDto = z
-  .object({
-    id: z.string().describe("Chromium's id for the download (a UUID)."),
-    name: z.string().describe("The file name the site suggested."),
-    state: z.enum(["in_progress", "completed", "canceled", "refused"]),
-    bytes: z.number().int().describe("Size when completed; bytes received so far otherwise."),
-    reason: z.string().nullable().describe("Why it was refused (the size cap, for example)."),
-    started_at: z.string(),
-    ended_at: z.string().nullable(),
-    available: z.boolean().describe("Whether GET …/downloads/{download_id} serves it now: completed, and the session still running."),
-  })
-  .meta({ id: "Download" });
-export type DownloadDto = z.output<typeof DownloadDto>;
+/** A file a session's page downloaded, as its events tell it. */
+export interface Download {
+  /** Chromium's id for the download (a UUID). */
+  id: string;
+  /** The file name the site suggested. */
+  name: string;
+  state: "in_progress" | "completed" | "canceled" | "refused";
+  /** Size when completed; bytes received so far otherwise. */
+  bytes: number;
+  /** Why it was refused (the size cap, for example). */
+  reason: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
+  /** Whether the file can be fetched now: completed, and the session still running. */
+  available: boolean;
+}
 
 const live = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
 const DOWNLOAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -35,7 +37,7 @@ const MAX_EVENTS = 1_000;
 const endStates = { "download.completed": "completed", "download.canceled": "canceled", "download.refused": "refused" } as const;
 
 /** A session's downloads, oldest first, from its events (bytes of a running one from the browser's node). */
-export async function listDownloads(ctx: ServiceContext, sessionId: string): Promise<DownloadDto[]> {
+export async function listDownloads(ctx: ServiceContext, sessionId: string): Promise<Download[]> {
   const { session } = await sessionAccess(ctx, sessionId);
   const rows = await prismaOf(ctx).sessionEvent.findMany({
     where: { sessionId, type: { in: ["download.started", ...Object.keys(endStates)] } },
@@ -44,21 +46,21 @@ export async function listDownloads(ctx: ServiceContext, sessionId: string): Pro
   });
   const running = live.includes(session.status);
   const guard = ctx.deps.runtime.endpoint(sessionId)?.downloads;
-  const byId = new Map<string, DownloadDto>();
+  const byId = new Map<string, Download>();
   for (const row of rows) {
     const data = (row.data ?? {}) as { download_id?: string; name?: string; bytes?: number; reason?: string };
     if (typeof data.download_id !== "string") continue;
-    const at = row.createdAt.toISOString();
+    const at = row.createdAt;
     let item = byId.get(data.download_id);
     if (!item) {
-      item = { id: data.download_id, name: data.name ?? "", state: "in_progress", bytes: 0, reason: null, started_at: at, ended_at: null, available: false };
+      item = { id: data.download_id, name: data.name ?? "", state: "in_progress", bytes: 0, reason: null, startedAt: at, endedAt: null, available: false };
       byId.set(item.id, item);
     }
     if (row.type === "download.started") continue;
     item.state = endStates[row.type as keyof typeof endStates];
     item.bytes = typeof data.bytes === "number" ? data.bytes : item.bytes;
     item.reason = typeof data.reason === "string" ? data.reason : null;
-    item.ended_at = at;
+    item.endedAt = at;
   }
   for (const item of byId.values()) {
     if (item.state === "in_progress") item.bytes = guard?.get(item.id)?.bytes ?? item.bytes;
@@ -68,7 +70,7 @@ export async function listDownloads(ctx: ServiceContext, sessionId: string): Pro
 }
 
 /** One download's description (what GraphQL answers; REST serves the file itself). */
-export async function getDownload(ctx: ServiceContext, sessionId: string, downloadId: string): Promise<DownloadDto> {
+export async function getDownload(ctx: ServiceContext, sessionId: string, downloadId: string): Promise<Download> {
   const found = DOWNLOAD_ID.test(downloadId) ? (await listDownloads(ctx, sessionId)).find((d) => d.id === downloadId) : undefined;
   if (!found) throw new AppError("not-found", "No download with this id in this session.");
   return found;

@@ -7,7 +7,7 @@ import { requirePrincipal } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { isPlausibleId, MAX_PAGE_LIMIT } from "../../kernel/pagination.ts";
 import { prismaOf } from "../../kernel/support.ts";
-import { sessionEventTypes, type SessionEventType, finalTypes, MAX_WAIT_SECONDS, type SessionEventDto, toEventDto, channelOf } from "./session-events.ts";
+import { sessionEventTypes, type SessionEventType, finalTypes, MAX_WAIT_SECONDS, type SessionEventView, eventView, readEventMessage, channelOf } from "./session-events.ts";
 
 // -------------------------------------------------------------------------------------------------
 // Reading
@@ -45,7 +45,7 @@ export const SessionEventQuery = z.object({
 export type SessionEventQuery = z.output<typeof SessionEventQuery>;
 
 export interface EventPage {
-  items: SessionEventDto[];
+  items: SessionEventView[];
   /** The last event's id, else the `after` given: what to pass as `after` next time. */
   nextCursor: string | null;
   hasMore: boolean;
@@ -88,7 +88,7 @@ export async function readEvents(ctx: ServiceContext, sessionId: string, q: Sess
     take: q.limit + 1,
   });
   const hasMore = rows.length > q.limit;
-  const items = rows.slice(0, q.limit).map(toEventDto);
+  const items = rows.slice(0, q.limit).map(eventView);
   return { items, hasMore, nextCursor: items.at(-1)?.id ?? q.after ?? null };
 }
 
@@ -109,7 +109,7 @@ export async function listSessionEvents(
   let woken = false;
   // Subscribe before the first read, so an event written in between is not missed.
   const unsubscribe = ctx.deps.pubsub.subscribe(channelOf(sessionId), (message) => {
-    const type = (JSON.parse(message) as SessionEventDto).type;
+    const type = readEventMessage(message).type;
     if (!q.type || q.type.includes(type as SessionEventType) || finalTypes.has(type)) {
       woken = true;
       wake();
@@ -155,10 +155,10 @@ export async function followSessionEvents(
   ctx: ServiceContext,
   sessionId: string,
   opts: { after?: string; types?: SessionEventType[] },
-): Promise<AsyncIterableIterator<SessionEventDto>> {
+): Promise<AsyncIterableIterator<SessionEventView>> {
   await readableSession(ctx, sessionId);
   const feed = new EventFeed(opts);
-  feed.unsubscribe = ctx.deps.pubsub.subscribe(channelOf(sessionId), (message) => feed.arrive(JSON.parse(message) as SessionEventDto));
+  feed.unsubscribe = ctx.deps.pubsub.subscribe(channelOf(sessionId), (message) => feed.arrive(readEventMessage(message)));
   try {
     for (let more = true; more && !feed.finished; ) {
       const page = await readEvents(ctx, sessionId, { after: feed.last, limit: MAX_PAGE_LIMIT, wait: 0 });
@@ -178,21 +178,21 @@ export async function followSessionEvents(
  * message" cannot run its cleanup until a message comes, so an unsubscribed client would keep its
  * channel open; `return()` here ends the feed at once.
  */
-export class EventFeed implements AsyncIterableIterator<SessionEventDto> {
+export class EventFeed implements AsyncIterableIterator<SessionEventView> {
   unsubscribe: () => void = () => {};
   last: string | undefined;
   finished = false;
   private catchingUp = true;
-  private held: SessionEventDto[] = [];
-  private ready: SessionEventDto[] = [];
-  private waiting: Array<(r: IteratorResult<SessionEventDto>) => void> = [];
+  private held: SessionEventView[] = [];
+  private ready: SessionEventView[] = [];
+  private waiting: Array<(r: IteratorResult<SessionEventView>) => void> = [];
 
   constructor(private readonly opts: { after?: string; types?: SessionEventType[] }) {
     this.last = opts.after;
   }
 
   /** A published event: held while the database is being read, then de-duplicated by id. */
-  arrive(e: SessionEventDto): void {
+  arrive(e: SessionEventView): void {
     if (this.catchingUp) this.held.push(e);
     else this.accept(e);
   }
@@ -202,7 +202,7 @@ export class EventFeed implements AsyncIterableIterator<SessionEventDto> {
     for (const e of this.held.splice(0)) this.accept(e);
   }
 
-  accept(e: SessionEventDto): void {
+  accept(e: SessionEventView): void {
     if (this.finished || (this.last !== undefined && e.id <= this.last)) return;
     this.last = e.id;
     if (!this.opts.types || this.opts.types.includes(e.type as SessionEventType)) {
@@ -220,20 +220,20 @@ export class EventFeed implements AsyncIterableIterator<SessionEventDto> {
     for (const waiter of this.waiting.splice(0)) waiter({ value: undefined, done: true });
   }
 
-  next(): Promise<IteratorResult<SessionEventDto>> {
+  next(): Promise<IteratorResult<SessionEventView>> {
     const e = this.ready.shift();
     if (e) return Promise.resolve({ value: e, done: false });
     if (this.finished) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  return(): Promise<IteratorResult<SessionEventDto>> {
+  return(): Promise<IteratorResult<SessionEventView>> {
     this.ready = [];
     this.finish();
     return Promise.resolve({ value: undefined, done: true });
   }
 
-  [Symbol.asyncIterator](): AsyncIterableIterator<SessionEventDto> {
+  [Symbol.asyncIterator](): AsyncIterableIterator<SessionEventView> {
     return this;
   }
 }

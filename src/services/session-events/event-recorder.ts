@@ -4,7 +4,7 @@ import { Prisma } from "../../generated/prisma/client.ts";
 import type { PubSub } from "../../pubsub.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { executeStatement } from "../../kernel/support.ts";
-import { type SessionEventType, type NewEvent, newEvent, type SessionEventDto, toEventDto, insertEventsSql, publishEvents } from "./session-events.ts";
+import { type SessionEventType, type NewEvent, newEvent, type SessionEventView, eventView, insertEventsSql, publishEvents } from "./session-events.ts";
 
 /** How long a background event may wait for others to share its statement (see {@link EventRecorder.later}). */
 export const EVENT_BATCH_MS = 200;
@@ -39,9 +39,9 @@ export class EventRecorder {
   ) {}
 
   /** Written now, after the session's waiting events (in the same statement); answers the event once written and published, or null. */
-  record(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject = {}): Promise<SessionEventDto | null> {
+  record(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject = {}): Promise<SessionEventView | null> {
     const event = newEvent(sessionId, type, data, this.deps.now());
-    return this.chain([sessionId], [...this.take(sessionId), event]).then((ok) => (ok ? toEventDto(event) : null));
+    return this.chain([sessionId], [...this.take(sessionId), event]).then((ok) => (ok ? eventView(event) : null));
   }
 
   /** Written within EVENT_BATCH_MS, with whatever else waits by then, or sooner with the session's next write. */

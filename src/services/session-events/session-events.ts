@@ -37,22 +37,31 @@ export function newEvent(sessionId: string, type: SessionEventType, data: Prisma
   return { id: `evt_${nextUlid(at.getTime())}`, sessionId, type, data, createdAt: at };
 }
 
-export interface SessionEventDto {
+/** Something that happened to a session, as the services hand it out. */
+export interface SessionEventView {
   id: string;
-  session_id: string;
+  sessionId: string;
   type: string;
-  created_at: string;
+  createdAt: Date;
+  /** Details by type: an end's `reason`, a viewer's `viewer_id`, a CDP client count. */
   data: Record<string, unknown>;
 }
 
-export function toEventDto(e: Pick<SessionEvent, "id" | "sessionId" | "type" | "createdAt" | "data"> | NewEvent): SessionEventDto {
-  return {
-    id: e.id,
-    session_id: e.sessionId,
-    type: e.type,
-    created_at: e.createdAt.toISOString(),
-    data: (e.data ?? {}) as Record<string, unknown>,
-  };
+export function eventView(e: Pick<SessionEvent, "id" | "sessionId" | "type" | "createdAt" | "data"> | NewEvent): SessionEventView {
+  return { id: e.id, sessionId: e.sessionId, type: e.type, createdAt: e.createdAt, data: (e.data ?? {}) as Record<string, unknown> };
+}
+
+/**
+ * An event as it travels between nodes on pub/sub. Its JSON keeps the form older nodes publish and
+ * read (snake_case, ISO time), so nodes of two versions understand each other during a rollout.
+ */
+export function eventMessage(e: SessionEventView): string {
+  return JSON.stringify({ id: e.id, session_id: e.sessionId, type: e.type, created_at: e.createdAt.toISOString(), data: e.data });
+}
+
+export function readEventMessage(message: string): SessionEventView {
+  const m = JSON.parse(message) as { id: string; session_id: string; type: string; created_at: string; data?: Record<string, unknown> };
+  return { id: m.id, sessionId: m.session_id, type: m.type, createdAt: new Date(m.created_at), data: m.data ?? {} };
 }
 
 export const channelOf = (sessionId: string) => `session-events:${sessionId}`;
@@ -70,7 +79,7 @@ export function insertEventsSql(events: NewEvent[]): Prisma.Sql {
 /** After the write: tells every node's waiting readers. Never throws (readers re-read the database anyway). */
 export async function publishEvents(pubsub: PubSub, events: NewEvent[], log: Logger): Promise<void> {
   for (const e of events) {
-    await pubsub.publish(channelOf(e.sessionId), JSON.stringify(toEventDto(e))).catch((err: unknown) => {
+    await pubsub.publish(channelOf(e.sessionId), eventMessage(eventView(e))).catch((err: unknown) => {
       log.warn({ err, sessionId: e.sessionId, type: e.type }, "could not publish a session event");
     });
   }
