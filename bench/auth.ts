@@ -13,7 +13,7 @@ import { internalContext } from "../src/deps.ts";
 import { defineRoute } from "../src/rest/define-route.ts";
 import { HealthDto, toHealthDto } from "../src/rest/routes/health.ts";
 import { createApiKey } from "../src/services/api-keys/api-keys.ts";
-import { getHealth } from "../src/services/health/health.ts";
+import { operations } from "../src/services/operations.ts";
 import { createWorkspace } from "../src/services/workspaces/workspaces.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -25,15 +25,15 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const unauthenticated = defineRoute({
   method: "get",
   path: "/v1/health-unauthenticated",
-  operationId: "health",
+  operation: operations.health,
   summary: "benchmark baseline",
   tags: ["Bench"],
   auth: "none",
   input: {},
   status: 200,
   response: HealthDto,
-  handler: async (ctx) =>
-    toHealthDto(await getHealth({ ...ctx, principal: { kind: "apiKey", keyId: "bench", keyPrefix: "vs_bench", workspaceId: "bench", rateLimitPerMinute: 1e9, maxSessions: null } })),
+  handler: async (ctx, _input, _http, run) =>
+    toHealthDto(await run({ ...ctx, principal: { kind: "apiKey", keyId: "bench", keyPrefix: "vs_bench", workspaceId: "bench", rateLimitPerMinute: 1e9, maxSessions: null } })),
 });
 
 const config = loadConfig({ ...process.env, PORT: "0", VESSEL_HOST: "127.0.0.1", LOG_LEVEL: "silent" }, "/nonexistent");

@@ -1,7 +1,7 @@
 import { auditScope, finishAudit } from "../auth/request-auth.ts";
 import { AppError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
-import { auditAction, type OperationId } from "../kernel/operations.ts";
+import type { Operation } from "../kernel/operations.ts";
 import type { GraphQLContext } from "./builder.ts";
 
 /**
@@ -9,18 +9,18 @@ import type { GraphQLContext } from "./builder.ts";
  * operations table), status 200 on success or the error's status. Anonymous calls are not audited.
  * (Each root field is one call of the caller's budget too, spent up front: call-budget.ts.)
  */
-export async function audited<T>(
+export async function audited<Op extends Operation, T>(
   ctx: GraphQLContext,
-  operationId: OperationId,
-  run: (svc: ServiceContext) => Promise<T>,
+  operation: Op,
+  call: (svc: ServiceContext, run: Op["run"]) => Promise<T>,
   workspaceSlug?: string,
 ): Promise<T> {
   const svc: ServiceContext = ctx.services.principal
-    ? { ...ctx.services, audit: auditScope(auditAction(operationId), 200, null, workspaceSlug) }
+    ? { ...ctx.services, audit: auditScope(operation.action, 200, null, workspaceSlug) }
     : ctx.services;
   let status = 500;
   try {
-    const result = await run(svc);
+    const result = await call(svc, operation.run);
     status = 200;
     return result;
   } catch (err) {

@@ -1,50 +1,22 @@
+import type { z } from "zod";
+
 /**
- * Every operation, by the name both transports share (REST operationId = GraphQL root field), with
- * the action its audit entries carry. One table, so REST and GraphQL can never audit differently.
+ * One operation of the API, declared once for both transports (the catalogue is
+ * src/services/operations.ts): its id (the REST operationId and the GraphQL root field), the action
+ * its audit entries carry, the service's input schema where it has one, and the one service function
+ * both transports call. REST routes and GraphQL root fields name the declaration they serve, so the
+ * parity test can check that both reach the same function, not merely share a name.
  */
-export const operations = {
-  health: { action: "health.get" },
-  apiKeys: { action: "api_key.list" },
-  createApiKey: { action: "api_key.create" },
-  revokeApiKey: { action: "api_key.revoke" },
-  auditLog: { action: "audit.list" },
-  requestSignIn: { action: "auth.sign_in_request" },
-  exchangeSignIn: { action: "auth.sign_in" },
-  refreshSession: { action: "auth.refresh" },
-  signOut: { action: "auth.sign_out" },
-  me: { action: "user.get" },
-  workspaces: { action: "workspace.list" },
-  createWorkspace: { action: "workspace.create" },
-  members: { action: "member.list" },
-  changeMemberRole: { action: "member.change_role" },
-  removeMember: { action: "member.remove" },
-  invitations: { action: "invitation.list" },
-  createInvitation: { action: "invitation.create" },
-  revokeInvitation: { action: "invitation.revoke" },
-  createSession: { action: "session.create" },
-  sessions: { action: "session.list" },
-  session: { action: "session.get" },
-  releaseSession: { action: "session.release" },
-  forceStopSession: { action: "session.force_stop" },
-  keepaliveSession: { action: "session.keepalive" },
-  sessionEvents: { action: "session.events" },
-  workspaceSessions: { action: "session.watch" },
-  revokeLiveViews: { action: "session.live_view_revoke" },
-  sessionDownloads: { action: "session.downloads" },
-  sessionDownload: { action: "session.download" },
-  createProfile: { action: "profile.create" },
-  profiles: { action: "profile.list" },
-  profile: { action: "profile.get" },
-  saveProfile: { action: "profile.save" },
-  updateProfile: { action: "profile.update" },
-  deleteProfile: { action: "profile.delete" },
-  profileStorageState: { action: "profile.export" },
-} as const satisfies Record<string, { action: string }>;
+export interface Operation<Run extends (...args: never[]) => unknown = (...args: never[]) => unknown> {
+  readonly id: string;
+  readonly action: string;
+  readonly input?: z.ZodType;
+  readonly run: Run;
+}
 
-export type OperationId = keyof typeof operations;
+type Declarations = Record<string, { action: string; input?: z.ZodType; run: (...args: never[]) => unknown }>;
 
-export function auditAction(operationId: string): string {
-  const op = (operations as Record<string, { action: string }>)[operationId];
-  if (!op) throw new Error(`operation ${operationId} has no entry in src/kernel/operations.ts`);
-  return op.action;
+/** Names each declaration by its key. */
+export function catalogue<D extends Declarations>(declarations: D): { readonly [K in keyof D]: D[K] & { readonly id: K & string } } {
+  return Object.fromEntries(Object.entries(declarations).map(([id, d]) => [id, { id, ...d }])) as never;
 }

@@ -2,6 +2,8 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { ProblemSlug } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
+import type { Operation } from "../kernel/operations.ts";
+import { operations } from "../services/operations.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
@@ -35,12 +37,10 @@ export class FileReply {
   ) {}
 }
 
-export interface Route<I extends RouteInput = RouteInput, R = unknown> {
+interface RouteFields<I extends RouteInput, R, Op extends Operation> {
   method: HttpMethod;
   /** OpenAPI form: `/v1/sessions/{id}`. */
   path: string;
-  /** Equals the GraphQL root field that exposes the same service function. */
-  operationId: string;
   summary: string;
   description?: string;
   tags: string[];
@@ -64,14 +64,27 @@ export interface Route<I extends RouteInput = RouteInput, R = unknown> {
   deprecated?: { since: Date; sunset: Date; successor?: string };
   /** Largest accepted JSON body (bytes-style string for body-parser); default 1mb. */
   bodyLimit?: string;
-  handler(ctx: ServiceContext, input: ParsedInput<I>, http: { req: Request; res: Response }): Promise<R | Reply<R>>;
+  /** Calls `run`, the operation's service function (the one GraphQL calls too), and presents its result. */
+  handler(ctx: ServiceContext, input: ParsedInput<I>, http: { req: Request; res: Response }, run: Op["run"]): Promise<R | Reply<R>>;
 }
 
-export type AnyRoute = Route<RouteInput, unknown>;
+/**
+ * A route names the operation it serves (src/services/operations.ts): its id is the route's
+ * operationId and the GraphQL root field of the same service function; its action names the audit
+ * entries. A route outside the API (tests, benchmarks) may name an operationId instead: one of the
+ * catalogue's, or, when it is not authenticated (so never audited), any.
+ */
+export type Route<I extends RouteInput = RouteInput, R = unknown, Op extends Operation = Operation> = RouteFields<I, R, Op> &
+  ({ operation: Op; operationId?: never } | { operationId: string; operation?: never });
 
-/** Keeps each route's handler typed against its own input, then widens it for the table. */
-export function defineRoute<I extends RouteInput, R>(route: Route<I, R>): AnyRoute {
-  return route as unknown as AnyRoute;
+export type AnyRoute = RouteFields<RouteInput, unknown, Operation> & { readonly operation: Operation; readonly operationId: string };
+
+/** Keeps each route's handler typed against its own input and operation, then widens it for the table. */
+export function defineRoute<I extends RouteInput, R, Op extends Operation>(route: Route<I, R, Op>): AnyRoute {
+  const operation: Operation | undefined = route.operation ?? (operations as Record<string, Operation>)[route.operationId!];
+  if (!operation && route.auth !== "none") throw new Error(`route ${route.path}: ${route.operationId} is no operation of src/services/operations.ts, and only those are audited`);
+  const resolved = operation ?? { id: route.operationId!, action: route.operationId!, run: () => undefined };
+  return { ...route, operation: resolved, operationId: resolved.id } as unknown as AnyRoute;
 }
 
 /** The list envelope of spec 8, named `id` in the OpenAPI components. */

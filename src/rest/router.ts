@@ -4,7 +4,6 @@ import type { z } from "zod";
 import { auditScope, authenticateRequest, finishAudit, type UserAuthenticator } from "../auth/request-auth.ts";
 import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
-import { auditAction } from "../kernel/operations.ts";
 import { toAppError } from "../kernel/problems.ts";
 import { FileReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
 
@@ -148,13 +147,13 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
       });
       const target = (req.params.id ?? req.params.key_id ?? null) as string | null;
       const slug = typeof req.params.slug === "string" ? req.params.slug : undefined;
-      ctx = { ...ctx, principal, audit: auditScope(auditAction(route.operationId), route.status, target, slug) };
+      ctx = { ...ctx, principal, audit: auditScope(route.operation.action, route.status, target, slug) };
       for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
     }
     deprecation(route, res, ctx.deps.now());
     if (body) await body(req, res);
     const input = parseInput(route, req);
-    const result = await route.handler(ctx, input as never, { req, res });
+    const result = await route.handler(ctx, input as never, { req, res }, route.operation.run);
     if (result instanceof FileReply) {
       status = 200;
       await finishAudit(ctx, status); // recorded (journaled) before the answer starts: see finishAudit below

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { argonCalls } from "../../src/auth/api-key-hash.ts";
 import { defineRoute } from "../../src/rest/define-route.ts";
 import { buildOpenApi } from "../../src/rest/openapi.ts";
-import { operations } from "../../src/kernel/operations.ts";
+import { operations } from "../../src/services/operations.ts";
 import { bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 
 // The clock the app reads: tests move it instead of waiting.

@@ -3,15 +3,8 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { AppError } from "../../src/kernel/errors.ts";
 import type { AuditEntry, PrismaClient } from "../../src/generated/prisma/client.ts";
 import { createLogger } from "../../src/logger.ts";
-import {
-  AuditEntryDto,
-  AuditWriter,
-  auditDto,
-  parseAuditQuery,
-  queryAuditEntries,
-  writeAuditInTx,
-  type AuditRecord,
-} from "../../src/services/audit/audit.ts";
+import { AuditWriter, parseAuditQuery, queryAuditEntries, writeAuditInTx, type AuditRecord } from "../../src/services/audit/audit.ts";
+import { AuditEntryDto, auditDto } from "../../src/rest/presenters/audit-entry.ts";
 import { decodeCursor, encodeCursor, paginate } from "../../src/kernel/pagination.ts";
 import { createWorkspace } from "../../src/services/workspaces/workspaces.ts";
 import { createTestDatabase, describeEachBackend } from "../support/db.ts";

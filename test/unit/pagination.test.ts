@@ -1,17 +1,8 @@
 import { ulid } from "ulid";
 import { describe, expect, test } from "vitest";
 import { AppError } from "../../src/kernel/errors.ts";
-import {
-  PageQuery,
-  decodeCursor,
-  encodeCursor,
-  isPlausibleId,
-  pageOf,
-  pageWindow,
-  paginate,
-  parseQuery,
-  toPageDto,
-} from "../../src/kernel/pagination.ts";
+import { PageQuery, decodeCursor, encodeCursor, isPlausibleId, pageOf, pageWindow, paginate, parseQuery } from "../../src/kernel/pagination.ts";
+import { toPageDto } from "../../src/rest/presenters/page.ts";
 import { thrownAppError } from "../support/errors.ts";
 
 function fields(err: AppError): string[] {

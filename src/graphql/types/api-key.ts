@@ -1,7 +1,8 @@
-import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord, type CreatedApiKey } from "../../services/api-keys/api-keys.ts";
+import { ApiKeyLabel, type ApiKeyRecord, type CreatedApiKey } from "../../services/api-keys/api-keys.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 
 const ApiKey = builder.objectRef<ApiKeyRecord>("ApiKey").implement({
   description: "An API key of a workspace. The secret is never readable after creation.",
@@ -24,27 +25,30 @@ const CreatedApiKeyType = builder.objectRef<CreatedApiKey>("CreatedApiKey").impl
   }),
 });
 
-builder.queryField("apiKeys", (t) =>
+builder.queryField(operations.apiKeys.id, (t) =>
   t.field({
+    extensions: { operation: operations.apiKeys },
     type: [ApiKey],
     description: "A workspace's API keys, revoked ones included (dashboard; API keys are refused).",
     args: { workspace: t.arg.string({ required: true, description: "The workspace slug." }) },
-    resolve: (_root, { workspace }, ctx) => audited(ctx, "apiKeys", (svc) => listWorkspaceApiKeys(svc, workspace), workspace),
+    resolve: (_root, { workspace }, ctx) => audited(ctx, operations.apiKeys, (svc, run) => run(svc, workspace), workspace),
   }),
 );
 
-builder.mutationField("createApiKey", (t) =>
+builder.mutationField(operations.createApiKey.id, (t) =>
   t.field({
+    extensions: { operation: operations.createApiKey },
     type: CreatedApiKeyType,
     description: "Mint an API key (owners and admins; API keys are refused).",
     args: { workspace: t.arg.string({ required: true }), label: t.arg.string({ required: true }) },
     resolve: (_root, { workspace, label }, ctx) =>
-      audited(ctx, "createApiKey", (svc) => createWorkspaceApiKey(svc, workspace, parseInput(ApiKeyLabel, label)), workspace),
+      audited(ctx, operations.createApiKey, (svc, run) => run(svc, workspace, parseInput(ApiKeyLabel, label)), workspace),
   }),
 );
 
-builder.mutationField("revokeApiKey", (t) =>
+builder.mutationField(operations.revokeApiKey.id, (t) =>
   t.field({
+    extensions: { operation: operations.revokeApiKey },
     type: ApiKey,
     description: "Revoke an API key at once, on every node. Idempotent. `endSessions` also ends the live sessions it started (end reason API_KEY_REVOKED).",
     args: {
@@ -53,6 +57,6 @@ builder.mutationField("revokeApiKey", (t) =>
       endSessions: t.arg.boolean({ required: false, defaultValue: false, description: "Also end every live session this key started." }),
     },
     resolve: (_root, { workspace, id, endSessions }, ctx) =>
-      audited(ctx, "revokeApiKey", (svc) => revokeWorkspaceApiKey(svc, workspace, id, { endSessions: endSessions ?? false }), workspace),
+      audited(ctx, operations.revokeApiKey, (svc, run) => run(svc, workspace, id, { endSessions: endSessions ?? false }), workspace),
   }),
 );

@@ -1,10 +1,10 @@
 import type { AuditEntry } from "../../generated/prisma/client.ts";
 import { AuditQuery } from "../../services/audit/audit.ts";
-import { auditLog } from "../../services/audit/audit-log.ts";
 import type { Page } from "../../kernel/pagination.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 
 const AuditEntryType = builder.objectRef<AuditEntry>("AuditEntry").implement({
   description: "One authenticated call. Never holds a secret: API keys appear by their prefix only.",
@@ -33,8 +33,9 @@ const AuditPage = builder.objectRef<Page<AuditEntry>>("AuditEntryPage").implemen
   }),
 });
 
-builder.queryField("auditLog", (t) =>
+builder.queryField(operations.auditLog.id, (t) =>
   t.field({
+    extensions: { operation: operations.auditLog },
     type: AuditPage,
     description:
       "A workspace's audit log, newest first (owners and admins; members and API keys are refused). Filters combine; " +
@@ -51,8 +52,8 @@ builder.queryField("auditLog", (t) =>
       cursor: t.arg.string(),
     },
     resolve: (_root, args, ctx) =>
-      audited(ctx, "auditLog", (svc) =>
-        auditLog(
+      audited(ctx, operations.auditLog, (svc, run) =>
+        run(
           svc,
           args.workspace,
           parseInput(AuditQuery, {

@@ -1,9 +1,10 @@
 import { clearedSessionCookies, sessionCookies } from "../../auth/cookies.ts";
 import { AppError } from "../../kernel/errors.ts";
-import { refreshSession, signOut, type SignedIn } from "../../services/sign-ins/refresh-families.ts";
+import { type SignedIn } from "../../services/sign-ins/refresh-families.ts";
 import { exchangeSignIn, requestSignIn } from "../../services/sign-ins/sign-in.ts";
 import { audited } from "../audited.ts";
 import { builder, type GraphQLContext, type HttpExchange } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 import { MeType, loadMe } from "./user.ts";
 
 const SignInRequested = builder.objectRef<{ linkLifetimeSeconds: number }>("SignInRequested").implement({
@@ -36,8 +37,9 @@ function setSession(ctx: GraphQLContext, http: HttpExchange, s: SignedIn): void 
   for (const c of sessionCookies(cookies, s, ctx.services.deps.now())) http.setCookie(c);
 }
 
-builder.mutationField("requestSignIn", (t) =>
+builder.mutationField(operations.requestSignIn.id, (t) =>
   t.field({
+    extensions: { operation: operations.requestSignIn },
     type: SignInRequested,
     description:
       "Mail a one-time sign-in link (60 seconds) if this address may sign in: an organization admin, a member, or a pending invitation. " +
@@ -49,8 +51,8 @@ builder.mutationField("requestSignIn", (t) =>
       redirectTo: t.arg.string({ description: "A path on this site to return to after signing in." }),
     },
     resolve: (_r, args, ctx) =>
-      audited(ctx, "requestSignIn", (svc) =>
-        requestSignIn(svc, {
+      audited(ctx, operations.requestSignIn, (svc, run) =>
+        run(svc, {
           email: args.email,
           codeChallenge: args.codeChallenge,
           codeChallengeMethod: args.codeChallengeMethod ?? undefined,
@@ -60,15 +62,16 @@ builder.mutationField("requestSignIn", (t) =>
   }),
 );
 
-builder.mutationField("exchangeSignIn", (t) =>
+builder.mutationField(operations.exchangeSignIn.id, (t) =>
   t.field({
+    extensions: { operation: operations.exchangeSignIn },
     type: SignedInType,
     description: "Exchange the link's token and your code verifier for the access and refresh cookies. The token works once.",
     args: { token: t.arg.string({ required: true }), codeVerifier: t.arg.string({ required: true }) },
     resolve: async (_r, args, ctx) => {
       const http = httpOf(ctx);
-      return audited(ctx, "exchangeSignIn", async (svc) => {
-        const s = await exchangeSignIn(svc, { token: args.token, codeVerifier: args.codeVerifier }, { userAgent: http.userAgent });
+      return audited(ctx, operations.exchangeSignIn, async (svc, run) => {
+        const s = await run(svc, { token: args.token, codeVerifier: args.codeVerifier }, { userAgent: http.userAgent });
         setSession(ctx, http, s);
         return s;
       });
@@ -76,14 +79,15 @@ builder.mutationField("exchangeSignIn", (t) =>
   }),
 );
 
-builder.mutationField("refreshSession", (t) =>
+builder.mutationField(operations.refreshSession.id, (t) =>
   t.field({
+    extensions: { operation: operations.refreshSession },
     type: SignedInType,
     description: "Rotate the refresh cookie: new access and refresh cookies. A refresh token used twice ends the sign-in.",
     resolve: async (_r, _a, ctx) => {
       const http = httpOf(ctx);
-      return audited(ctx, "refreshSession", async (svc) => {
-        const s = await refreshSession(svc, http.cookie(svc.deps.dashboard.cookies.refresh), { userAgent: http.userAgent });
+      return audited(ctx, operations.refreshSession, async (svc, run) => {
+        const s = await run(svc, http.cookie(svc.deps.dashboard.cookies.refresh), { userAgent: http.userAgent });
         setSession(ctx, http, s);
         return { ...s, redirectTo: null };
       });
@@ -91,14 +95,15 @@ builder.mutationField("refreshSession", (t) =>
   }),
 );
 
-builder.mutationField("signOut", (t) =>
+builder.mutationField(operations.signOut.id, (t) =>
   t.boolean({
+    extensions: { operation: operations.signOut },
     description: "End this sign-in on the server and clear both cookies. Always succeeds.",
     resolve: async (_r, _a, ctx) => {
       const http = httpOf(ctx);
       const { cookies } = ctx.services.deps.dashboard;
-      return audited(ctx, "signOut", async (svc) => {
-        await signOut(svc, { refreshToken: http.cookie(cookies.refresh), accessToken: http.cookie(cookies.access) });
+      return audited(ctx, operations.signOut, async (svc, run) => {
+        await run(svc, { refreshToken: http.cookie(cookies.refresh), accessToken: http.cookie(cookies.access) });
         for (const c of clearedSessionCookies(cookies)) http.setCookie(c);
         return true;
       });

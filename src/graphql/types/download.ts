@@ -1,6 +1,7 @@
-import { getDownload, listDownloads, type Download } from "../../services/downloads/downloads.ts";
+import { type Download } from "../../services/downloads/downloads.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 
 const DownloadRef = builder.objectRef<Download>("Download").implement({
   description: "A file a session's page downloaded. The bytes come from REST: GET /v1/sessions/{id}/downloads/{downloadId}.",
@@ -16,20 +17,22 @@ const DownloadRef = builder.objectRef<Download>("Download").implement({
   }),
 });
 
-builder.queryField("sessionDownloads", (t) =>
+builder.queryField(operations.sessionDownloads.id, (t) =>
   t.field({
+    extensions: { operation: operations.sessionDownloads },
     type: [DownloadRef],
     description: "A session's downloads, oldest first.",
     args: { sessionId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => audited(ctx, "sessionDownloads", (svc) => listDownloads(svc, args.sessionId)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.sessionDownloads, (svc, run) => run(svc, args.sessionId)),
   }),
 );
 
-builder.queryField("sessionDownload", (t) =>
+builder.queryField(operations.sessionDownload.id, (t) =>
   t.field({
+    extensions: { operation: operations.sessionDownload },
     type: DownloadRef,
     description: "One download of a session.",
     args: { sessionId: t.arg.string({ required: true }), downloadId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => audited(ctx, "sessionDownload", (svc) => getDownload(svc, args.sessionId, args.downloadId)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.sessionDownload, (svc, run) => run(svc, args.sessionId, args.downloadId)),
   }),
 );

@@ -1,7 +1,8 @@
-import { getHealth, type Health } from "../../services/health/health.ts";
+import { type Health } from "../../services/health/health.ts";
 import type { BrowserPoolReport } from "../../kernel/context.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 
 const HealthStatus = builder.enumType("HealthStatus", {
   values: { OK: { value: "ok" }, DEGRADED: { value: "degraded" } } as const,
@@ -63,6 +64,6 @@ const HealthType = builder.objectRef<Health>("Health").implement({
   }),
 });
 
-builder.queryField("health", (t) =>
-  t.field({ type: HealthType, description: "Service health.", resolve: (_root, _args, ctx) => audited(ctx, "health", getHealth) }),
+builder.queryField(operations.health.id, (t) =>
+  t.field({ extensions: { operation: operations.health }, type: HealthType, description: "Service health.", resolve: (_root, _args, ctx) => audited(ctx, operations.health, (svc, run) => run(svc)) }),
 );

@@ -1,7 +1,8 @@
 import type { Invitation } from "../../generated/prisma/client.ts";
-import { createInvitation, invitationStatus, listInvitations, revokeInvitation } from "../../services/invitations/invitations.ts";
+import { invitationStatus } from "../../services/invitations/invitations.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 import { RoleType } from "./workspace.ts";
 
 const InvitationStatusType = builder.enumType("InvitationStatus", { values: ["PENDING", "ACCEPTED", "REVOKED", "EXPIRED"] as const });
@@ -21,30 +22,33 @@ const InvitationType = builder.objectRef<Invitation>("Invitation").implement({
   }),
 });
 
-builder.queryField("invitations", (t) =>
+builder.queryField(operations.invitations.id, (t) =>
   t.field({
+    extensions: { operation: operations.invitations },
     type: [InvitationType],
     description: "A workspace's invitations, newest first, in every state (owners and admins).",
     args: { workspace: t.arg.string({ required: true, description: "The workspace slug." }) },
-    resolve: (_r, { workspace }, ctx) => audited(ctx, "invitations", (svc) => listInvitations(svc, workspace), workspace),
+    resolve: (_r, { workspace }, ctx) => audited(ctx, operations.invitations, (svc, run) => run(svc, workspace), workspace),
   }),
 );
 
-builder.mutationField("createInvitation", (t) =>
+builder.mutationField(operations.createInvitation.id, (t) =>
   t.field({
+    extensions: { operation: operations.createInvitation },
     type: InvitationType,
     description: "Invite an address with a role (owners and admins; only owners invite owners). The address gets a mail.",
     args: { workspace: t.arg.string({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: RoleType, required: true }) },
     resolve: (_r, args, ctx) =>
-      audited(ctx, "createInvitation", (svc) => createInvitation(svc, args.workspace, { email: args.email, role: args.role }), args.workspace),
+      audited(ctx, operations.createInvitation, (svc, run) => run(svc, args.workspace, { email: args.email, role: args.role }), args.workspace),
   }),
 );
 
-builder.mutationField("revokeInvitation", (t) =>
+builder.mutationField(operations.revokeInvitation.id, (t) =>
   t.field({
+    extensions: { operation: operations.revokeInvitation },
     type: InvitationType,
     description: "Revoke a pending invitation (owners and admins). Idempotent.",
     args: { workspace: t.arg.string({ required: true }), id: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => audited(ctx, "revokeInvitation", (svc) => revokeInvitation(svc, args.workspace, args.id), args.workspace),
+    resolve: (_r, args, ctx) => audited(ctx, operations.revokeInvitation, (svc, run) => run(svc, args.workspace, args.id), args.workspace),
   }),
 );

@@ -1,6 +1,7 @@
-import { changeMemberRole, listMembers, removeMember, type MemberView } from "../../services/members/members.ts";
+import { type MemberView } from "../../services/members/members.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 import { RoleType } from "./workspace.ts";
 
 const MemberType = builder.objectRef<MemberView>("Member").implement({
@@ -14,30 +15,33 @@ const MemberType = builder.objectRef<MemberView>("Member").implement({
   }),
 });
 
-builder.queryField("members", (t) =>
+builder.queryField(operations.members.id, (t) =>
   t.field({
+    extensions: { operation: operations.members },
     type: [MemberType],
     description: "A workspace's members, oldest first (any member).",
     args: { workspace: t.arg.string({ required: true, description: "The workspace slug." }) },
-    resolve: (_r, { workspace }, ctx) => audited(ctx, "members", (svc) => listMembers(svc, workspace), workspace),
+    resolve: (_r, { workspace }, ctx) => audited(ctx, operations.members, (svc, run) => run(svc, workspace), workspace),
   }),
 );
 
-builder.mutationField("changeMemberRole", (t) =>
+builder.mutationField(operations.changeMemberRole.id, (t) =>
   t.field({
+    extensions: { operation: operations.changeMemberRole },
     type: MemberType,
     description: "Change a member's role (owners and admins; only owners grant or remove OWNER). The last owner cannot be demoted (LAST_OWNER).",
     args: { workspace: t.arg.string({ required: true }), userId: t.arg.string({ required: true }), role: t.arg({ type: RoleType, required: true }) },
     resolve: (_r, args, ctx) =>
-      audited(ctx, "changeMemberRole", (svc) => changeMemberRole(svc, args.workspace, args.userId, args.role), args.workspace),
+      audited(ctx, operations.changeMemberRole, (svc, run) => run(svc, args.workspace, args.userId, args.role), args.workspace),
   }),
 );
 
-builder.mutationField("removeMember", (t) =>
+builder.mutationField(operations.removeMember.id, (t) =>
   t.field({
+    extensions: { operation: operations.removeMember },
     type: MemberType,
     description: "Remove a member (owners and admins; anyone may remove themselves). The last owner cannot be removed (LAST_OWNER).",
     args: { workspace: t.arg.string({ required: true }), userId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => audited(ctx, "removeMember", (svc) => removeMember(svc, args.workspace, args.userId), args.workspace),
+    resolve: (_r, args, ctx) => audited(ctx, operations.removeMember, (svc, run) => run(svc, args.workspace, args.userId), args.workspace),
   }),
 );

@@ -1,12 +1,10 @@
 import type { StorageStateExport, StorageStateInput } from "../../browser/profile-format.ts";
 import type { Page } from "../../kernel/pagination.ts";
-import {
-  CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, createProfile, deleteProfile, exportProfileStorageState,
-  getProfile, listProfiles, saveProfile, updateProfile, type ProfileRecord,
-} from "../../services/profiles/profiles.ts";
+import { CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, type ProfileRecord } from "../../services/profiles/profiles.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 
 const ProfileType = builder.objectRef<ProfileRecord>("Profile").implement({
   description: "A saved browser state (cookies, localStorage, sessionStorage), stored encrypted. Its contents are only readable through profileStorageState.",
@@ -130,50 +128,54 @@ function storageStateOf(s: typeof StorageStateInputType.$inferInput): StorageSta
   };
 }
 
-builder.queryField("profile", (t) =>
+builder.queryField(operations.profile.id, (t) =>
   t.field({
+    extensions: { operation: operations.profile },
     type: ProfileType,
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) => audited(ctx, "profile", (svc) => getProfile(svc, id, opt(workspace)), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.profile, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
   }),
 );
 
-builder.queryField("profiles", (t) =>
+builder.queryField(operations.profiles.id, (t) =>
   t.field({
+    extensions: { operation: operations.profiles },
     type: ProfilePage,
     description: "The workspace's profiles in creation order.",
     args: { workspace: t.arg.string({ description: WORKSPACE_ARG }), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: (_r, args, ctx) =>
       audited(
         ctx,
-        "profiles",
-        (svc) => listProfiles(svc, parseInput(ProfileListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) }), opt(args.workspace)),
+        operations.profiles,
+        (svc, run) => run(svc, parseInput(ProfileListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) }), opt(args.workspace)),
         opt(args.workspace),
       ),
   }),
 );
 
-builder.queryField("profileStorageState", (t) =>
+builder.queryField(operations.profileStorageState.id, (t) =>
   t.field({
+    extensions: { operation: operations.profileStorageState },
     type: StorageStateType,
     description: "Export a profile with its secrets in the clear (audited as profile.export before anything is decrypted).",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, "profileStorageState", (svc) => exportProfileStorageState(svc, id, opt(workspace)), opt(workspace)),
+      audited(ctx, operations.profileStorageState, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
   }),
 );
 
-builder.mutationField("createProfile", (t) =>
+builder.mutationField(operations.createProfile.id, (t) =>
   t.field({
+    extensions: { operation: operations.createProfile },
     type: ProfileType,
     description: "Save a running session's state, or import a storageState, as a new profile.",
     args: { input: t.arg({ type: CreateProfileGqlInput, required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { input, workspace }, ctx) =>
       audited(
         ctx,
-        "createProfile",
-        (svc) =>
-          createProfile(
+        operations.createProfile,
+        (svc, run) =>
+          run(
             svc,
             parseInput(CreateProfileInput, {
               label: input.label,
@@ -187,32 +189,35 @@ builder.mutationField("createProfile", (t) =>
   }),
 );
 
-builder.mutationField("saveProfile", (t) =>
+builder.mutationField(operations.saveProfile.id, (t) =>
   t.field({
+    extensions: { operation: operations.saveProfile },
     type: ProfileType,
     description: "Replace a profile's state with a running session's.",
     args: { id: t.arg.string({ required: true }), sessionId: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, sessionId, workspace }, ctx) =>
-      audited(ctx, "saveProfile", (svc) => saveProfile(svc, id, parseInput(SaveProfileInput, { session_id: sessionId }), opt(workspace)), opt(workspace)),
+      audited(ctx, operations.saveProfile, (svc, run) => run(svc, id, parseInput(SaveProfileInput, { session_id: sessionId }), opt(workspace)), opt(workspace)),
   }),
 );
 
-builder.mutationField("updateProfile", (t) =>
+builder.mutationField(operations.updateProfile.id, (t) =>
   t.field({
+    extensions: { operation: operations.updateProfile },
     type: ProfileType,
     description: "Rename a profile.",
     args: { id: t.arg.string({ required: true }), label: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, label, workspace }, ctx) =>
-      audited(ctx, "updateProfile", (svc) => updateProfile(svc, id, parseInput(UpdateProfileInput, { label }), opt(workspace)), opt(workspace)),
+      audited(ctx, operations.updateProfile, (svc, run) => run(svc, id, parseInput(UpdateProfileInput, { label }), opt(workspace)), opt(workspace)),
   }),
 );
 
-builder.mutationField("deleteProfile", (t) =>
+builder.mutationField(operations.deleteProfile.id, (t) =>
   t.field({
+    extensions: { operation: operations.deleteProfile },
     type: "Boolean",
     description: "Delete a profile and its data key.",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, "deleteProfile", async (svc) => (await deleteProfile(svc, id, opt(workspace)), true), opt(workspace)),
+      audited(ctx, operations.deleteProfile, async (svc, run) => (await run(svc, id, opt(workspace)), true), opt(workspace)),
   }),
 );

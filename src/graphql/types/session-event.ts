@@ -1,9 +1,9 @@
-import { revokeLiveViews } from "../../services/sessions/live-view.ts";
 import { sessionEventTypes, type SessionEventView, type SessionEventType } from "../../services/session-events/session-events.ts";
-import { followSessionEvents, listSessionEvents, SessionEventQuery, type EventPage } from "../../services/session-events/event-feed.ts";
+import { followSessionEvents, SessionEventQuery, type EventPage } from "../../services/session-events/event-feed.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 
 const SessionEventTypeEnum = builder.enumType("SessionEventType", {
   description: "What happened: `session.running` is SESSION_RUNNING, `live_view.done` is LIVE_VIEW_DONE, and so on.",
@@ -34,8 +34,9 @@ const SessionEventPage = builder.objectRef<EventPage>("SessionEventPage").implem
 
 const typesArg = (types: readonly SessionEventType[] | null | undefined) => (types && types.length > 0 ? types.join(",") : undefined);
 
-builder.queryField("sessionEvents", (t) =>
+builder.queryField(operations.sessionEvents.id, (t) =>
   t.field({
+    extensions: { operation: operations.sessionEvents },
     type: SessionEventPage,
     description: "A session's events, oldest first; `wait` (seconds, up to 30) holds an empty answer until one arrives.",
     args: {
@@ -46,8 +47,8 @@ builder.queryField("sessionEvents", (t) =>
       wait: t.arg.int(),
     },
     resolve: (_r, args, ctx) =>
-      audited(ctx, "sessionEvents", (svc) =>
-        listSessionEvents(
+      audited(ctx, operations.sessionEvents, (svc, run) =>
+        run(
           svc,
           args.sessionId,
           parseInput(SessionEventQuery, {
@@ -60,14 +61,14 @@ builder.queryField("sessionEvents", (t) =>
 
 builder.subscriptionType({});
 
-builder.subscriptionField("sessionEvents", (t) =>
+builder.subscriptionField(operations.sessionEvents.id, (t) =>
   t.field({
     type: SessionEventRef,
     description:
       "A session's events as they happen (over graphql-ws at /graphql), after replaying those after `after`. Completes after the session's final event.",
     args: { sessionId: t.arg.string({ required: true }), after: t.arg.string(), types: t.arg({ type: [SessionEventTypeEnum] }) },
     subscribe: (_r, args, ctx) =>
-      audited(ctx, "sessionEvents", (svc) => {
+      audited(ctx, operations.sessionEvents, (svc) => {
         const q = parseInput(SessionEventQuery, { after: args.after ?? undefined, type: typesArg(args.types) });
         return followSessionEvents(svc, args.sessionId, { after: q.after, types: q.type });
       }),
@@ -75,11 +76,12 @@ builder.subscriptionField("sessionEvents", (t) =>
   }),
 );
 
-builder.mutationField("revokeLiveViews", (t) =>
+builder.mutationField(operations.revokeLiveViews.id, (t) =>
   t.field({
+    extensions: { operation: operations.revokeLiveViews },
     type: "Boolean",
     description: "Close every live view of a session (links handed out so far stop working).",
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_r, { id }, ctx) => audited(ctx, "revokeLiveViews", async (svc) => (await revokeLiveViews(svc, id), true)),
+    resolve: (_r, { id }, ctx) => audited(ctx, operations.revokeLiveViews, async (svc, run) => (await run(svc, id), true)),
   }),
 );

@@ -1,13 +1,12 @@
 import type { Session } from "../../generated/prisma/client.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import type { Page } from "../../kernel/pagination.ts";
-import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "../../services/sessions/sessions.ts";
-import { createSession } from "../../services/sessions/create-session.ts";
+import { CreateSessionInput, SessionListQuery, getSession } from "../../services/sessions/sessions.ts";
 import { storedSessionId, type SessionView } from "../../services/sessions/session-view.ts";
 import { parseInput } from "../../kernel/support.ts";
-import { followWorkspaceSessions } from "../../services/sessions/workspace-sessions.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 
 const SessionStatus = builder.enumType("SessionStatus", {
   values: ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"] as const,
@@ -68,16 +67,18 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
 const WORKSPACE_ARG = "The workspace (slug) to act in: required for dashboard users; an API key acts in its own.";
 const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
 
-builder.queryField("session", (t) =>
+builder.queryField(operations.session.id, (t) =>
   t.field({
+    extensions: { operation: operations.session },
     type: SessionType,
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) => audited(ctx, "session", (svc) => getSession(svc, id, opt(workspace)), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.session, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
   }),
 );
 
-builder.queryField("sessions", (t) =>
+builder.queryField(operations.sessions.id, (t) =>
   t.field({
+    extensions: { operation: operations.sessions },
     type: SessionPage,
     description: "The workspace's sessions in creation order (newest first with `newestFirst`).",
     args: {
@@ -90,9 +91,9 @@ builder.queryField("sessions", (t) =>
     resolve: (_r, args, ctx) =>
       audited(
         ctx,
-        "sessions",
-        (svc) =>
-          listSessions(
+        operations.sessions,
+        (svc, run) =>
+          run(
             svc,
             parseInput(SessionListQuery, { status: opt(args.status), limit: opt(args.limit), cursor: opt(args.cursor) }),
             { workspace: opt(args.workspace), newestFirst: args.newestFirst ?? false },
@@ -102,8 +103,9 @@ builder.queryField("sessions", (t) =>
   }),
 );
 
-builder.mutationField("createSession", (t) =>
+builder.mutationField(operations.createSession.id, (t) =>
   t.field({
+    extensions: { operation: operations.createSession },
     type: SessionType,
     description: "Start a session (API keys, or members of `workspace`). The same idempotencyKey and input within 24 hours returns the same session.",
     args: {
@@ -112,7 +114,7 @@ builder.mutationField("createSession", (t) =>
       workspace: t.arg.string({ description: WORKSPACE_ARG }),
     },
     resolve: (_r, { input, idempotencyKey, workspace }, ctx) =>
-      audited(ctx, "createSession", async (svc) => {
+      audited(ctx, operations.createSession, async (svc, run) => {
         const key = requireIdempotencyKey(idempotencyKey);
         const body = parseInput(CreateSessionInput, {
           region: input.region,
@@ -129,47 +131,51 @@ builder.mutationField("createSession", (t) =>
             : undefined,
         });
         // A replay is read afresh (its addresses minted anew), whichever transport made the first call.
-        const outcome = await createSession(svc, body, key, opt(workspace));
+        const outcome = await run(svc, body, key, opt(workspace));
         return outcome.replayed ? getSession(svc, storedSessionId(outcome.body), opt(workspace)) : outcome.result;
       }, opt(workspace)),
   }),
 );
 
-builder.mutationField("releaseSession", (t) =>
+builder.mutationField(operations.releaseSession.id, (t) =>
   t.field({
+    extensions: { operation: operations.releaseSession },
     type: "Boolean",
     description: "End a session (idempotent).",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, "releaseSession", async (svc) => (await releaseSession(svc, id, opt(workspace)), true), opt(workspace)),
+      audited(ctx, operations.releaseSession, async (svc, run) => (await run(svc, id, opt(workspace)), true), opt(workspace)),
   }),
 );
 
-builder.mutationField("forceStopSession", (t) =>
+builder.mutationField(operations.forceStopSession.id, (t) =>
   t.field({
+    extensions: { operation: operations.forceStopSession },
     type: "Boolean",
     description: "Dashboard force-stop (owners and admins).",
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_r, { id }, ctx) => audited(ctx, "forceStopSession", async (svc) => (await forceStopSession(svc, id), true)),
+    resolve: (_r, { id }, ctx) => audited(ctx, operations.forceStopSession, async (svc, run) => (await run(svc, id), true)),
   }),
 );
 
-builder.mutationField("keepaliveSession", (t) =>
+builder.mutationField(operations.keepaliveSession.id, (t) =>
   t.field({
+    extensions: { operation: operations.keepaliveSession },
     type: SessionType,
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) => audited(ctx, "keepaliveSession", (svc) => keepaliveSession(svc, id, opt(workspace)), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.keepaliveSession, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
   }),
 );
 
-builder.subscriptionField("workspaceSessions", (t) =>
+builder.subscriptionField(operations.workspaceSessions.id, (t) =>
   t.field({
+    extensions: { operation: operations.workspaceSessions },
     type: SessionType,
     description:
       "A workspace's sessions as they start and end (over graphql-ws at /graphql), each as it is then; nothing is replayed, so read `sessions` first. " +
       "Members of the workspace, or its API keys.",
     args: { workspace: t.arg.string({ required: true }) },
-    subscribe: (_r, { workspace }, ctx) => audited(ctx, "workspaceSessions", (svc) => followWorkspaceSessions(svc, workspace), workspace),
+    subscribe: (_r, { workspace }, ctx) => audited(ctx, operations.workspaceSessions, (svc, run) => run(svc, workspace), workspace),
     resolve: (session) => ({ session, connectUrl: null, liveViewUrl: null }),
   }),
 );

@@ -2,6 +2,7 @@ import type { User } from "../../generated/prisma/client.ts";
 import { getMe, type Me } from "../../services/sign-ins/users.ts";
 import { audited } from "../audited.ts";
 import { builder, type GraphQLContext } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 import { WorkspaceType } from "./workspace.ts";
 
 export const MeType = builder.objectRef<Me>("Me").implement({
@@ -25,10 +26,11 @@ export function loadMe(ctx: GraphQLContext, user: User): Promise<Me> {
   return getMe({ ...ctx.services, principal: { kind: "user", userId: user.id, email: user.email } });
 }
 
-builder.queryField("me", (t) =>
+builder.queryField(operations.me.id, (t) =>
   t.field({
+    extensions: { operation: operations.me },
     type: MeType,
     description: "The signed-in dashboard user (API keys are refused).",
-    resolve: (_r, _a, ctx) => audited(ctx, "me", (svc) => getMe(svc)),
+    resolve: (_r, _a, ctx) => audited(ctx, operations.me, (svc, run) => run(svc)),
   }),
 );

@@ -1,7 +1,7 @@
 import type { Role, Workspace } from "../../generated/prisma/client.ts";
-import { createWorkspaceAsAdmin, listMyWorkspaces } from "../../services/workspaces/workspaces.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { operations } from "../../services/operations.ts";
 
 export const RoleType = builder.enumType("Role", {
   description: "OWNER: everything, owners included. ADMIN: API keys, invitations, members below owner, audit log. MEMBER: reads.",
@@ -25,19 +25,21 @@ export const WorkspaceType = builder.objectRef<WorkspaceView>("Workspace").imple
   }),
 });
 
-builder.queryField("workspaces", (t) =>
+builder.queryField(operations.workspaces.id, (t) =>
   t.field({
+    extensions: { operation: operations.workspaces },
     type: [WorkspaceType],
     description: "The signed-in user's workspaces, by slug (dashboard; API keys are refused).",
-    resolve: (_r, _a, ctx) => audited(ctx, "workspaces", (svc) => listMyWorkspaces(svc)),
+    resolve: (_r, _a, ctx) => audited(ctx, operations.workspaces, (svc, run) => run(svc)),
   }),
 );
 
-builder.mutationField("createWorkspace", (t) =>
+builder.mutationField(operations.createWorkspace.id, (t) =>
   t.field({
+    extensions: { operation: operations.createWorkspace },
     type: WorkspaceType,
     description: "Create a workspace and become its owner (organization admins only).",
     args: { slug: t.arg.string({ required: true }), name: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => audited(ctx, "createWorkspace", (svc) => createWorkspaceAsAdmin(svc, { slug: args.slug, name: args.name })),
+    resolve: (_r, args, ctx) => audited(ctx, operations.createWorkspace, (svc, run) => run(svc, { slug: args.slug, name: args.name })),
   }),
 );

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ApiKeyLabel, createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, type ApiKeyRecord } from "../../services/api-keys/api-keys.ts";
+import { ApiKeyLabel, type ApiKeyRecord } from "../../services/api-keys/api-keys.ts";
 import { AuditQuery } from "../../services/audit/audit.ts";
 import { AuditEntryDto, auditDto } from "../presenters/audit-entry.ts";
-import { auditLog } from "../../services/audit/audit-log.ts";
 import { defineRoute, listEnvelope } from "../define-route.ts";
+import { operations } from "../../services/operations.ts";
 
 const Slug = z.object({ slug: z.string().min(1).max(64) });
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -46,7 +46,7 @@ export const dashboardRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/dashboard/ws/{slug}/api-keys",
-    operationId: "apiKeys",
+    operation: operations.apiKeys,
     summary: "List a workspace's API keys",
     description: `Revoked keys stay listed, with their revocation time, for 90 days. ${dashboard.replace("owner or admin", "member")}`,
     tags: ["Dashboard"],
@@ -55,8 +55,8 @@ export const dashboardRoutes = [
     status: 200,
     response: listEnvelope(ApiKeyDto, "ApiKeyList"),
     problems: ["unauthenticated", "forbidden", "not-found"],
-    handler: async (ctx, { params }) => ({
-      items: (await listWorkspaceApiKeys(ctx, params.slug)).map(toApiKeyDto),
+    handler: async (ctx, { params }, _http, run) => ({
+      items: (await run(ctx, params.slug)).map(toApiKeyDto),
       next_cursor: null,
       has_more: false,
     }),
@@ -64,7 +64,7 @@ export const dashboardRoutes = [
   defineRoute({
     method: "post",
     path: "/v1/dashboard/ws/{slug}/api-keys",
-    operationId: "createApiKey",
+    operation: operations.createApiKey,
     summary: "Create an API key",
     description: `The response carries the whole key in \`secret\`, once. ${dashboard}`,
     tags: ["Dashboard"],
@@ -73,15 +73,15 @@ export const dashboardRoutes = [
     status: 201,
     response: CreatedApiKeyDto,
     problems: ["unauthenticated", "forbidden", "not-found"],
-    handler: async (ctx, { params, body }) => {
-      const { apiKey, secret } = await createWorkspaceApiKey(ctx, params.slug, body.label);
+    handler: async (ctx, { params, body }, _http, run) => {
+      const { apiKey, secret } = await run(ctx, params.slug, body.label);
       return { ...toApiKeyDto(apiKey), secret };
     },
   }),
   defineRoute({
     method: "delete",
     path: "/v1/dashboard/ws/{slug}/api-keys/{key_id}",
-    operationId: "revokeApiKey",
+    operation: operations.revokeApiKey,
     summary: "Revoke an API key",
     description:
       "Immediate: the key fails authentication from the next request on, on every node. Idempotent. With `end_sessions=true`, " +
@@ -99,14 +99,14 @@ export const dashboardRoutes = [
     },
     status: 204,
     problems: ["unauthenticated", "forbidden", "not-found"],
-    handler: async (ctx, { params, query }) => {
-      await revokeWorkspaceApiKey(ctx, params.slug, params.key_id, { endSessions: query.end_sessions === "true" });
+    handler: async (ctx, { params, query }, _http, run) => {
+      await run(ctx, params.slug, params.key_id, { endSessions: query.end_sessions === "true" });
     },
   }),
   defineRoute({
     method: "get",
     path: "/v1/dashboard/ws/{slug}/audit-log",
-    operationId: "auditLog",
+    operation: operations.auditLog,
     summary: "Read a workspace's audit log",
     description: `One entry per authenticated call, denied ones included, newest first. Filter by \`key_prefix\`, \`action\`, \`actor_user_id\`, \`target\` and time. ${dashboard}`,
     tags: ["Dashboard"],
@@ -115,8 +115,8 @@ export const dashboardRoutes = [
     status: 200,
     response: listEnvelope(AuditEntryDto, "AuditEntryList"),
     problems: ["unauthenticated", "forbidden", "not-found"],
-    handler: async (ctx, { params, query }) => {
-      const page = await auditLog(ctx, params.slug, query);
+    handler: async (ctx, { params, query }, _http, run) => {
+      const page = await run(ctx, params.slug, query);
       return { items: page.items.map(auditDto), next_cursor: page.nextCursor, has_more: page.hasMore };
     },
   }),

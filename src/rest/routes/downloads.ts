@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { listDownloads, openDownload, type Download } from "../../services/downloads/downloads.ts";
+import { openDownload, type Download } from "../../services/downloads/downloads.ts";
 import { defineRoute, FileReply } from "../define-route.ts";
+import { operations } from "../../services/operations.ts";
 
 const DownloadDto = z
   .object({
@@ -28,7 +29,7 @@ export const downloadRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/sessions/{id}/downloads",
-    operationId: "sessionDownloads",
+    operation: operations.sessionDownloads,
     summary: "List a session's downloads",
     description:
       "Files the session's pages downloaded, oldest first. Chromium saves them in the session's own folder, whatever folder a CDP " +
@@ -40,12 +41,12 @@ export const downloadRoutes = [
     response: z.object({ items: z.array(DownloadDto) }).meta({ id: "DownloadList" }),
     problems: ["not-found"],
     auth: "apiKeyOrUser",
-    handler: async (ctx, { params }) => ({ items: (await listDownloads(ctx, params.id)).map(toDownloadDto) }),
+    handler: async (ctx, { params }, _http, run) => ({ items: (await run(ctx, params.id)).map(toDownloadDto) }),
   }),
   defineRoute({
     method: "get",
     path: "/v1/sessions/{id}/downloads/{download_id}",
-    operationId: "sessionDownload",
+    operation: operations.sessionDownload,
     summary: "Fetch a downloaded file",
     description:
       "The file's bytes as an attachment (`application/octet-stream`, never rendered). Only completed downloads of a running " +
@@ -56,8 +57,8 @@ export const downloadRoutes = [
     file: true,
     problems: ["not-found", "conflict", "gone"],
     auth: "apiKeyOrUser",
-    handler: async (ctx, { params }) => {
-      const file = await openDownload(ctx, params.id, params.download_id);
+    handler: async (ctx, { params }, _http, run) => {
+      const file = await openDownload(ctx, params.id, await run(ctx, params.id, params.download_id));
       return new FileReply(file.name, file.size, file.open);
     },
   }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { getHealth, type Health } from "../../services/health/health.ts";
+import { type Health } from "../../services/health/health.ts";
 import { defineRoute } from "../define-route.ts";
+import { operations } from "../../services/operations.ts";
 
 export const HealthDto = z
   .object({
@@ -44,13 +45,13 @@ export const healthRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/health",
-    operationId: "health",
+    operation: operations.health,
     summary: "Service health",
     description: "The state of the database and the browser pool, the version, the regions served, and how sessions are isolated.",
     tags: ["Service"],
     input: {},
     status: 200,
     response: HealthDto,
-    handler: async (ctx) => toHealthDto(await getHealth(ctx)),
+    handler: async (ctx, _input, _http, run) => toHealthDto(await run(ctx)),
   }),
 ];

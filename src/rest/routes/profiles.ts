@@ -1,10 +1,8 @@
 import { z } from "zod";
 import { toPageDto } from "../presenters/page.ts";
-import {
-  CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, createProfile, deleteProfile, exportProfileStorageState,
-  getProfile, listProfiles, saveProfile, updateProfile, type ProfileRecord,
-} from "../../services/profiles/profiles.ts";
+import { CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, type ProfileRecord } from "../../services/profiles/profiles.ts";
 import { Reply, defineRoute, listEnvelope } from "../define-route.ts";
+import { operations } from "../../services/operations.ts";
 
 export const ProfileDto = z
   .object({
@@ -64,7 +62,7 @@ export const profileRoutes = [
   defineRoute({
     method: "post",
     path: "/v1/profiles",
-    operationId: "createProfile",
+    operation: operations.createProfile,
     summary: "Save a profile",
     description:
       "Saves the cookies, localStorage and sessionStorage of a running session (`session_id`; the session keeps running), or imports " +
@@ -76,12 +74,12 @@ export const profileRoutes = [
     response: ProfileDto,
     problems: ["not-found", "conflict", "forbidden", "profile-too-large"],
     bodyLimit: "24mb",
-    handler: async (ctx, { body }) => toProfileDto(await createProfile(ctx, body)),
+    handler: async (ctx, { body }, _http, run) => toProfileDto(await run(ctx, body)),
   }),
   defineRoute({
     method: "get",
     path: "/v1/profiles",
-    operationId: "profiles",
+    operation: operations.profiles,
     summary: "List profiles",
     description: "The workspace's profiles in creation (ULID) order; cursors stay stable while profiles are created.",
     tags: ["Profiles"],
@@ -89,12 +87,12 @@ export const profileRoutes = [
     status: 200,
     response: listEnvelope(ProfileDto, "ProfileList"),
     problems: ["forbidden"],
-    handler: async (ctx, { query }) => toPageDto(await listProfiles(ctx, query), toProfileDto),
+    handler: async (ctx, { query }, _http, run) => toPageDto(await run(ctx, query), toProfileDto),
   }),
   defineRoute({
     method: "get",
     path: "/v1/profiles/{id}",
-    operationId: "profile",
+    operation: operations.profile,
     summary: "Get a profile",
     description: "Its label, source and counts; never its contents (see storage-state).",
     tags: ["Profiles"],
@@ -102,12 +100,12 @@ export const profileRoutes = [
     status: 200,
     response: ProfileDto,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }) => toProfileDto(await getProfile(ctx, params.id)),
+    handler: async (ctx, { params }, _http, run) => toProfileDto(await run(ctx, params.id)),
   }),
   defineRoute({
     method: "patch",
     path: "/v1/profiles/{id}",
-    operationId: "updateProfile",
+    operation: operations.updateProfile,
     summary: "Rename a profile",
     tags: ["Profiles"],
     input: { params: Id, body: UpdateProfileInput },
@@ -115,26 +113,26 @@ export const profileRoutes = [
     response: ProfileDto,
     problems: ["not-found", "forbidden"],
     bodyLimit: "4kb",
-    handler: async (ctx, { params, body }) => toProfileDto(await updateProfile(ctx, params.id, body)),
+    handler: async (ctx, { params, body }, _http, run) => toProfileDto(await run(ctx, params.id, body)),
   }),
   defineRoute({
     method: "delete",
     path: "/v1/profiles/{id}",
-    operationId: "deleteProfile",
+    operation: operations.deleteProfile,
     summary: "Delete a profile",
     description: "The row goes, and with it the profile's data key: nothing of it can be decrypted any more. Sessions started from it keep running.",
     tags: ["Profiles"],
     input: { params: Id },
     status: 204,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }) => {
-      await deleteProfile(ctx, params.id);
+    handler: async (ctx, { params }, _http, run) => {
+      await run(ctx, params.id);
     },
   }),
   defineRoute({
     method: "post",
     path: "/v1/profiles/{id}:save",
-    operationId: "saveProfile",
+    operation: operations.saveProfile,
     summary: "Save a session into a profile",
     description: "Replaces the profile's cookies and storage with those of a running session of the workspace, keeping its id and label.",
     tags: ["Profiles"],
@@ -143,12 +141,12 @@ export const profileRoutes = [
     response: ProfileDto,
     problems: ["not-found", "conflict", "forbidden", "profile-too-large"],
     bodyLimit: "4kb",
-    handler: async (ctx, { params, body }) => toProfileDto(await saveProfile(ctx, params.id, body)),
+    handler: async (ctx, { params, body }, _http, run) => toProfileDto(await run(ctx, params.id, body)),
   }),
   defineRoute({
     method: "get",
     path: "/v1/profiles/{id}/storage-state",
-    operationId: "profileStorageState",
+    operation: operations.profileStorageState,
     summary: "Export a profile (Playwright storageState)",
     description:
       "The profile's cookies and per-origin localStorage in Playwright's `storageState` shape (`browser.newContext({ storageState })` " +
@@ -159,6 +157,6 @@ export const profileRoutes = [
     status: 200,
     response: StorageStateDto,
     problems: ["not-found", "forbidden", "profile-unreadable"],
-    handler: async (ctx, { params }) => new Reply(200, await exportProfileStorageState(ctx, params.id), { "Cache-Control": "no-store" }),
+    handler: async (ctx, { params }, _http, run) => new Reply(200, await run(ctx, params.id), { "Cache-Control": "no-store" }),
   }),
 ];

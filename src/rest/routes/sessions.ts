@@ -2,14 +2,13 @@ import { z } from "zod";
 import { AppError } from "../../kernel/errors.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { toPageDto } from "../presenters/page.ts";
-import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "../../services/sessions/sessions.ts";
-import { createSession } from "../../services/sessions/create-session.ts";
+import { CreateSessionInput, SessionListQuery } from "../../services/sessions/sessions.ts";
 import { fromStoredView, type SessionView } from "../../services/sessions/session-view.ts";
 import type { SessionEventView } from "../../services/session-events/session-events.ts";
 import type { Session } from "../../generated/prisma/client.ts";
-import { revokeLiveViews } from "../../services/sessions/live-view.ts";
-import { listSessionEvents, SessionEventQuery } from "../../services/session-events/event-feed.ts";
+import { SessionEventQuery } from "../../services/session-events/event-feed.ts";
 import { Reply, defineRoute, listEnvelope } from "../define-route.ts";
+import { operations } from "../../services/operations.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -82,7 +81,7 @@ export const sessionRoutes = [
   defineRoute({
     method: "post",
     path: "/v1/sessions",
-    operationId: "createSession",
+    operation: operations.createSession,
     summary: "Create a browser session",
     description:
       "Starts a Chromium for the key's workspace and answers 201 once it is RUNNING, with `connect_url` and `live_view_url`. " +
@@ -98,12 +97,12 @@ export const sessionRoutes = [
     alternatives: { 200: { description: "Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`)." } },
     problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "workspace-session-limit", "insufficient-capacity", "profile-unreadable"],
     bodyLimit: "16kb",
-    handler: async (ctx, { headers, body }) => {
+    handler: async (ctx, { headers, body }, _http, run) => {
       const key = requireIdempotencyKey(headers["idempotency-key"]);
       const timer = ctx.deps.metrics?.sessionCreate.startTimer();
-      let outcome: Awaited<ReturnType<typeof createSession>>;
+      let outcome: Awaited<ReturnType<typeof run>>;
       try {
-        outcome = await createSession(ctx, body, key);
+        outcome = await run(ctx, body, key);
       } catch (err) {
         timer?.({ outcome: err instanceof AppError && err.status < 500 ? "refused" : "failed" });
         throw err;
@@ -120,7 +119,7 @@ export const sessionRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/sessions",
-    operationId: "sessions",
+    operation: operations.sessions,
     summary: "List sessions",
     description: "The workspace's sessions in creation (ULID) order; cursors stay stable while sessions are created. No tokens in lists.",
     tags: ["Sessions"],
@@ -128,12 +127,12 @@ export const sessionRoutes = [
     status: 200,
     response: listEnvelope(SessionDto, "SessionList"),
     problems: ["forbidden"],
-    handler: async (ctx, { query }) => toPageDto(await listSessions(ctx, query), (s) => toSessionDto(s, undefined, ctx.deps.runtime.viewerCount(s.id))),
+    handler: async (ctx, { query }, _http, run) => toPageDto(await run(ctx, query), (s) => toSessionDto(s, undefined, ctx.deps.runtime.viewerCount(s.id))),
   }),
   defineRoute({
     method: "get",
     path: "/v1/sessions/{id}",
-    operationId: "session",
+    operation: operations.session,
     summary: "Get a session",
     description: "With freshly minted `connect_url` and `live_view_url` while it runs.",
     tags: ["Sessions"],
@@ -141,12 +140,12 @@ export const sessionRoutes = [
     status: 200,
     response: SessionDto,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }) => viewDto(await getSession(ctx, params.id), ctx.deps.runtime.viewerCount(params.id)),
+    handler: async (ctx, { params }, _http, run) => viewDto(await run(ctx, params.id), ctx.deps.runtime.viewerCount(params.id)),
   }),
   defineRoute({
     method: "patch",
     path: "/v1/sessions/{id}",
-    operationId: "releaseSession",
+    operation: operations.releaseSession,
     summary: "Release a session",
     description: "`{\"status\": \"REQUEST_RELEASE\"}` ends the session: its browser closes and its sockets close. 204, also for a session that already ended.",
     tags: ["Sessions"],
@@ -154,14 +153,14 @@ export const sessionRoutes = [
     status: 204,
     problems: ["not-found", "forbidden"],
     bodyLimit: "1kb",
-    handler: async (ctx, { params }) => {
-      await releaseSession(ctx, params.id);
+    handler: async (ctx, { params }, _http, run) => {
+      await run(ctx, params.id);
     },
   }),
   defineRoute({
     method: "delete",
     path: "/v1/sessions/{id}",
-    operationId: "forceStopSession",
+    operation: operations.forceStopSession,
     summary: "Force-stop a session (dashboard)",
     description: "For workspace owners and admins signed in to the dashboard. API keys get 403: they release with PATCH.",
     tags: ["Sessions"],
@@ -169,14 +168,14 @@ export const sessionRoutes = [
     input: { params: Id },
     status: 204,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }) => {
-      await forceStopSession(ctx, params.id);
+    handler: async (ctx, { params }, _http, run) => {
+      await run(ctx, params.id);
     },
   }),
   defineRoute({
     method: "get",
     path: "/v1/sessions/{id}/events",
-    operationId: "sessionEvents",
+    operation: operations.sessionEvents,
     summary: "Read a session's events (long poll)",
     description:
       "What happened to the session, oldest first: `session.running`, `session.released`, `session.timed_out`, `session.failed`, " +
@@ -190,18 +189,18 @@ export const sessionRoutes = [
     status: 200,
     response: listEnvelope(SessionEventDto, "SessionEventList"),
     problems: ["not-found"],
-    handler: async (ctx, { params, query }, { res }) => {
+    handler: async (ctx, { params, query }, { res }, run) => {
       // A long poll ends early when the client goes away.
       const gone = new AbortController();
       res.once("close", () => gone.abort());
-      const page = await listSessionEvents(ctx, params.id, query, gone.signal);
+      const page = await run(ctx, params.id, query, gone.signal);
       return { items: page.items.map(toSessionEventDto), next_cursor: page.nextCursor, has_more: page.hasMore };
     },
   }),
   defineRoute({
     method: "delete",
     path: "/v1/sessions/{id}/live-view",
-    operationId: "revokeLiveViews",
+    operation: operations.revokeLiveViews,
     summary: "Close a session's live views",
     description:
       "Every `live_view_url` handed out so far stops working and open viewers are dropped (they are told why); the session keeps " +
@@ -211,14 +210,14 @@ export const sessionRoutes = [
     input: { params: Id },
     status: 204,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }) => {
-      await revokeLiveViews(ctx, params.id);
+    handler: async (ctx, { params }, _http, run) => {
+      await run(ctx, params.id);
     },
   }),
   defineRoute({
     method: "post",
     path: "/v1/sessions/{id}:keepalive",
-    operationId: "keepaliveSession",
+    operation: operations.keepaliveSession,
     summary: "Re-mint a session's tokens",
     description: "New `connect_url` and `live_view_url` (never past the session's hard end); also resets the idle countdown.",
     tags: ["Sessions"],
@@ -226,6 +225,6 @@ export const sessionRoutes = [
     status: 200,
     response: SessionDto,
     problems: ["not-found", "forbidden", "conflict"],
-    handler: async (ctx, { params }) => viewDto(await keepaliveSession(ctx, params.id), ctx.deps.runtime.viewerCount(params.id)),
+    handler: async (ctx, { params }, _http, run) => viewDto(await run(ctx, params.id), ctx.deps.runtime.viewerCount(params.id)),
   }),
 ];

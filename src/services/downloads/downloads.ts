@@ -86,14 +86,13 @@ export interface DownloadFile {
  * A finished download's file, on the node that runs the session (the cluster relays the request
  * there). Only files inside the session's own folder are ever opened.
  */
-export async function openDownload(ctx: ServiceContext, sessionId: string, downloadId: string): Promise<DownloadFile> {
-  const download = await getDownload(ctx, sessionId, downloadId);
+export async function openDownload(ctx: ServiceContext, sessionId: string, download: Download): Promise<DownloadFile> {
   if (!download.available && download.state === "completed") {
     throw new AppError("gone", "The session has ended; its downloads were deleted with its browser.");
   }
   if (download.state !== "completed") throw new AppError("conflict", `The download is ${download.state.replace("_", " ")}; only completed downloads can be fetched.`);
   const guard = ctx.deps.runtime.endpoint(sessionId)?.downloads;
-  const file = guard?.get(downloadId)?.file;
+  const file = guard?.get(download.id)?.file;
   if (!guard || !file) throw new AppError("gone", "The session's browser is no longer running here; its downloads went with it.");
   let real: string;
   let folder: string;

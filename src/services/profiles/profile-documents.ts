@@ -9,9 +9,11 @@ import { AppError } from "../../kernel/errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { writeAuditInTx } from "../audit/audit.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
-import { auditAction } from "../../kernel/operations.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import type { CdpPipe } from "../../browser/cdp-pipe.ts";
+
+/** The audit action of saving a profile (operations.saveProfile), also written for a save on release. */
+export const SAVE_PROFILE_ACTION = "profile.save";
 
 /** Serialises and encrypts a document for row `id`, refusing it (413) when it is over the configured size. */
 export function sealDocument(deps: AppDeps, row: { id: string; workspaceId: string }, doc: ProfileDocument): { sealed: SealedProfile; stats: DocumentStats } {
@@ -138,7 +140,7 @@ export async function saveProfileOnRelease(
   if (!session?.saveProfileOnRelease || !session.profileId || session.status !== "RUNNING") return;
   const { workspaceId, profileId } = session;
   const audit = (status: number) =>
-    ctx?.principal ? auditRecord(ctx, { action: auditAction("saveProfile"), target: profileId, successStatus: 200, written: false }, status) : undefined;
+    ctx?.principal ? auditRecord(ctx, { action: SAVE_PROFILE_ACTION, target: profileId, successStatus: 200, written: false }, status) : undefined;
   const log = (ctx?.log ?? deps.log).child({ sessionId, profileId });
   try {
     const { document } = await captureSession(deps, ctx, sessionId, workspaceId, profileId);

@@ -1,0 +1,66 @@
+// Every operation of the API, declared once: the id both transports share (REST operationId =
+// GraphQL root field), the action its audit entries carry, the service's input schema where it has
+// one, and the service function both transports call (src/kernel/operations.ts says why).
+import { catalogue } from "../kernel/operations.ts";
+import { createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, ApiKeyLabel } from "./api-keys/api-keys.ts";
+import { AuditQuery } from "./audit/audit.ts";
+import { auditLog } from "./audit/audit-log.ts";
+import { getDownload, listDownloads } from "./downloads/downloads.ts";
+import { getHealth } from "./health/health.ts";
+import { createInvitation, listInvitations, revokeInvitation } from "./invitations/invitations.ts";
+import { changeMemberRole, listMembers, removeMember } from "./members/members.ts";
+import {
+  CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput,
+  createProfile, deleteProfile, exportProfileStorageState, getProfile, listProfiles, saveProfile, updateProfile,
+} from "./profiles/profiles.ts";
+import { SAVE_PROFILE_ACTION } from "./profiles/profile-documents.ts";
+import { listSessionEvents, SessionEventQuery } from "./session-events/event-feed.ts";
+import { createSession } from "./sessions/create-session.ts";
+import { revokeLiveViews } from "./sessions/live-view.ts";
+import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "./sessions/sessions.ts";
+import { followWorkspaceSessions } from "./sessions/workspace-sessions.ts";
+import { refreshSession, signOut } from "./sign-ins/refresh-families.ts";
+import { exchangeSignIn, requestSignIn } from "./sign-ins/sign-in.ts";
+import { getMe } from "./sign-ins/users.ts";
+import { createWorkspaceAsAdmin, listMyWorkspaces } from "./workspaces/workspaces.ts";
+
+export const operations = catalogue({
+  health: { action: "health.get", run: getHealth },
+  apiKeys: { action: "api_key.list", run: listWorkspaceApiKeys },
+  createApiKey: { action: "api_key.create", input: ApiKeyLabel, run: createWorkspaceApiKey },
+  revokeApiKey: { action: "api_key.revoke", run: revokeWorkspaceApiKey },
+  auditLog: { action: "audit.list", input: AuditQuery, run: auditLog },
+  requestSignIn: { action: "auth.sign_in_request", run: requestSignIn },
+  exchangeSignIn: { action: "auth.sign_in", run: exchangeSignIn },
+  refreshSession: { action: "auth.refresh", run: refreshSession },
+  signOut: { action: "auth.sign_out", run: signOut },
+  me: { action: "user.get", run: getMe },
+  workspaces: { action: "workspace.list", run: listMyWorkspaces },
+  createWorkspace: { action: "workspace.create", run: createWorkspaceAsAdmin },
+  members: { action: "member.list", run: listMembers },
+  changeMemberRole: { action: "member.change_role", run: changeMemberRole },
+  removeMember: { action: "member.remove", run: removeMember },
+  invitations: { action: "invitation.list", run: listInvitations },
+  createInvitation: { action: "invitation.create", run: createInvitation },
+  revokeInvitation: { action: "invitation.revoke", run: revokeInvitation },
+  createSession: { action: "session.create", input: CreateSessionInput, run: createSession },
+  sessions: { action: "session.list", input: SessionListQuery, run: listSessions },
+  session: { action: "session.get", run: getSession },
+  releaseSession: { action: "session.release", run: releaseSession },
+  forceStopSession: { action: "session.force_stop", run: forceStopSession },
+  keepaliveSession: { action: "session.keepalive", run: keepaliveSession },
+  sessionEvents: { action: "session.events", input: SessionEventQuery, run: listSessionEvents },
+  workspaceSessions: { action: "session.watch", run: followWorkspaceSessions },
+  revokeLiveViews: { action: "session.live_view_revoke", run: revokeLiveViews },
+  sessionDownloads: { action: "session.downloads", run: listDownloads },
+  sessionDownload: { action: "session.download", run: getDownload },
+  createProfile: { action: "profile.create", input: CreateProfileInput, run: createProfile },
+  profiles: { action: "profile.list", input: ProfileListQuery, run: listProfiles },
+  profile: { action: "profile.get", run: getProfile },
+  saveProfile: { action: SAVE_PROFILE_ACTION, input: SaveProfileInput, run: saveProfile },
+  updateProfile: { action: "profile.update", input: UpdateProfileInput, run: updateProfile },
+  deleteProfile: { action: "profile.delete", run: deleteProfile },
+  profileStorageState: { action: "profile.export", run: exportProfileStorageState },
+});
+
+export type OperationId = keyof typeof operations;
