@@ -2,7 +2,7 @@ import type { EndReason } from "../generated/prisma/client.ts";
 
 /**
  * The close codes of the session sockets (a CDP client's WebSocket, a live viewer's), one meaning
- * each, so a client can tell from the code alone whether coming back can help (README, "WebSocket
+ * each, so a client can tell from the code alone whether coming back can help (docs/sessions.md, "WebSocket
  * close codes"). 1xxx are RFC 6455's; 4xxx mirror the HTTP status a new handshake would get.
  */
 export const CloseCode = {

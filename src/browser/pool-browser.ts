@@ -81,7 +81,7 @@ export async function prepareDataRoot(opts: BrowserPoolOptions, log: Logger): Pr
 export function warnAboutWeakenedIsolation(opts: BrowserPoolOptions, jailed: boolean, log: Logger): void {
   if (process.getuid?.() === 0 && !jailed) {
     // Chromium refuses to run as root with its sandbox (a jailed one runs as a plain user inside): say so plainly every start.
-    log.warn("running as root: Chromium runs WITHOUT its sandbox; run Vessel as a non-root user in production (README: Browser security)");
+    log.warn("running as root: Chromium runs WITHOUT its sandbox; run Vessel as a non-root user in production (docs/sessions.md: Browser security)");
   }
   if (!opts.egress) log.warn("the browser policy is off: sessions can reach this machine and its networks");
   if (opts.cdpPolicy === false) log.error("the CDP method policy is OFF: clients may send any command to their browsers (for isolation tests only)");

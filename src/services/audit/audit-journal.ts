@@ -7,7 +7,7 @@
  * Why a file and not a write per call: one append is a write(2) into the page cache (microseconds),
  * where an INSERT per call would cost a database round trip on every read (bench/auth). There is no
  * fsync: the page cache survives the death of the process, not of the machine (power, kernel); the
- * README says what that leaves.
+ * docs/api.md says what that leaves.
  *
  * Layout: `<data folder>/audit-journal/<node>/<seq>.jsonl`, one JSON row per line, guarded by the
  * same lock file as a PGlite folder (two processes on one journal would delete each other's
