@@ -127,143 +127,139 @@ async function attempt<T>(l: RateLimiterRedis | RateLimiterMemory, op: (l: RateL
 const insuranceLogIntervalMs = 30_000;
 
 export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
-  const { redis, log } = opts;
-  const prefix = opts.keyPrefix ?? "vessel:rl";
-  const keyBudgets = new Map<number, Budget>();
-  let lastInsuranceLog = 0;
+  return new BudgetLimiter(opts);
+}
 
-  const insuranceUsed = () => {
-    const now = Date.now();
-    if (now - lastInsuranceLog < insuranceLogIntervalMs) return;
-    lastInsuranceLog = now;
-    log?.warn(
-      { redisStatus: redis?.status },
-      "rate-limit store unavailable; enforcing per-node in-memory limits until Redis answers again",
-    );
-  };
+/** Budgets by name, policy, limit and window, each a Redis limiter with its in-memory insurance (or memory alone). */
+class BudgetLimiter implements RateLimiter {
+  readonly #redis: Redis | undefined;
+  readonly #log: Logger | undefined;
+  readonly #prefix: string;
+  readonly #budgets = new Map<string, Budget>();
+  #lastInsuranceLog = 0;
 
-  const budget = (name: string, policy: string, limit: number, windowSeconds = RATE_WINDOW_SECONDS): Budget => {
-    // The limit is part of the storage key, so changing a workspace's limit starts a fresh window.
-    const keyPrefix = `${prefix}:${name}:${limit}${windowSeconds === RATE_WINDOW_SECONDS ? "" : `:${windowSeconds}`}`;
+  constructor(opts: RateLimiterOptions) {
+    this.#redis = opts.redis;
+    this.#log = opts.log;
+    this.#prefix = opts.keyPrefix ?? "vessel:rl";
+  }
+
+  async consumeKey(keyId: string, limitPerMinute: number, calls = 1): Promise<RateDecision> {
+    let limit = positiveInt(limitPerMinute);
+    if (limit === undefined) {
+      this.#log?.error({ keyId, limitPerMinute }, "invalid per-minute rate limit; using the default");
+      limit = DEFAULT_KEY_LIMIT_PER_MINUTE;
+    }
+    const b = this.#budget("key", KEY_POLICY, limit);
+    try {
+      const o = await this.#run(b, "consume", (l) => l.consume(keyId, Math.max(1, Math.floor(calls))));
+      return o.rejected ? decide(b, o.res, false) : decide(b, o.value, true);
+    } catch (err) {
+      // Nothing could count this request (a bug, not an outage): admit it rather than fail the API.
+      this.#log?.error({ err, keyId }, "rate limit could not be evaluated; request admitted");
+      return decide(b, undefined, true);
+    }
+  }
+
+  async peek(policy: string, key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
+    const b = this.#budget(policy, policy, limit, windowSeconds);
+    try {
+      const o = await this.#run(b, "get", (l) => l.get(key));
+      const res = o.rejected ? o.res : (o.value ?? undefined);
+      const consumed = res && res.msBeforeNext > 0 ? res.consumedPoints : 0;
+      return decide(b, consumed > 0 ? res : undefined, consumed < b.limit, consumed);
+    } catch (err) {
+      this.#log?.error({ err, policy }, "rate limit could not be read; event admitted");
+      return decide(b, undefined, true, 0);
+    }
+  }
+
+  async penalize(policy: string, key: string, limit: number, windowSeconds: number): Promise<void> {
+    const b = this.#budget(policy, policy, limit, windowSeconds);
+    try {
+      // penalty() counts without ever rejecting; the refusal happens in peek.
+      await this.#run(b, "penalty", (l) => l.penalty(key));
+    } catch (err) {
+      this.#log?.error({ err, policy }, "an event could not be counted");
+    }
+  }
+
+  async refund(policy: string, key: string, limit: number, windowSeconds: number): Promise<void> {
+    const b = this.#budget(policy, policy, limit, windowSeconds);
+    try {
+      await this.#run(b, "reward", (l) => l.reward(key));
+    } catch (err) {
+      this.#log?.error({ err, policy }, "an event could not be given back");
+    }
+  }
+
+  async consume(policy: string, key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
+    const b = this.#budget(policy, policy, limit, windowSeconds);
+    try {
+      const o = await this.#run(b, "consume", (l) => l.consume(key));
+      return o.rejected ? decide(b, o.res, false) : decide(b, o.value, true);
+    } catch (err) {
+      this.#log?.error({ err, policy }, "rate limit could not be evaluated; event admitted");
+      return decide(b, undefined, true);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#budgets.clear();
+  }
+
+  /** One budget, made once: the limit is part of the storage key, so changing a workspace's limit starts a fresh window. */
+  #budget(name: string, policy: string, limit: number, windowSeconds = RATE_WINDOW_SECONDS): Budget {
+    const keyPrefix = `${this.#prefix}:${name}:${limit}${windowSeconds === RATE_WINDOW_SECONDS ? "" : `:${windowSeconds}`}`;
+    let b = this.#budgets.get(keyPrefix);
+    if (b) return b;
     const base = { keyPrefix, points: limit, duration: windowSeconds };
+    const redis = this.#redis;
     if (!redis) {
       const memory = new RateLimiterMemory(base);
-      return { primary: memory, memory, limit, policy, windowSeconds };
+      b = { primary: memory, memory, limit, policy, windowSeconds };
+    } else {
+      const memory = new InsuranceLimiter(base, () => this.#insuranceUsed());
+      const primary = new RateLimiterRedis({
+        ...base,
+        storeClient: redis,
+        insuranceLimiter: memory,
+        // Not connected: go straight to the insurance instead of sending a command that must fail.
+        rejectIfRedisNotReady: true,
+        // Once a key is over its limit it stays refused until its window ends, so later requests in
+        // the window are refused from this node's memory without a Redis round trip (flood damping).
+        inMemoryBlockOnConsumed: limit + 1,
+      });
+      b = { primary, memory, limit, policy, windowSeconds };
     }
-    const memory = new InsuranceLimiter(base, insuranceUsed);
-    const primary = new RateLimiterRedis({
-      ...base,
-      storeClient: redis,
-      insuranceLimiter: memory,
-      // Not connected: go straight to the insurance instead of sending a command that must fail.
-      rejectIfRedisNotReady: true,
-      // Once a key is over its limit it stays refused until its window ends, so later requests in
-      // the window are refused from this node's memory without a Redis round trip (flood damping).
-      inMemoryBlockOnConsumed: limit + 1,
-    });
-    return { primary, memory, limit, policy, windowSeconds };
-  };
+    this.#budgets.set(keyPrefix, b);
+    return b;
+  }
 
-  const keyBudget = (limit: number): Budget => {
-    let b = keyBudgets.get(limit);
-    if (!b) {
-      b = budget("key", KEY_POLICY, limit);
-      keyBudgets.set(limit, b);
-    }
-    return b;
-  };
-  const namedBudgets = new Map<string, Budget>();
-  const named = (policy: string, limit: number, windowSeconds: number): Budget => {
-    const name = `${policy}:${limit}:${windowSeconds}`;
-    let b = namedBudgets.get(name);
-    if (!b) {
-      b = budget(policy, policy, limit, windowSeconds);
-      namedBudgets.set(name, b);
-    }
-    return b;
-  };
+  #insuranceUsed(): void {
+    const now = Date.now();
+    if (now - this.#lastInsuranceLog < insuranceLogIntervalMs) return;
+    this.#lastInsuranceLog = now;
+    this.#log?.warn(
+      { redisStatus: this.#redis?.status },
+      "rate-limit store unavailable; enforcing per-node in-memory limits until Redis answers again",
+    );
+  }
 
   /**
    * Runs `op` on the primary limiter. A rate-limit rejection is an answer, not an error. Anything else
    * (the insurance covers Redis failures, so this means a bug or a broken store) is logged and the
    * operation is repeated on the per-node memory limiter, as the insurance would have done.
    */
-  async function run<T>(b: Budget, what: string, op: (l: RateLimiterRedis | RateLimiterMemory) => Promise<T>): Promise<Outcome<T>> {
+  async #run<T>(b: Budget, what: string, op: (l: RateLimiterRedis | RateLimiterMemory) => Promise<T>): Promise<Outcome<T>> {
     try {
       return await attempt(b.primary, op);
     } catch (err) {
-      log?.error({ err, op: what, policy: b.policy }, "rate limiter failed; using the per-node in-memory limit");
+      this.#log?.error({ err, op: what, policy: b.policy }, "rate limiter failed; using the per-node in-memory limit");
       if (b.primary === b.memory) throw err;
       return attempt(b.memory, op);
     }
   }
-
-  return {
-    async consumeKey(keyId, limitPerMinute, calls = 1) {
-      let limit = positiveInt(limitPerMinute);
-      if (limit === undefined) {
-        log?.error({ keyId, limitPerMinute }, "invalid per-minute rate limit; using the default");
-        limit = DEFAULT_KEY_LIMIT_PER_MINUTE;
-      }
-      const b = keyBudget(limit);
-      try {
-        const o = await run(b, "consume", (l) => l.consume(keyId, Math.max(1, Math.floor(calls))));
-        return o.rejected ? decide(b, o.res, false) : decide(b, o.value, true);
-      } catch (err) {
-        // Nothing could count this request (a bug, not an outage): admit it rather than fail the API.
-        log?.error({ err, keyId }, "rate limit could not be evaluated; request admitted");
-        return decide(b, undefined, true);
-      }
-    },
-
-    async peek(policy, key, limit, windowSeconds) {
-      const b = named(policy, limit, windowSeconds);
-      try {
-        const o = await run(b, "get", (l) => l.get(key));
-        const res = o.rejected ? o.res : (o.value ?? undefined);
-        const consumed = res && res.msBeforeNext > 0 ? res.consumedPoints : 0;
-        return decide(b, consumed > 0 ? res : undefined, consumed < b.limit, consumed);
-      } catch (err) {
-        log?.error({ err, policy }, "rate limit could not be read; event admitted");
-        return decide(b, undefined, true, 0);
-      }
-    },
-
-    async penalize(policy, key, limit, windowSeconds) {
-      const b = named(policy, limit, windowSeconds);
-      try {
-        // penalty() counts without ever rejecting; the refusal happens in peek.
-        await run(b, "penalty", (l) => l.penalty(key));
-      } catch (err) {
-        log?.error({ err, policy }, "an event could not be counted");
-      }
-    },
-
-    async refund(policy, key, limit, windowSeconds) {
-      const b = named(policy, limit, windowSeconds);
-      try {
-        await run(b, "reward", (l) => l.reward(key));
-      } catch (err) {
-        log?.error({ err, policy }, "an event could not be given back");
-      }
-    },
-
-    async consume(policy, key, limit, windowSeconds) {
-      const b = named(policy, limit, windowSeconds);
-      try {
-        const o = await run(b, "consume", (l) => l.consume(key));
-        return o.rejected ? decide(b, o.res, false) : decide(b, o.value, true);
-      } catch (err) {
-        log?.error({ err, policy }, "rate limit could not be evaluated; event admitted");
-        return decide(b, undefined, true);
-      }
-    },
-
-    async close() {
-      keyBudgets.clear();
-      namedBudgets.clear();
-    },
-  };
 }
 
 /**

@@ -26,6 +26,30 @@ export function withoutSecrets(ctx: ServiceContext, input: CreateSessionInput): 
   return { ...input, proxy: { ...input.proxy, password: digest } };
 }
 
+/** What a create decided before any browser is taken: the session's id, times, addresses and the workspace's room. */
+interface Plan {
+  ctx: ServiceContext;
+  input: CreateSessionInput;
+  workspaceId: string;
+  /** The workspace's cap on live sessions, or null (no cap: the recording statement is as it always was). */
+  cap: number | null;
+  room: ReturnType<typeof roomFor> | null;
+  id: string;
+  now: Date;
+  expiresAt: Date;
+  /** Minted before the browser is taken (see planSession). */
+  urls: Promise<{ connectUrl: string | null; liveViewUrl: string | null }>;
+}
+
+/** A browser set up for the session, and the row, event and answer that will record it. */
+interface Prepared {
+  lease: BrowserLease;
+  session: Session;
+  view: SessionView;
+  running: ReturnType<typeof newEvent>;
+  answer: { status: number; body: unknown; resourceId: string };
+}
+
 /**
  * Starts a session: a browser from the pool (503 when the node is full), the row RUNNING with its
  * event, audit entry and stored answer in one statement. At most once per Idempotency-Key (24 hours).
@@ -37,11 +61,28 @@ export async function createSession(
   idempotencyKey: string,
   workspace?: string,
 ): Promise<Idempotent<SessionView>> {
+  const { workspaceId, cap } = await checkCreate(ctx, input, workspace);
+  // Full, draining, or another region's: a node that can run it does (src/cluster/placement.ts).
+  const placed = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { workspace });
+  if (placed) return placed;
+  const plan = planSession(ctx, input, workspaceId, cap);
+  const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
+  // With a warm spare and no profile to restore (which changes the browser), the key is taken by the
+  // row's own statement; otherwise (a launch to wait for, a full node) by a statement of its own, so a
+  // replay never waits for, or is refused, a browser.
+  const fromSpare = input.profile_id ? undefined : (claim: ClaimAnswer) => startOnSpare(plan, claim);
+  return idempotent(ctx, key, (store: StoreAnswer) => startWithClaimedKey(plan, store), fromSpare).catch(async (err: unknown) => {
+    // This node filled up meanwhile: another one may still have room.
+    const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err, workspace });
+    if (elsewhere) return elsewhere;
+    throw err;
+  });
+}
+
+/** The acting workspace and its cap, the region and the profile: refused before anything is taken. */
+async function checkCreate(ctx: ServiceContext, input: CreateSessionInput, workspace: string | undefined) {
   const { id: workspaceId, maxSessions } = await actingWorkspaceWithCap(ctx, workspace, "use its sessions");
-  const { config, runtime, browsers } = ctx.deps;
-  // Decided by the statement that records the session (no cap: that statement is as it always was).
-  const cap = sessionCap(ctx, maxSessions);
-  const room = cap === null ? null : roomFor(workspaceId, cap);
+  const { config } = ctx.deps;
   if (!config.regions.includes(input.region)) {
     throw new AppError("unknown-region", `No region called "${input.region}". This deployment serves: ${config.regions.join(", ")}.`);
   }
@@ -49,9 +90,10 @@ export async function createSession(
     const profile = await prismaOf(ctx).profile.findFirst({ where: { id: input.profile_id, workspaceId }, select: { id: true } });
     if (!profile) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
   }
-  // Full, draining, or another region's: a node that can run it does (src/cluster/placement.ts).
-  const placed = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { workspace });
-  if (placed) return placed;
+  return { workspaceId, cap: sessionCap(ctx, maxSessions) };
+}
+
+function planSession(ctx: ServiceContext, input: CreateSessionInput, workspaceId: string, cap: number | null): Plan {
   const id = `ses_${ulid()}`;
   const now = ctx.deps.now();
   const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
@@ -59,100 +101,98 @@ export async function createSession(
   // are ready when the answer is stored with the row. (Unused, and never shown, when the call
   // turns out to be a replay or the node is full.)
   const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
-  urls.catch(() => {}); // awaited below, or not at all when the call fails first
+  urls.catch(() => {}); // awaited in prepare, or not at all when the call fails first
+  return { ctx, input, workspaceId, cap, room: cap === null ? null : roomFor(workspaceId, cap), id, now, expiresAt, urls };
+}
 
-  /** The session's browser (`lease`), set up, and the row, event and answer that record it. */
-  const prepare = async (lease: BrowserLease) => {
-    try {
-      // The upstream proxy lives only in this process's memory, for as long as the browser does.
-      if (input.proxy && lease.egress) lease.egress.upstream = { ...input.proxy };
-      if (input.profile_id) await restoreProfileIntoSession(ctx, workspaceId, input.profile_id, lease);
-      const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
-      const session: Session = {
-        id, workspaceId, status: "RUNNING", region: input.region, endReason: null, nodeId: ctx.deps.nodeId,
-        apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null, endedById: null,
-        profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
-        timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
-        liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
-        createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
-      };
-      const view: SessionView = { session, ...(await urls) };
-      return { lease, session, view, running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: toStoredView(view), resourceId: id } };
-    } catch (err) {
-      await lease.release();
-      throw err;
-    }
-  };
-  type Prepared = Awaited<ReturnType<typeof prepare>>;
-  /** Runs the recording statement (session-start.ts says why it is one); the browser goes if it fails. */
-  const record = async <R>(p: Prepared, write: () => Promise<R>): Promise<R> => {
-    try {
-      return await write();
-    } catch (err) {
-      await p.lease.release();
-      throw err;
-    }
-  };
-  const started = (p: Prepared) => {
-    void publishEvents(ctx.deps.pubsub, [p.running], ctx.log);
-    void publishSessionChange(ctx.deps, id, workspaceId);
-    runtime.add(id, p.lease, expiresAt, p.session.idleTimeoutSeconds, now);
-  };
-  const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
-  // The usual first call: the key is claimed by a statement of its own, the answer stored with the row.
-  const twoStatements = async (storeAnswer: StoreAnswer) => {
-    // A workspace plainly at its cap is refused before a browser is taken (or launched).
-    if (cap !== null && (await plainlyFull(ctx, workspaceId, cap))) throw workspaceFull(cap);
-    const p = await prepare(await browsers.acquire(id));
-    const stored = await record(p, () =>
-      auditedStatement(
-        ctx,
-        id,
-        (audit) => executeStatement(ctx.deps.db, insertStartedSession(p.session, p.running, { also: storeAnswer(p.answer, room ? roomHolds : undefined) }, audit, room)),
-        (n) => room === null || n > 0,
+/** The usual first call: the key was claimed by a statement of its own; the answer is stored with the row. */
+async function startWithClaimedKey(plan: Plan, storeAnswer: StoreAnswer) {
+  const { ctx, input, cap, room, id, workspaceId } = plan;
+  // A workspace plainly at its cap is refused before a browser is taken (or launched).
+  if (cap !== null && (await plainlyFull(ctx, workspaceId, cap))) throw workspaceFull(cap);
+  const p = await prepare(plan, await ctx.deps.browsers.acquire(id));
+  const stored = await recordOrRelease(p, () =>
+    auditedStatement(
+      ctx,
+      id,
+      (audit) => executeStatement(ctx.deps.db, insertStartedSession(p.session, p.running, { also: storeAnswer(p.answer, room ? roomHolds : undefined) }, audit, room)),
+      (n) => room === null || n > 0,
+    ),
+  );
+  if (cap !== null && stored === 0) {
+    // Another create took the last slot meanwhile: nothing was written, and the browser goes back.
+    if (input.profile_id) await p.lease.release();
+    else p.lease.unused();
+    throw workspaceFull(cap);
+  }
+  announceStarted(plan, p);
+  return { result: p.view, ...p.answer, stored: true };
+}
+
+/** A warm spare, its key claimed by the row's own statement; null (the spare goes back untouched) to take the usual way. */
+async function startOnSpare(plan: Plan, claim: ClaimAnswer): Promise<SessionView | null> {
+  const { ctx, room, id } = plan;
+  const spare = ctx.deps.browsers.acquireSpare(id);
+  if (!spare) return null;
+  const p = await prepare(plan, spare);
+  const [row] = await recordOrRelease(p, () =>
+    auditedStatement(
+      ctx,
+      id,
+      (audit) => queryStatement<{ taken: boolean }>(
+        ctx.deps.db,
+        insertStartedSession(p.session, p.running, { claim: claim(p.answer, room ? roomHolds : undefined) }, audit, room),
       ),
-    );
-    if (cap !== null && stored === 0) {
-      // Another create took the last slot meanwhile: nothing was written, and the browser goes back.
-      if (input.profile_id) await p.lease.release();
-      else p.lease.unused();
-      throw workspaceFull(cap);
-    }
-    started(p);
-    return { result: p.view, ...p.answer, stored: true };
-  };
-  // With a warm spare and no profile to restore (which changes the browser), the key is taken by the
-  // row's own statement; when it was taken already, the untouched spare goes back. Otherwise (a
-  // launch to wait for, a full node) the usual way: a replay never waits for, or is refused, a browser.
-  const oneStatement = input.profile_id
-    ? undefined
-    : async (claim: ClaimAnswer) => {
-        const spare = browsers.acquireSpare(id);
-        if (!spare) return null;
-        const p = await prepare(spare);
-        const [row] = await record(p, () =>
-          auditedStatement(
-            ctx,
-            id,
-            (audit) => queryStatement<{ taken: boolean }>(
-              ctx.deps.db,
-              insertStartedSession(p.session, p.running, { claim: claim(p.answer, room ? roomHolds : undefined) }, audit, room),
-            ),
-            (rows) => rows[0]?.taken === true,
-          ),
-        );
-        if (!row?.taken) {
-          // The key was taken already, or (capped) there was no room: the two-statement way tells which.
-          p.lease.unused();
-          return null;
-        }
-        started(p);
-        return p.view;
-      };
-  return idempotent(ctx, key, twoStatements, oneStatement).catch(async (err: unknown) => {
-    // This node filled up meanwhile: another one may still have room.
-    const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err, workspace });
-    if (elsewhere) return elsewhere;
+      (rows) => rows[0]?.taken === true,
+    ),
+  );
+  if (!row?.taken) {
+    // The key was taken already, or (capped) there was no room: the two-statement way tells which.
+    p.lease.unused();
+    return null;
+  }
+  announceStarted(plan, p);
+  return p.view;
+}
+
+/** The session's browser set up (upstream proxy, profile), and the row, event and answer that record it. */
+async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
+  const { ctx, input, workspaceId, id, now, expiresAt } = plan;
+  try {
+    // The upstream proxy lives only in this process's memory, for as long as the browser does.
+    if (input.proxy && lease.egress) lease.egress.upstream = { ...input.proxy };
+    if (input.profile_id) await restoreProfileIntoSession(ctx, workspaceId, input.profile_id, lease);
+    const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
+    const session: Session = {
+      id, workspaceId, status: "RUNNING", region: input.region, endReason: null, nodeId: ctx.deps.nodeId,
+      apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null, endedById: null,
+      profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
+      timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
+      liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
+      createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
+    };
+    const view: SessionView = { session, ...(await plan.urls) };
+    return { lease, session, view, running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: toStoredView(view), resourceId: id } };
+  } catch (err) {
+    await lease.release();
     throw err;
-  });
+  }
+}
+
+/** Runs the recording statement (session-start.ts says why it is one); the browser goes if it fails. */
+async function recordOrRelease<R>(p: Prepared, write: () => Promise<R>): Promise<R> {
+  try {
+    return await write();
+  } catch (err) {
+    await p.lease.release();
+    throw err;
+  }
+}
+
+/** Recorded: readers hear of it, and the runtime starts its timers. */
+function announceStarted(plan: Plan, p: Prepared): void {
+  const { ctx, id, workspaceId, expiresAt, now } = plan;
+  void publishEvents(ctx.deps.pubsub, [p.running], ctx.log);
+  void publishSessionChange(ctx.deps, id, workspaceId);
+  ctx.deps.runtime.add(id, p.lease, expiresAt, p.session.idleTimeoutSeconds, now);
 }
