@@ -7,8 +7,8 @@ import type { Logger } from "./logger.ts";
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
 
 /**
- * The one `upgrade` listener on the HTTP server. WebSocket endpoints (GraphQL now; CDP and live
- * view later) register by path, so no library attaches a listener of its own and fights the others.
+ * The one `upgrade` listener on the HTTP server. WebSocket endpoints (GraphQL, the CDP proxy, the live
+ * view) register by path, so no library attaches a listener of its own and fights the others.
  */
 export class UpgradeDispatcher {
   private readonly handlers = new Map<string, UpgradeHandler>();
