@@ -8,15 +8,12 @@ import type { ClientAddress } from "../auth/client-address.ts";
 import type { FailedAuthThrottle } from "../auth/failed-auth.ts";
 import type { SessionTokens } from "../auth/session-tokens.ts";
 import type { BrowserPool } from "../browser/pool.ts";
-import type { BrowserPoolReport } from "../browser/pool-types.ts";
-export type { BrowserPoolReport };
 import type { SessionRuntime } from "../browser/runtime.ts";
 import type { PubSub } from "../pubsub.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { CookiePolicy } from "../auth/cookies.ts";
 import type { Mailer } from "../mailer.ts";
 import type { Metrics } from "../metrics.ts";
-
 
 /** The audit entry of one call: services name the target and write it themselves inside mutations. */
 export interface AuditScope {
