@@ -22,6 +22,11 @@ module.exports = {
       from: { path: "^src/kernel/" }, to: { path: "^src/services/" },
     },
     {
+      name: "auth-knows-no-domain", severity: "error",
+      comment: "src/auth holds key and token primitives beneath the kernel; the domains use them, never the other way round.",
+      from: { path: "^src/auth/" }, to: { path: `${transports}|^src/services/` },
+    },
+    {
       name: "browser-knows-no-domain", severity: "error",
       comment: "src/browser drives Chromium; it is given ports, never domain services or transports.",
       from: { path: "^src/browser/" }, to: { path: `${transports}|^src/(services|auth)/|^src/(app|deps|upgrade|front-door|main|metrics)\\.ts$` },

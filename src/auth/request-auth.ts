@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { AppError } from "../kernel/errors.ts";
 import type { AppDeps, AuditScope, ServiceContext } from "../kernel/context.ts";
 import type { Principal } from "./principal.ts";
-import { presentedKeyPrefix } from "../services/audit/audit-refusals.ts";
+import { presentedKeyPrefix } from "./api-key-format.ts";
 import { requestIdsOf } from "../request-id.ts";
 import { DEFAULT_KEY_LIMIT_PER_MINUTE } from "./rate-limit.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-key-format.ts";
-import { presentedKeyPrefix } from "../../src/services/audit/audit-refusals.ts";
+import { presentedKeyPrefix } from "../../src/auth/api-key-format.ts";
 import { clientRequestIdOf } from "../../src/request-id.ts";
 
 describe("a client's X-Request-Id", () => {

@@ -197,12 +197,3 @@ function count(tally: Tally, status: number, at: Date): void {
   tally.suppressed.set(status, (tally.suppressed.get(status) ?? 0) + 1);
   tally.lastAt = at;
 }
-
-/**
- * `vs_<id>` of the key an `Authorization` header presents, if its id parses (whatever follows it);
- * never the secret. Ids are upper-case Crockford base32 ULIDs, as issued.
- */
-export function presentedKeyPrefix(authorization: string | undefined): string | null {
-  const credential = /^Bearer +(\S+)/i.exec(authorization ?? "")?.[1] ?? "";
-  return /^(vs_[0-7][0-9A-HJKMNP-TV-Z]{25})(?![0-9A-Za-z])/.exec(credential)?.[1] ?? null;
-}
