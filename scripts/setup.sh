@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up shared by `npm start` and `npm test`, safe to run every time: it only does what is missing.
 # Dependencies (npm ci, whose postinstall generates the Prisma client), the generated client when the
-# schema changed, and Chromium, bubblewrap and socat (the browser jail) from Debian's packages.
+# schema changed, and Chromium and bubblewrap (the browser jail) from Debian's packages.
 # Database migrations run at start-up (embedded default) or through `npm run db:migrate:deploy`
 # (PostgreSQL).
 set -euo pipefail
@@ -42,14 +42,15 @@ if ! have_chromium; then
   fi
 fi
 
-# The browser jail (src/browser/jail.ts, docs/threat-model.md): bubblewrap, and socat as the jail's
-# egress forwarder. Without them the node still starts (VESSEL_BROWSER_JAIL=auto) but warns loudly.
-if [ ! -x /usr/bin/bwrap ] || [ ! -x /usr/bin/socat ]; then
+# The browser jail (src/browser/jail.ts, docs/threat-model.md): bubblewrap, and perl as the jail's
+# egress forwarder (src/browser/jail-forwarder.ts; perl-base is Essential, so every Debian has it).
+# Without them the node still starts (VESSEL_BROWSER_JAIL=auto) but warns loudly.
+if [ ! -x /usr/bin/bwrap ] || [ ! -x /usr/bin/perl ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "vessel setup: installing bubblewrap and socat (the browser jail) from Debian's packages"
+    echo "vessel setup: installing bubblewrap and perl-base (the browser jail) from Debian's packages"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap socat >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap perl-base >/dev/null
   else
-    echo "vessel setup: bubblewrap or socat is missing, so browsers will run unjailed; install them with: sudo apt-get install bubblewrap socat" >&2
+    echo "vessel setup: bubblewrap or perl is missing, so browsers will run unjailed; install them with: sudo apt-get install bubblewrap perl-base" >&2
   fi
 fi
