@@ -133,7 +133,13 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
     );
   });
 
-  /** Joins the browser's stream to the destination's, both ways; either end closing ends both. */
+  /**
+   * Joins the browser's stream to the destination's, both ways. The browser going away, or any
+   * error, ends both at once. The destination ending normally (a response ended by closing, HTTP/1.0
+   * or `Connection: close`) ends the browser's stream through the pipe instead, after every byte it
+   * sent is written: destroying it on the destination's close dropped what the browser had not read
+   * yet (64 parallel jailed clients, some fetching 16 MiB: 1–2 of 1280 transfers came back short).
+   */
   const splice = (client: Duplex, upstream: net.Socket, head: Buffer) => {
     sockets.add(upstream);
     upstream.once("close", () => sockets.delete(upstream));
@@ -146,7 +152,9 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
       client.destroy();
     };
     upstream.once("error", end);
-    upstream.once("close", end);
+    upstream.once("close", () => {
+      if (!upstream.readableEnded) end();
+    });
     client.once("close", end);
   };
 
