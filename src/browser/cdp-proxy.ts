@@ -1,9 +1,8 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type net from "node:net";
 import type { Duplex } from "node:stream";
-import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
 import { AppError } from "../kernel/errors.ts";
-import { problemBody } from "../kernel/problems.ts";
+import { problemBody, toAppError } from "../kernel/problems.ts";
 import type { Logger } from "../logger.ts";
 import { WebSocketServer } from "ws";
 import { CdpCallError, CdpPipeClosed, type CdpChannel } from "./cdp-pipe.ts";
@@ -11,9 +10,6 @@ import { relayClient, type RelayOptions } from "./cdp-relay.ts";
 import { CloseCode, closeReason } from "./close-codes.ts";
 import type { BrowserLease } from "./pool-types.ts";
 import type { SessionRuntime } from "./runtime.ts";
-
-/** A discovery request waits at most this long for the browser. */
-const DISCOVERY_TIMEOUT_MS = 5_000;
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
 const pagePath = /^\/cdp\/devtools\/page\/([A-Za-z0-9-]{1,64})$/;
@@ -40,42 +36,6 @@ export interface CdpProxyPorts {
   log: Logger;
   /** A command the policy refused (or redirected), for the session's events. */
   recordRefusal(sessionId: string, method: string, reason: string): void;
-}
-
-/**
- * The problem a failed handshake answers with. A dependency that does not answer (the database, the
- * browser's pipe) is 503 with Retry-After, as on every other surface: the client should retry, and
- * nothing is wrong with its request.
- */
-function handshakeProblem(err: unknown): AppError | undefined {
-  if (err instanceof AppError) return err;
-  if (err instanceof CdpPipeClosed) return new AppError("gone", "The session's browser is no longer running.");
-  if (err instanceof CdpCallError) return new AppError("service-unavailable", "The session's browser did not answer in time; retry shortly.", {}, { "Retry-After": "1" });
-  if (isDatabaseUnavailable(err)) return databaseUnavailable();
-  return undefined;
-}
-
-function refuse(ports: CdpProxyPorts, socket: Duplex, url: URL, err: unknown): void {
-  const error = handshakeProblem(err) ?? new AppError("internal-error", "The connection could not be set up.");
-  if (!handshakeProblem(err)) ports.log.error({ err }, "cdp proxy: upgrade failed");
-  const body = JSON.stringify(problemBody(error, ports.publicBaseUrl, url.pathname, ""));
-  const headers = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  socket.end(
-    `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
-/**
- * The WebSocket server for clients whose messages may be up to `maxPayload` bytes
- * (`VESSEL_CDP_MAX_MESSAGE_BYTES`): ws closes a client that sends more with 1009 as soon as the
- * frame header announces it, before buffering it. One per size (in practice one per process).
- */
-const clientServers = new Map<number, WebSocketServer>();
-function clientsOf(maxPayload: number): WebSocketServer {
-  let server = clientServers.get(maxPayload);
-  if (!server) clientServers.set(maxPayload, (server = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload })));
-  return server;
 }
 
 /**
@@ -131,6 +91,7 @@ function relay(ports: CdpProxyPorts, grant: CdpGrant, channel: CdpChannel, upgra
   });
 }
 
+/** What the relay reports back: refusals to the session's events, a client's Browser.close to the runtime. */
 function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLease): RelayOptions {
   return {
     policy: ports.enforcesPolicy,
@@ -146,38 +107,40 @@ function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLea
   };
 }
 
-/** `GET /cdp/json/version` and `/cdp/json/list`: Chromium's discovery answers, with addresses that lead back through the proxy. */
-export async function handleCdpDiscovery(ports: CdpProxyPorts, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://localhost");
-  res.setHeader("Cache-Control", "no-store");
-  res.setHeader("Referrer-Policy", "no-referrer");
-  try {
-    const { token, lease } = await ports.authorize(req, url);
-    const which = url.pathname.replace(/^\/cdp\/json\/?/, "") || "list";
-    if (!["version", "list"].includes(which)) throw new AppError("not-found", "Only /cdp/json/version and /cdp/json/list are served.");
-    const wsBase = `${ports.publicBaseUrl.replace(/^http/, "ws")}/cdp`;
-    const body = which === "version" ? await versionEntry(lease, `${wsBase}?token=${token}`) : await targetEntries(lease, (id) => `${wsBase}/devtools/page/${id}?token=${token}`);
-    res.setHeader("Content-Type", "application/json");
-    res.end(JSON.stringify(body));
-  } catch (err) {
-    const error = handshakeProblem(err) ?? new AppError("service-unavailable", "The browser did not answer; retry shortly.", {}, { "Retry-After": "1" });
-    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    res.statusCode = error.status;
-    res.setHeader("Content-Type", "application/problem+json");
-    res.end(JSON.stringify(problemBody(error, ports.publicBaseUrl, url.pathname, "")));
-  }
+/**
+ * The WebSocket server for clients whose messages may be up to `maxPayload` bytes
+ * (`VESSEL_CDP_MAX_MESSAGE_BYTES`): ws closes a client that sends more with 1009 as soon as the
+ * frame header announces it, before buffering it. One per size (in practice one per process).
+ */
+const clientServers = new Map<number, WebSocketServer>();
+function clientsOf(maxPayload: number): WebSocketServer {
+  let server = clientServers.get(maxPayload);
+  if (!server) clientServers.set(maxPayload, (server = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload })));
+  return server;
 }
 
-/** What Chromium's own `/json/version` says, from the pipe (the browser serves no HTTP). */
-async function versionEntry(lease: BrowserLease, webSocketDebuggerUrl: string) {
-  const v = await lease.cdp.call<{ protocolVersion: string; product: string; revision: string; userAgent: string; jsVersion: string }>("Browser.getVersion", {}, DISCOVERY_TIMEOUT_MS);
-  return { Browser: v.product, "Protocol-Version": v.protocolVersion, "User-Agent": v.userAgent, "V8-Version": v.jsVersion, "WebKit-Version": `537.36 (${v.revision})`, webSocketDebuggerUrl };
+/** Answers a handshake that cannot go on with its problem document, on the raw socket (no WebSocket yet). */
+function refuse(ports: CdpProxyPorts, socket: Duplex, url: URL, err: unknown): void {
+  const known = handshakeProblem(err);
+  if (!known) ports.log.error({ err }, "cdp proxy: upgrade failed");
+  const error = known ?? new AppError("internal-error", "The connection could not be set up.");
+  const body = JSON.stringify(problemBody(error, ports.publicBaseUrl, url.pathname, ""));
+  const headers = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  socket.end(
+    `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
-/** What Chromium's own `/json/list` says: every target but the browser, each with its endpoint through the proxy. */
-async function targetEntries(lease: BrowserLease, endpoint: (targetId: string) => string) {
-  const { targetInfos } = await lease.cdp.call<{ targetInfos: Array<{ targetId: string; type: string; title: string; url: string }> }>("Target.getTargets", {}, DISCOVERY_TIMEOUT_MS);
-  return targetInfos
-    .filter((t) => t.type !== "browser" && t.type !== "tab")
-    .map((t) => ({ description: "", id: t.targetId, title: t.title, type: t.type, url: t.url, webSocketDebuggerUrl: endpoint(t.targetId) }));
+/**
+ * The problem a failed handshake (or discovery request) answers with; undefined for a fault nobody
+ * expected. A dependency that does not answer (the browser's pipe here; the database the authorize
+ * port reads, mapped by the kernel as on every surface) is 503 with Retry-After: the client should
+ * retry, and nothing is wrong with its request.
+ */
+export function handshakeProblem(err: unknown): AppError | undefined {
+  if (err instanceof CdpPipeClosed) return new AppError("gone", "The session's browser is no longer running.");
+  if (err instanceof CdpCallError) return new AppError("service-unavailable", "The session's browser did not answer in time; retry shortly.", {}, { "Retry-After": "1" });
+  const { error, unexpected } = toAppError(err);
+  return unexpected ? undefined : error;
 }
