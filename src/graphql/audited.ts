@@ -1,4 +1,4 @@
-import { auditScope, finishAudit } from "../auth/request-auth.ts";
+import { auditScope, finishAudit } from "../services/audit/request-audit.ts";
 import { AppError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import type { Operation } from "../kernel/operations.ts";

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { readCookie, type CookiePolicy } from "../auth/cookies.ts";
-import { authenticateRequest, spendCall, type UserAuthenticator } from "../auth/request-auth.ts";
+import { spendCall, type UserAuthenticator } from "../auth/request-auth.ts";
+import { authenticateRequest } from "../services/audit/request-audit.ts";
 import type { Logger } from "../logger.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import type { Principal } from "../auth/principal.ts";

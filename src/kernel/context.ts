@@ -1,3 +1,11 @@
+/**
+ * The kernel's view of a call and of the node's long-lived parts. Why declaration merging rather than
+ * port interfaces declared here (src/kernel/ports.ts): each domain's part of AppDeps (audit, refusals,
+ * events, cluster) keeps its real class type, declared beside the class in that domain's `ports.ts`,
+ * so there is no second, structural copy of each interface to keep in step, and the kernel still
+ * imports nothing from src/services (no import cycle through it). Only the composition root and the
+ * domains' own code read those parts; src/auth and src/browser never do.
+ */
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";

@@ -1,7 +1,8 @@
 import { pipeline } from "node:stream/promises";
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
-import { auditScope, authenticateRequest, finishAudit, type UserAuthenticator } from "../auth/request-auth.ts";
+import type { UserAuthenticator } from "../auth/request-auth.ts";
+import { auditScope, authenticateRequest, finishAudit } from "../services/audit/request-audit.ts";
 import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";

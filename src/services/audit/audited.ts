@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client.ts";
-import { auditRecord } from "../../auth/request-auth.ts";
+import { auditRecord } from "./request-audit.ts";
 import { auditInsertSql, writeAuditInTx } from "./audit.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";

@@ -1,6 +1,6 @@
 // Profiles and a session's browser: capturing what it holds, sealing and reading documents, restoring
 // one into a new session, and saving back on release.
-import { auditRecord } from "../../auth/request-auth.ts";
+import { auditRecord } from "../audit/request-audit.ts";
 import { captureProfile } from "../../browser/profile-capture.ts";
 import { CURRENT_FORMAT_VERSION, ProfileDocumentV1, ProfileFormatError, parseProfileDocument, serializeDocument, type DocumentStats, type ProfileDocument } from "../../browser/profile-format.ts";
 import { restoreProfile } from "../../browser/profile-restore.ts";
