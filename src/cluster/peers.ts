@@ -1,5 +1,19 @@
-// Reading what a peer node answered, or why it could not be reached.
+// Calling a peer node, and reading what it answered or why it could not be reached.
 import { AppError, isProblemSlug } from "../kernel/errors.ts";
+import type { NodeInfo } from "../services/nodes/nodes.ts";
+import type { InternalAuth } from "./internal-auth.ts";
+
+/** An authenticated JSON call to a peer (POST `path` with `payload`); its JSON answer. */
+export async function callPeer(auth: InternalAuth, node: NodeInfo, path: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+  const body = JSON.stringify(payload);
+  const res = await fetch(`${node.internalUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...auth.sign(node.id, "POST", path, body) },
+    body,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return res.json();
+}
 
 /** The problem a peer answered with, as an AppError (anything unknown is a 500). */
 export function problemFromPeer(p: { slug?: unknown; detail?: unknown; extensions?: unknown; headers?: unknown } | undefined): AppError {

@@ -9,6 +9,7 @@ import type { CreateSessionInput } from "../services/sessions/sessions.ts";
 import { reviveSessionView, type SessionView } from "../services/sessions/session-view.ts";
 import { isConnectFailure, problemFromPeer } from "./peers.ts";
 import type { InternalAuth } from "./internal-auth.ts";
+import type { PayloadSeal } from "./payload-seal.ts";
 
 /** What placement needs of the node it runs on (cluster.ts). */
 export interface PlacementSite {
@@ -18,8 +19,7 @@ export interface PlacementSite {
   deps: AppDeps;
   log: Logger;
   auth: InternalAuth;
-  sealJson(purpose: string, value: unknown): string;
-  openJson(purpose: string, sealed: string): unknown;
+  seal: PayloadSeal;
 }
 
 /** A placed create may have to launch a browser and restore a profile over there. */
@@ -48,7 +48,6 @@ export function markPlaced(ctx: ServiceContext): void {
 function reviveOutcome(outcome: Idempotent<SessionView>): Idempotent<SessionView> {
   return outcome.replayed ? outcome : { replayed: false, result: reviveSessionView(outcome.result) };
 }
-
 
 export async function placeCreate(
   site: PlacementSite, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown; workspace?: string } = {},
@@ -100,7 +99,7 @@ async function createOn(site: PlacementSite, node: NodeInfo, ctx: ServiceContext
   const path = "/internal/v1/sessions";
   // Sealed both ways: the request may carry a proxy password, the answer carries session tokens.
   const body = JSON.stringify({
-    sealed: site.sealJson(path, {
+    sealed: site.seal.sealJson(path, {
       principal: ctx.principal,
       requestId: ctx.requestId,
       clientRequestId: ctx.clientRequestId ?? null,
@@ -124,7 +123,7 @@ async function createOn(site: PlacementSite, node: NodeInfo, ctx: ServiceContext
       ctx.log.error({ node: node.id, status: res.status, problem: raw.problem ?? raw }, "a peer refused a placed create");
       answer = { ok: false, problem: raw.problem as Record<string, unknown> | undefined };
     } else {
-      answer = site.openJson(`answer:${path}`, raw.sealed) as typeof answer;
+      answer = site.seal.openJson(`answer:${path}`, raw.sealed) as typeof answer;
     }
   } catch (err) {
     if (isConnectFailure(err)) throw new TryElsewhere(new AppError("service-unavailable", `Node ${node.id} cannot be reached.`));

@@ -70,16 +70,22 @@ const toInfo = (r: NodeRow): NodeInfo => ({
   id: r.id, internalUrl: r.internal_url, region: r.region, capacity: r.capacity, freeSlots: r.free_slots, draining: r.draining, alive: r.alive,
 });
 
+/** Whether node `n` is alive: not stopped, and heard from within the timeout. */
 function aliveSql(timeoutSeconds: number): Prisma.Sql {
-  return Prisma.sql`("stopped_at" IS NULL AND "heartbeat_at" > now() - make_interval(secs => ${timeoutSeconds}::float8))`;
+  return Prisma.sql`(n."stopped_at" IS NULL AND n."heartbeat_at" > now() - make_interval(secs => ${timeoutSeconds}::float8))`;
+}
+
+/** The columns of a {@link NodeRow}, read from `nodes` as `n`. */
+function nodeColumns(timeoutSeconds: number): Prisma.Sql {
+  return Prisma.sql`n."id", n."internal_url", n."region", n."capacity", n."free_slots", n."draining", ${aliveSql(timeoutSeconds)} AS "alive"`;
 }
 
 /** Nodes of a region that could take a session now, most free slots first (this node excluded). */
 export async function placementCandidates(db: Db, region: string, exclude: string, timeoutSeconds: number): Promise<NodeInfo[]> {
   const rows = await db.$queryRaw<NodeRow[]>`
-    SELECT "id", "internal_url", "region", "capacity", "free_slots", "draining", true AS "alive" FROM "nodes"
-    WHERE "region" = ${region} AND "id" <> ${exclude} AND NOT "draining" AND "free_slots" > 0 AND ${aliveSql(timeoutSeconds)}
-    ORDER BY "free_slots" DESC, "heartbeat_at" DESC
+    SELECT ${nodeColumns(timeoutSeconds)} FROM "nodes" n
+    WHERE n."region" = ${region} AND n."id" <> ${exclude} AND NOT n."draining" AND n."free_slots" > 0 AND ${aliveSql(timeoutSeconds)}
+    ORDER BY n."free_slots" DESC, n."heartbeat_at" DESC
     LIMIT 8`;
   return rows.map(toInfo);
 }
@@ -87,25 +93,16 @@ export async function placementCandidates(db: Db, region: string, exclude: strin
 /** Whether any live node serves `region` (a single node listing several regions serves them all). */
 export async function regionHasNodes(db: Db, region: string, timeoutSeconds: number): Promise<boolean> {
   const rows = await db.$queryRaw<Array<{ n: number }>>`
-    SELECT count(*)::int AS "n" FROM "nodes" WHERE "region" = ${region} AND ${aliveSql(timeoutSeconds)}`;
+    SELECT count(*)::int AS "n" FROM "nodes" n WHERE n."region" = ${region} AND ${aliveSql(timeoutSeconds)}`;
   return (rows[0]?.n ?? 0) > 0;
 }
 
 /** The node that runs a session (while the session is live), or null. */
 export async function ownerOf(db: Db, sessionId: string, timeoutSeconds: number): Promise<NodeInfo | null> {
   const rows = await db.$queryRaw<NodeRow[]>`
-    SELECT n."id", n."internal_url", n."region", n."capacity", n."free_slots", n."draining",
-      (n."stopped_at" IS NULL AND n."heartbeat_at" > now() - make_interval(secs => ${timeoutSeconds}::float8)) AS "alive"
+    SELECT ${nodeColumns(timeoutSeconds)}
     FROM "sessions" s JOIN "nodes" n ON n."id" = s."node_id"
     WHERE s."id" = ${sessionId} AND s."status" IN ${live}`;
-  return rows[0] ? toInfo(rows[0]) : null;
-}
-
-/** One node, or null. */
-export async function findNode(db: Db, id: string, timeoutSeconds: number): Promise<NodeInfo | null> {
-  const rows = await db.$queryRaw<NodeRow[]>`
-    SELECT "id", "internal_url", "region", "capacity", "free_slots", "draining", ${aliveSql(timeoutSeconds)} AS "alive"
-    FROM "nodes" WHERE "id" = ${id}`;
   return rows[0] ? toInfo(rows[0]) : null;
 }
 
@@ -114,7 +111,7 @@ export async function sessionsOfDeadNodes(db: Db, self: string, timeoutSeconds: 
   const rows = await db.$queryRaw<Array<{ id: string; node_id: string | null }>>`
     SELECT s."id", s."node_id" FROM "sessions" s LEFT JOIN "nodes" n ON n."id" = s."node_id"
     WHERE s."status" IN ${live} AND (s."node_id" IS NULL OR s."node_id" <> ${self})
-      AND (n."id" IS NULL OR n."stopped_at" IS NOT NULL OR n."heartbeat_at" <= now() - make_interval(secs => ${timeoutSeconds}::float8))
+      AND (n."id" IS NULL OR NOT ${aliveSql(timeoutSeconds)})
     ORDER BY s."id"
     LIMIT ${limit}`;
   return rows.map((r) => ({ id: r.id, nodeId: r.node_id }));
@@ -137,8 +134,6 @@ export async function pruneNodes(db: Db, days: number): Promise<number> {
 /** The node a session names (live or not), with whether that node is alive; null without one. */
 export async function nodeOfSession(db: Db, sessionId: string, timeoutSeconds: number): Promise<NodeInfo | null> {
   const rows = await db.$queryRaw<NodeRow[]>`
-    SELECT n."id", n."internal_url", n."region", n."capacity", n."free_slots", n."draining",
-      (n."stopped_at" IS NULL AND n."heartbeat_at" > now() - make_interval(secs => ${timeoutSeconds}::float8)) AS "alive"
-    FROM "sessions" s JOIN "nodes" n ON n."id" = s."node_id" WHERE s."id" = ${sessionId}`;
+    SELECT ${nodeColumns(timeoutSeconds)} FROM "sessions" s JOIN "nodes" n ON n."id" = s."node_id" WHERE s."id" = ${sessionId}`;
   return rows[0] ? toInfo(rows[0]) : null;
 }

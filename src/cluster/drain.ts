@@ -1,0 +1,64 @@
+// Drain: after SIGTERM the node is unready at once and takes no new sessions (creates go to peers,
+// or get 503: placement.ts), while the sessions it runs may go on until they end or a deadline.
+import type { AppDeps } from "../kernel/context.ts";
+import type { Logger } from "../logger.ts";
+
+/** What a drain needs of the node it runs on (cluster.ts). */
+export interface DrainSite {
+  deps: AppDeps;
+  log: Logger;
+  /** Tells the peers at once that this node drains (a heartbeat outside the schedule). */
+  announce(): Promise<void>;
+}
+
+/** How often a drain looks whether the last session has ended. */
+const POLL_MS = 250;
+
+export class Drain {
+  readonly #site: DrainSite;
+  #draining = false;
+  #cut: (() => void) | undefined;
+
+  constructor(site: DrainSite) {
+    this.#site = site;
+  }
+
+  /** True from SIGTERM (or stop) on. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** A stop without a drain (the node closes): from now on it takes nothing new either. */
+  refuseNew(): void {
+    this.#draining = true;
+  }
+
+  /** Waits until no session runs here, `deadlineMs` passes or {@link cut} is called. */
+  async drain(deadlineMs: number): Promise<void> {
+    const { runtime } = this.#site.deps;
+    if (!this.#draining) {
+      this.#draining = true;
+      this.#site.log.info({ sessions: runtime.ids().length, deadlineSeconds: deadlineMs / 1000 }, "draining: no new sessions; running ones may finish");
+      await this.#site.announce();
+    }
+    const until = performance.now() + deadlineMs;
+    let cut = false;
+    const cutPromise = new Promise<void>((resolve) => {
+      this.#cut = () => {
+        cut = true;
+        resolve();
+      };
+    });
+    while (runtime.ids().length > 0 && performance.now() < until && !cut) {
+      await Promise.race([new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, until - performance.now())))), cutPromise]);
+    }
+    this.#cut = undefined;
+    const left = runtime.ids().length;
+    this.#site.log.info({ sessionsLeft: left }, left > 0 ? "drain deadline reached; ending what is left" : "drained: no session left");
+  }
+
+  /** Ends a drain in progress now (a second signal). */
+  cut(): void {
+    this.#cut?.();
+  }
+}
