@@ -112,6 +112,19 @@ const ConfigSchema = z.object({
       .min(1024, "must be at least 1024")
       .max(PROFILE_MAX_BYTES_CEILING, `must be at most ${PROFILE_MAX_BYTES_CEILING} (16 MiB)`),
   }),
+  /** Sessions' logs (services/session-logs): on by default, bounded per session, kept for a while. */
+  logs: z.object({
+    enabled: z.boolean(),
+    maxEntries: z.coerce.number<string | number>().int("must be a whole number").min(100, "must be at least 100").max(1_000_000),
+    maxBytes: z.coerce.number<string | number>().int("must be a whole number of bytes").min(64 * 1024, "must be at least 65536").max(256 * 1024 * 1024),
+    retentionDays: z.coerce.number<string | number>().min(0.0001, "must be more than 0").max(3650),
+  }),
+  /** Sessions' screen recordings (services/recordings): opt-in per session unless enabled here. */
+  recording: z.object({
+    enabled: z.boolean(),
+    retentionDays: z.coerce.number<string | number>().min(0.0001, "must be more than 0").max(3650),
+    ffmpegPath: z.string().min(1).optional(),
+  }),
   /** Outgoing mail (dashboard sign-in links, invitations). Without an SMTP host, mails go to the log. */
   mail: z.object({
     from: z.string().trim().min(3).max(320).regex(/^[^\r\n]*@[^\r\n]*$/, "must be a mail address, optionally with a display name"),
@@ -180,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const file = explicitFile ? path.resolve(cwd, explicitFile) : fs.existsSync(defaultFile) ? defaultFile : undefined;
   const fileValues = file ? readFile(file, problems) : {};
 
-  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {}, cluster: {} };
+  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {}, cluster: {}, logs: {}, recording: {} };
   const origin = new Map<string, string>();
   for (const s of settings) {
     const envValue = env[s.env];

@@ -118,6 +118,21 @@ export const settings: readonly Setting[] = [
     description: "Largest profile (cookies, localStorage and sessionStorage as stored), in bytes; at most 16 MiB", fallback: () => 5 * 1024 * 1024,
   },
   {
+    key: "logs.enabled", env: "VESSEL_LOGS", kind: "boolean",
+    description: "Capture each session's console, page errors, navigations, network requests and CDP methods unless its create says `logs: false`",
+    fallback: () => true,
+  },
+  { key: "logs.maxEntries", env: "VESSEL_LOGS_MAX_ENTRIES", kind: "number", description: "Most log entries kept per session; later ones are dropped after a `logs.truncated` entry", fallback: () => 20_000 },
+  { key: "logs.maxBytes", env: "VESSEL_LOGS_MAX_BYTES", kind: "number", description: "Most bytes of log entries kept per session (as JSON)", fallback: () => 8 * 1024 * 1024 },
+  { key: "logs.retentionDays", env: "VESSEL_LOGS_RETENTION_DAYS", kind: "number", description: "Days a session's logs are kept after it starts, then deleted", fallback: () => 7 },
+  {
+    key: "recording.enabled", env: "VESSEL_RECORDING", kind: "boolean",
+    description: "Record each session's screen into a video unless its create says `recording: false` (default: only sessions created with `recording: true`)",
+    fallback: () => false,
+  },
+  { key: "recording.retentionDays", env: "VESSEL_RECORDING_RETENTION_DAYS", kind: "number", description: "Days a recording is kept after its session starts, then deleted", fallback: () => 7 },
+  { key: "recording.ffmpegPath", env: "VESSEL_FFMPEG_PATH", kind: "string", description: "The ffmpeg binary that encodes recordings; default: /usr/bin/ffmpeg (Debian's `ffmpeg`)" },
+  {
     key: "mail.smtp.host", env: "VESSEL_SMTP_HOST", kind: "string",
     description: "SMTP server for sign-in links and invitations; unset = mails are written to the server log (development)",
   },

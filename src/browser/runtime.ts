@@ -16,6 +16,8 @@ export interface Viewer {
 
 /** A client that does not answer our close frame within this long is cut (a stop must not wait on it). */
 const CLOSE_GRACE_MS = 2_000;
+/** The most a session's finishers may hold up its browser's close (a hung browser must not keep it). */
+const FINISH_MS = 3_000;
 
 interface Running {
   lease: BrowserLease;
@@ -31,6 +33,8 @@ interface Running {
    * handshake is then answered without waiting for the browser (an attach round trip).
    */
   channel?: CdpChannel;
+  /** Run as the session ends, while its browser is still up: the node's own capture stopping (logs, recording). */
+  finishers: Array<() => Promise<void>>;
 }
 
 /**
@@ -61,6 +65,7 @@ export class SessionRuntime {
       hardTimer: setTimeout(() => this.fire(sessionId, { status: "TIMED_OUT", reason: "TIMEOUT" }), Math.max(0, expiresAt.getTime() - now.getTime())),
       idleMs: idleTimeoutSeconds === null ? null : idleTimeoutSeconds * 1000,
       ending: false,
+      finishers: [],
     };
     this.running.set(sessionId, entry);
     this.armIdle(sessionId, entry);
@@ -77,6 +82,18 @@ export class SessionRuntime {
       // A browser that exits while its session is still live crashed (or was killed).
       if (this.running.get(sessionId) === entry && !entry.ending) void this.fire(sessionId, { status: "FAILED", reason: "BROWSER_CRASH" });
     });
+  }
+
+  /**
+   * Runs `finish` when the session ends, after its clients are closed and before its browser is
+   * (at most FINISH_MS for all of them): what the node itself captures from the browser stops
+   * there. False when the session does not run here (any more).
+   */
+  addFinisher(sessionId: string, finish: () => Promise<void>): boolean {
+    const entry = this.running.get(sessionId);
+    if (!entry || entry.ending) return false;
+    entry.finishers.push(finish);
+    return true;
   }
 
   /** The browser endpoint of a session running here, or undefined. */
@@ -170,10 +187,19 @@ export class SessionRuntime {
     entry.channel?.close();
     for (const viewer of entry.viewers) viewer.close(message, code);
     entry.viewers.clear();
+    if (entry.finishers.length > 0) await this.finish(sessionId, entry.finishers);
     // The browser's close starts on the next turn of the event loop: the call that ended the
     // session has its answer written first (the close opens a connection to the browser).
     await new Promise((resolve) => setImmediate(resolve));
     await entry.lease.release();
+  }
+
+  private async finish(sessionId: string, finishers: Array<() => Promise<void>>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, FINISH_MS)));
+    const done = Promise.all(finishers.map((f) => f().catch((err: unknown) => this.opts.log.warn({ err, sessionId }, "a session's capture did not stop cleanly"))));
+    await Promise.race([done, late]);
+    clearTimeout(timer);
   }
 
   ids(): string[] {

@@ -509,6 +509,10 @@ export interface components {
                 /** @description People watching the live view now (on the node that runs the session). */
                 viewers: number;
             };
+            /** @description Whether the session's logs are captured (GET …/logs). */
+            logs: boolean;
+            /** @description Whether the session's screen is recorded (GET …/recording once it ends). */
+            recording: boolean;
             /** @description `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING. */
             connect_url: string | null;
             /** @description `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive. */
@@ -781,6 +785,10 @@ export interface operations {
                         /** @description Never returned, logged or stored. */
                         password?: string;
                     };
+                    /** @description Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on). */
+                    logs?: boolean;
+                    /** @description Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
+                    recording?: boolean;
                 };
             };
         };

@@ -17,12 +17,16 @@ export type CreateSessionInput = {
   idleTimeoutSeconds?: number | null | undefined;
   liveViewInstructions?: string | null | undefined;
   liveViewInteractive?: boolean | null | undefined;
+  /** Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on). */
+  logs?: boolean | null | undefined;
   profileId?: string | null | undefined;
   /** Never returned, logged or stored. */
   proxyPassword?: string | null | undefined;
   /** Your HTTP proxy (`http://host:port`); the egress policy still judges every destination. */
   proxyServer?: string | null | undefined;
   proxyUsername?: string | null | undefined;
+  /** Record the screen into a video (default: the deployment's VESSEL_RECORDING, off). */
+  recording?: boolean | null | undefined;
   region: string;
   /** On release, save the session's state back into profileId. */
   saveProfileOnRelease?: boolean | null | undefined;

@@ -35,6 +35,8 @@ const SessionType = builder.objectRef<SessionView>("Session").implement({
       description: "People watching the live view now (on the node that runs the session).",
       resolve: (v, _args, ctx) => ctx.services.deps.runtime.viewerCount(v.session.id),
     }),
+    logs: t.boolean({ description: "Whether the session's logs are captured (sessionLogs).", resolve: (v) => v.session.logs }),
+    recording: t.boolean({ description: "Whether the session's screen is recorded.", resolve: (v) => v.session.recording }),
     connectUrl: t.string({ nullable: true, resolve: (v) => v.connectUrl }),
     liveViewUrl: t.string({ nullable: true, resolve: (v) => v.liveViewUrl }),
   }),
@@ -57,6 +59,8 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
     liveViewInstructions: t.string(),
     timeoutSeconds: t.int(),
     idleTimeoutSeconds: t.int(),
+    logs: t.boolean({ description: "Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on)." }),
+    recording: t.boolean({ description: "Record the screen into a video (default: the deployment's VESSEL_RECORDING, off)." }),
     proxyServer: t.string({ description: "Your HTTP proxy (`http://host:port`); the egress policy still judges every destination." }),
     proxyUsername: t.string(),
     proxyPassword: t.string({ description: "Never returned, logged or stored." }),
@@ -126,6 +130,8 @@ builder.mutationField(operations.createSession.id, (t) =>
               : undefined,
           timeout_seconds: input.timeoutSeconds ?? undefined,
           idle_timeout_seconds: input.idleTimeoutSeconds ?? undefined,
+          logs: input.logs ?? undefined,
+          recording: input.recording ?? undefined,
           proxy: input.proxyServer
             ? { server: input.proxyServer, username: input.proxyUsername ?? undefined, password: input.proxyPassword ?? undefined }
             : undefined,

@@ -30,6 +30,8 @@ export const SessionDto = z
       instructions: z.string().nullable(),
       viewers: z.number().int().describe("People watching the live view now (on the node that runs the session)."),
     }),
+    logs: z.boolean().describe("Whether the session's logs are captured (GET …/logs)."),
+    recording: z.boolean().describe("Whether the session's screen is recorded (GET …/recording once it ends)."),
     connect_url: z
       .string().nullable()
       .describe("`wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING."),
@@ -55,6 +57,8 @@ export function toSessionDto(
     idle_timeout_seconds: s.idleTimeoutSeconds,
     profile_id: s.profileId,
     live_view: { interactive: s.liveViewInteractive, instructions: s.liveViewInstructions, viewers },
+    logs: s.logs,
+    recording: s.recording,
     connect_url: urls.connectUrl,
     live_view_url: urls.liveViewUrl,
   };

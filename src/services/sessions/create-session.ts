@@ -8,6 +8,8 @@ import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspaceWithCap } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "../../kernel/idempotency.ts";
+import { startSessionLogs } from "../session-logs/capture.ts";
+import { startRecording } from "../recordings/recorder.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/profile-documents.ts";
 import { newEvent, publishEvents, publishSessionChange } from "../session-events/session-events.ts";
 import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
@@ -169,6 +171,7 @@ async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
       profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
       timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
       liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
+      logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
       createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
     };
     const view: SessionView = { session, ...(await plan.urls) };
@@ -195,4 +198,7 @@ function announceStarted(plan: Plan, p: Prepared): void {
   void publishEvents(ctx.deps.pubsub, [p.running], ctx.log);
   void publishSessionChange(ctx.deps, id, workspaceId);
   ctx.deps.runtime.add(id, p.lease, expiresAt, p.session.idleTimeoutSeconds, now);
+  // The node's own capture, on channels of its own; written to the pipe before the create is answered.
+  if (p.session.logs) startSessionLogs(ctx.deps, p.session, p.lease);
+  if (p.session.recording) startRecording(ctx.deps, p.session, p.lease);
 }

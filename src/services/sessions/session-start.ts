@@ -63,6 +63,8 @@ export function insertStartedSession(
     liveViewInteractive: ["live_view_interactive", s.liveViewInteractive, "boolean"],
     liveViewInstructions: ["live_view_instructions", s.liveViewInstructions, "text"],
     liveViewGeneration: ["live_view_generation", s.liveViewGeneration, "int"],
+    logs: ["logs", s.logs, "boolean"],
+    recording: ["recording", s.recording, "boolean"],
     createdAt: ["created_at", s.createdAt, "timestamptz"],
     startedAt: ["started_at", s.startedAt, "timestamptz"],
     expiresAt: ["expires_at", s.expiresAt, "timestamptz"],

@@ -29,6 +29,9 @@ export function toStoredView(v: SessionView): StoredSessionView {
 export function reviveSessionView(v: { session: unknown; connectUrl: string | null; liveViewUrl: string | null }): SessionView {
   const session = { ...(v.session as Record<string, unknown>) };
   for (const key of sessionDates) if (typeof session[key] === "string") session[key] = new Date(session[key] as string);
+  // Stored before sessions had logs and recordings: those sessions had neither.
+  session.logs ??= false;
+  session.recording ??= false;
   return { session: session as unknown as Session, connectUrl: v.connectUrl, liveViewUrl: v.liveViewUrl };
 }
 

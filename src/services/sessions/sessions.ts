@@ -49,6 +49,12 @@ export const CreateSessionInput = z.strictObject({
     })
     .optional()
     .describe("An upstream proxy for this session's traffic."),
+  logs: z
+    .boolean().optional()
+    .describe("Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on)."),
+  recording: z
+    .boolean().optional()
+    .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),
 }).superRefine((v, ctx) => {
   if (v.save_profile_on_release && !v.profile_id) ctx.addIssue({ code: "custom", path: ["save_profile_on_release"], message: "needs profile_id: the profile to save into" });
 });
