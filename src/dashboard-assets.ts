@@ -16,6 +16,8 @@ export const dashboardCsp = [
   "style-src 'self'",
   "img-src 'self' data: blob:",
   "font-src 'self'",
+  // The session inspector plays recordings from the API's own origin (GET /v1/sessions/{id}/recording).
+  "media-src 'self'",
   "connect-src 'self'",
   "frame-src 'self'",
   "base-uri 'none'",

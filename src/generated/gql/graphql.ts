@@ -225,7 +225,7 @@ export type AuditLogQueryVariables = Exact<{
 
 export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, ip: string | null, requestId: string | null, clientRequestId: string | null, createdAt: string }> } };
 
-export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number };
+export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean };
 
 export type RegionsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -240,7 +240,7 @@ export type SessionsQueryVariables = Exact<{
 }>;
 
 
-export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number }> } };
+export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean }> } };
 
 export type SessionQueryVariables = Exact<{
   workspace: string;
@@ -248,14 +248,14 @@ export type SessionQueryVariables = Exact<{
 }>;
 
 
-export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number } };
+export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean } };
 
 export type WorkspaceSessionsSubscriptionVariables = Exact<{
   workspace: string;
 }>;
 
 
-export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number } };
+export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean } };
 
 export type CreateSessionMutationVariables = Exact<{
   workspace: string;
@@ -264,7 +264,7 @@ export type CreateSessionMutationVariables = Exact<{
 }>;
 
 
-export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number } };
+export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean } };
 
 export type ReleaseSessionMutationVariables = Exact<{
   workspace: string;
@@ -388,6 +388,8 @@ export const SessionFieldsFragmentDoc = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  logs
+  recording
 }
     `, {"fragmentName":"SessionFields"}) as unknown as TypedDocumentString<SessionFieldsFragment, unknown>;
 export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
@@ -641,6 +643,8 @@ export const SessionsDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  logs
+  recording
 }`) as unknown as TypedDocumentString<SessionsQuery, SessionsQueryVariables>;
 export const SessionDocument = new TypedDocumentString(`
     query Session($workspace: String!, $id: String!) {
@@ -665,6 +669,8 @@ export const SessionDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  logs
+  recording
 }`) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
 export const WorkspaceSessionsDocument = new TypedDocumentString(`
     subscription WorkspaceSessions($workspace: String!) {
@@ -687,6 +693,8 @@ export const WorkspaceSessionsDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  logs
+  recording
 }`) as unknown as TypedDocumentString<WorkspaceSessionsSubscription, WorkspaceSessionsSubscriptionVariables>;
 export const CreateSessionDocument = new TypedDocumentString(`
     mutation CreateSession($workspace: String!, $idempotencyKey: String!, $input: CreateSessionInput!) {
@@ -715,6 +723,8 @@ export const CreateSessionDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  logs
+  recording
 }`) as unknown as TypedDocumentString<CreateSessionMutation, CreateSessionMutationVariables>;
 export const ReleaseSessionDocument = new TypedDocumentString(`
     mutation ReleaseSession($workspace: String!, $id: String!) {

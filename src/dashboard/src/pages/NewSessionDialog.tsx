@@ -31,6 +31,9 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   const [instructions, setInstructions] = useState("");
   const [minutes, setMinutes] = useState("30");
   const [idleMinutes, setIdleMinutes] = useState("5");
+  // Explicit on every create, so what the form shows is what the session gets (whatever the deployment's defaults).
+  const [logs, setLogs] = useState(true);
+  const [recording, setRecording] = useState(false);
   const regionList = regions.data?.health.regions ?? [];
   const chosenRegion = region || regionList[0] || "";
 
@@ -42,6 +45,8 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
     liveViewInstructions: instructions.trim() || null,
     timeoutSeconds: Math.round(Number(minutes) * 60) || null,
     idleTimeoutSeconds: Math.round(Number(idleMinutes) * 60) || null,
+    logs,
+    recording,
   };
   // One Idempotency-Key per distinct request: a retry of the same form cannot start a second browser.
   const key = useRef({ input: "", key: uuid() });
@@ -99,6 +104,21 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
           <input type="radio" name="ns-lv" checked={!interactive} onChange={() => setInteractive(false)} />
           <span>
             View only <span className="field-hint block">Watch without touching; input is dropped on the server.</span>
+          </span>
+        </label>
+      </fieldset>
+      <fieldset className="span-2 radio-group">
+        <legend className="field-label">Keep a record</legend>
+        <label className="check">
+          <input type="checkbox" checked={logs} onChange={(e) => setLogs(e.target.checked)} />
+          <span>
+            Capture logs <span className="field-hint block">Console messages, page errors, navigations, network requests and CDP commands.</span>
+          </span>
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={recording} onChange={(e) => setRecording(e.target.checked)} />
+          <span>
+            Record video <span className="field-hint block">The screen over time, to replay on this page after the session ends.</span>
           </span>
         </label>
       </fieldset>

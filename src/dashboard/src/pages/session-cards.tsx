@@ -104,6 +104,10 @@ export function SessionDetails({ session: s, live }: { session: SessionFieldsFra
           <dd>{s.idleTimeoutSeconds ? formatDuration(s.idleTimeoutSeconds * 1000) : "—"}</dd>
         </div>
         <div>
+          <dt>Keeps</dt>
+          <dd>{[s.logs ? "Logs" : "", s.recording ? "Video" : ""].filter(Boolean).join(" and ") || "Nothing"}</dd>
+        </div>
+        <div>
           <dt>Profile</dt>
           <dd>{s.profileId ? <Link to={wsPath(ws.slug, "profiles")} className="mono">{s.profileId}</Link> : "None"}</dd>
         </div>
