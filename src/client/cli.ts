@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { TimeoutError, Vessel, VesselApiError, VesselError, type Profile, type Session } from "./index.ts";
+import { logsCommand } from "./cli-logs.ts";
 
 /** Exit codes: scripts can tell a typo from a refusal from a wait that ran out. */
 export const exitCodes = { ok: 0, apiError: 1, usage: 2, timeout: 3 } as const;
@@ -65,19 +66,32 @@ async function spinning<T>(io: Io, label: string, work: Promise<T>): Promise<T> 
   }
 }
 
+/** `--metadata team=qa --metadata run=42` as an object; a pair without `=` is a usage error. */
+function metadataOf(pairs: unknown): Record<string, string> | undefined {
+  if (!Array.isArray(pairs) || pairs.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const pair of pairs as string[]) {
+    const at = pair.indexOf("=");
+    if (at < 1) throw new UsageError(`--metadata takes key=value, not "${pair}"`);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
 const print = (io: Io, json: boolean, value: unknown, human: () => string) => io.out(json ? JSON.stringify(value, null, 2) : human());
 
 const commands: Record<string, Command> = {
   "sessions list": {
-    usage: "vessel sessions list [--status <status>] [--limit <n>]",
-    summary: "List the workspace's sessions (all pages), oldest first.",
-    options: { status: { type: "string" }, limit: { type: "string" } },
+    usage: "vessel sessions list [--status <status>] [--metadata <key=value>]… [--limit <n>]",
+    summary: "List the workspace's sessions (all pages), oldest first; --metadata keeps those with that label (repeatable: all must match).",
+    options: { status: { type: "string" }, limit: { type: "string" }, metadata: { type: "string", multiple: true } },
     async run({ vessel, values, io, json }) {
       const limit = values.limit === undefined ? Infinity : Number(values.limit);
       if (!Number.isInteger(limit) && limit !== Infinity) throw new UsageError("--limit must be a whole number");
       const status = values.status as Session["status"] | undefined;
       const sessions: Session[] = [];
-      for await (const s of vessel.sessions.list(status ? { status } : {})) {
+      const metadata = metadataOf(values.metadata);
+      for await (const s of vessel.sessions.list({ ...(status ? { status } : {}), ...(metadata ? { metadata } : {}) })) {
         sessions.push(s);
         if (sessions.length >= limit) break;
       }
@@ -85,10 +99,10 @@ const commands: Record<string, Command> = {
     },
   },
   "sessions create": {
-    usage: "vessel sessions create --region <region> [--profile <id>] [--interactive] [--instructions <text>] [--timeout <s>] [--wait-for-done] [--done-timeout <s>]",
+    usage: "vessel sessions create --region <region> [--profile <id>] [--metadata <key=value>]… [--interactive] [--instructions <text>] [--timeout <s>] [--wait-for-done] [--done-timeout <s>]",
     summary: "Start a session; with --wait-for-done, wait until a person clicks Done in its live view.",
     options: {
-      region: { type: "string" }, profile: { type: "string" }, interactive: { type: "boolean", default: false },
+      region: { type: "string" }, profile: { type: "string" }, interactive: { type: "boolean", default: false }, metadata: { type: "string", multiple: true },
       instructions: { type: "string" }, timeout: { type: "string" }, "wait-for-done": { type: "boolean", default: false },
       "done-timeout": { type: "string" },
     },
@@ -99,6 +113,7 @@ const commands: Record<string, Command> = {
       const session = await spinning(io, "starting a session", vessel.sessions.create({
         region: values.region,
         ...(typeof values.profile === "string" ? { profileId: values.profile } : {}),
+        ...(metadataOf(values.metadata) ? { metadata: metadataOf(values.metadata)! } : {}),
         ...(values.interactive || values.instructions ? { liveView: { interactive: Boolean(values.interactive), ...(typeof values.instructions === "string" ? { instructions: values.instructions } : {}) } } : {}),
         ...(timeout ? { timeoutSeconds: timeout } : {}),
       }));
@@ -156,6 +171,8 @@ const commands: Record<string, Command> = {
     },
   },
 };
+
+commands["sessions logs"] = logsCommand;
 
 function profileRows(profiles: Profile[]): string {
   if (profiles.length === 0) return "No profiles.";

@@ -96,6 +96,8 @@ function parameters(route: AnyRoute, collector: SchemaCollector): ParameterObjec
         in: where === "params" ? "path" : where === "headers" ? "header" : "query",
         required: where === "params" || (json.required ?? []).includes(name),
         ...(description ? { description } : {}),
+        // An object in the query is sent as `name[key]=value` (rest/deep-object.ts reads it so).
+        ...(where === "query" && rest.type === "object" ? { style: "deepObject" as const, explode: true } : {}),
         schema: rest,
       });
     }
@@ -111,9 +113,10 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
   const headers = { ...(authenticated ? rateLimitHeaders : {}), ...(route.deprecated ? deprecationHeaders : {}) };
   if (Object.keys(route.input).length > 0) slugs.add("validation-failed");
   if (route.input.body) ["malformed-json", "payload-too-large", "unsupported-media-type"].forEach((s) => slugs.add(s as ProblemSlug));
+  const fileContent = { [typeof route.file === "string" ? route.file : "application/octet-stream"]: { schema: { type: "string", format: "binary" } } };
   const responses: OperationObject["responses"] = {
     [route.status]: route.file
-      ? { description: "The file", headers, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } }
+      ? { description: "The file", headers, content: fileContent }
       : {
           description: route.response ? "Success" : "Success (no body)",
           headers,
@@ -123,7 +126,8 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
   for (const [status, alt] of Object.entries(route.alternatives ?? {})) {
     responses[status] = {
       description: alt.description,
-      ...(route.response ? { content: { "application/json": { schema: collector.convert(route.response, "output") } } } : {}),
+      ...(alt.headers ? { headers: Object.fromEntries(Object.entries(alt.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }])) } : {}),
+      ...(route.file ? { content: fileContent } : route.response ? { content: { "application/json": { schema: collector.convert(route.response, "output") } } } : {}),
     };
   }
   const byStatus = new Map<number, ProblemSlug[]>();

@@ -1,3 +1,4 @@
+import { gatherDeepObjects } from "./deep-object.ts";
 import { pipeline } from "node:stream/promises";
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
@@ -6,7 +7,7 @@ import { auditScope, authenticateRequest, finishAudit } from "../services/audit/
 import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
-import { FileReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
+import { FileReply, MediaReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
 
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */
 export function toExpressPath(path: string): string {
@@ -19,7 +20,7 @@ function issuesOf(where: string, error: z.ZodError): FieldError[] {
 
 /** Parses every declared part of the request and reports all problems together. */
 function parseInput(route: AnyRoute, req: Request): Record<string, unknown> {
-  const parts: Record<keyof RouteInput, unknown> = { params: req.params, query: req.query, headers: req.headers, body: req.body };
+  const parts: Record<keyof RouteInput, unknown> = { params: req.params, query: gatherDeepObjects(req.query), headers: req.headers, body: req.body };
   const parsed: Record<string, unknown> = {};
   const errors: FieldError[] = [];
   for (const key of ["params", "query", "headers", "body"] as const) {
@@ -136,6 +137,20 @@ async function sendFile(res: Response, file: FileReply): Promise<void> {
   await pipeline(file.open(), res).catch(() => res.destroy());
 }
 
+/** Streams media inline, whole or one range; a player seeks with further ranges. */
+async function sendMedia(res: Response, media: MediaReply): Promise<void> {
+  const { range, size } = media;
+  res.status(range ? 206 : 200);
+  res.setHeader("Content-Type", media.contentType);
+  res.setHeader("Accept-Ranges", "bytes");
+  res.setHeader("Content-Length", String(range ? range.end - range.start + 1 : size));
+  if (range) res.setHeader("Content-Range", `bytes ${range.start}-${range.end}/${size}`);
+  res.setHeader("Content-Disposition", `inline; filename="${media.name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"`);
+  res.setHeader("Content-Security-Policy", "sandbox");
+  res.setHeader("Cache-Control", "private, no-store");
+  await pipeline(media.open(), res).catch(() => res.destroy());
+}
+
 /** Authenticate, limit, audit, then run the handler: the same steps, in the same order, for every route. */
 async function run(route: AnyRoute, options: RouterOptions, req: Request, res: Response, body?: BodyParser): Promise<void> {
   let ctx = options.context(req, res);
@@ -155,6 +170,11 @@ async function run(route: AnyRoute, options: RouterOptions, req: Request, res: R
     if (body) await body(req, res);
     const input = parseInput(route, req);
     const result = await route.handler(ctx, input as never, { req, res }, route.operation.run);
+    if (result instanceof MediaReply) {
+      status = result.range ? 206 : 200;
+      await finishAudit(ctx, status); // recorded before the answer starts, as for files
+      return await sendMedia(res, result);
+    }
     if (result instanceof FileReply) {
       status = 200;
       await finishAudit(ctx, status); // recorded (journaled) before the answer starts: see finishAudit below

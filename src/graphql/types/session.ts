@@ -6,6 +6,7 @@ import { storedSessionId, type SessionView } from "../../services/sessions/sessi
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { MetadataEntry, MetadataEntryInput, metadataEntries, metadataObject } from "./metadata.ts";
 import { operations } from "../../services/operations.ts";
 
 const SessionStatus = builder.enumType("SessionStatus", {
@@ -35,6 +36,11 @@ const SessionType = builder.objectRef<SessionView>("Session").implement({
       description: "People watching the live view now (on the node that runs the session).",
       resolve: (v, _args, ctx) => ctx.services.deps.runtime.viewerCount(v.session.id),
     }),
+    metadata: t.field({
+      type: [MetadataEntry],
+      description: "Your own labels, as given at create, sorted by key.",
+      resolve: (v) => metadataEntries(v.session.metadata),
+    }),
     logs: t.boolean({ description: "Whether the session's logs are captured (sessionLogs).", resolve: (v) => v.session.logs }),
     recording: t.boolean({ description: "Whether the session's screen is recorded.", resolve: (v) => v.session.recording }),
     connectUrl: t.string({ nullable: true, resolve: (v) => v.connectUrl }),
@@ -59,6 +65,7 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
     liveViewInstructions: t.string(),
     timeoutSeconds: t.int(),
     idleTimeoutSeconds: t.int(),
+    metadata: t.field({ type: [MetadataEntryInput], description: "Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters." }),
     logs: t.boolean({ description: "Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on)." }),
     recording: t.boolean({ description: "Record the screen into a video (default: the deployment's VESSEL_RECORDING, off)." }),
     proxyServer: t.string({ description: "Your HTTP proxy (`http://host:port`); the egress policy still judges every destination." }),
@@ -88,6 +95,7 @@ builder.queryField(operations.sessions.id, (t) =>
     args: {
       workspace: t.arg.string({ description: WORKSPACE_ARG }),
       status: t.arg({ type: SessionStatus }),
+      metadata: t.arg({ type: [MetadataEntryInput], description: "Only sessions with every one of these keys set to exactly this value." }),
       newestFirst: t.arg.boolean(),
       limit: t.arg.int(),
       cursor: t.arg.string(),
@@ -99,7 +107,7 @@ builder.queryField(operations.sessions.id, (t) =>
         (svc, run) =>
           run(
             svc,
-            parseInput(SessionListQuery, { status: opt(args.status), limit: opt(args.limit), cursor: opt(args.cursor) }),
+            parseInput(SessionListQuery, { status: opt(args.status), metadata: metadataObject(args.metadata), limit: opt(args.limit), cursor: opt(args.cursor) }),
             { workspace: opt(args.workspace), newestFirst: args.newestFirst ?? false },
           ),
         opt(args.workspace),
@@ -130,6 +138,7 @@ builder.mutationField(operations.createSession.id, (t) =>
               : undefined,
           timeout_seconds: input.timeoutSeconds ?? undefined,
           idle_timeout_seconds: input.idleTimeoutSeconds ?? undefined,
+          metadata: metadataObject(input.metadata),
           logs: input.logs ?? undefined,
           recording: input.recording ?? undefined,
           proxy: input.proxyServer

@@ -30,6 +30,7 @@ export const SessionDto = z
       instructions: z.string().nullable(),
       viewers: z.number().int().describe("People watching the live view now (on the node that runs the session)."),
     }),
+    metadata: z.record(z.string(), z.string()).describe("Your own labels, as given at create."),
     logs: z.boolean().describe("Whether the session's logs are captured (GET …/logs)."),
     recording: z.boolean().describe("Whether the session's screen is recorded (GET …/recording once it ends)."),
     connect_url: z
@@ -57,6 +58,7 @@ export function toSessionDto(
     idle_timeout_seconds: s.idleTimeoutSeconds,
     profile_id: s.profileId,
     live_view: { interactive: s.liveViewInteractive, instructions: s.liveViewInstructions, viewers },
+    metadata: (s.metadata ?? {}) as Record<string, string>,
     logs: s.logs,
     recording: s.recording,
     connect_url: urls.connectUrl,

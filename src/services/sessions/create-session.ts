@@ -171,7 +171,7 @@ async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
       profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
       timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
       liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
-      logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
+      metadata: input.metadata ?? {}, logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
       createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
     };
     const view: SessionView = { session, ...(await plan.urls) };

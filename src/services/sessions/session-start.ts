@@ -65,6 +65,7 @@ export function insertStartedSession(
     liveViewGeneration: ["live_view_generation", s.liveViewGeneration, "int"],
     logs: ["logs", s.logs, "boolean"],
     recording: ["recording", s.recording, "boolean"],
+    metadata: ["metadata", JSON.stringify(s.metadata ?? {}), "jsonb"],
     createdAt: ["created_at", s.createdAt, "timestamptz"],
     startedAt: ["started_at", s.startedAt, "timestamptz"],
     expiresAt: ["expires_at", s.expiresAt, "timestamptz"],

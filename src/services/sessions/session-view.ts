@@ -32,6 +32,7 @@ export function reviveSessionView(v: { session: unknown; connectUrl: string | nu
   // Stored before sessions had logs and recordings: those sessions had neither.
   session.logs ??= false;
   session.recording ??= false;
+  session.metadata ??= {};
   return { session: session as unknown as Session, connectUrl: v.connectUrl, liveViewUrl: v.liveViewUrl };
 }
 

@@ -22,6 +22,17 @@ export const liveViewTokenSeconds = 300;
 
 const live: SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
 
+/** Metadata keys: lower-case letters, digits, `_`, `.` and `-`, as in the list filter `metadata[<key>]=<value>`. */
+const MetadataKey = z.string().regex(/^[a-z0-9_.-]{1,64}$/, "keys are 1–64 characters of a-z, 0-9, _ . -");
+const MetadataValue = z.string().max(512, "values are at most 512 characters");
+export const MAX_METADATA_KEYS = 16;
+
+/** The customer's own labels on a session: stored with it, returned on it, and a list filter. */
+export const SessionMetadata = z
+  .record(MetadataKey, MetadataValue)
+  .refine((m) => Object.keys(m).length <= MAX_METADATA_KEYS, `at most ${MAX_METADATA_KEYS} keys`)
+  .describe(`Your own labels: at most ${MAX_METADATA_KEYS} keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters.`);
+
 export const CreateSessionInput = z.strictObject({
   region: z.string().min(1).max(64).describe("A region this deployment serves (GET /v1/health lists them)."),
   profile_id: z.string().max(64).optional().describe("Start from a saved profile of this workspace."),
@@ -52,6 +63,7 @@ export const CreateSessionInput = z.strictObject({
   logs: z
     .boolean().optional()
     .describe("Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on)."),
+  metadata: SessionMetadata.optional(),
   recording: z
     .boolean().optional()
     .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),
@@ -62,6 +74,7 @@ export type CreateSessionInput = z.output<typeof CreateSessionInput>;
 
 export const SessionListQuery = PageQuery.extend({
   status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional(),
+  metadata: SessionMetadata.optional().describe("Only sessions whose metadata has every one of these keys with exactly this value (`metadata[team]=qa&metadata[run]=42`)."),
 });
 
 /**
@@ -125,7 +138,12 @@ export async function listSessions(
   const workspaceId = await workspaceOf(ctx, opts.workspace);
   return paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
     prismaOf(ctx).session.findMany({
-      where: { workspaceId, ...(q.status ? { status: q.status } : {}), ...(window.idAfter ? { id: window.idAfter } : {}) },
+      where: {
+        workspaceId,
+        ...(q.status ? { status: q.status } : {}),
+        ...(window.idAfter ? { id: window.idAfter } : {}),
+        ...(q.metadata ? { AND: Object.entries(q.metadata).map(([key, value]) => ({ metadata: { path: [key], equals: value } })) } : {}),
+      },
       orderBy: window.orderBy,
       take: window.take,
     }),

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "sessions" ADD COLUMN     "metadata" JSONB NOT NULL DEFAULT '{}';
