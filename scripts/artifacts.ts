@@ -6,6 +6,7 @@ import { printSchema } from "graphql";
 import codegenConfig from "../codegen.ts";
 import { schema } from "../src/graphql/schema.ts";
 import { buildOpenApi } from "../src/rest/openapi.ts";
+import { pythonModels } from "./python-models.ts";
 import { routes } from "../src/rest/routes/all.ts";
 
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -31,12 +32,14 @@ export async function buildArtifacts(): Promise<Artifact[]> {
       await openapiTS(JSON.parse(openapi.content) as Parameters<typeof openapiTS>[0]),
     )}`,
   };
+  // The Python client's dataclasses too (scripts/python-models.ts).
+  const pythonTypes: Artifact = { path: "clients/python/src/vessel/_models.py", content: pythonModels(document as Parameters<typeof pythonModels>[0]) };
   const generated = (await generate(
     { ...codegenConfig, cwd: root, schema: graphql.content, silent: true, verbose: false },
     false,
   )) as Array<{ filename: string; content: string }>;
   const codegen = generated.map((f) => ({ path: path.relative(root, path.resolve(root, f.filename)), content: f.content }));
-  return [graphql, openapi, clientTypes, ...codegen];
+  return [graphql, openapi, clientTypes, pythonTypes, ...codegen];
 }
 
 /** Paths whose committed content differs from what the code generates now. */

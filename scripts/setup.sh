@@ -54,3 +54,15 @@ if [ ! -x /usr/bin/bwrap ] || [ ! -x /usr/bin/perl ]; then
     echo "vessel setup: bubblewrap or perl is missing, so browsers will run unjailed; install them with: sudo apt-get install bubblewrap perl-base" >&2
   fi
 fi
+
+# The Python client's tests (test/e2e/python-client.test.ts): Debian's python3 with venv, setuptools
+# (the package's build backend, offline) and pytest. Nothing comes from PyPI.
+if ! /usr/bin/python3 -c "import venv, ensurepip, setuptools, pytest" >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "vessel setup: installing python3, python3-venv, python3-setuptools and python3-pytest from Debian's packages"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv python3-setuptools python3-pytest >/dev/null
+  else
+    echo "vessel setup: the Python client's tests need: sudo apt-get install python3 python3-venv python3-setuptools python3-pytest" >&2
+  fi
+fi

@@ -22,8 +22,8 @@ describe("generated artifacts", () => {
     expect((await driftedArtifacts(dir)).sort()).toEqual(["schema/openapi.json", "schema/schema.graphql"]);
   });
 
-  it("cover the schema, the OpenAPI document and the codegen output", async () => {
+  it("cover the schema, the OpenAPI document, the codegen output and the Python client's dataclasses", async () => {
     const paths = (await buildArtifacts()).map((a) => a.path);
-    expect(paths).toEqual(expect.arrayContaining(["schema/schema.graphql", "schema/openapi.json", "src/generated/gql/graphql.ts"]));
+    expect(paths).toEqual(expect.arrayContaining(["schema/schema.graphql", "schema/openapi.json", "src/generated/gql/graphql.ts", "clients/python/src/vessel/_models.py"]));
   });
 });

@@ -1,0 +1,34 @@
+"""Vessel's Python client: sessions, events, the live-view hand-off, profiles and downloads over the REST API.
+
+Standard library only. ``Vessel()`` reads ``VESSEL_API_KEY`` and ``VESSEL_BASE_URL``.
+"""
+
+from ._http import Retry
+from ._models import Download, Profile, Session, SessionEvent, SessionLiveView
+from ._pages import Page
+from .client import Vessel
+from .errors import (
+    AuthenticationError,
+    IdempotencyError,
+    InsufficientCapacityError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerError,
+    UnknownRegionError,
+    ValidationError,
+    VesselApiError,
+    VesselError,
+    VesselTimeoutError,
+)
+from .profiles import Profiles
+from .sessions import Sessions
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AuthenticationError", "Download", "IdempotencyError", "InsufficientCapacityError", "NotFoundError", "Page",
+    "PermissionDeniedError", "Profile", "Profiles", "RateLimitError", "Retry", "ServerError", "Session", "SessionEvent",
+    "SessionLiveView", "Sessions", "UnknownRegionError", "ValidationError", "Vessel", "VesselApiError", "VesselError",
+    "VesselTimeoutError", "__version__",
+]

@@ -1,0 +1,175 @@
+# Generated from schema/openapi.json by scripts/generate.ts (scripts/python-models.ts). Do not edit.
+"""The API's resources as dataclasses, field for field as the wire has them (snake_case, ISO times)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+SessionStatus = Literal["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]
+SessionEndReason = Literal["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"]
+DownloadState = Literal["in_progress", "completed", "canceled", "refused"]
+
+
+@dataclass(frozen=True)
+class SessionLiveView:
+    """The API's SessionLiveView resource."""
+
+    interactive: bool
+    instructions: str | None
+    #: People watching the live view now (on the node that runs the session).
+    viewers: int
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SessionLiveView:
+        return cls(
+            interactive=data["interactive"],
+            instructions=data["instructions"],
+            viewers=data["viewers"],
+        )
+
+
+@dataclass(frozen=True)
+class Session:
+    """The API's Session resource."""
+
+    #: `ses_<ULID>`
+    id: str
+    status: SessionStatus
+    end_reason: SessionEndReason | None
+    region: str
+    created_at: str
+    started_at: str | None
+    #: The hard end: at most 30 minutes after creation.
+    expires_at: str
+    ended_at: str | None
+    timeout_seconds: int
+    idle_timeout_seconds: int | None
+    profile_id: str | None
+    live_view: SessionLiveView
+    #: Your own labels, as given at create.
+    metadata: dict[str, Any]
+    #: Whether the session's logs are captured (GET …/logs).
+    logs: bool
+    #: Whether the session's screen is recorded (GET …/recording once it ends).
+    recording: bool
+    #: `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING.
+    connect_url: str | None
+    #: `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive.
+    live_view_url: str | None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Session:
+        return cls(
+            id=data["id"],
+            status=data["status"],
+            end_reason=data["end_reason"],
+            region=data["region"],
+            created_at=data["created_at"],
+            started_at=data["started_at"],
+            expires_at=data["expires_at"],
+            ended_at=data["ended_at"],
+            timeout_seconds=data["timeout_seconds"],
+            idle_timeout_seconds=data["idle_timeout_seconds"],
+            profile_id=data["profile_id"],
+            live_view=SessionLiveView.from_wire(data["live_view"]),
+            metadata=data["metadata"],
+            logs=data["logs"],
+            recording=data["recording"],
+            connect_url=data["connect_url"],
+            live_view_url=data["live_view_url"],
+        )
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    """The API's SessionEvent resource."""
+
+    #: `evt_<ULID>`: events sort by id.
+    id: str
+    session_id: str
+    #: For example `live_view.done`.
+    type: str
+    created_at: str
+    #: Details by type: an end's `reason`, a viewer's `viewer_id`, a CDP client count.
+    data: dict[str, Any]
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SessionEvent:
+        return cls(
+            id=data["id"],
+            session_id=data["session_id"],
+            type=data["type"],
+            created_at=data["created_at"],
+            data=data["data"],
+        )
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The API's Profile resource."""
+
+    #: `prof_<ULID>`
+    profile_id: str
+    label: str
+    #: The session it was last saved from; null when imported (or that session was deleted).
+    source_session_id: str | None
+    #: Version of the stored profile document (docs/profile-format.md).
+    format_version: int
+    #: Size of the profile document, which the deployment's limit applies to.
+    size_bytes: int
+    cookie_count: int
+    #: Origins with localStorage or sessionStorage.
+    origin_count: int
+    #: localStorage and sessionStorage items of all origins.
+    key_count: int
+    created_at: str
+    #: When its state was last saved (or its label changed).
+    updated_at: str
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Profile:
+        return cls(
+            profile_id=data["profile_id"],
+            label=data["label"],
+            source_session_id=data["source_session_id"],
+            format_version=data["format_version"],
+            size_bytes=data["size_bytes"],
+            cookie_count=data["cookie_count"],
+            origin_count=data["origin_count"],
+            key_count=data["key_count"],
+            created_at=data["created_at"],
+            updated_at=data["updated_at"],
+        )
+
+
+@dataclass(frozen=True)
+class Download:
+    """The API's Download resource."""
+
+    #: Chromium's id for the download (a UUID).
+    id: str
+    #: The file name the site suggested.
+    name: str
+    state: DownloadState
+    #: Size when completed; bytes received so far otherwise.
+    bytes: int
+    #: Why it was refused (the size cap, for example).
+    reason: str | None
+    started_at: str
+    ended_at: str | None
+    #: Whether GET …/downloads/{download_id} serves it now: completed, and the session still running.
+    available: bool
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Download:
+        return cls(
+            id=data["id"],
+            name=data["name"],
+            state=data["state"],
+            bytes=data["bytes"],
+            reason=data["reason"],
+            started_at=data["started_at"],
+            ended_at=data["ended_at"],
+            available=data["available"],
+        )

@@ -1,0 +1,159 @@
+"""Sessions: start, read, list, keep alive, release, and wait for a person's Done in the live view."""
+
+from __future__ import annotations
+
+import builtins
+import time
+import uuid
+from typing import Any, Iterator, Mapping, Sequence
+from urllib.parse import quote
+
+from ._http import Transport
+from ._models import Download, Session, SessionEvent, SessionStatus
+from ._pages import Page, all_pages
+from .errors import VesselError, VesselTimeoutError
+
+_LIVE = ("PENDING", "RUNNING", "REQUEST_RELEASE")
+
+
+def _path_id(value: str) -> str:
+    # Ids are ASCII tokens; quoting keeps a stray "/" or "?" from changing the route.
+    return quote(value, safe="")
+
+
+class Sessions:
+    """``vessel.sessions``: the TypeScript client's ``Sessions``, method for method (snake_case)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._http = transport
+
+    def create(
+        self,
+        region: str,
+        *,
+        profile_id: str | None = None,
+        save_profile_on_release: bool | None = None,
+        live_view: Mapping[str, Any] | None = None,
+        timeout_seconds: int | None = None,
+        idle_timeout_seconds: int | None = None,
+        proxy: Mapping[str, str] | None = None,
+        logs: bool | None = None,
+        recording: bool | None = None,
+        metadata: Mapping[str, str] | None = None,
+        wait_seconds: float = 60,
+    ) -> Session:
+        """Starts a session and returns it once RUNNING (with ``connect_url`` and ``live_view_url``).
+
+        Every attempt carries the same Idempotency-Key, so a retry after a 503 or a lost answer can
+        never start a second browser. ``live_view`` is ``{"interactive": bool, "instructions": str}``;
+        ``metadata`` your own labels, which ``list(metadata=…)`` filters by.
+        """
+        body: dict[str, Any] = {"region": region}
+        optional = {
+            "profile_id": profile_id, "save_profile_on_release": save_profile_on_release, "timeout_seconds": timeout_seconds,
+            "idle_timeout_seconds": idle_timeout_seconds, "proxy": dict(proxy) if proxy else None, "logs": logs, "recording": recording,
+            "metadata": dict(metadata) if metadata else None,
+        }
+        body.update({k: v for k, v in optional.items() if v is not None})
+        if live_view is not None:
+            body["live_view"] = {"interactive": bool(live_view.get("interactive", False))}
+            if live_view.get("instructions"):
+                body["live_view"]["instructions"] = live_view["instructions"]
+        key = str(uuid.uuid4())
+        session = Session.from_wire(self._http.json("POST", "/v1/sessions", body=body, headers={"Idempotency-Key": key}))
+        if session.status == "RUNNING":
+            return session
+        return self._wait_until_running(session.id, wait_seconds)
+
+    def _wait_until_running(self, session_id: str, seconds: float) -> Session:
+        until = time.monotonic() + seconds
+        delay = 0.1
+        while True:
+            session = self.get(session_id)
+            if session.status == "RUNNING":
+                return session
+            if session.status not in _LIVE:
+                raise VesselError(f"Session {session_id} ended ({session.status}) before it was running.")
+            if time.monotonic() + delay > until:
+                raise VesselTimeoutError(f"Session {session_id} was not running after {round(seconds)} s.")
+            time.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+    def get(self, session_id: str) -> Session:
+        return Session.from_wire(self._http.json("GET", f"/v1/sessions/{_path_id(session_id)}"))
+
+    def list_page(
+        self,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        status: SessionStatus | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> Page[Session]:
+        """One page of the workspace's sessions (``metadata``: only those carrying every one of these labels)."""
+        query = {"limit": limit, "cursor": cursor, "status": status, "metadata": metadata}
+        return Page.from_wire(self._http.json("GET", "/v1/sessions", query=query), Session.from_wire)
+
+    def list(
+        self, *, limit: int | None = None, status: SessionStatus | None = None, metadata: Mapping[str, str] | None = None
+    ) -> Iterator[Session]:
+        """Every session, page after page (``limit`` per page), in creation order: ``for s in vessel.sessions.list()``."""
+        return all_pages(lambda cursor: self.list_page(limit=limit, cursor=cursor, status=status, metadata=metadata))
+
+    def release(self, session_id: str) -> None:
+        """Ends the session (idempotent)."""
+        self._http.call("PATCH", f"/v1/sessions/{_path_id(session_id)}", body={"status": "REQUEST_RELEASE"})
+
+    def keepalive(self, session_id: str) -> Session:
+        """Fresh ``connect_url`` and ``live_view_url``; also resets the idle countdown."""
+        return Session.from_wire(self._http.json("POST", f"/v1/sessions/{_path_id(session_id)}:keepalive"))
+
+    def events(
+        self,
+        session_id: str,
+        *,
+        after: str | None = None,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+        wait: int | None = None,
+    ) -> Page[SessionEvent]:
+        """One read of the session's events (with ``wait``, a long poll of up to 30 s)."""
+        query = {"after": after, "type": ",".join(types) if types else None, "limit": limit, "wait": wait}
+        data = self._http.json("GET", f"/v1/sessions/{_path_id(session_id)}/events", query=query, timeout=60 + (wait or 0))
+        return Page.from_wire(data, SessionEvent.from_wire)
+
+    def downloads(self, session_id: str) -> builtins.list[Download]:
+        """The files the session's pages downloaded (the list outlives the session; the files do not)."""
+        data = self._http.json("GET", f"/v1/sessions/{_path_id(session_id)}/downloads")
+        return [Download.from_wire(item) for item in data["items"]]
+
+    def download(self, session_id: str, download_id: str) -> bytes:
+        """A finished download's bytes, while the session runs."""
+        path = f"/v1/sessions/{_path_id(session_id)}/downloads/{_path_id(download_id)}"
+        return self._http.call("GET", path, timeout=300).body
+
+    def wait_for_live_view_done(self, session_id: str, *, timeout_seconds: float, after: str | None = None) -> SessionEvent:
+        """The first ``live_view.done`` event (a person clicked Done in the live view), by long polling.
+
+        Raises ``VesselTimeoutError`` naming the session when ``timeout_seconds`` run out, or
+        ``VesselError`` when the session ends first.
+        """
+        until = time.monotonic() + timeout_seconds
+        while True:
+            remaining = int(-(-(until - time.monotonic()) // 1))  # ceil: a partial second still gets a poll
+            if remaining <= 0:
+                raise VesselTimeoutError(
+                    f"No one clicked Done in the live view of session {session_id} within {_seconds(timeout_seconds)} s."
+                )
+            page = self.events(session_id, types=["live_view.done"], wait=min(30, remaining), after=after)
+            if page.items:
+                return page.items[0]
+            after = page.next_cursor or after
+            # An empty answer before the wait ran out means the session ended.
+            session = self.get(session_id)
+            if session.status not in _LIVE:
+                raise VesselError(f"Session {session_id} ended ({session.status}) before anyone clicked Done.")
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
