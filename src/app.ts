@@ -191,6 +191,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.get(downloadPaths, (req: Request, res: Response, next: NextFunction) =>
     cluster.routeGet("download", () => String(req.params.id), () => next())(req, res),
   );
+  // So does a file uploaded into a session: it is written into the session's folder on its node.
+  const uploadPaths = ["/v1/sessions/:id/files", "/api/v1/sessions/:id/files"];
+  app.post(uploadPaths, (req: Request, res: Response, next: NextFunction) =>
+    cluster.routeGet("upload", () => String(req.params.id), () => next())(req, res),
+  );
   app.use(rest);
   // Spec 4.4 shows the dashboard routes both as /v1/… and as /api/v1/…: every route answers on both
   // (the OpenAPI document lists `{base}/api` as an alternative server).

@@ -82,6 +82,12 @@ const ConfigSchema = z.object({
       .number<string | number>({ error: "must be a whole number of bytes" })
       .int("must be a whole number of bytes")
       .min(0, "must be 0 or more"),
+    /** Most bytes of files uploaded into one session, together (0 = uploads refused). */
+    uploadMaxBytes: z.coerce
+      .number<string | number>({ error: "must be a whole number of bytes" })
+      .int("must be a whole number of bytes")
+      .min(0, "must be 0 or more")
+      .max(4 * 1024 * 1024 * 1024, "must be at most 4294967296 (4 GiB)"),
     /** The watchdog asks every session's browser for its version this often (0 = never)… */
     pingSeconds: seconds(0, 3600),
     /** …and kills one that has not answered for this long (the session fails with browser_crash). */

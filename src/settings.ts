@@ -114,6 +114,11 @@ export const settings: readonly Setting[] = [
     fallback: () => 96 * 1024 * 1024,
   },
   {
+    key: "browser.uploadMaxBytes", env: "VESSEL_UPLOAD_MAX_BYTES", kind: "number",
+    description: "Most bytes of files uploaded into one session (POST /v1/sessions/{id}/files), one file or all together; 0 = no uploads",
+    fallback: () => 100 * 1024 * 1024,
+  },
+  {
     key: "profiles.maxBytes", env: "VESSEL_PROFILE_MAX_BYTES", kind: "number",
     description: "Largest profile (cookies, localStorage and sessionStorage as stored), in bytes; at most 16 MiB", fallback: () => 5 * 1024 * 1024,
   },

@@ -52,11 +52,16 @@ function folderOf(ctx: PolicyContext): string {
   return lastFolder.resolved;
 }
 
-/** Files a page receives from the server's disk (a file input, files dropped on it): only the session folder's. */
+/**
+ * Files a page receives from the server's disk (a file input, files dropped on it): only the session
+ * folder's, that is its downloads and the files uploaded into it (POST /v1/sessions/{id}/files), which
+ * live beside its downloads in the browser's folder.
+ */
 function filesFrom(files: unknown, ctx: PolicyContext): Verdict {
   if (files === undefined) return PASS;
   const folder = folderOf(ctx);
-  if (Array.isArray(files) && files.every((f) => inside(folder, f))) return PASS;
+  const uploads = path.join(path.dirname(folder), "uploads");
+  if (Array.isArray(files) && files.every((f) => inside(folder, f) || inside(uploads, f))) return PASS;
   return refuse("uploads may only come from the session's own folder");
 }
 

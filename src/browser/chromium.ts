@@ -179,7 +179,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
 
   fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
   fs.mkdirSync(dir, { mode: 0o700 }); // fails if it exists: never share a folder
-  for (const sub of ["profile", "home", "config", "cache", "data", "tmp", "downloads"]) fs.mkdirSync(path.join(dir, sub), { mode: 0o700 });
+  for (const sub of ["profile", "home", "config", "cache", "data", "tmp", "downloads", "uploads"]) fs.mkdirSync(path.join(dir, sub), { mode: 0o700 });
 
   const args = chromiumArgs(executablePath, path.join(dir, "profile"), opts.extraArgs);
   const command = opts.jail ? jailedCommand({ executablePath, args, dir, ...opts.jail }) : { command: executablePath, args };

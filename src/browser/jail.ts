@@ -90,6 +90,8 @@ export interface JailOptions {
   dir: string;
   /** The egress listener's Unix socket; without it the browser has no network at all. */
   egressSocket?: string;
+  /** More host paths the program needs to read, bound read-only when they exist (ffmpeg: /etc/alternatives, where Debian links BLAS). */
+  readOnly?: string[];
 }
 
 /**
@@ -113,12 +115,15 @@ export function jailedCommand(opts: JailOptions): { command: string; args: strin
   // every launch rebuilds it), the CPU count (else glibc guesses from /proc), and full Chromium's
   // managed policies (deploy/Dockerfile). Not /etc/passwd, /etc/hosts or resolv.conf: names are
   // resolved by the egress listener.
-  for (const file of ["/etc/ld.so.cache", "/etc/fonts", "/var/cache/fontconfig", "/sys/devices/system/cpu", "/etc/chromium/policies"]) {
+  for (const file of ["/etc/ld.so.cache", "/etc/fonts", "/var/cache/fontconfig", "/sys/devices/system/cpu", "/etc/chromium/policies", ...(opts.readOnly ?? [])]) {
     args.push("--ro-bind-try", file, file);
   }
   // A fresh /proc (this pid namespace only), a minimal /dev with a private /dev/shm, a private /tmp.
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
   args.push("--bind", dir, dir);
+  // Files uploaded into the session (a browser folder's `uploads`) are written by Vessel alone: read
+  // only in here, and a mount point the jail cannot rename or replace with a link to elsewhere.
+  args.push("--ro-bind-try", path.join(dir, "uploads"), path.join(dir, "uploads"));
   // Chromium's own sandbox must stay on in here, whatever the caller's flags say.
   const browserArgs = opts.args.filter((a) => a !== "--no-sandbox");
   if (!opts.egressSocket) return { command: bwrap, args: [...args, "--", opts.executablePath, ...browserArgs] };

@@ -54,6 +54,7 @@ export function leaseBrowser(
     pid: browser.pid,
     exited: browser.exited,
     downloadsDir: path.join(browser.dir, "downloads"),
+    uploadsDir: path.join(browser.dir, "uploads"),
     ...(egress ? { egress } : {}),
     ...(downloads ? { downloads } : {}),
     release,

@@ -15,8 +15,13 @@ export interface BrowserLease {
   pid: number;
   /** Resolves when the browser's main process exits (release, crash, kill). */
   exited: Promise<{ code: number | null; signal: string | null }>;
-  /** The session's own folder for downloads (and the only one uploads may come from). */
+  /** The session's own folder for downloads (uploads may come from it too). */
   downloadsDir: string;
+  /**
+   * Files uploaded into the session (POST /v1/sessions/{id}/files), the other folder uploads may come
+   * from. Written by this process only: a jailed browser sees it read-only (jail.ts).
+   */
+  uploadsDir: string;
   /** Where the browser's traffic goes (its egress listener's route), when the egress policy is on. */
   egress?: EgressRoute;
   /** The session's downloads, kept in `downloadsDir` and under the cap, when the policy is on. */

@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { TimeoutError, Vessel, VesselApiError, VesselError, type Profile, type Session } from "./index.ts";
 import { logsCommand } from "./cli-logs.ts";
@@ -123,6 +125,16 @@ const commands: Record<string, Command> = {
       if (!Number.isInteger(doneTimeout) || doneTimeout < 1) throw new UsageError("--done-timeout must be a whole number of seconds");
       const done = await spinning(io, "waiting for Done", vessel.sessions.waitForLiveViewDone(session.id, { timeoutSeconds: doneTimeout }));
       print(io, json, { session, done }, () => `Done clicked at ${done.created_at}.`);
+    },
+  },
+  "sessions upload": {
+    usage: "vessel sessions upload <id> <file>",
+    summary: "Put a file into a running session; prints the path to give a file input (Puppeteer's uploadFile, Playwright's setInputFiles).",
+    args: ["id", "file"],
+    async run({ vessel, args, io, json }) {
+      const file = path.resolve(args[1]!);
+      const uploaded = await vessel.sessions.uploadFile(args[0]!, await readFile(file), path.basename(file));
+      print(io, json, uploaded, () => `${uploaded.path}\n(${uploaded.size} bytes, sha256 ${uploaded.sha256})`);
     },
   },
   "sessions get": {

@@ -167,7 +167,7 @@ export class Cluster implements ClusterHooks {
     return this.#router.routeUpgrade(kind, sessionOf, local);
   }
 
-  /** Wraps a GET handler the same way (CDP discovery, a session's downloaded file). */
+  /** Wraps an HTTP handler the same way (CDP discovery, a session's downloaded file, a file uploaded into it). */
   routeGet(kind: string, sessionOf: SessionOf, local: (req: Request, res: Response) => unknown) {
     return this.#router.routeGet(kind, sessionOf, local);
   }

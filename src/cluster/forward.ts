@@ -109,23 +109,27 @@ const relayedAnswerHeaders = [
 ];
 
 /**
- * Relays a plain GET (CDP discovery, a session's downloaded file) to `target` and streams its
- * answer back. The client's credentials go along (the owner authenticates and audits the call);
- * the deadline covers reaching the owner and its headers, not a large file's transfer.
+ * Relays a plain GET (CDP discovery, a session's downloaded file), or a POST with its body streamed
+ * (a file uploaded into the session), to `target` and streams its answer back. The client's
+ * credentials go along (the owner authenticates and audits the call); the deadline covers reaching
+ * the owner and its headers, not a large file's transfer.
  */
-export async function forwardGet(auth: InternalAuth, target: NodeInfo, req: Request, client: string, res: Response): Promise<void> {
+export async function forwardRequest(auth: InternalAuth, target: NodeInfo, req: Request, client: string, res: Response): Promise<void> {
   const path = req.originalUrl;
-  const headers: Record<string, string> = { ...auth.sign(target.id, "GET", path), "x-forwarded-for": client };
-  for (const name of ["authorization", "cookie"]) {
+  const method = req.method === "POST" ? "POST" : "GET";
+  const headers: Record<string, string> = { ...auth.sign(target.id, method, path), "x-forwarded-for": client };
+  const passed = ["authorization", "cookie", ...(method === "POST" ? ["content-type", "content-length", "sec-fetch-site", "origin"] : [])];
+  for (const name of passed) {
     const value = req.headers[name];
     if (typeof value === "string") headers[name] = value;
   }
+  const body = method === "POST" ? { body: Readable.toWeb(req) as unknown as BodyInit, duplex: "half" } : {};
   const abort = new AbortController();
   const deadline = setTimeout(() => abort.abort(), 10_000);
   res.once("close", () => abort.abort()); // the client went away: stop reading from the owner
   let upstream: globalThis.Response;
   try {
-    upstream = await fetch(`${target.internalUrl}${path}`, { headers, redirect: "manual", signal: abort.signal });
+    upstream = await fetch(`${target.internalUrl}${path}`, { method, headers, redirect: "manual", signal: abort.signal, ...body } as RequestInit);
   } catch {
     throw new AppError("service-unavailable", "The node running this session cannot be reached; retry shortly.", {}, { "Retry-After": "2" });
   } finally {

@@ -7,7 +7,7 @@ import type { AppDeps } from "../kernel/context.ts";
 import type { Logger } from "../logger.ts";
 import { ownerOf, type NodeInfo } from "../services/nodes/nodes.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
-import { forwardGet, forwardUpgrade } from "./forward.ts";
+import { forwardRequest, forwardUpgrade } from "./forward.ts";
 import { internalHeaders, type InternalAuth } from "./internal-auth.ts";
 
 /** The session a request is for, read from it without checking anything (the owner checks). */
@@ -79,7 +79,7 @@ export class SessionRouter {
       const owner = await this.#ownerElsewhere(req, sessionOf(req, new URL(req.url ?? "/", "http://localhost")));
       if (!owner) return local(req, res);
       this.#site.deps.metrics?.forwarded.inc({ kind });
-      await forwardGet(this.#site.auth, owner, req, this.#site.deps.clientAddress(req), res);
+      await forwardRequest(this.#site.auth, owner, req, this.#site.deps.clientAddress(req), res);
     };
   }
 

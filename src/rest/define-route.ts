@@ -37,6 +37,22 @@ export class FileReply {
   ) {}
 }
 
+/**
+ * Media shown inline (a recording in a `<video src>`): the whole (200) or one byte range (206 with
+ * `Content-Range`), always with `Accept-Ranges: bytes` so a player can seek. The route declares it
+ * with `file: "<content type>"`.
+ */
+export class MediaReply {
+  constructor(
+    readonly contentType: string,
+    readonly name: string,
+    readonly size: number,
+    /** The range served (inclusive), or null for the whole. */
+    readonly range: { start: number; end: number } | null,
+    readonly open: () => NodeJS.ReadableStream,
+  ) {}
+}
+
 interface RouteFields<I extends RouteInput, R, Op extends Operation> {
   method: HttpMethod;
   /** OpenAPI form: `/v1/sessions/{id}`. */
@@ -49,8 +65,8 @@ interface RouteFields<I extends RouteInput, R, Op extends Operation> {
   status: number;
   /** Success body; omitted for 204. */
   response?: z.ZodType;
-  /** The success answer is a file (the handler returns a FileReply) rather than JSON. */
-  file?: true;
+  /** The success answer is a file (the handler returns a FileReply), or media of this content type (a MediaReply), rather than JSON. */
+  file?: true | string;
   /** Other success statuses the handler may answer with through Reply (for example 200 for a replay). */
   alternatives?: Record<number, { description: string; headers?: Record<string, string> }>;
   /** Problem types this operation can answer with, beyond the ones every route has. */
@@ -64,6 +80,11 @@ interface RouteFields<I extends RouteInput, R, Op extends Operation> {
   deprecated?: { since: Date; sunset: Date; successor?: string };
   /** Largest accepted JSON body (bytes-style string for body-parser); default 1mb. */
   bodyLimit?: string;
+  /**
+   * The body is `multipart/form-data` with one file in this field (rest/multipart.ts reads it in the
+   * handler, streaming): documented as such, and not parsed as JSON.
+   */
+  multipart?: { field: string; description: string };
   /** Calls `run`, the operation's service function (the one GraphQL calls too), and presents its result. */
   handler(ctx: ServiceContext, input: ParsedInput<I>, http: { req: Request; res: Response }, run: Op["run"]): Promise<R | Reply<R>>;
 }

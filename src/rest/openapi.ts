@@ -113,6 +113,7 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
   const headers = { ...(authenticated ? rateLimitHeaders : {}), ...(route.deprecated ? deprecationHeaders : {}) };
   if (Object.keys(route.input).length > 0) slugs.add("validation-failed");
   if (route.input.body) ["malformed-json", "payload-too-large", "unsupported-media-type"].forEach((s) => slugs.add(s as ProblemSlug));
+  if (route.multipart) ["validation-failed", "payload-too-large", "unsupported-media-type"].forEach((s) => slugs.add(s as ProblemSlug));
   const fileContent = { [typeof route.file === "string" ? route.file : "application/octet-stream"]: { schema: { type: "string", format: "binary" } } };
   const responses: OperationObject["responses"] = {
     [route.status]: route.file
@@ -149,6 +150,18 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
     parameters: parameters(route, collector),
     ...(route.input.body
       ? { requestBody: { required: true, content: { "application/json": { schema: collector.convert(route.input.body, "input") } } } }
+      : {}),
+    ...(route.multipart
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              "multipart/form-data": {
+                schema: { type: "object", required: [route.multipart.field], properties: { [route.multipart.field]: { type: "string", format: "binary", description: route.multipart.description } } },
+              },
+            },
+          },
+        }
       : {}),
     responses,
   };

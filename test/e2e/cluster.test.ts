@@ -89,6 +89,16 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
       const file = await fetch(`${b.url}/v1/sessions/${body.id}/downloads/${listed[0]!.id}`, { headers: bearer(ws.key) });
       expect(file.headers.get("content-disposition")).toContain('filename="note.txt"');
       expect(await file.text()).toBe("made on node A");
+      // A file uploaded through B lands in the session's folder on A, where its page can pick it.
+      const form = new FormData();
+      form.append("file", new Blob(["uploaded through node B"]), "from-b.txt");
+      const uploaded = await fetch(`${b.url}/v1/sessions/${body.id}/files`, { method: "POST", headers: bearer(ws.key), body: form });
+      expect(uploaded.status).toBe(201);
+      const { path: onA } = (await uploaded.json()) as { path: string };
+      expect(onA.startsWith(a.app.deps.runtime.endpoint(body.id)!.uploadsDir)).toBe(true);
+      await tab.setContent('<input type="file" id="f">');
+      await ((await tab.$("#f")) as import("puppeteer-core").ElementHandle<HTMLInputElement>).uploadFile(onA);
+      expect(await tab.$eval("#f", (el) => (el as HTMLInputElement).files![0]!.text())).toBe("uploaded through node B");
       await viaB.disconnect();
       // Discovery through B answers with A's browser, addressed through the public URL.
       const version = (await (await fetch(cluster.direct(1, body.connect_url!.replace(/^ws/, "http").replace("/cdp?", "/cdp/json/version?")))).json()) as { webSocketDebuggerUrl: string };

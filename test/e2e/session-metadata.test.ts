@@ -72,7 +72,7 @@ describe.skipIf(!hasChromium)("session metadata", () => {
   it("is the workspace's own: another workspace's filter finds nothing and its session shows none", async () => {
     expect((await list(other.key, "metadata[team]=qa")).body.items).toEqual([]);
     const { body } = await createSession(t, other.key, { region: "us-east1" });
-    expect(body.metadata).toEqual({});
+    expect((body as unknown as { metadata: object }).metadata).toEqual({});
     await releaseSession(t, other.key, body.id);
   });
 

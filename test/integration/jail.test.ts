@@ -203,6 +203,32 @@ describe("the browser jail", () => {
   });
 });
 
+describe("a jailed browser's uploads folder", () => {
+  it("is read-only inside the jail and cannot be renamed or swapped for a link, while the rest of the folder is writable", () => {
+    const dir = fs.mkdtempSync(path.join(root, "up-"));
+    fs.mkdirSync(path.join(dir, "uploads"));
+    fs.writeFileSync(path.join(dir, "uploads", "given.txt"), "given");
+    // What a browser that runs code of its tenant's choosing could try, each step reported.
+    const script = [
+      `cd ${dir}`,
+      "cat uploads/given.txt && echo ' read'",
+      "touch written-here && echo 'wrote beside'",
+      "touch uploads/new 2>/dev/null && echo 'WROTE INTO uploads'",
+      "rm uploads/given.txt 2>/dev/null && echo 'REMOVED FROM uploads'",
+      "mv uploads gone 2>/dev/null && echo 'RENAMED uploads'",
+      "rmdir uploads 2>/dev/null && echo 'REMOVED uploads'",
+      "ln -s /etc uploads/etc 2>/dev/null && echo 'LINKED IN uploads'",
+      "true",
+    ].join("\n");
+    const { command, args } = jailedCommand({ executablePath: "/bin/sh", args: ["-c", script], dir });
+    const run = spawnSync(command, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim().split("\n")).toEqual(["given read", "wrote beside"]);
+    expect(fs.readdirSync(path.join(dir, "uploads"))).toEqual(["given.txt"]);
+    expect(fs.lstatSync(path.join(dir, "uploads")).isDirectory()).toBe(true);
+  });
+});
+
 describe("detectIsolation", () => {
   it("jails here, in auto and required; off is no jail, said in the log", async () => {
     expect(await detectIsolation("auto", log)).toEqual({ level: "jail" });

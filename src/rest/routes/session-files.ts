@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { SessionFile } from "../../services/session-files/session-files.ts";
+import { operations } from "../../services/operations.ts";
+import { defineRoute, Reply } from "../define-route.ts";
+import { withUploadedFile } from "../multipart.ts";
+
+const SessionFileDto = z
+  .object({
+    id: z.string().describe("`file_<32 hex>`"),
+    name: z.string().describe("The file's name as the page sees it (the uploaded name, made safe)."),
+    size: z.number().int(),
+    sha256: z.string().describe("Hex SHA-256 of the bytes stored."),
+    path: z.string().describe("Where the file is in the session's own folder: give it to DOM.setFileInputFiles, Puppeteer's `uploadFile(path)` or Playwright's `setInputFiles(path)`."),
+    uploaded_at: z.string(),
+    available: z.boolean().describe("Whether the file is still there (the session runs); files go with the session."),
+  })
+  .meta({ id: "SessionFile" });
+
+const toDto = (f: SessionFile): z.output<typeof SessionFileDto> => ({
+  id: f.id, name: f.name, size: f.size, sha256: f.sha256, path: f.path, uploaded_at: f.uploadedAt.toISOString(), available: f.available,
+});
+
+const Params = z.object({ id: z.string().min(1).max(64) });
+
+export const sessionFileRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/v1/sessions/{id}/files",
+    operation: operations.uploadSessionFile,
+    summary: "Upload a file into a running session",
+    description:
+      "Puts a file into the session's own folder for its pages' file inputs (`multipart/form-data`, field `file`). The answer's " +
+      "`path` is accepted by `DOM.setFileInputFiles`, so by Puppeteer's `elementHandle.uploadFile(path)` and Playwright's " +
+      "`setInputFiles(path)` over `connectOverCDP`; no other path on the server is. All of a session's files together may take " +
+      "`VESSEL_UPLOAD_MAX_BYTES` (413 beyond, with nothing kept). Files go with the session when it ends.",
+    tags: ["Sessions"],
+    input: { params: Params },
+    multipart: { field: "file", description: "The file; its name (the part's filename) is what the page sees." },
+    status: 201,
+    response: SessionFileDto,
+    problems: ["not-found", "gone", "conflict", "forbidden"],
+    auth: "apiKeyOrUser",
+    handler: async (ctx, { params }, { req }, run) =>
+      new Reply(201, toDto(await withUploadedFile(req, "file", ctx.deps.config.browser.uploadMaxBytes, (file) => run(ctx, params.id, file)))),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/sessions/{id}/files",
+    operation: operations.sessionFiles,
+    summary: "List the files uploaded into a session",
+    description: "Oldest first. The list outlives the session; the files do not (`available`).",
+    tags: ["Sessions"],
+    input: { params: Params },
+    status: 200,
+    response: z.object({ items: z.array(SessionFileDto) }).meta({ id: "SessionFileList" }),
+    problems: ["not-found"],
+    auth: "apiKeyOrUser",
+    handler: async (ctx, { params }, _http, run) => ({ items: (await run(ctx, params.id)).map(toDto) }),
+  }),
+];
