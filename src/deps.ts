@@ -29,6 +29,7 @@ import { RefusalAudit } from "./services/audit/audit-refusals.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { liveViewRevocations, revokedMessage } from "./services/sessions/live-view.ts";
 import { EventRecorder } from "./services/session-events/event-recorder.ts";
+import { SessionLogs } from "./services/session-logs/session-logs.ts";
 import type { AppDeps, ServiceContext, SignInLimits } from "./kernel/context.ts";
 import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions/sessions.ts";
 import { Cluster } from "./cluster/cluster.ts";
@@ -172,7 +173,8 @@ export async function createDeps(
     signInLimits: { perAddressPerHour: 5, perClientPerHour: 20, ...options.signInLimits },
   };
   const metrics = new Metrics();
-  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics };
+  const sessionLogs = new SessionLogs({ config, db, log: log.child({ component: "session-logs" }), pubsub, masterKey, now, runtime });
+  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs };
   metrics.attach(deps);
   const cluster = new Cluster(deps);
   deps.cluster = cluster;

@@ -1,4 +1,5 @@
 import { pino, type Logger } from "pino";
+import { redactUrl } from "./redaction.ts";
 
 export type { Logger };
 
@@ -9,8 +10,8 @@ const credentialFields = [
 ];
 
 /**
- * Credentials must never reach the log: headers that carry them and any `token`/`code` query
- * parameter are redacted here once, so no call site has to remember.
+ * Credentials must never reach the log: headers that carry them are redacted here once, so no call
+ * site has to remember; URLs go through safeUrl (query parameters named like credentials, redaction.ts).
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -35,7 +36,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
-/** A URL path safe to log: query parameters that carry credentials are masked. */
+/** A URL path safe to log: query parameters that carry credentials are masked (redaction.ts, the rule sessions' logs use too). */
 export function safeUrl(url: string): string {
-  return url.replace(/([?&](?:token|code|key|secret)=)[^&#]*/gi, "$1[redacted]");
+  return redactUrl(url);
 }

@@ -5,6 +5,7 @@ import { AppError } from "../kernel/errors.ts";
 import { problemBody, toAppError } from "../kernel/problems.ts";
 import type { Logger } from "../logger.ts";
 import { WebSocketServer } from "ws";
+import { CommandLog, type CommandLogSink } from "./cdp-command-log.ts";
 import { CdpCallError, CdpPipeClosed, type CdpChannel } from "./cdp-pipe.ts";
 import { relayClient, type RelayOptions } from "./cdp-relay.ts";
 import { CloseCode, closeReason } from "./close-codes.ts";
@@ -36,6 +37,8 @@ export interface CdpProxyPorts {
   log: Logger;
   /** A command the policy refused (or redirected), for the session's events. */
   recordRefusal(sessionId: string, method: string, reason: string): void;
+  /** Where a connection's CDP methods and their times go when the session's logs are on; undefined when they are off. */
+  commandLog?(sessionId: string): CommandLogSink | undefined;
 }
 
 /**
@@ -93,7 +96,9 @@ function relay(ports: CdpProxyPorts, grant: CdpGrant, channel: CdpChannel, upgra
 
 /** What the relay reports back: refusals to the session's events, a client's Browser.close to the runtime. */
 function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLease): RelayOptions {
+  const commandLog = ports.commandLog?.(sessionId);
   return {
+    ...(commandLog ? { commands: new CommandLog(commandLog) } : {}),
     policy: ports.enforcesPolicy,
     downloads: lease.downloadsDir,
     onDownloadBehaviour: (context) => lease.downloads?.clientConfigured(context),

@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import type { CommandLog } from "./cdp-command-log.ts";
 import { downloadBehaviourContext, judgeCommand } from "./cdp-policy.ts";
 import type { CdpChannel } from "./cdp-pipe.ts";
 import { CloseCode } from "./close-codes.ts";
@@ -32,6 +33,8 @@ export interface RelayOptions {
   browserAlive?(): boolean;
   /** A client that lets this much of Chromium's output pile up unread is disconnected (1013). */
   maxBufferedBytes?: number;
+  /** The session's logs are on: each command's method and time to its answer (never its params). */
+  commands?: CommandLog;
 }
 
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
@@ -77,11 +80,13 @@ function readCommand(data: Buffer): Command | { answer: string } {
 /** Relays `client` to `channel` until either ends; closing one closes the other. */
 export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayOptions): void {
   const maxBuffered = opts.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+  const commands = opts.commands;
   const answer = (text: string) => {
     if (client.readyState === WebSocket.OPEN) client.send(text);
   };
 
   channel.onMessage = (message) => {
+    if (commands !== undefined) commands.received(message);
     if (client.readyState !== WebSocket.OPEN) return;
     if (client.bufferedAmount > maxBuffered) {
       client.close(1013, "the client does not read the browser's messages");
@@ -105,6 +110,7 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
       const verdict = judgeCommand(command.method, params ?? {}, { downloads: opts.downloads });
       if (verdict.kind === "refuse") {
         opts.onRefused(command.method, verdict.reason);
+        commands?.answeredHere(command.method, true);
         return answer(errorAnswer(command.id, -32000, `Vessel policy: ${command.method} refused: ${verdict.reason}`, command.sessionId));
       }
       if (verdict.kind === "rewrite") {
@@ -115,14 +121,21 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
       if (context !== undefined) opts.onDownloadBehaviour?.(context);
     }
     if (command.method === "Browser.close" && command.sessionId === undefined && opts.onBrowserClose) {
+      commands?.answeredHere(command.method, false);
       answer(JSON.stringify({ id: command.id, result: {} }));
       return opts.onBrowserClose();
     }
-    if (!channel.send({ ...command, ...(params ? { params } : {}) })) {
+    if (channel.send({ ...command, ...(params ? { params } : {}) })) {
+      commands?.sent(command.id, command.method);
+    } else {
+      commands?.answeredHere(command.method, false);
       answer(errorAnswer(command.id, -32001, "Session with given id not found.", command.sessionId));
     }
   });
-  client.on("close", () => channel.close());
+  client.on("close", () => {
+    channel.close();
+    commands?.close();
+  });
   // A frame ws refuses (WS_ERR_*: too big, malformed) is closed by ws itself with its code (1009,
   // 1002, 1007), which reaches the client only if the socket is not cut under it; anything else is cut.
   client.on("error", (err: Error & { code?: string }) => {

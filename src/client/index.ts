@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import createClient, { type Client } from "openapi-fetch";
 import { errorFor, TimeoutError, VesselError, type Problem } from "./errors.ts";
 import type { components, operations, paths } from "../generated/openapi.ts";
+import { sessionLogs, type SessionLogEntry, type SessionLogsOptions } from "./session-logs.ts";
 
 export * from "./errors.ts";
+export type { SessionLogEntry, SessionLogsOptions };
 
 export type Session = components["schemas"]["Session"];
 export type SessionEvent = components["schemas"]["SessionEvent"];
@@ -42,6 +44,8 @@ export interface CreateSessionOptions {
   liveView?: { interactive?: boolean; instructions?: string };
   timeoutSeconds?: number;
   idleTimeoutSeconds?: number;
+  /** Capture the session's logs (default: the deployment's, on); `sessions.logs()` reads them. */
+  logs?: boolean;
   /** How long to wait for a session that is not RUNNING yet (default 60 s). */
   waitSeconds?: number;
 }
@@ -154,6 +158,7 @@ export class Sessions {
       ...(options.liveView ? { live_view: { interactive: options.liveView.interactive ?? false, ...(options.liveView.instructions ? { instructions: options.liveView.instructions } : {}) } } : {}),
       ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}),
       ...(options.idleTimeoutSeconds ? { idle_timeout_seconds: options.idleTimeoutSeconds } : {}),
+      ...(options.logs !== undefined ? { logs: options.logs } : {}),
     };
     const session = await this.vessel.call(() =>
       this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }),
@@ -207,6 +212,11 @@ export class Sessions {
         params: { path: { id }, query: { ...rest, ...(types?.length ? { type: types.join(",") } : {}) } },
       }),
     );
+  }
+
+  /** The session's log entries in order (`for await`); with `follow`, long-polls until the session has ended. */
+  logs(id: string, options: SessionLogsOptions = {}): AsyncGenerator<SessionLogEntry> {
+    return sessionLogs(this.vessel.api, (attempt) => this.vessel.call(attempt), id, options);
   }
 
   /** The files the session's pages downloaded (the list outlives the session; the files do not). */

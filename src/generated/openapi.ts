@@ -132,6 +132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a session's logs (long poll)
+         * @description What the session's pages did, in order: console messages, uncaught errors, navigations, network requests (never a body or a header; credential query values masked) and the CDP methods clients sent (names and times, never params). Captured by the node over its own connection unless the session was created with `logs: false`. Pass the answer's `next_cursor` as `cursor` (or a `seq` as `after`) to read on. With `wait` (up to 30 s) an empty answer is held while the session runs until an entry is written or the log ends: `GET /v1/sessions/{id}/logs?type=console,page_error&cursor=…&wait=30` follows a session. Kept `VESSEL_LOGS_RETENTION_DAYS` (7) after the session started; every read is audited (`session.logs.read`).
+         */
+        get: operations["sessionLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/downloads": {
         parameters: {
             query?: never;
@@ -509,6 +529,10 @@ export interface components {
                 /** @description People watching the live view now (on the node that runs the session). */
                 viewers: number;
             };
+            /** @description Your own labels, as given at create. */
+            metadata: {
+                [key: string]: string;
+            };
             /** @description Whether the session's logs are captured (GET …/logs). */
             logs: boolean;
             /** @description Whether the session's screen is recorded (GET …/recording once it ends). */
@@ -537,6 +561,22 @@ export interface components {
         };
         SessionList: {
             items: components["schemas"]["Session"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        /** @description One entry, its fields beside `seq`, `type` and `at` (snake_case). console: `level`, `text`, `source_url`, `line`, `column`, `page_url`. page_error: `message`, `stack`, `source_url`, `line`, `column`, `page_url`. navigation: `url`, `frame_id`, `main_frame`, `same_document`. network: `method`, `url`, `resource_type`, `status`, `status_text`, `mime_type`, `response_bytes`, `request_bytes`, `started_at`, `duration_ms`, `failure`, `from_cache`, `page_url`. cdp: `method`, `duration_ms` (null: never answered), `refused` (the policy refused it). logs.truncated: `reason`, `max_entries`, `max_bytes`. */
+        SessionLogEntry: {
+            /** @description 1, 2, 3, … in the order the entries were recorded. */
+            seq: number;
+            /** @description `console`, `page_error`, `navigation`, `network`, `cdp`, or `logs.truncated` (the log reached its bounds; nothing follows). */
+            type: string;
+            /** @description When it was recorded (for `network`, when the request finished; `started_at` is when it began). */
+            at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        SessionLogList: {
+            items: components["schemas"]["SessionLogEntry"][];
             next_cursor: string | null;
             has_more: boolean;
         };
@@ -672,6 +712,10 @@ export interface operations {
                 /** @description Opaque: the `next_cursor` of the previous page. Omit it for the first page. */
                 cursor?: string;
                 status?: "PENDING" | "RUNNING" | "REQUEST_RELEASE" | "RELEASED" | "TIMED_OUT" | "FAILED";
+                /** @description Only sessions whose metadata has every one of these keys with exactly this value (`metadata[team]=qa&metadata[run]=42`). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -787,6 +831,10 @@ export interface operations {
                     };
                     /** @description Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on). */
                     logs?: boolean;
+                    /** @description Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters. */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                     /** @description Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
                     recording?: boolean;
                 };
@@ -1433,6 +1481,94 @@ export interface operations {
             };
             /** @description `conflict`: Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sessionLogs: {
+        parameters: {
+            query?: {
+                /** @description Only these types, comma-separated (console, page_error, navigation, network, cdp); `logs.truncated` always comes too. */
+                type?: string;
+                /** @description Only entries after this `seq`. */
+                after?: number;
+                /** @description Opaque: the `next_cursor` of the previous answer (it wins over `after`). Omit both to read from the start. */
+                cursor?: string;
+                /** @description At most this many entries (1–1000, default 100). */
+                limit?: number;
+                /** @description Long poll: when no entry matches yet, hold the answer up to this many seconds (0–30) until one does or the session's log ends. */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionLogList"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

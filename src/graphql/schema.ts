@@ -10,6 +10,7 @@ import "./types/member.ts";
 import "./types/profile.ts";
 import "./types/session.ts";
 import "./types/session-event.ts";
+import "./types/session-log.ts";
 import "./types/user.ts";
 import "./types/workspace.ts";
 

@@ -15,6 +15,7 @@ import {
 } from "./profiles/profiles.ts";
 import { SAVE_PROFILE_ACTION } from "./profiles/profile-documents.ts";
 import { listSessionEvents, SessionEventQuery } from "./session-events/event-feed.ts";
+import { listSessionLogs, SessionLogQuery } from "./session-logs/log-reads.ts";
 import { createSession } from "./sessions/create-session.ts";
 import { revokeLiveViews } from "./sessions/live-view.ts";
 import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "./sessions/sessions.ts";
@@ -50,6 +51,7 @@ export const operations = catalogue({
   forceStopSession: { action: "session.force_stop", run: forceStopSession },
   keepaliveSession: { action: "session.keepalive", run: keepaliveSession },
   sessionEvents: { action: "session.events", input: SessionEventQuery, run: listSessionEvents },
+  sessionLogs: { action: "session.logs.read", input: SessionLogQuery, run: listSessionLogs },
   workspaceSessions: { action: "session.watch", run: followWorkspaceSessions },
   revokeLiveViews: { action: "session.live_view_revoke", run: revokeLiveViews },
   sessionDownloads: { action: "session.downloads", run: listDownloads },

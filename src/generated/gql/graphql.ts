@@ -19,6 +19,8 @@ export type CreateSessionInput = {
   liveViewInteractive?: boolean | null | undefined;
   /** Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on). */
   logs?: boolean | null | undefined;
+  /** Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters. */
+  metadata?: Array<MetadataEntryInput> | null | undefined;
   profileId?: string | null | undefined;
   /** Never returned, logged or stored. */
   proxyPassword?: string | null | undefined;
@@ -60,6 +62,11 @@ export type InvitationStatus =
   | 'EXPIRED'
   | 'PENDING'
   | 'REVOKED';
+
+export type MetadataEntryInput = {
+  key: string;
+  value: string;
+};
 
 /** OWNER: everything, owners included. ADMIN: API keys, invitations, members below owner, audit log. MEMBER: reads. */
 export type Role =

@@ -3,6 +3,7 @@ import type { MasterKey } from "../../crypto/master-key.ts";
 import { rewrapDataKey } from "../../crypto/profile-crypto.ts";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import type { Logger } from "../../logger.ts";
+import { rewrapSessionLogKeys, type LogKeyRotation } from "../session-logs/log-retention.ts";
 
 /**
  * Master-key rotation: everything sealed by the master key is re-sealed under the new one, and no
@@ -10,7 +11,8 @@ import type { Logger } from "../../logger.ts";
  *
  * - profiles: the wrapped data key is unwrapped with the old key and wrapped with the new one;
  * - signing keys (`signing_keys.private_key_encrypted`): re-sealed, same AAD;
- * - stored idempotent answers (`idempotency_records`, sealed, 24 hours): re-sealed, so replays keep working.
+ * - stored idempotent answers (`idempotency_records`, sealed, 24 hours): re-sealed, so replays keep working;
+ * - sessions' log keys (`session_log_keys`): re-wrapped like profiles' data keys; no entry is touched.
  *
  * Each row is rewritten only if it still names the old key (a compare-and-set on master_key_id), in
  * batches of one transaction each, so the run can be interrupted and repeated: rows already under
@@ -21,6 +23,7 @@ export interface RotationReport {
   profiles: { rewrapped: number; alreadyNew: number; otherKey: number; failed: string[] };
   signingKeys: { rewrapped: number; alreadyNew: number; otherKey: number; failed: string[] };
   idempotencyRecords: { rewrapped: number; skipped: number };
+  sessionLogKeys: LogKeyRotation;
 }
 
 const BATCH = 200;
@@ -35,6 +38,7 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
     profiles: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
     signingKeys: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
     idempotencyRecords: { rewrapped: 0, skipped: 0 },
+    sessionLogKeys: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
   };
 
   // Profiles, in id order, a batch per transaction.
@@ -111,6 +115,8 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
       report.idempotencyRecords.skipped++;
     }
   }
+
+  report.sessionLogKeys = await rewrapSessionLogKeys(prisma, oldKey, newKey);
 
   log?.info({ ...report }, "master key rotated");
   return report;

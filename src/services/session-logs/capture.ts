@@ -6,4 +6,6 @@ import type { Session } from "../../generated/prisma/client.ts";
  * Starts capturing a session's logs on its browser, as it starts (before its create is answered, so
  * no client command can come first). Stops through the runtime's finisher as the session ends.
  */
-export function startSessionLogs(_deps: AppDeps, _session: Session, _lease: BrowserLease): void {}
+export function startSessionLogs(deps: AppDeps, session: Session, lease: BrowserLease): void {
+  deps.sessionLogs.start(session, lease);
+}

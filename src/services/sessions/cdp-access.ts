@@ -50,5 +50,6 @@ export function cdpProxyPorts(deps: AppDeps): CdpProxyPorts {
     publicBaseUrl: deps.config.publicBaseUrl,
     log: deps.log,
     recordRefusal: (sessionId, method, reason) => deps.events.later(sessionId, "cdp.refused", { method, reason }),
+    commandLog: (sessionId) => deps.sessionLogs.commandLog(sessionId),
   };
 }

@@ -1,7 +1,7 @@
 
 
 export const knownActions = [
-  "session.create", "session.get", "session.list", "session.release", "session.force_stop", "session.keepalive", "session.events", "session.watch",
+  "session.create", "session.get", "session.list", "session.release", "session.force_stop", "session.keepalive", "session.events", "session.logs.read", "session.watch",
   "session.live_view_revoke", "profile.create", "profile.get", "profile.list", "profile.save", "profile.update", "profile.delete", "profile.export",
   "api_key.create", "api_key.revoke", "api_key.list", "audit.list", "member.list", "member.change_role", "member.remove", "invitation.create",
   "invitation.revoke", "invitation.list", "workspace.create", "workspace.list", "health.get",

@@ -1,0 +1,69 @@
+/**
+ * The CDP methods one client connection sent, with how long the browser took to answer each
+ * (cdp-relay.ts feeds it when the session's logs are on; nothing of it exists otherwise). Only the
+ * method's name is kept, never its params. The cost on the relay's path is a Map entry per command
+ * and, per message from the browser, a look at its first bytes: an answer starts `{"id":<n>,`.
+ */
+
+/** What the session's logs receive: one call per command, once answered (or refused, or left unanswered). */
+export type CommandLogSink = (method: string, at: number, durationMs: number | null, refused: boolean) => void;
+
+/** A connection with more commands than this in flight logs the extra ones without a duration. */
+const MAX_IN_FLIGHT = 10_000;
+const OPEN_BRACE = 0x7b;
+const QUOTE = 0x22;
+const I = 0x69;
+const D = 0x64;
+const COLON = 0x3a;
+
+/** `{"id":123,…` → 123, or -1 when the message is not an answer. */
+export function answerId(message: Buffer): number {
+  if (message.length < 7 || message[0] !== OPEN_BRACE || message[1] !== QUOTE || message[2] !== I || message[3] !== D || message[4] !== QUOTE || message[5] !== COLON) {
+    return -1;
+  }
+  let id = 0;
+  let i = 6;
+  for (; i < message.length && i < 22; i++) {
+    const c = message[i]!;
+    if (c < 0x30 || c > 0x39) break;
+    id = id * 10 + (c - 0x30);
+  }
+  return i === 6 ? -1 : id;
+}
+
+export class CommandLog {
+  readonly #inFlight = new Map<number, { method: string; at: number; started: number }>();
+
+  constructor(private readonly sink: CommandLogSink) {}
+
+  /** The client's command went to the browser. */
+  sent(id: number, method: string): void {
+    if (this.#inFlight.size >= MAX_IN_FLIGHT) return this.sink(method, Date.now(), null, false);
+    const earlier = this.#inFlight.get(id);
+    // The same id twice in flight (two targets): the earlier one is logged without its time.
+    if (earlier) this.sink(earlier.method, earlier.at, null, false);
+    this.#inFlight.set(id, { method, at: Date.now(), started: performance.now() });
+  }
+
+  /** A message from the browser to the client: if it answers a command, that command is logged. */
+  received(message: Buffer): void {
+    if (this.#inFlight.size === 0) return;
+    const id = answerId(message);
+    if (id < 0) return;
+    const command = this.#inFlight.get(id);
+    if (!command) return;
+    this.#inFlight.delete(id);
+    this.sink(command.method, command.at, Math.round((performance.now() - command.started) * 1000) / 1000, false);
+  }
+
+  /** Answered by the relay itself (refused by the policy, a target that is gone, Browser.close). */
+  answeredHere(method: string, refused: boolean): void {
+    this.sink(method, Date.now(), 0, refused);
+  }
+
+  /** The connection ended: what was never answered is logged without a duration. */
+  close(): void {
+    for (const command of this.#inFlight.values()) this.sink(command.method, command.at, null, false);
+    this.#inFlight.clear();
+  }
+}

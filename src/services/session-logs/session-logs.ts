@@ -1,0 +1,78 @@
+// The logs of the sessions that run on this node: each one's capture on its browser, its writer,
+// and what the CDP proxy and the readers ask of them.
+import type { CommandLogSink } from "../../browser/cdp-command-log.ts";
+import type { BrowserLease } from "../../browser/pool-types.ts";
+import type { SessionRuntime } from "../../browser/runtime.ts";
+import { SessionLogCapture } from "../../browser/session-log-capture.ts";
+import { SessionLogWriter, type WriterDeps } from "./log-writer.ts";
+
+/** How long a reader of a session that just ended waits for its last entries to be written here. */
+const SETTLE_MS = 4_000;
+
+interface Running {
+  writer: SessionLogWriter;
+  capture?: SessionLogCapture;
+  ending: boolean;
+}
+
+export class SessionLogs {
+  readonly #running = new Map<string, Running>();
+
+  constructor(private readonly deps: WriterDeps & { runtime: Pick<SessionRuntime, "addFinisher"> }) {}
+
+  /**
+   * Starts a session's log as it starts: the capture's connection to the browser is asked for now
+   * (written to the pipe before the create is answered), the writer from the first entry on, and
+   * both stop as the session ends (the runtime's finisher), before its browser closes.
+   */
+  start(session: { id: string; workspaceId: string; startedAt: Date | null }, lease: BrowserLease): void {
+    const writer = new SessionLogWriter(this.deps, session.id, session.workspaceId, session.startedAt ?? this.deps.now());
+    const running: Running = { writer, ending: false };
+    if (!this.deps.runtime.addFinisher(session.id, () => this.#finish(session.id, running))) return;
+    this.#running.set(session.id, running);
+    SessionLogCapture.open(lease.cdp, (e) => writer.record(e.type, e.at, e.data)).then(
+      (capture) => {
+        if (running.ending) capture.close();
+        else running.capture = capture;
+      },
+      (err: unknown) => this.deps.log.warn({ err, sessionId: session.id }, "could not start capturing a session's logs"),
+    );
+  }
+
+  /** Where the CDP proxy sends a client connection's methods and their times; undefined when the session's logs are off (or it does not run here). */
+  commandLog(sessionId: string): CommandLogSink | undefined {
+    const running = this.#running.get(sessionId);
+    if (!running) return undefined;
+    const { writer } = running;
+    return (method, at, durationMs, refused) =>
+      writer.record("cdp", new Date(at), refused ? { method, duration_ms: durationMs, refused: true } : { method, duration_ms: durationMs });
+  }
+
+  /**
+   * For a session whose end is recorded: resolves once what this node captured of it is written,
+   * at once when this node does not capture it (any more), else when its writer has finished (at
+   * most SETTLE_MS: its teardown runs right after the end's statement).
+   */
+  async settled(sessionId: string): Promise<void> {
+    const running = this.#running.get(sessionId);
+    if (!running) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([running.writer.finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_MS)))]);
+    clearTimeout(timer);
+  }
+
+  /** Whether this node writes the session's log now. */
+  captures(sessionId: string): boolean {
+    return this.#running.has(sessionId);
+  }
+
+  async #finish(sessionId: string, running: Running): Promise<void> {
+    running.ending = true;
+    running.capture?.close();
+    try {
+      await running.writer.finish();
+    } finally {
+      if (this.#running.get(sessionId) === running) this.#running.delete(sessionId);
+    }
+  }
+}
