@@ -48,7 +48,7 @@ describe.skipIf(!hasChromium)("files uploaded into a session", () => {
 
   async function upload(key: string, id: string, bytes: Buffer | string, name: string): Promise<{ status: number; body: Uploaded & { type?: string } }> {
     const form = new FormData();
-    form.append("file", new Blob([bytes]), name);
+    form.append("file", new Blob([bytes as BlobPart]), name);
     const res = await fetch(`${t.url}/v1/sessions/${id}/files`, { method: "POST", headers: bearer(key), body: form });
     return { status: res.status, body: (await res.json()) as Uploaded & { type?: string } };
   }

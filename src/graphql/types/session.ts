@@ -6,8 +6,12 @@ import { storedSessionId, type SessionView } from "../../services/sessions/sessi
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { BrowserSettingsInputRef, BrowserSettingsRef, browserSettingsWire } from "./browser-settings.ts";
+import type { BrowserSettingsInput } from "../../services/sessions/browser-settings-input.ts";
 import { MetadataEntry, MetadataEntryInput, metadataEntries, metadataObject } from "./metadata.ts";
 import { operations } from "../../services/operations.ts";
+import { recordingOf } from "../../services/recordings/recordings.ts";
+import { RecordingInfoRef } from "./recording.ts";
 
 const SessionStatus = builder.enumType("SessionStatus", {
   values: ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"] as const,
@@ -41,8 +45,15 @@ const SessionType = builder.objectRef<SessionView>("Session").implement({
       description: "Your own labels, as given at create, sorted by key.",
       resolve: (v) => metadataEntries(v.session.metadata),
     }),
+    browser: t.field({ type: BrowserSettingsRef, nullable: true, description: "The browser settings given at create.", resolve: (v) => (v.session.browser ?? null) as BrowserSettingsInput | null }),
     logs: t.boolean({ description: "Whether the session's logs are captured (sessionLogs).", resolve: (v) => v.session.logs }),
     recording: t.boolean({ description: "Whether the session's screen is recorded.", resolve: (v) => v.session.recording }),
+    recordingInfo: t.field({
+      type: RecordingInfoRef,
+      nullable: true,
+      description: "The session's recording (null when there is none: not recorded, deleted or expired); its bytes at `url`.",
+      resolve: (v, _args, ctx) => recordingOf(ctx.services, v.session.id),
+    }),
     connectUrl: t.string({ nullable: true, resolve: (v) => v.connectUrl }),
     liveViewUrl: t.string({ nullable: true, resolve: (v) => v.liveViewUrl }),
   }),
@@ -66,6 +77,7 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
     timeoutSeconds: t.int(),
     idleTimeoutSeconds: t.int(),
     metadata: t.field({ type: [MetadataEntryInput], description: "Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters." }),
+    browser: t.field({ type: BrowserSettingsInputRef, description: "Viewport, user agent, locale, time zone and position for every tab, frame and worker." }),
     logs: t.boolean({ description: "Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on)." }),
     recording: t.boolean({ description: "Record the screen into a video (default: the deployment's VESSEL_RECORDING, off)." }),
     proxyServer: t.string({ description: "Your HTTP proxy (`http://host:port`); the egress policy still judges every destination." }),
@@ -139,6 +151,7 @@ builder.mutationField(operations.createSession.id, (t) =>
           timeout_seconds: input.timeoutSeconds ?? undefined,
           idle_timeout_seconds: input.idleTimeoutSeconds ?? undefined,
           metadata: metadataObject(input.metadata),
+          browser: browserSettingsWire(input.browser),
           logs: input.logs ?? undefined,
           recording: input.recording ?? undefined,
           proxy: input.proxyServer

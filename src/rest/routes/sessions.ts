@@ -3,6 +3,7 @@ import { AppError } from "../../kernel/errors.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { toPageDto } from "../presenters/page.ts";
 import { CreateSessionInput, SessionListQuery } from "../../services/sessions/sessions.ts";
+import { BrowserSettingsInput } from "../../services/sessions/browser-settings-input.ts";
 import { fromStoredView, type SessionView } from "../../services/sessions/session-view.ts";
 import type { SessionEventView } from "../../services/session-events/session-events.ts";
 import type { Session } from "../../generated/prisma/client.ts";
@@ -31,6 +32,7 @@ export const SessionDto = z
       viewers: z.number().int().describe("People watching the live view now (on the node that runs the session)."),
     }),
     metadata: z.record(z.string(), z.string()).describe("Your own labels, as given at create."),
+    browser: BrowserSettingsInput.nullable().describe("The browser settings given at create, or null."),
     logs: z.boolean().describe("Whether the session's logs are captured (GET …/logs)."),
     recording: z.boolean().describe("Whether the session's screen is recorded (GET …/recording once it ends)."),
     connect_url: z
@@ -59,6 +61,7 @@ export function toSessionDto(
     profile_id: s.profileId,
     live_view: { interactive: s.liveViewInteractive, instructions: s.liveViewInstructions, viewers },
     metadata: (s.metadata ?? {}) as Record<string, string>,
+    browser: (s.browser ?? null) as BrowserSettingsInput | null,
     logs: s.logs,
     recording: s.recording,
     connect_url: urls.connectUrl,

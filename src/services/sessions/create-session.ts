@@ -8,6 +8,8 @@ import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspaceWithCap } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "../../kernel/idempotency.ts";
+import { applyBrowserSettings } from "../../browser/browser-settings.ts";
+import { toBrowserSettings } from "./browser-settings-input.ts";
 import { startSessionLogs } from "../session-logs/capture.ts";
 import { startRecording } from "../recordings/recorder.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/profile-documents.ts";
@@ -50,6 +52,8 @@ interface Prepared {
   view: SessionView;
   running: ReturnType<typeof newEvent>;
   answer: { status: number; body: unknown; resourceId: string };
+  /** The node's channel holding the session's browser settings; closed (settings undone) if the browser goes back unused. */
+  settings?: { close(): void };
 }
 
 /**
@@ -124,7 +128,7 @@ async function startWithClaimedKey(plan: Plan, storeAnswer: StoreAnswer) {
   if (cap !== null && stored === 0) {
     // Another create took the last slot meanwhile: nothing was written, and the browser goes back.
     if (input.profile_id) await p.lease.release();
-    else p.lease.unused();
+    else unused(p);
     throw workspaceFull(cap);
   }
   announceStarted(plan, p);
@@ -150,7 +154,7 @@ async function startOnSpare(plan: Plan, claim: ClaimAnswer): Promise<SessionView
   );
   if (!row?.taken) {
     // The key was taken already, or (capped) there was no room: the two-statement way tells which.
-    p.lease.unused();
+    unused(p);
     return null;
   }
   announceStarted(plan, p);
@@ -171,11 +175,13 @@ async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
       profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
       timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
       liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
-      metadata: input.metadata ?? {}, logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
+      metadata: input.metadata ?? {}, browser: input.browser ?? null, logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
       createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
     };
+    // Set before the create is answered, so the spare's first tab already has them for the first client.
+    const settings = input.browser ? await applyBrowserSettings(lease.cdp, toBrowserSettings(input.browser)) : undefined;
     const view: SessionView = { session, ...(await plan.urls) };
-    return { lease, session, view, running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: toStoredView(view), resourceId: id } };
+    return { lease, session, view, ...(settings ? { settings } : {}), running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: toStoredView(view), resourceId: id } };
   } catch (err) {
     await lease.release();
     throw err;
@@ -190,6 +196,12 @@ async function recordOrRelease<R>(p: Prepared, write: () => Promise<R>): Promise
     await p.lease.release();
     throw err;
   }
+}
+
+/** A browser no session took goes back as a spare, its settings undone (Chromium drops a channel's overrides as it detaches). */
+function unused(p: Prepared): void {
+  p.settings?.close();
+  p.lease.unused();
 }
 
 /** Recorded: readers hear of it, and the runtime starts its timers. */

@@ -33,6 +33,7 @@ export function reviveSessionView(v: { session: unknown; connectUrl: string | nu
   session.logs ??= false;
   session.recording ??= false;
   session.metadata ??= {};
+  session.browser ??= null;
   return { session: session as unknown as Session, connectUrl: v.connectUrl, liveViewUrl: v.liveViewUrl };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BrowserSettingsInput } from "./browser-settings-input.ts";
 import { closeCodeForEnd } from "../../browser/close-codes.ts";
 import type { EndCause } from "../../browser/runtime.ts";
 import { AppError } from "../../kernel/errors.ts";
@@ -64,6 +65,7 @@ export const CreateSessionInput = z.strictObject({
     .boolean().optional()
     .describe("Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on)."),
   metadata: SessionMetadata.optional(),
+  browser: BrowserSettingsInput.optional(),
   recording: z
     .boolean().optional()
     .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),
