@@ -25,7 +25,8 @@ export interface Phases {
 
 export interface Ops {
   init: { args: { executablePath: string }; result: { pageUrl: string } };
-  lifecycleVessel: { args: { baseUrl: string; key: string }; result: Phases };
+  /** `body`: more of the create's body (browser settings, say); default just the region. */
+  lifecycleVessel: { args: { baseUrl: string; key: string; body?: Record<string, unknown> }; result: Phases };
   lifecycleOnDemand: { args: Record<string, never>; result: Phases };
   lifecycleRunning: { args: Record<string, never>; result: Phases };
   /** A fresh browser launched and warmed up before the clock starts (what a session's spare is), then driven directly. */
@@ -71,8 +72,8 @@ const clients = new Map<string, BenchCdp>();
 let launches = 0;
 const launch = (kind: string) => launchReference({ executablePath, dataRoot, id: `${kind}-${launches++}` });
 
-async function createSession(baseUrl: string, key: string): Promise<{ id: string; connectUrl: string }> {
-  const s = (await api("POST", `${baseUrl}/v1/sessions`, key, 201, { region: "us-east1" })) as { id: string; status: string; connect_url: string | null };
+async function createSession(baseUrl: string, key: string, body: Record<string, unknown> = {}): Promise<{ id: string; connectUrl: string }> {
+  const s = (await api("POST", `${baseUrl}/v1/sessions`, key, 201, { region: "us-east1", ...body })) as { id: string; status: string; connect_url: string | null };
   if (s.status !== "RUNNING" || !s.connect_url) throw new Error(`session ${s.id} is ${s.status} without connect_url`);
   return { id: s.id, connectUrl: s.connect_url };
 }
@@ -111,10 +112,10 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
     return { pageUrl };
   },
 
-  async lifecycleVessel({ baseUrl, key }) {
+  async lifecycleVessel({ baseUrl, key, body }) {
     const t = phases();
     const start = performance.now();
-    const { id, connectUrl } = await createSession(baseUrl, key);
+    const { id, connectUrl } = await createSession(baseUrl, key, body);
     t.obtain = performance.now() - start;
     try {
       const { browser } = await drive(connectUrl, t);
