@@ -16,7 +16,7 @@ interface JsonSchema {
 }
 
 /** The resources the Python client returns; list envelopes become its generic `Page`. */
-export const pythonResources = ["Session", "SessionEvent", "Profile", "Download"] as const;
+export const pythonResources = ["Session", "SessionEvent", "Profile", "Download", "SessionLogEntry"] as const;
 
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
@@ -71,6 +71,10 @@ class Writer {
       this.dataclass(name, schema);
       return { type: name, convert: (v) => `${name}.from_wire(${v})` };
     }
+    if (type === "object" && typeof schema.additionalProperties === "object" && schema.additionalProperties !== null) {
+      const values = this.annotation(schema.additionalProperties as JsonSchema, owner, prop);
+      return { type: `dict[str, ${values.convert ? "Any" : values.type}]` };
+    }
     return { type: type === "object" ? "dict[str, Any]" : "Any" };
   }
 
@@ -87,6 +91,12 @@ class Writer {
       const raw = optional ? `data.get(${JSON.stringify(prop)})` : `data[${JSON.stringify(prop)}]`;
       const value = convert ? (optional ? `None if ${raw} is None else ${convert(raw)}` : convert(raw)) : raw;
       reads.push(`            ${prop}=${value},`);
+    }
+    if (schema.additionalProperties && schema.properties) {
+      // An open object (a log entry: its type's own fields beside the common ones) keeps the rest by name.
+      const known = Object.keys(schema.properties).map((k) => JSON.stringify(k)).join(", ");
+      fields.push("    #: The fields beside those above, by name.", "    fields: dict[str, Any] = field(default_factory=dict)");
+      reads.push(`            fields={k: v for k, v in data.items() if k not in (${known})},`);
     }
     // Required fields first: a dataclass field without a default may not follow one with it.
     const ordered = orderFields(fields);
@@ -119,7 +129,7 @@ function orderFields(lines: string[]): string[] {
       current = [];
     }
   }
-  const hasDefault = (g: string[]) => g.at(-1)!.endsWith("= None");
+  const hasDefault = (g: string[]) => / = (None|field\(.*\))$/.test(g.at(-1)!);
   return [...groups.filter((g) => !hasDefault(g)), ...groups.filter(hasDefault)].flat();
 }
 
@@ -132,7 +142,7 @@ export function pythonModels(document: { components: { schemas: Record<string, J
     "",
     "from __future__ import annotations",
     "",
-    "from dataclasses import dataclass",
+    "from dataclasses import dataclass, field",
     "from typing import Any, Literal, Mapping",
     "",
     ...writer.aliases,

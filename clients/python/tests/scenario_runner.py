@@ -35,7 +35,9 @@ def harness(base: str, action: str, args: dict[str, Any] | None = None) -> Any:
 def plain(value: Any) -> Any:
     """Results as the wire has them: dataclasses become dicts, pages and lists keep their order."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        wire = {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "fields"}
+        # An open object's other fields (a log entry's) stand beside the common ones on the wire.
+        return {**plain(getattr(value, "fields", {})), **wire}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, dict):

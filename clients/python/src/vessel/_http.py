@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 from .errors import VesselApiError, VesselError, error_for
 
-__all__ = ["Retry", "Transport", "parse_retry_after"]
+__all__ = ["RawBody", "Retry", "Transport", "parse_retry_after"]
 
 USER_AGENT = "vessel-client-python/0.1.0"
 
@@ -37,6 +37,14 @@ class Retry:
     base_delay_seconds: float = 0.25
     #: Longest single backoff.
     max_delay_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class RawBody:
+    """A request body sent as it is (a multipart upload), not as JSON."""
+
+    raw: bytes
+    content_type: str
 
 
 @dataclass(frozen=True)
@@ -130,13 +138,13 @@ class Transport:
                 params[name] = _query_value(value)
         if params:
             url += "?" + urllib.parse.urlencode(params)
-        data = None if body is None else json.dumps(body).encode()
+        data = None if body is None else body.raw if isinstance(body, RawBody) else json.dumps(body).encode()
         request = urllib.request.Request(url, data=data, method=method)
         request.add_header("Authorization", f"Bearer {self._api_key}")
         request.add_header("User-Agent", USER_AGENT)
         request.add_header("Accept", "application/json")
         if data is not None:
-            request.add_header("Content-Type", "application/json")
+            request.add_header("Content-Type", body.content_type if isinstance(body, RawBody) else "application/json")
         for name, value in headers.items():
             request.add_header(name, value)
         try:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 SessionStatus = Literal["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]
@@ -48,7 +48,7 @@ class Session:
     profile_id: str | None
     live_view: SessionLiveView
     #: Your own labels, as given at create.
-    metadata: dict[str, Any]
+    metadata: dict[str, str]
     #: Whether the session's logs are captured (GET …/logs).
     logs: bool
     #: Whether the session's screen is recorded (GET …/recording once it ends).
@@ -172,4 +172,27 @@ class Download:
             started_at=data["started_at"],
             ended_at=data["ended_at"],
             available=data["available"],
+        )
+
+
+@dataclass(frozen=True)
+class SessionLogEntry:
+    """One entry, its fields beside `seq`, `type` and `at` (snake_case). console: `level`, `text`, `source_url`, `line`, `column`, `page_url`. page_error: `message`, `stack`, `source_url`, `line`, `column`, `page_url`. navigation: `url`, `frame_id`, `main_frame`, `same_document`. network: `method`, `url`, `resource_type`, `status`, `status_text`, `mime_type`, `response_bytes`, `request_bytes`, `started_at`, `duration_ms`, `failure`, `from_cache`, `page_url`. cdp: `method`, `duration_ms` (null: never answered), `refused` (the policy refused it). logs.truncated: `reason`, `max_entries`, `max_bytes`."""
+
+    #: 1, 2, 3, … in the order the entries were recorded.
+    seq: int
+    #: `console`, `page_error`, `navigation`, `network`, `cdp`, or `logs.truncated` (the log reached its bounds; nothing follows).
+    type: str
+    #: When it was recorded (for `network`, when the request finished; `started_at` is when it began).
+    at: str
+    #: The fields beside those above, by name.
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SessionLogEntry:
+        return cls(
+            seq=data["seq"],
+            type=data["type"],
+            at=data["at"],
+            fields={k: v for k, v in data.items() if k not in ("seq", "type", "at")},
         )

@@ -9,8 +9,9 @@ from typing import Any, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
 from ._http import Transport
-from ._models import Download, Session, SessionEvent, SessionStatus
+from ._models import Download, Session, SessionEvent, SessionLogEntry, SessionStatus
 from ._pages import Page, all_pages
+from .session_data import session_logs
 from .errors import VesselError, VesselTimeoutError
 
 _LIVE = ("PENDING", "RUNNING", "REQUEST_RELEASE")
@@ -121,6 +122,15 @@ class Sessions:
         query = {"after": after, "type": ",".join(types) if types else None, "limit": limit, "wait": wait}
         data = self._http.json("GET", f"/v1/sessions/{_path_id(session_id)}/events", query=query, timeout=60 + (wait or 0))
         return Page.from_wire(data, SessionEvent.from_wire)
+
+    def logs(
+        self, session_id: str, *, types: Sequence[str] | None = None, after: int | None = None, follow: bool = False
+    ) -> Iterator[SessionLogEntry]:
+        """The session's log entries in order (``types``: console, page_error, navigation, network, cdp).
+
+        With ``follow``, long-polls until the session has ended and its last entries are read.
+        """
+        return session_logs(self._http, f"/v1/sessions/{_path_id(session_id)}", types=types, after=after, follow=follow)
 
     def downloads(self, session_id: str) -> builtins.list[Download]:
         """The files the session's pages downloaded (the list outlives the session; the files do not)."""
