@@ -39,11 +39,13 @@ async function main(): Promise<number> {
         `${report.profiles.otherKey} under another key, ${report.profiles.failed.length} failed${report.profiles.failed.length ? ` (${report.profiles.failed.join(", ")})` : ""}\n` +
         `  signing keys:        ${report.signingKeys.rewrapped} re-wrapped, ${report.signingKeys.alreadyNew} already under the new key, ` +
         `${report.signingKeys.otherKey} under another key, ${report.signingKeys.failed.length} failed\n` +
+        `  recordings:          ${report.recordings.rewrapped} re-wrapped, ${report.recordings.alreadyNew} already under the new key, ` +
+        `${report.recordings.otherKey} under another key, ${report.recordings.failed.length} failed\n` +
         `  idempotent answers:  ${report.idempotencyRecords.rewrapped} re-sealed, ${report.idempotencyRecords.skipped} left\n` +
         `  session log keys:    ${report.sessionLogKeys.rewrapped} re-wrapped, ${report.sessionLogKeys.alreadyNew} already under the new key, ` +
         `${report.sessionLogKeys.otherKey} under another key, ${report.sessionLogKeys.failed.length} failed\n`,
     );
-    const failed = report.profiles.failed.length + report.signingKeys.failed.length + report.sessionLogKeys.failed.length;
+    const failed = report.profiles.failed.length + report.signingKeys.failed.length + report.recordings.failed.length + report.sessionLogKeys.failed.length;
     if (failed === 0 && !config.database.url && !process.env.VESSEL_MASTER_KEY) await replaceKeyFile(config.database.dataDir, oldKey, newKey);
     else if (failed === 0) process.stderr.write("  Now run every node with VESSEL_MASTER_KEY set to the new key.\n");
     return failed === 0 ? 0 : 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up shared by `npm start` and `npm test`, safe to run every time: it only does what is missing.
 # Dependencies (npm ci, whose postinstall generates the Prisma client), the generated client when the
-# schema changed, and Chromium and bubblewrap (the browser jail) from Debian's packages.
+# schema changed, and Chromium, bubblewrap (the browser jail) and ffmpeg (session recordings) from Debian's packages.
 # Database migrations run at start-up (embedded default) or through `npm run db:migrate:deploy`
 # (PostgreSQL).
 set -euo pipefail
@@ -52,6 +52,18 @@ if [ ! -x /usr/bin/bwrap ] || [ ! -x /usr/bin/perl ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap perl-base >/dev/null
   else
     echo "vessel setup: bubblewrap or perl is missing, so browsers will run unjailed; install them with: sudo apt-get install bubblewrap perl-base" >&2
+  fi
+fi
+
+# Session recordings (src/services/recordings): Debian's ffmpeg encodes the screen into MP4 (jailed like
+# the browsers). Without it the node still starts; sessions created with `recording: true` then fail to record.
+if [ ! -x /usr/bin/ffmpeg ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "vessel setup: installing ffmpeg (session recordings) from Debian's packages"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null
+  else
+    echo "vessel setup: ffmpeg is missing, so session recordings will fail; install it with: sudo apt-get install ffmpeg" >&2
   fi
 fi
 

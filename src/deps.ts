@@ -29,6 +29,7 @@ import { RefusalAudit } from "./services/audit/audit-refusals.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { liveViewRevocations, revokedMessage } from "./services/sessions/live-view.ts";
 import { EventRecorder } from "./services/session-events/event-recorder.ts";
+import { RecordingNode } from "./services/recordings/recording-node.ts";
 import { SessionLogs } from "./services/session-logs/session-logs.ts";
 import type { AppDeps, ServiceContext, SignInLimits } from "./kernel/context.ts";
 import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions/sessions.ts";
@@ -57,6 +58,9 @@ export interface DepsOptions {
   /** The egress and CDP method policy; only benchmarks measuring its cost turn it off. */
   browserPolicy?: boolean;
 }
+
+/** How long a stop waits for this node's recordings to be stored (a drain waits for them within its own deadline first). */
+const RECORDINGS_STOP_MS = 60_000;
 
 /** Each browser's traffic is judged by the egress policy; refusals become the session's events. */
 function egressFor(config: Config, events: EventRecorder) {
@@ -173,8 +177,10 @@ export async function createDeps(
     signInLimits: { perAddressPerHour: 5, perClientPerHour: 20, ...options.signInLimits },
   };
   const metrics = new Metrics();
+  // Each recording's encoder writes into a private folder under this node's own (services/recordings).
+  const recordings = new RecordingNode(`${browserDataRoot(config)}-rec`);
   const sessionLogs = new SessionLogs({ config, db, log: log.child({ component: "session-logs" }), pubsub, masterKey, now, runtime });
-  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs };
+  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings };
   metrics.attach(deps);
   const cluster = new Cluster(deps);
   deps.cluster = cluster;
@@ -185,6 +191,7 @@ export async function createDeps(
   if (options.startBrowsers ?? true) {
     const ended = await endOrphans(deps);
     const cleaned = await browsers.start();
+    await recordings.start(deps);
     if (ended > 0 || cleaned.orphansKilled > 0) log.warn({ sessions: ended, ...cleaned }, "ended what a previous run of this node left behind");
     // Only now does the node tell its peers it has room (and start watching its browsers).
     await cluster.start();
@@ -197,6 +204,10 @@ export async function createDeps(
       // record that, the clients are still told the node is going away (the next start ends the rows).
       await endAllOnNode(deps).catch((err: unknown) => log.error({ err }, "could not record the end of this node's sessions"));
       await Promise.all(runtime.ids().map((id) => runtime.teardown(id, "The session has ended: its server shut down.", CloseCode.goingAway)));
+      // Their recordings are finished (encoded, sealed, stored) before the database closes.
+      await recordings.settled(performance.now() + RECORDINGS_STOP_MS);
+      if (recordings.pending > 0) log.error({ recordings: recordings.pending }, "stopping with recordings not yet stored");
+      recordings.close();
       await cluster.stop();
       await browsers.stop();
       stopRevocations();

@@ -1,4 +1,7 @@
 import type { Readable, Writable } from "node:stream";
+import { CdpCallError, CdpPipeClosed, sessionOf, TAIL_LENGTH } from "./cdp-wire.ts";
+
+export { CdpCallError, CdpPipeClosed };
 
 /**
  * The one connection to a browser: Chromium's `--remote-debugging-pipe` (fd 3 into the browser,
@@ -21,38 +24,14 @@ import type { Readable, Writable } from "node:stream";
 
 export type PipeMessage = Buffer;
 
-const SESSION_TAIL = Buffer.from(',"sessionId":"', "latin1");
-/** `,"sessionId":"` + 32 hex + `"}` */
-const TAIL_LENGTH = SESSION_TAIL.length + 32 + 2;
 const ATTACHED = Buffer.from('{"method":"Target.attachedToTarget"', "latin1");
 const DETACHED = Buffer.from('{"method":"Target.detachedFromTarget"', "latin1");
 const CLOSE_BRACE = Buffer.from("}", "latin1");
+/** Commands that bring a page to the front: the pipe tells its listeners (onFront). */
+const FRONT = new Set(["Target.activateTarget", "Page.bringToFront"]);
 
 /** How long a call of the pipe's own (attach, detach, version, close) may take before it fails. */
 const ROOT_CALL_TIMEOUT_MS = 10_000;
-
-/** The session id a message of Chromium's ends with, or undefined for the pipe's own messages. */
-function sessionOf(message: Buffer): string | undefined {
-  const n = message.length;
-  if (n < TAIL_LENGTH + 2 || message[n - 1] !== 0x7d || message[n - 2] !== 0x22) return undefined;
-  const at = n - TAIL_LENGTH;
-  if (!message.subarray(at, at + SESSION_TAIL.length).equals(SESSION_TAIL)) return undefined;
-  return message.toString("latin1", at + SESSION_TAIL.length, n - 2);
-}
-
-export class CdpPipeClosed extends Error {
-  constructor() {
-    super("the browser connection is closed");
-    this.name = "CdpPipeClosed";
-  }
-}
-
-export class CdpCallError extends Error {
-  constructor(method: string, message: string) {
-    super(`${method}: ${message}`);
-    this.name = "CdpCallError";
-  }
-}
 
 interface RootCall {
   method: string;
@@ -67,12 +46,15 @@ export class CdpChannel {
   onMessage: (message: PipeMessage) => void = () => {};
   /** Called once when the channel ends (closed by its user, its root detached, or the pipe gone). */
   onClose: () => void = () => {};
-  readonly #sessions = new Set<string>();
+  /** The sessions it attached, each to its target. */
+  readonly #sessions = new Map<string, string>();
   #open = true;
 
   constructor(
     private readonly pipe: CdpPipe,
     readonly root: string,
+    /** The target a page endpoint's channel is rooted at (undefined: the browser). */
+    readonly rootTarget?: string,
   ) {}
 
   get isOpen(): boolean {
@@ -91,6 +73,12 @@ export class CdpChannel {
   send(message: { id: number; method: string; params?: unknown; sessionId?: string }): boolean {
     if (!this.#open) return false;
     if (message.sessionId !== undefined && !this.#sessions.has(message.sessionId)) return false;
+    if (FRONT.has(message.method)) {
+      const target = message.method === "Page.bringToFront"
+        ? (message.sessionId === undefined ? this.rootTarget : this.#sessions.get(message.sessionId))
+        : (message.params as { targetId?: unknown } | undefined)?.targetId;
+      if (typeof target === "string") this.pipe.fronted(target);
+    }
     const out = { id: message.id, method: message.method, params: message.params ?? {}, sessionId: message.sessionId ?? this.root };
     return this.pipe.write(JSON.stringify(out));
   }
@@ -99,7 +87,7 @@ export class CdpChannel {
   close(): void {
     if (!this.#open) return;
     this.#open = false;
-    for (const session of [...this.#sessions].reverse()) this.pipe.detach(session);
+    for (const session of [...this.#sessions.keys()].reverse()) this.pipe.detach(session);
     this.pipe.detach(this.root);
     this.#sessions.clear();
     this.onClose();
@@ -121,14 +109,14 @@ export class CdpChannel {
   ended(): void {
     if (!this.#open) return;
     this.#open = false;
-    for (const session of this.#sessions) this.pipe.unclaim(session, this);
+    for (const session of this.#sessions.keys()) this.pipe.unclaim(session, this);
     this.#sessions.clear();
     this.onClose();
   }
 
   #adopt(message: Buffer): void {
-    const sessionId = (JSON.parse(message.toString("utf8")) as { params?: { sessionId?: unknown } }).params?.sessionId;
-    if (typeof sessionId === "string" && this.pipe.claim(sessionId, this)) this.#sessions.add(sessionId);
+    const { sessionId, targetInfo } = (JSON.parse(message.toString("utf8")) as { params?: { sessionId?: unknown; targetInfo?: { targetId?: unknown } } }).params ?? {};
+    if (typeof sessionId === "string" && this.pipe.claim(sessionId, this)) this.#sessions.set(sessionId, String(targetInfo?.targetId ?? ""));
   }
 
   #release(message: Buffer): void {
@@ -144,6 +132,7 @@ export class CdpPipe {
   lastMessageAt = performance.now();
   readonly #owners = new Map<string, CdpChannel>();
   readonly #calls = new Map<number, RootCall>();
+  readonly #front = new Set<(targetId: string) => void>();
   #nextId = 1;
   #open = true;
   #partial: Buffer[] = [];
@@ -195,7 +184,18 @@ export class CdpPipe {
   /** A channel whose root is the target `targetId` (a page endpoint: page-level CDP without session ids). */
   async openTarget(targetId: string): Promise<CdpChannel> {
     const { sessionId } = await this.call<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
-    return this.#channel(sessionId);
+    return this.#channel(sessionId, targetId);
+  }
+
+  /** Tells `listener` of each page any user of the pipe brings to the front (the screen recorder follows it); answers the unsubscribe. */
+  onFront(listener: (targetId: string) => void): () => void {
+    this.#front.add(listener);
+    return () => void this.#front.delete(listener);
+  }
+
+  /** @internal a channel sent a command that brings `targetId` to the front. */
+  fronted(targetId: string): void {
+    for (const listener of this.#front) listener(targetId);
   }
 
   /** A command of the pipe's own, outside any session (the browser's version, its close, attaches). */
@@ -238,8 +238,8 @@ export class CdpPipe {
     if (this.#owners.get(sessionId) === channel) this.#owners.delete(sessionId);
   }
 
-  #channel(root: string): CdpChannel {
-    const channel = new CdpChannel(this, root);
+  #channel(root: string, target?: string): CdpChannel {
+    const channel = new CdpChannel(this, root, target);
     if (!this.#open) {
       channel.ended();
       return channel;

@@ -33,7 +33,7 @@ export class Drain {
     this.#draining = true;
   }
 
-  /** Waits until no session runs here, `deadlineMs` passes or {@link cut} is called. */
+  /** Waits until no session runs here and their recordings are stored, `deadlineMs` passes or {@link cut} is called. */
   async drain(deadlineMs: number): Promise<void> {
     const { runtime } = this.#site.deps;
     if (!this.#draining) {
@@ -51,6 +51,12 @@ export class Drain {
     });
     while (runtime.ids().length > 0 && performance.now() < until && !cut) {
       await Promise.race([new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, until - performance.now())))), cutPromise]);
+    }
+    // The recordings of sessions that ended here are finished after their end: stopping now would lose them.
+    const { recordings } = this.#site.deps;
+    if (recordings.pending > 0 && !cut) {
+      this.#site.log.info({ recordings: recordings.pending }, "draining: storing the recordings of sessions that ended");
+      await Promise.race([recordings.settled(until), cutPromise]);
     }
     this.#cut = undefined;
     const left = runtime.ids().length;

@@ -152,6 +152,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a session's recording
+         * @description The session's screen as an MP4 (H.264, variable frame rate), for sessions created with `recording: true` (or on a deployment recording by default), once the session has ended and the video is stored: 409 `recording-not-ready` with `Retry-After` before (the `recording.ready` event says when), 404 when there is none (not recorded, deleted, expired after `VESSEL_RECORDING_RETENTION_DAYS`, or failed: the detail says why). Served inline with `Accept-Ranges: bytes`: one `Range` gets 206 with exactly those bytes (a player seeks this way), a range past the end 416. Dashboard users reach it with their cookie (a `<video src>`). Every read is audited (`session.recording.read`).
+         */
+        get: operations["sessionRecording"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a session's recording
+         * @description Deletes the video and its data key at once (at any status: one still being made is dropped). 204; 404 when there is none.
+         */
+        delete: operations["deleteRecording"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/downloads": {
         parameters: {
             query?: never;
@@ -533,6 +557,31 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The browser settings given at create, or null. */
+            browser: {
+                /** @description The size of every tab (innerWidth × innerHeight), 200–3840 each. */
+                viewport?: {
+                    width: number;
+                    height: number;
+                    /** @description Device pixels per CSS pixel (default 1). */
+                    device_scale_factor?: number;
+                    /** @description Emulate a phone: mobile viewport rules and touch. */
+                    mobile?: boolean;
+                };
+                /** @description navigator.userAgent and the User-Agent header (at most 512 characters). */
+                user_agent?: string;
+                /** @description navigator.language(s), Accept-Language and Intl's default locale. */
+                locale?: string;
+                /** @description Intl's time zone and every Date. */
+                timezone?: string;
+                /** @description What navigator.geolocation reports (the permission is granted). */
+                geolocation?: {
+                    latitude: number;
+                    longitude: number;
+                    /** @description Metres (default 10). */
+                    accuracy?: number;
+                };
+            } | null;
             /** @description Whether the session's logs are captured (GET …/logs). */
             logs: boolean;
             /** @description Whether the session's screen is recorded (GET …/recording once it ends). */
@@ -834,6 +883,31 @@ export interface operations {
                     /** @description Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters. */
                     metadata?: {
                         [key: string]: string;
+                    };
+                    /** @description Browser settings for this session: they hold in every tab, frame and worker it opens, whichever CDP client connects. */
+                    browser?: {
+                        /** @description The size of every tab (innerWidth × innerHeight), 200–3840 each. */
+                        viewport?: {
+                            width: number;
+                            height: number;
+                            /** @description Device pixels per CSS pixel (default 1). */
+                            device_scale_factor?: number;
+                            /** @description Emulate a phone: mobile viewport rules and touch. */
+                            mobile?: boolean;
+                        };
+                        /** @description navigator.userAgent and the User-Agent header (at most 512 characters). */
+                        user_agent?: string;
+                        /** @description navigator.language(s), Accept-Language and Intl's default locale. */
+                        locale?: string;
+                        /** @description Intl's time zone and every Date. */
+                        timezone?: string;
+                        /** @description What navigator.geolocation reports (the permission is granted). */
+                        geolocation?: {
+                            latitude: number;
+                            longitude: number;
+                            /** @description Metres (default 10). */
+                            accuracy?: number;
+                        };
                     };
                     /** @description Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
                     recording?: boolean;
@@ -1254,7 +1328,7 @@ export interface operations {
             query?: {
                 /** @description Only events after this one: pass the previous answer's `next_cursor`. Omit it to read from the start. */
                 after?: string;
-                /** @description Only these types, comma-separated (session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected, cdp.refused, egress.refused, download.started, download.completed, download.canceled, download.refused). */
+                /** @description Only these types, comma-separated (session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected, cdp.refused, egress.refused, download.started, download.completed, download.canceled, download.refused, recording.ready, recording.failed). */
                 type?: string;
                 /** @description At most this many events (1–100, default 100). */
                 limit?: number;
@@ -1560,6 +1634,214 @@ export interface operations {
             };
             /** @description `unauthenticated`: Unauthenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sessionRecording: {
+        parameters: {
+            query?: {
+                /** @description Dashboard users may name the session's workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
+            header?: {
+                /** @description `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description One byte range of the video. */
+            206: {
+                headers: {
+                    /** @description `bytes first-last/size` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `recording-not-ready`: Recording not ready */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `range-not-satisfiable`: Range not satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteRecording: {
+        parameters: {
+            query?: {
+                /** @description Dashboard users may name the session's workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success (no body) */
+            204: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

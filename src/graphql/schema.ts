@@ -8,6 +8,7 @@ import "./types/health.ts";
 import "./types/invitation.ts";
 import "./types/member.ts";
 import "./types/profile.ts";
+import "./types/recording.ts";
 import "./types/session.ts";
 import "./types/session-event.ts";
 import "./types/session-log.ts";

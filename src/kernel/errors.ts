@@ -81,6 +81,18 @@ export const problemTypes = {
     title: "Gone",
     description: "This operation was deprecated and has passed its sunset date. The `Link` header of earlier answers named its successor.",
   },
+  "recording-not-ready": {
+    status: 409,
+    title: "Recording not ready",
+    description:
+      "The session's recording is still being made: the session runs, or it has just ended and its video is being encoded and stored. " +
+      "Retry after `Retry-After` seconds; `recording.ready` in the session's events says when it can be fetched.",
+  },
+  "range-not-satisfiable": {
+    status: 416,
+    title: "Range not satisfiable",
+    description: "The `Range` header asks for bytes beyond the end of the resource. `Content-Range: bytes */<size>` gives its size.",
+  },
   "idempotency-key-in-use": {
     status: 409,
     title: "Idempotency-Key in use",

@@ -16,6 +16,7 @@ import {
 import { SAVE_PROFILE_ACTION } from "./profiles/profile-documents.ts";
 import { listSessionEvents, SessionEventQuery } from "./session-events/event-feed.ts";
 import { listSessionLogs, SessionLogQuery } from "./session-logs/log-reads.ts";
+import { deleteRecording, getRecording } from "./recordings/recordings.ts";
 import { createSession } from "./sessions/create-session.ts";
 import { revokeLiveViews } from "./sessions/live-view.ts";
 import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "./sessions/sessions.ts";
@@ -52,6 +53,8 @@ export const operations = catalogue({
   keepaliveSession: { action: "session.keepalive", run: keepaliveSession },
   sessionEvents: { action: "session.events", input: SessionEventQuery, run: listSessionEvents },
   sessionLogs: { action: "session.logs.read", input: SessionLogQuery, run: listSessionLogs },
+  sessionRecording: { action: "session.recording.read", run: getRecording },
+  deleteRecording: { action: "session.recording.delete", run: deleteRecording },
   workspaceSessions: { action: "session.watch", run: followWorkspaceSessions },
   revokeLiveViews: { action: "session.live_view_revoke", run: revokeLiveViews },
   sessionDownloads: { action: "session.downloads", run: listDownloads },

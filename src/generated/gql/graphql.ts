@@ -8,12 +8,30 @@ export type BrowserPoolState =
   | 'READY'
   | 'UNAVAILABLE';
 
+/** Viewport 200–3840 each side, a user agent of at most 512 characters, a BCP 47 locale, an IANA time zone, a position. */
+export type BrowserSettingsInput = {
+  geolocation?: GeolocationInput | null | undefined;
+  locale?: string | null | undefined;
+  timezone?: string | null | undefined;
+  userAgent?: string | null | undefined;
+  viewport?: BrowserViewportInput | null | undefined;
+};
+
+export type BrowserViewportInput = {
+  deviceScaleFactor?: number | null | undefined;
+  height: number;
+  mobile?: boolean | null | undefined;
+  width: number;
+};
+
 export type CookieSameSite =
   | 'Lax'
   | 'None'
   | 'Strict';
 
 export type CreateSessionInput = {
+  /** Viewport, user agent, locale, time zone and position for every tab, frame and worker. */
+  browser?: BrowserSettingsInput | null | undefined;
   idleTimeoutSeconds?: number | null | undefined;
   liveViewInstructions?: string | null | undefined;
   liveViewInteractive?: boolean | null | undefined;
@@ -53,6 +71,12 @@ export type EndReason =
   | 'NODE_SHUTDOWN'
   | 'TIMEOUT';
 
+export type GeolocationInput = {
+  accuracy?: number | null | undefined;
+  latitude: number;
+  longitude: number;
+};
+
 export type HealthStatus =
   | 'DEGRADED'
   | 'OK';
@@ -87,6 +111,8 @@ export type SessionEventType =
   | 'LIVE_VIEW_CLOSED'
   | 'LIVE_VIEW_DONE'
   | 'LIVE_VIEW_OPENED'
+  | 'RECORDING_FAILED'
+  | 'RECORDING_READY'
   | 'SESSION_FAILED'
   | 'SESSION_RELEASED'
   | 'SESSION_RUNNING'

@@ -2,9 +2,10 @@ import { dashboardRoutes } from "./dashboard.ts";
 import { downloadRoutes } from "./downloads.ts";
 import { healthRoutes } from "./health.ts";
 import { profileRoutes } from "./profiles.ts";
+import { recordingRoutes } from "./recordings.ts";
 import { sessionRoutes } from "./sessions.ts";
 import { sessionLogRoutes } from "./session-logs.ts";
 import type { AnyRoute } from "../define-route.ts";
 
 /** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
-export const routes: readonly AnyRoute[] = [...healthRoutes, ...sessionRoutes, ...sessionLogRoutes, ...downloadRoutes, ...profileRoutes, ...dashboardRoutes];
+export const routes: readonly AnyRoute[] = [...healthRoutes, ...sessionRoutes, ...sessionLogRoutes, ...recordingRoutes, ...downloadRoutes, ...profileRoutes, ...dashboardRoutes];

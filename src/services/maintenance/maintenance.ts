@@ -1,5 +1,6 @@
 import type { Job } from "../../jobs.ts";
 import type { AppDeps } from "../../kernel/context.ts";
+import { purgeExpiredRecordings } from "../recordings/recording-retention.ts";
 import { purgeExpiredSessionLogs } from "../session-logs/log-retention.ts";
 
 /** A revoked API key stays listed, greyed out, for 90 days, then is deleted (spec §3). */
@@ -32,6 +33,7 @@ export function maintenanceJobs(deps: AppDeps, everyMs: number): Job[] {
   return [
     { name: "purge-revoked-api-keys", everyMs, firstAfterMs, run: () => purgeRevokedApiKeys(deps) },
     { name: "purge-expired-sign-ins", everyMs, firstAfterMs, run: () => purgeExpiredSignIns(deps) },
+    { name: "purge-expired-recordings", everyMs, firstAfterMs, run: () => purgeExpiredRecordings(deps) },
     { name: "purge-expired-session-logs", everyMs, firstAfterMs, run: () => purgeExpiredSessionLogs(deps) },
   ];
 }

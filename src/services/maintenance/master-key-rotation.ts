@@ -3,6 +3,7 @@ import type { MasterKey } from "../../crypto/master-key.ts";
 import { rewrapDataKey } from "../../crypto/profile-crypto.ts";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import type { Logger } from "../../logger.ts";
+import { rewrapRecordingKeys, type RecordingKeyRotation } from "../recordings/recording-retention.ts";
 import { rewrapSessionLogKeys, type LogKeyRotation } from "../session-logs/log-retention.ts";
 
 /**
@@ -13,6 +14,7 @@ import { rewrapSessionLogKeys, type LogKeyRotation } from "../session-logs/log-r
  * - signing keys (`signing_keys.private_key_encrypted`): re-sealed, same AAD;
  * - stored idempotent answers (`idempotency_records`, sealed, 24 hours): re-sealed, so replays keep working;
  * - sessions' log keys (`session_log_keys`): re-wrapped like profiles' data keys; no entry is touched.
+ * - recordings' data keys (`recordings`): re-wrapped like profiles' data keys; no chunk is touched.
  *
  * Each row is rewritten only if it still names the old key (a compare-and-set on master_key_id), in
  * batches of one transaction each, so the run can be interrupted and repeated: rows already under
@@ -23,6 +25,7 @@ export interface RotationReport {
   profiles: { rewrapped: number; alreadyNew: number; otherKey: number; failed: string[] };
   signingKeys: { rewrapped: number; alreadyNew: number; otherKey: number; failed: string[] };
   idempotencyRecords: { rewrapped: number; skipped: number };
+  recordings: RecordingKeyRotation;
   sessionLogKeys: LogKeyRotation;
 }
 
@@ -38,6 +41,7 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
     profiles: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
     signingKeys: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
     idempotencyRecords: { rewrapped: 0, skipped: 0 },
+    recordings: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
     sessionLogKeys: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
   };
 
@@ -117,6 +121,8 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
   }
 
   report.sessionLogKeys = await rewrapSessionLogKeys(prisma, oldKey, newKey);
+
+  report.recordings = await rewrapRecordingKeys(prisma, oldKey, newKey);
 
   log?.info({ ...report }, "master key rotated");
   return report;

@@ -30,6 +30,71 @@ class SessionLiveView:
 
 
 @dataclass(frozen=True)
+class SessionBrowserViewport:
+    """The size of every tab (innerWidth × innerHeight), 200–3840 each."""
+
+    width: int
+    height: int
+    #: Device pixels per CSS pixel (default 1).
+    device_scale_factor: float | None = None
+    #: Emulate a phone: mobile viewport rules and touch.
+    mobile: bool | None = None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SessionBrowserViewport:
+        return cls(
+            width=data["width"],
+            height=data["height"],
+            device_scale_factor=data.get("device_scale_factor"),
+            mobile=data.get("mobile"),
+        )
+
+
+@dataclass(frozen=True)
+class SessionBrowserGeolocation:
+    """What navigator.geolocation reports (the permission is granted)."""
+
+    latitude: float
+    longitude: float
+    #: Metres (default 10).
+    accuracy: float | None = None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SessionBrowserGeolocation:
+        return cls(
+            latitude=data["latitude"],
+            longitude=data["longitude"],
+            accuracy=data.get("accuracy"),
+        )
+
+
+@dataclass(frozen=True)
+class SessionBrowser:
+    """Browser settings for this session: they hold in every tab, frame and worker it opens, whichever CDP client connects."""
+
+    #: The size of every tab (innerWidth × innerHeight), 200–3840 each.
+    viewport: SessionBrowserViewport | None = None
+    #: navigator.userAgent and the User-Agent header (at most 512 characters).
+    user_agent: str | None = None
+    #: navigator.language(s), Accept-Language and Intl's default locale.
+    locale: str | None = None
+    #: Intl's time zone and every Date.
+    timezone: str | None = None
+    #: What navigator.geolocation reports (the permission is granted).
+    geolocation: SessionBrowserGeolocation | None = None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SessionBrowser:
+        return cls(
+            viewport=None if data.get("viewport") is None else SessionBrowserViewport.from_wire(data.get("viewport")),
+            user_agent=data.get("user_agent"),
+            locale=data.get("locale"),
+            timezone=data.get("timezone"),
+            geolocation=None if data.get("geolocation") is None else SessionBrowserGeolocation.from_wire(data.get("geolocation")),
+        )
+
+
+@dataclass(frozen=True)
 class Session:
     """The API's Session resource."""
 
@@ -49,6 +114,8 @@ class Session:
     live_view: SessionLiveView
     #: Your own labels, as given at create.
     metadata: dict[str, str]
+    #: The browser settings given at create, or null.
+    browser: SessionBrowser | None
     #: Whether the session's logs are captured (GET …/logs).
     logs: bool
     #: Whether the session's screen is recorded (GET …/recording once it ends).
@@ -74,6 +141,7 @@ class Session:
             profile_id=data["profile_id"],
             live_view=SessionLiveView.from_wire(data["live_view"]),
             metadata=data["metadata"],
+            browser=None if data["browser"] is None else SessionBrowser.from_wire(data["browser"]),
             logs=data["logs"],
             recording=data["recording"],
             connect_url=data["connect_url"],
