@@ -52,6 +52,10 @@ export function chromiumArgs(executablePath: string, profileDir: string, extraAr
     // mode; the spare renderer is never used by a CDP-driven browser.
     "--disable-features=Translate,MediaRouter,OptimizationHints,SpareRendererForSitePerProcess,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
   ];
+  // Full Chromium can load a session's extensions over the pipe (Extensions.loadUnpacked, the node's
+  // own channel only: the CDP policy refuses the Extensions domain to clients). The headless shell
+  // has no extension system at all.
+  if (!isHeadlessShell(executablePath)) args.push("--enable-unsafe-extension-debugging");
   // Chromium refuses to start as root with its sandbox; elsewhere keep the sandbox.
   if (process.getuid?.() === 0) args.push("--no-sandbox");
   args.push(...extraArgs, "about:blank");

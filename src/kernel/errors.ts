@@ -128,6 +128,20 @@ export const problemTypes = {
       "under a master key this deployment does not have (rotate with `scripts/rotate-master-key.ts`). No session was started; " +
       "delete the profile and save a new one.",
   },
+  "extensions-unsupported": {
+    status: 422,
+    title: "Extensions unsupported",
+    description:
+      "The session asked for extensions (`extension_ids`), but this deployment's browsers cannot load any: Chromium's headless shell " +
+      "has no extension system. Run full Chromium (`VESSEL_CHROMIUM_PATH=/usr/lib/chromium/chromium`; the set-up installs it). No session was started.",
+  },
+  "invalid-extension": {
+    status: 422,
+    title: "Invalid extension",
+    description:
+      "The upload is not a zip of an unpacked Manifest V3 extension: a `manifest.json` (at the top, or in the one folder at the top) with " +
+      "`manifest_version` 3, a `name` and a `version`, relative file names only, within the size limits. Nothing was stored.",
+  },
   "idempotency-key-reused": {
     status: 422,
     title: "Idempotency-Key reused",

@@ -21,6 +21,8 @@ import { createSession } from "./sessions/create-session.ts";
 import { revokeLiveViews } from "./sessions/live-view.ts";
 import { CreateSessionInput, SessionListQuery, forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "./sessions/sessions.ts";
 import { followWorkspaceSessions } from "./sessions/workspace-sessions.ts";
+import { deleteExtension, getExtension, listExtensions, uploadExtension } from "./extensions/extensions.ts";
+import { listSessionFiles, uploadSessionFile } from "./session-files/session-files.ts";
 import { refreshSession, signOut } from "./sign-ins/refresh-families.ts";
 import { exchangeSignIn, requestSignIn } from "./sign-ins/sign-in.ts";
 import { getMe } from "./sign-ins/users.ts";
@@ -59,6 +61,12 @@ export const operations = catalogue({
   revokeLiveViews: { action: "session.live_view_revoke", run: revokeLiveViews },
   sessionDownloads: { action: "session.downloads", run: listDownloads },
   sessionDownload: { action: "session.download", run: getDownload },
+  uploadSessionFile: { action: "session.file_upload", run: uploadSessionFile },
+  sessionFiles: { action: "session.files", run: listSessionFiles },
+  uploadExtension: { action: "extension.upload", run: uploadExtension },
+  extensions: { action: "extension.list", run: listExtensions },
+  extension: { action: "extension.read", run: getExtension },
+  deleteExtension: { action: "extension.delete", run: deleteExtension },
   createProfile: { action: "profile.create", input: CreateProfileInput, run: createProfile },
   profiles: { action: "profile.list", input: ProfileListQuery, run: listProfiles },
   profile: { action: "profile.get", run: getProfile },

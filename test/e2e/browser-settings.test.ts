@@ -62,7 +62,7 @@ describe.skipIf(!hasChromium)("browser settings at create", () => {
     await t?.stop();
   });
 
-  const probe = (page: Page | PwPage) => page.evaluate(() => (window as unknown as { probe(): Promise<unknown> }).probe());
+  const probe = (page: Page | PwPage) => (page as Page).evaluate(() => (window as unknown as { probe(): Promise<unknown> }).probe());
 
   async function withSession(fromSpare: boolean, drive: (connectUrl: string) => Promise<void>) {
     // A spare is there (warm 1) or taken first by another session, so this one launches cold.

@@ -45,6 +45,7 @@ const SessionType = builder.objectRef<SessionView>("Session").implement({
       description: "Your own labels, as given at create, sorted by key.",
       resolve: (v) => metadataEntries(v.session.metadata),
     }),
+    extensionIds: t.stringList({ description: "Extensions loaded into this session.", resolve: (v) => v.session.extensionIds ?? [] }),
     browser: t.field({ type: BrowserSettingsRef, nullable: true, description: "The browser settings given at create.", resolve: (v) => (v.session.browser ?? null) as BrowserSettingsInput | null }),
     logs: t.boolean({ description: "Whether the session's logs are captured (sessionLogs).", resolve: (v) => v.session.logs }),
     recording: t.boolean({ description: "Whether the session's screen is recorded.", resolve: (v) => v.session.recording }),
@@ -77,6 +78,7 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
     timeoutSeconds: t.int(),
     idleTimeoutSeconds: t.int(),
     metadata: t.field({ type: [MetadataEntryInput], description: "Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters." }),
+    extensionIds: t.stringList({ description: "Extensions of the workspace to load into this session (full Chromium only)." }),
     browser: t.field({ type: BrowserSettingsInputRef, description: "Viewport, user agent, locale, time zone and position for every tab, frame and worker." }),
     logs: t.boolean({ description: "Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on)." }),
     recording: t.boolean({ description: "Record the screen into a video (default: the deployment's VESSEL_RECORDING, off)." }),
@@ -152,6 +154,7 @@ builder.mutationField(operations.createSession.id, (t) =>
           idle_timeout_seconds: input.idleTimeoutSeconds ?? undefined,
           metadata: metadataObject(input.metadata),
           browser: browserSettingsWire(input.browser),
+          extension_ids: input.extensionIds ?? undefined,
           logs: input.logs ?? undefined,
           recording: input.recording ?? undefined,
           proxy: input.proxyServer

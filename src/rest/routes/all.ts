@@ -1,5 +1,7 @@
 import { dashboardRoutes } from "./dashboard.ts";
 import { downloadRoutes } from "./downloads.ts";
+import { sessionFileRoutes } from "./session-files.ts";
+import { extensionRoutes } from "./extensions.ts";
 import { healthRoutes } from "./health.ts";
 import { profileRoutes } from "./profiles.ts";
 import { recordingRoutes } from "./recordings.ts";
@@ -8,4 +10,4 @@ import { sessionLogRoutes } from "./session-logs.ts";
 import type { AnyRoute } from "../define-route.ts";
 
 /** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
-export const routes: readonly AnyRoute[] = [...healthRoutes, ...sessionRoutes, ...sessionLogRoutes, ...recordingRoutes, ...downloadRoutes, ...profileRoutes, ...dashboardRoutes];
+export const routes: readonly AnyRoute[] = [...healthRoutes, ...sessionRoutes, ...sessionLogRoutes, ...recordingRoutes, ...downloadRoutes, ...sessionFileRoutes, ...extensionRoutes, ...profileRoutes, ...dashboardRoutes];

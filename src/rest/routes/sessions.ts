@@ -33,6 +33,7 @@ export const SessionDto = z
     }),
     metadata: z.record(z.string(), z.string()).describe("Your own labels, as given at create."),
     browser: BrowserSettingsInput.nullable().describe("The browser settings given at create, or null."),
+    extension_ids: z.array(z.string()).describe("Extensions loaded into this session."),
     logs: z.boolean().describe("Whether the session's logs are captured (GET …/logs)."),
     recording: z.boolean().describe("Whether the session's screen is recorded (GET …/recording once it ends)."),
     connect_url: z
@@ -62,6 +63,7 @@ export function toSessionDto(
     live_view: { interactive: s.liveViewInteractive, instructions: s.liveViewInstructions, viewers },
     metadata: (s.metadata ?? {}) as Record<string, string>,
     browser: (s.browser ?? null) as BrowserSettingsInput | null,
+    extension_ids: s.extensionIds ?? [],
     logs: s.logs,
     recording: s.recording,
     connect_url: urls.connectUrl,

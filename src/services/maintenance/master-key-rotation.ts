@@ -4,6 +4,7 @@ import { rewrapDataKey } from "../../crypto/profile-crypto.ts";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import type { Logger } from "../../logger.ts";
 import { rewrapRecordingKeys, type RecordingKeyRotation } from "../recordings/recording-retention.ts";
+import { rewrapExtensionKeys, type ExtensionKeyRotation } from "../extensions/extension-keys.ts";
 import { rewrapSessionLogKeys, type LogKeyRotation } from "../session-logs/log-retention.ts";
 
 /**
@@ -27,6 +28,7 @@ export interface RotationReport {
   idempotencyRecords: { rewrapped: number; skipped: number };
   recordings: RecordingKeyRotation;
   sessionLogKeys: LogKeyRotation;
+  extensions: ExtensionKeyRotation;
 }
 
 const BATCH = 200;
@@ -43,6 +45,7 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
     idempotencyRecords: { rewrapped: 0, skipped: 0 },
     recordings: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
     sessionLogKeys: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
+    extensions: { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] },
   };
 
   // Profiles, in id order, a batch per transaction.
@@ -121,6 +124,7 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
   }
 
   report.sessionLogKeys = await rewrapSessionLogKeys(prisma, oldKey, newKey);
+  report.extensions = await rewrapExtensionKeys(prisma, oldKey, newKey);
 
   report.recordings = await rewrapRecordingKeys(prisma, oldKey, newKey);
 

@@ -10,6 +10,7 @@ import type { ServiceContext } from "../../kernel/context.ts";
 import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "../../kernel/idempotency.ts";
 import { applyBrowserSettings } from "../../browser/browser-settings.ts";
 import { toBrowserSettings } from "./browser-settings-input.ts";
+import { checkSessionExtensions, loadSessionExtensions } from "../extensions/extensions.ts";
 import { startSessionLogs } from "../session-logs/capture.ts";
 import { startRecording } from "../recordings/recorder.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/profile-documents.ts";
@@ -73,10 +74,10 @@ export async function createSession(
   if (placed) return placed;
   const plan = planSession(ctx, input, workspaceId, cap);
   const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
-  // With a warm spare and no profile to restore (which changes the browser), the key is taken by the
+  // With a warm spare and nothing that changes the browser for good (a profile, extensions), the key is taken by the
   // row's own statement; otherwise (a launch to wait for, a full node) by a statement of its own, so a
   // replay never waits for, or is refused, a browser.
-  const fromSpare = input.profile_id ? undefined : (claim: ClaimAnswer) => startOnSpare(plan, claim);
+  const fromSpare = changesBrowser(input) ? undefined : (claim: ClaimAnswer) => startOnSpare(plan, claim);
   return idempotent(ctx, key, (store: StoreAnswer) => startWithClaimedKey(plan, store), fromSpare).catch(async (err: unknown) => {
     // This node filled up meanwhile: another one may still have room.
     const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err, workspace });
@@ -96,6 +97,7 @@ async function checkCreate(ctx: ServiceContext, input: CreateSessionInput, works
     const profile = await prismaOf(ctx).profile.findFirst({ where: { id: input.profile_id, workspaceId }, select: { id: true } });
     if (!profile) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
   }
+  await checkSessionExtensions(ctx, workspaceId, input.extension_ids ?? []);
   return { workspaceId, cap: sessionCap(ctx, maxSessions) };
 }
 
@@ -127,7 +129,7 @@ async function startWithClaimedKey(plan: Plan, storeAnswer: StoreAnswer) {
   );
   if (cap !== null && stored === 0) {
     // Another create took the last slot meanwhile: nothing was written, and the browser goes back.
-    if (input.profile_id) await p.lease.release();
+    if (changesBrowser(input)) await p.lease.release();
     else unused(p);
     throw workspaceFull(cap);
   }
@@ -175,9 +177,10 @@ async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
       profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
       timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
       liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
-      metadata: input.metadata ?? {}, browser: input.browser ?? null, logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
+      metadata: input.metadata ?? {}, browser: input.browser ?? null, extensionIds: input.extension_ids ?? [], logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
       createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
     };
+    if (input.extension_ids?.length) await loadSessionExtensions(ctx, workspaceId, input.extension_ids, lease);
     // Set before the create is answered, so the spare's first tab already has them for the first client.
     const settings = input.browser ? await applyBrowserSettings(lease.cdp, toBrowserSettings(input.browser)) : undefined;
     const view: SessionView = { session, ...(await plan.urls) };
@@ -197,6 +200,9 @@ async function recordOrRelease<R>(p: Prepared, write: () => Promise<R>): Promise
     throw err;
   }
 }
+
+/** A profile restored or extensions loaded stay in the browser: it cannot go back as a spare. */
+const changesBrowser = (input: CreateSessionInput) => Boolean(input.profile_id) || Boolean(input.extension_ids?.length);
 
 /** A browser no session took goes back as a spare, its settings undone (Chromium drops a channel's overrides as it detaches). */
 function unused(p: Prepared): void {

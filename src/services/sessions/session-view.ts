@@ -34,6 +34,7 @@ export function reviveSessionView(v: { session: unknown; connectUrl: string | nu
   session.recording ??= false;
   session.metadata ??= {};
   session.browser ??= null;
+  session.extensionIds ??= [];
   return { session: session as unknown as Session, connectUrl: v.connectUrl, liveViewUrl: v.liveViewUrl };
 }
 

@@ -66,6 +66,11 @@ export const CreateSessionInput = z.strictObject({
     .describe("Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on)."),
   metadata: SessionMetadata.optional(),
   browser: BrowserSettingsInput.optional(),
+  extension_ids: z
+    .array(z.string().min(1).max(64))
+    .max(10, "at most 10 extensions")
+    .optional()
+    .describe("Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported)."),
   recording: z
     .boolean().optional()
     .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),
