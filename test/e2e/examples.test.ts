@@ -1,4 +1,9 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import busboy from "busboy";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +72,34 @@ describe.skipIf(!hasChromium)("the examples run green against a local server", (
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.lines.at(-1)!)).toMatchObject({ title: "Vessel test page", heading: "hello from loopback" });
     await releasedAll();
+  }, 60_000);
+
+  it("upload-form: a real multipart form receives the file the session was given", async () => {
+    // The form's server reads the multipart body as any web application would.
+    const form = http.createServer((req, res) => {
+      if (req.method !== "POST") return res.setHeader("content-type", "text/html").end('<form method="post" enctype="multipart/form-data" action="/upload"><input type="file" name="doc"><button>Send</button></form>');
+      const parts: Array<{ name: string; size: number; text: string }> = [];
+      const parser = busboy({ headers: req.headers });
+      parser.on("file", (_field, stream, info) => {
+        const chunks: Buffer[] = [];
+        stream.on("data", (c: Buffer) => chunks.push(c)).on("end", () => parts.push({ name: info.filename, size: Buffer.concat(chunks).length, text: Buffer.concat(chunks).toString() }));
+      });
+      parser.on("close", () => res.setHeader("content-type", "text/plain").end(`received ${parts.map((p) => `${p.name} ${p.size} bytes: ${p.text}`).join("; ")}`));
+      req.pipe(parser);
+    });
+    await new Promise<void>((r) => form.listen(0, "127.0.0.1", () => r()));
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vessel-example-")), "report.csv");
+    fs.writeFileSync(file, "a,b\n1,2\n");
+    try {
+      const run = await runExample("upload-form", env, [`http://127.0.0.1:${(form.address() as AddressInfo).port}/`, file]);
+      expect(run.code, run.stderr).toBe(0);
+      const out = JSON.parse(run.lines.at(-1)!) as { uploaded: { name: string; size: number }; answer: string };
+      expect(out.uploaded).toMatchObject({ name: "report.csv", size: 8 });
+      expect(out.answer).toBe("received report.csv 8 bytes: a,b\n1,2");
+      await releasedAll();
+    } finally {
+      form.close();
+    }
   }, 60_000);
 
   it("hand-off: a person clicks Done in the live view, then the script carries on", async () => {
