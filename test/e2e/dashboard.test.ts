@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardCsp } from "../../src/dashboard-assets.ts";
 import { address, startDashboardApp, type DashboardApp } from "../support/dashboard.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
+import { ensureDashboardBuilt } from "../support/dashboard-build.ts";
 
 const executablePath = chromiumPath();
 if (!executablePath && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
@@ -15,25 +15,6 @@ const root = path.resolve(import.meta.dirname, "../..");
 const shots = path.join(root, "test-results/dashboard");
 const desktop = { width: 1280, height: 800 };
 const phone = { width: 390, height: 844 };
-
-/** The built app, rebuilt when its sources (or the generated operations) are newer than the build. */
-function ensureDashboardBuilt(): void {
-  const index = path.join(root, "dist/dashboard/index.html");
-  const built = fs.existsSync(index) ? fs.statSync(index).mtimeMs : 0;
-  const newer = (dir: string): boolean =>
-    fs.readdirSync(dir, { withFileTypes: true }).some((e) => {
-      const p = path.join(dir, e.name);
-      return e.isDirectory() ? newer(p) : fs.statSync(p).mtimeMs > built;
-    });
-  if (built && !newer(path.join(root, "src/dashboard")) && !newer(path.join(root, "src/generated/gql"))) return;
-  execFileSync(process.execPath, [path.join(root, "node_modules/vite/bin/vite.js"), "build", "--config", "src/dashboard/vite.config.ts"], {
-    cwd: root,
-    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
-    env: { ...process.env, NODE_ENV: "production" },
-    stdio: "pipe",
-    timeout: 120_000,
-  });
-}
 
 /**
  * The dashboard as people use it: the built app served by a real server, driven in Chromium. One

@@ -9,6 +9,8 @@ import "./styles/page.css";
 import "./styles/notices.css";
 import "./styles/forms.css";
 import "./styles/session.css";
+import "./styles/inspector.css";
+import "./styles/inspector-lists.css";
 import "./styles/sign-in.css";
 import "./styles/narrow.css";
 

@@ -92,6 +92,13 @@ export type MetadataEntryInput = {
   value: string;
 };
 
+/** RECORDING while the session runs, PROCESSING while the video is encoded and stored after its end, then READY or FAILED. */
+export type RecordingStatus =
+  | 'FAILED'
+  | 'PROCESSING'
+  | 'READY'
+  | 'RECORDING';
+
 /** OWNER: everything, owners included. ADMIN: API keys, invitations, members below owner, audit log. MEMBER: reads. */
 export type Role =
   | 'ADMIN'
@@ -386,6 +393,33 @@ export type HealthQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type HealthQuery = { health: { status: HealthStatus, version: string, regions: Array<string>, database: { status: DependencyStatus, kind: DatabaseKind, latencyMs: number | null }, browserPool: { state: BrowserPoolState, capacity: number, inUse: number, warm: number } } };
+
+export type SessionLogsQueryVariables = Exact<{
+  workspace: string;
+  id: string;
+  after?: number | null | undefined;
+  cursor?: string | null | undefined;
+}>;
+
+
+export type SessionLogsQuery = { sessionLogs: { nextCursor: string | null, hasMore: boolean, items: Array<{ seq: number, type: string, at: string, data: string }> } };
+
+export type SessionLogsFeedSubscriptionVariables = Exact<{
+  workspace: string;
+  id: string;
+  after?: number | null | undefined;
+}>;
+
+
+export type SessionLogsFeedSubscription = { sessionLogs: { seq: number, type: string, at: string, data: string } };
+
+export type SessionRecordingQueryVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type SessionRecordingQuery = { session: { id: string, recordingInfo: { status: RecordingStatus, sizeBytes: number | null, durationMs: number | null, width: number | null, height: number | null, startedAt: string, endedAt: string | null, readyAt: string | null, expiresAt: string, failure: string | null } | null } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -909,3 +943,52 @@ export const HealthDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<HealthQuery, HealthQueryVariables>;
+export const SessionLogsDocument = new TypedDocumentString(`
+    query SessionLogs($workspace: String!, $id: String!, $after: Int, $cursor: String) {
+  sessionLogs(
+    workspace: $workspace
+    id: $id
+    after: $after
+    first: 1000
+    cursor: $cursor
+  ) {
+    items {
+      seq
+      type
+      at
+      data
+    }
+    nextCursor
+    hasMore
+  }
+}
+    `) as unknown as TypedDocumentString<SessionLogsQuery, SessionLogsQueryVariables>;
+export const SessionLogsFeedDocument = new TypedDocumentString(`
+    subscription SessionLogsFeed($workspace: String!, $id: String!, $after: Int) {
+  sessionLogs(workspace: $workspace, id: $id, after: $after) {
+    seq
+    type
+    at
+    data
+  }
+}
+    `) as unknown as TypedDocumentString<SessionLogsFeedSubscription, SessionLogsFeedSubscriptionVariables>;
+export const SessionRecordingDocument = new TypedDocumentString(`
+    query SessionRecording($workspace: String!, $id: String!) {
+  session(workspace: $workspace, id: $id) {
+    id
+    recordingInfo {
+      status
+      sizeBytes
+      durationMs
+      width
+      height
+      startedAt
+      endedAt
+      readyAt
+      expiresAt
+      failure
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<SessionRecordingQuery, SessionRecordingQueryVariables>;

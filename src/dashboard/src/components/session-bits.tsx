@@ -1,6 +1,6 @@
 import type { EndReason, SessionEventType, SessionFieldsFragment, SessionStatus } from "@gql/graphql.ts";
 import { Badge } from "./ui.tsx";
-import { formatBytes } from "../lib/format.ts";
+import { formatBytes, formatDuration } from "../lib/format.ts";
 
 export type SessionRow = SessionFieldsFragment;
 
@@ -100,14 +100,25 @@ export function describeEvent(type: SessionEventType, data: EventData): { title:
       return { title: "Download cancelled", detail: downloadWords(data), tone: "neutral" };
     case "DOWNLOAD_REFUSED":
       return { title: "Download refused", detail: refusedWords(typeof data.name === "string" ? data.name : undefined, data.reason), tone: "amber" };
-    default:
-      return { title: String(type).toLowerCase().replace(/_/g, " "), tone: "neutral" };
+    case "RECORDING_READY":
+      return { title: "Recording ready", detail: recordingWords(data), tone: "green" };
+    case "RECORDING_FAILED":
+      return { title: "Recording failed", detail: typeof data.reason === "string" ? data.reason : undefined, tone: "red" };
+    default: {
+      const words = String(type).toLowerCase().replace(/_/g, " ");
+      return { title: words[0]!.toUpperCase() + words.slice(1), tone: "neutral" };
+    }
   }
 }
 
 function refusedWords(what: unknown, reason: unknown): string | undefined {
   const parts = [typeof what === "string" ? what : undefined, typeof reason === "string" ? reason : undefined].filter(Boolean);
   return parts.length > 0 ? parts.join(": ") : undefined;
+}
+
+function recordingWords(data: EventData): string | undefined {
+  const parts = [typeof data.duration_ms === "number" ? formatDuration(data.duration_ms) : "", typeof data.size_bytes === "number" ? formatBytes(data.size_bytes) : ""].filter(Boolean);
+  return parts.length > 0 ? parts.join(", ") : undefined;
 }
 
 function downloadWords(data: EventData): string | undefined {

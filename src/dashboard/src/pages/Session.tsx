@@ -6,11 +6,12 @@ import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { subscribe } from "../lib/live.ts";
 import { useWorkspace } from "../lib/me.tsx";
 import { endReasonText, isLive, shortId, StatusBadge } from "../components/session-bits.tsx";
-import { Badge, Button, CopyButton, ErrorNotice, Loading } from "../components/ui.tsx";
+import { Button, CopyButton, ErrorNotice, Loading } from "../components/ui.tsx";
 import { useToast } from "../components/toasts.tsx";
 import { ConfirmDialog } from "../components/dialogs.tsx";
-import { EyeIcon, ExternalIcon, RefreshIcon } from "../components/icons.tsx";
 import { DownloadsCard } from "./session-downloads.tsx";
+import { SessionInspector } from "./session-inspector.tsx";
+import { LiveViewCard } from "./session-live-view.tsx";
 import { SaveProfileDialog } from "./SaveProfileDialog.tsx";
 import { type TimelineEvent, finalTypes } from "./session-timeline.ts";
 import { Breadcrumb, ConnectCard, SessionDetails, SessionTimeline } from "./session-cards.tsx";
@@ -25,8 +26,6 @@ export function SessionPage({ id }: { id: string }) {
   const [eventsError, setEventsError] = useState<ApiError | undefined>();
   const [feed, setFeed] = useState<"live" | "ended" | "offline">("live");
   const [viewUrl, setViewUrl] = useState<string | null>(null);
-  const [opening, setOpening] = useState(false);
-  const [openError, setOpenError] = useState<ApiError | undefined>();
   const [confirm, setConfirm] = useState<"release" | "stop" | "revoke" | "save" | null>(null);
   const release = useMutation(ReleaseSessionDocument);
   const stop = useMutation(ForceStopSessionDocument);
@@ -99,21 +98,6 @@ export function SessionPage({ id }: { id: string }) {
   const running = s.status === "RUNNING";
   const started = s.startedAt ?? s.createdAt;
 
-  const openLiveView = async () => {
-    setOpening(true);
-    setOpenError(undefined);
-    try {
-      // A fresh link: live-view links work for about five minutes.
-      const fresh = await request(SessionDocument, { workspace: ws.slug, id });
-      if (!fresh.session.liveViewUrl) throw new ApiError("The session is not running any more.", "CONFLICT", 409);
-      setViewUrl(fresh.session.liveViewUrl);
-    } catch (err) {
-      setOpenError(asApiError(err));
-    } finally {
-      setOpening(false);
-    }
-  };
-
   const doRelease = async () => {
     if (await release.run({ workspace: ws.slug, id })) {
       setConfirm(null);
@@ -182,65 +166,9 @@ export function SessionPage({ id }: { id: string }) {
 
       <div className="detail-grid">
         <div className="detail-main">
-          <section className="card" aria-labelledby="lv-title">
-            <div className="card-head">
-              <h2 id="lv-title" className="card-title">
-                Live view
-              </h2>
-              <div className="card-actions">
-                <Badge tone={s.liveViewInteractive ? "blue" : "neutral"}>{s.liveViewInteractive ? "Interactive" : "View only"}</Badge>
-                {s.liveViewViewers > 0 ? <Badge tone="violet">{s.liveViewViewers} watching</Badge> : null}
-              </div>
-            </div>
-            {s.liveViewInstructions ? (
-              <p className="instructions">
-                <span className="muted">Instructions shown to the viewer:</span> {s.liveViewInstructions}
-              </p>
-            ) : null}
-            {running && viewUrl ? (
-              <>
-                <div className="live-frame">
-                  <iframe src={viewUrl} title={`Live view of session ${s.id}`} referrerPolicy="no-referrer" />
-                </div>
-                <div className="card-foot">
-                  <Button size="sm" onClick={() => void openLiveView()} pending={opening}>
-                    <RefreshIcon /> Reconnect
-                  </Button>
-                  <a className="btn btn-secondary btn-sm" href={viewUrl} target="_blank" rel="noopener noreferrer">
-                    <ExternalIcon /> Open in a new tab
-                  </a>
-                  <Button size="sm" variant="ghost" onClick={() => setViewUrl(null)}>
-                    Close
-                  </Button>
-                  {ws.canAdmin ? (
-                    <Button size="sm" variant="ghost" onClick={() => setConfirm("revoke")}>
-                      Revoke all links
-                    </Button>
-                  ) : null}
-                </div>
-              </>
-            ) : running ? (
-              <div className="live-placeholder">
-                <EyeIcon width="28" height="28" />
-                <p>Watch the browser{s.liveViewInteractive ? " and take over the mouse and keyboard" : ""}. Opening it counts as activity, so the session is not released as idle while you watch.</p>
-                <div className="row-gap">
-                  <Button variant="primary" onClick={() => void openLiveView()} pending={opening}>
-                    Open live view
-                  </Button>
-                  {ws.canAdmin ? (
-                    <Button variant="ghost" onClick={() => setConfirm("revoke")}>
-                      Revoke all links
-                    </Button>
-                  ) : null}
-                </div>
-                {openError ? <ErrorNotice error={openError} compact /> : null}
-              </div>
-            ) : (
-              <div className="live-placeholder ended">
-                <p>{live ? "The session is starting or ending…" : "The session has ended, and its browser is closed."}</p>
-              </div>
-            )}
-          </section>
+          {live || !s.recording ? <LiveViewCard session={s} viewUrl={viewUrl} setViewUrl={setViewUrl} onRevoke={() => setConfirm("revoke")} /> : null}
+
+          {s.logs || s.recording ? <SessionInspector session={s} events={events} /> : null}
 
           <SessionTimeline events={events} error={eventsError} feed={feed} />
         </div>
