@@ -29,6 +29,13 @@ export function isHeadlessShell(executablePath: string): boolean {
   return path.basename(executablePath).includes("headless-shell");
 }
 
+/** Whether browsers of this binary can load extensions: full Chromium can; the headless shell has no extension system. */
+export function extensionSupport(executablePath: string): { ok: true } | { ok: false; why: string } {
+  return isHeadlessShell(executablePath)
+    ? { ok: false, why: `this node runs Chromium's headless shell (${executablePath}), which has no extension system; run full Chromium (VESSEL_CHROMIUM_PATH=/usr/lib/chromium/chromium)` }
+    : { ok: true };
+}
+
 /** Server-chosen flags, never a caller's. */
 export function chromiumArgs(executablePath: string, profileDir: string, extraArgs: string[] = []): string[] {
   const args = [

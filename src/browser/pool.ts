@@ -1,4 +1,3 @@
-import { isHeadlessShell } from "./chromium-command.ts";
 import { AppError } from "../kernel/errors.ts";
 import type { Logger } from "../logger.ts";
 import { stderrTail, type ChromiumProcess } from "./chromium.ts";
@@ -71,13 +70,6 @@ export class BrowserPool {
   }
 
   /** Whether this node's browsers run jailed (jail.ts), and why not. */
-  /** Whether this node's browsers can load extensions (full Chromium can; the headless shell cannot). */
-  get extensionSupport(): { ok: true } | { ok: false; why: string } {
-    return isHeadlessShell(this.#opts.executablePath)
-      ? { ok: false, why: `this node runs Chromium's headless shell (${this.#opts.executablePath}), which has no extension system; run full Chromium (VESSEL_CHROMIUM_PATH=/usr/lib/chromium/chromium)` }
-      : { ok: true };
-  }
-
   get isolation(): Isolation {
     return this.#opts.isolation ?? { level: "none", reason: "not configured" };
   }

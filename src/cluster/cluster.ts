@@ -7,7 +7,7 @@ import type { Idempotent } from "../kernel/idempotency.ts";
 import type { Logger } from "../logger.ts";
 import type { ClusterHooks } from "../services/sessions/ports.ts";
 import type { SessionView } from "../services/sessions/session-view.ts";
-import type { CreateSessionInput } from "../services/sessions/sessions.ts";
+import type { CreateSessionInput } from "../services/sessions/session-input.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
 import { Drain } from "./drain.ts";
 import { InternalAuth } from "./internal-auth.ts";

@@ -6,7 +6,7 @@ import { AppError } from "../kernel/errors.ts";
 import { sendProblem, toAppError } from "../kernel/problems.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { captureSessionHere } from "../services/profiles/profile-documents.ts";
-import { CreateSessionInput } from "../services/sessions/sessions.ts";
+import { CreateSessionInput } from "../services/sessions/session-input.ts";
 import { createSession } from "../services/sessions/create-session.ts";
 import type { Cluster } from "./cluster.ts";
 import { markPlaced } from "./placement.ts";

@@ -5,7 +5,7 @@ import { AppError } from "../kernel/errors.ts";
 import type { Idempotent } from "../kernel/idempotency.ts";
 import type { Logger } from "../logger.ts";
 import { placementCandidates, regionHasNodes, type NodeInfo } from "../services/nodes/nodes.ts";
-import type { CreateSessionInput } from "../services/sessions/sessions.ts";
+import type { CreateSessionInput } from "../services/sessions/session-input.ts";
 import { reviveSessionView, type SessionView } from "../services/sessions/session-view.ts";
 import { isConnectFailure, problemFromPeer } from "./peers.ts";
 import type { InternalAuth } from "./internal-auth.ts";

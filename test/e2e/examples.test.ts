@@ -82,7 +82,7 @@ describe.skipIf(!hasChromium)("the examples run green against a local server", (
       const parser = busboy({ headers: req.headers });
       parser.on("file", (_field, stream, info) => {
         const chunks: Buffer[] = [];
-        stream.on("data", (c: Buffer) => chunks.push(c)).on("end", () => parts.push({ name: info.filename, size: Buffer.concat(chunks).length, text: Buffer.concat(chunks).toString() }));
+        stream.on("data", (c: Buffer) => chunks.push(c)).on("end", () => parts.push({ name: info.filename ?? "", size: Buffer.concat(chunks).length, text: Buffer.concat(chunks).toString() }));
       });
       parser.on("close", () => res.setHeader("content-type", "text/plain").end(`received ${parts.map((p) => `${p.name} ${p.size} bytes: ${p.text}`).join("; ")}`));
       req.pipe(parser);

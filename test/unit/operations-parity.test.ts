@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { GraphQLField } from "graphql";
 import type { ServiceContext } from "../../src/kernel/context.ts";
@@ -30,10 +31,18 @@ const args: unknown = new Proxy({}, {
     if (key === "limit" || key === "wait") return 1;
     if (key === "idempotencyKey") return uuid;
     if (key === "input") return { region: "us-east1", label: "label", sessionId: "ses_1" };
-    if (/^(cursor|after|since|until|types|status|keyPrefix|action|actorUserId|target|newestFirst|endSessions|redirectTo)$/.test(key)) return undefined;
+    if (key === "zipBase64" || key === "contentBase64") return "aGk=";
+    if (/^(cursor|after|since|until|types|status|metadata|keyPrefix|action|actorUserId|target|newestFirst|endSessions|redirectTo)$/.test(key)) return undefined;
     return "1";
   },
 });
+
+/** A request whose body is one small file in `field`, for the routes that read multipart bodies themselves. */
+function multipartRequest(field: string): unknown {
+  const body = `--b\r\nContent-Disposition: form-data; name="${field}"; filename="a.zip"\r\nContent-Type: application/zip\r\n\r\nPK\r\n--b--\r\n`;
+  const headers = { "content-type": "multipart/form-data; boundary=b", "content-length": String(body.length) };
+  return Object.assign(Readable.from([Buffer.from(body)]), { headers, is: (type: string | string[]) => [type].flat().includes("multipart/form-data") });
+}
 
 const ctx = { deps: anything, requestId: "req", log: { child: () => ctx.log, info() {}, warn() {}, error() {}, debug() {} }, principal: null, ip: null } as unknown as ServiceContext;
 
@@ -76,7 +85,7 @@ describe("one operation, two transports", () => {
       const missed: string[] = [];
       for (const route of routes) {
         const input = { params: anything, query: anything, body: anything, headers: { "idempotency-key": uuid } };
-        const http = { req: anything, res: { once() {}, setHeader() {} } };
+        const http = { req: route.multipart ? multipartRequest(route.multipart.field) : anything, res: { once() {}, setHeader() {} } };
         const id = await reachedBy(() => route.handler(ctx, input as never, http as never, route.operation.run));
         if (id !== route.operationId) missed.push(`${route.operationId} reached ${id ?? "nothing"}`);
       }

@@ -1,7 +1,8 @@
 import type { Session } from "../../generated/prisma/client.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import type { Page } from "../../kernel/pagination.ts";
-import { CreateSessionInput, SessionListQuery, getSession } from "../../services/sessions/sessions.ts";
+import { getSession } from "../../services/sessions/sessions.ts";
+import { CreateSessionInput, SessionListQuery } from "../../services/sessions/session-input.ts";
 import { storedSessionId, type SessionView } from "../../services/sessions/session-view.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError } from "../../kernel/errors.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { toPageDto } from "../presenters/page.ts";
-import { CreateSessionInput, SessionListQuery } from "../../services/sessions/sessions.ts";
+import { CreateSessionInput, SessionListQuery } from "../../services/sessions/session-input.ts";
 import { BrowserSettingsInput } from "../../services/sessions/browser-settings-input.ts";
 import { fromStoredView, type SessionView } from "../../services/sessions/session-view.ts";
 import type { SessionEventView } from "../../services/session-events/session-events.ts";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ulid } from "../../ids.ts";
 import type { BrowserLease } from "../../browser/pool-types.ts";
+import { extensionSupport, findChromium } from "../../browser/chromium-command.ts";
 import { loadExtensions } from "../../browser/extension-loader.ts";
 import { newDataKey, openRecord, sealRecord, unwrapDataKey } from "../../crypto/data-keys.ts";
 import type { Extension } from "../../generated/prisma/client.ts";
@@ -86,7 +87,8 @@ export async function deleteExtension(ctx: ServiceContext, id: string, workspace
  */
 export async function checkSessionExtensions(ctx: ServiceContext, workspaceId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  const support = ctx.deps.browsers.extensionSupport;
+  const executable = findChromium(ctx.deps.config.browser.executablePath);
+  const support = executable ? extensionSupport(executable) : ({ ok: false, why: "this node has no Chromium" } as const);
   if (!support.ok) throw new AppError("extensions-unsupported", `This deployment cannot load extensions: ${support.why}.`);
   const found = await prismaOf(ctx).extension.count({ where: { workspaceId, id: { in: [...ids] } } });
   if (found !== new Set(ids).size) throw new AppError("not-found", "No extension with one of these extension_ids in this workspace.");

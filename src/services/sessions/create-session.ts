@@ -19,7 +19,8 @@ import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.t
 import { insertStartedSession, roomHolds } from "./session-start.ts";
 import { toStoredView, type SessionView } from "./session-view.ts";
 import { executeStatement, prismaOf, queryStatement } from "../../kernel/support.ts";
-import { maxSessionSeconds, defaultIdleSeconds, type CreateSessionInput, view, addresses } from "./sessions.ts";
+import { view, addresses } from "./sessions.ts";
+import { maxSessionSeconds, defaultIdleSeconds, type CreateSessionInput } from "./session-input.ts";
 
 /**
  * The request as the idempotency record fingerprints it: a proxy password is replaced by a keyed

@@ -1,7 +1,7 @@
 import type { ProfileDocument } from "../../browser/profile-format.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import type { Idempotent } from "../../kernel/idempotency.ts";
-import type { CreateSessionInput } from "./sessions.ts";
+import type { CreateSessionInput } from "./session-input.ts";
 import type { SessionView } from "./session-view.ts";
 
 /** What the services ask of the cluster: a session's browser may run on any node. */
