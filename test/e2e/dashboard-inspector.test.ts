@@ -144,6 +144,11 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
     await page.waitForTimeout(1500);
     await driver.disconnect();
     expect((await releaseSession(t, ws.key, id)).ok).toBe(true);
+    // While the video is processed the page says so (often for only a moment: photographed when seen).
+    await page.getByText("Processing the recording").waitFor({ timeout: 8_000 }).then(
+      () => page.screenshot({ path: path.join(shots, "inspector-processing-desktop.png"), fullPage: true }),
+      () => undefined,
+    );
 
     // The recording becomes ready (409 while it is processed), then the page plays it by itself.
     await eventually(async () => (await fetch(`${t.url}/v1/sessions/${id}/recording`, { headers: { ...bearer(ws.key), range: "bytes=0-0" } })).status, (s) => s === 206 || s === 200, 90_000);
@@ -186,11 +191,24 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
     await page.waitForTimeout(500);
     await shoot("inspector-network");
 
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.screenshot({ path: path.join(shots, "inspector-network-dark-desktop.png"), fullPage: true });
+    await page.emulateMedia({ colorScheme: "light" });
+
     // Filters: without errors and console, the console error leaves the timeline.
     const chips = page.getByRole("group", { name: "Show on the timeline and in the lists" });
     await chips.getByRole("button", { name: /^Errors/ }).click();
     await chips.getByRole("button", { name: /^Console/ }).click();
     expect(await page.locator('[data-lane="errors"] .mark[data-kind="console"]').count()).toBe(0);
+
+    // A recording deleted since: the page says it is gone, and the logs stay.
+    const deleted = await gql(t, "mutation ($id: String!, $workspace: String) { deleteRecording(id: $id, workspace: $workspace) }", { id, workspace: ws.workspace.slug }, { jar: owner.jar });
+    expect(deleted.errors).toBeUndefined();
+    await page.reload();
+    await page.getByText("The recording is gone").waitFor();
+    expect(await page.locator(".player video").count()).toBe(0);
+    await page.locator(".log-row", { hasText: "inspector-boom" }).waitFor();
+    await page.screenshot({ path: path.join(shots, "inspector-recording-gone-desktop.png"), fullPage: true });
     expect(problems).toEqual([]);
   });
 });

@@ -33,7 +33,8 @@ type Trouble = { kind: "processing"; retryMs: number } | { kind: "gone" } | { ki
  */
 export function Player({ src, info, live, label, videoRef, onTime }: {
   src: string;
-  info: RecordingInfo;
+  /** null: the session was recorded, but the recording is no more (deleted, or past its retention). */
+  info: RecordingInfo | null;
   live: boolean;
   label: string;
   videoRef: RefObject<HTMLVideoElement | null>;
@@ -43,7 +44,7 @@ export function Player({ src, info, live, label, videoRef, onTime }: {
   const [attempt, setAttempt] = useState(0);
   const onTimeRef = useRef(onTime);
   onTimeRef.current = onTime;
-  const ready = info.status === "READY" && !live;
+  const ready = info?.status === "READY" && !live;
 
   useEffect(() => {
     const video = videoRef.current;
@@ -98,18 +99,19 @@ export function Player({ src, info, live, label, videoRef, onTime }: {
     }
   };
 
-  if (info.status === "FAILED") return <PlayerNote tone="error">The recording failed{info.failure ? ` (${info.failure})` : ""}, so there is no video of this session.</PlayerNote>;
-  if (live || info.status === "RECORDING") {
+  if (live) {
     return <PlayerNote>Recording. The video can be played here once the session has ended.</PlayerNote>;
   }
-  if (info.status === "PROCESSING" || trouble?.kind === "processing") {
+  if (!info || trouble?.kind === "gone") return <PlayerNote>The recording is gone: deleted, or past its retention.</PlayerNote>;
+  if (info.status === "FAILED") return <PlayerNote tone="error">The recording failed{info.failure ? ` (${info.failure})` : ""}, so there is no video of this session.</PlayerNote>;
+  // Still RECORDING after the end: the node is closing the file, which is processing too as far as anyone watching can tell.
+  if (info.status === "PROCESSING" || info.status === "RECORDING" || trouble?.kind === "processing") {
     return (
       <PlayerNote>
         <Spinner /> Processing the recording… it plays here as soon as it is ready.
       </PlayerNote>
     );
   }
-  if (trouble?.kind === "gone") return <PlayerNote>The recording is gone: deleted, or past its retention.</PlayerNote>;
 
   return (
     <div className="player">

@@ -33,7 +33,7 @@ function useRecordingInfo(workspace: string, session: SessionFieldsFragment) {
     const timer = setInterval(() => void reload(), PROCESSING_POLL_MS);
     return () => clearInterval(timer);
   }, [settling, reload]);
-  return { info, error: q.error };
+  return { info, loaded: q.data !== undefined, error: q.error };
 }
 
 /**
@@ -112,7 +112,7 @@ export function SessionInspector({ session: s, events }: { session: SessionField
         ) : null}
       </div>
 
-      {s.recording && info ? (
+      {s.recording && recording.loaded ? (
         <Player src={recordingUrl(ws.slug, s.id)} info={info} live={live} label={`Recording of session ${shortId(s.id)}`} videoRef={video} onTime={setSeconds} />
       ) : null}
       {recording.error ? <ErrorNotice error={recording.error} compact /> : null}
