@@ -191,6 +191,14 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
     await page.waitForTimeout(500);
     await shoot("inspector-network");
 
+    // By keyboard: the errors lane is one tab stop; Home goes to its first mark, Enter picks it.
+    await page.locator('[data-lane="errors"] .mark[tabindex="0"]').focus();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Enter");
+    expect(Math.abs((await video.evaluate((v: HTMLVideoElement) => v.currentTime)) - atError)).toBeLessThan(0.4);
+    await page.getByRole("tab", { name: /Log/, selected: true }).waitFor();
+    await page.getByRole("tab", { name: /Network/ }).click();
+
     await page.emulateMedia({ colorScheme: "dark" });
     await page.screenshot({ path: path.join(shots, "inspector-network-dark-desktop.png"), fullPage: true });
     await page.emulateMedia({ colorScheme: "light" });
