@@ -1,21 +1,21 @@
 import { randomUUID } from "node:crypto";
 import createClient, { type Client } from "openapi-fetch";
 import { errorFor, TimeoutError, VesselError, type Problem } from "./errors.ts";
+import { allPages } from "./pages.ts";
+import { Profiles } from "./profiles.ts";
 import type { components, operations, paths } from "../generated/openapi.ts";
 import { sessionLogs, type SessionLogEntry, type SessionLogsOptions } from "./session-logs.ts";
+import { deleteRecording, recordingBytes, recordingStream, recordingToFile, type DownloadRecordingOptions } from "./recordings.ts";
 
 export * from "./errors.ts";
-export type { SessionLogEntry, SessionLogsOptions };
+export type { SessionLogEntry, SessionLogsOptions, DownloadRecordingOptions };
 
 export type Session = components["schemas"]["Session"];
 export type SessionEvent = components["schemas"]["SessionEvent"];
 export type SessionStatus = Session["status"];
 type SessionListQuery = NonNullable<operations["sessions"]["parameters"]["query"]>;
-export type Profile = components["schemas"]["Profile"];
-/** Playwright's `storageState` shape (per-origin `sessionStorage` may be added). */
-export type StorageState = components["schemas"]["StorageState"];
-export type StorageStateExport = components["schemas"]["StorageStateExport"];
-type ProfileListQuery = NonNullable<operations["profiles"]["parameters"]["query"]>;
+export type { Profile, StorageState, StorageStateExport } from "./profiles.ts";
+export { Profiles };
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 6). */
@@ -46,6 +46,8 @@ export interface CreateSessionOptions {
   idleTimeoutSeconds?: number;
   /** Capture the session's logs (default: the deployment's, on); `sessions.logs()` reads them. */
   logs?: boolean;
+  /** Record the session's screen (default: the deployment's, off); `sessions.downloadRecording()` fetches it after the end. */
+  recording?: boolean;
   /** How long to wait for a session that is not RUNNING yet (default 60 s). */
   waitSeconds?: number;
 }
@@ -124,16 +126,6 @@ export class Vessel {
   }
 }
 
-/** Every item of a cursor-paginated list, fetching page after page as the caller iterates. */
-async function* allPages<T>(page: (cursor?: string) => Promise<{ items: T[]; has_more: boolean; next_cursor: string | null }>): AsyncGenerator<T> {
-  let cursor: string | undefined;
-  do {
-    const current = await page(cursor);
-    yield* current.items;
-    cursor = current.has_more && current.next_cursor ? current.next_cursor : undefined;
-  } while (cursor);
-}
-
 function isProblem(value: unknown): value is Problem {
   return typeof value === "object" && value !== null && typeof (value as Problem).type === "string" && typeof (value as Problem).status === "number";
 }
@@ -159,6 +151,7 @@ export class Sessions {
       ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}),
       ...(options.idleTimeoutSeconds ? { idle_timeout_seconds: options.idleTimeoutSeconds } : {}),
       ...(options.logs !== undefined ? { logs: options.logs } : {}),
+      ...(options.recording !== undefined ? { recording: options.recording } : {}),
     };
     const session = await this.vessel.call(() =>
       this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }),
@@ -202,6 +195,25 @@ export class Sessions {
   /** Fresh `connect_url` and `live_view_url`; also resets the idle countdown. */
   keepalive(id: string): Promise<Session> {
     return this.vessel.call(() => this.vessel.api.POST("/v1/sessions/{id}:keepalive", { params: { path: { id } } }));
+  }
+
+  /**
+   * The session's recording (MP4) once it has ended and its video is stored, waiting while it is
+   * being made (`waitSeconds`, default 120): its bytes, a stream (`{ stream: true }`), or written
+   * to a file (`{ to: path }`, answering its size).
+   */
+  downloadRecording(id: string, options?: DownloadRecordingOptions): Promise<Uint8Array>;
+  downloadRecording(id: string, options: DownloadRecordingOptions & { stream: true }): Promise<ReadableStream<Uint8Array>>;
+  downloadRecording(id: string, options: DownloadRecordingOptions & { to: string }): Promise<number>;
+  downloadRecording(id: string, options: DownloadRecordingOptions & { stream?: boolean; to?: string } = {}): Promise<Uint8Array | ReadableStream<Uint8Array> | number> {
+    const call = <T>(attempt: () => Promise<{ data?: T; error?: unknown; response: Response }>) => this.vessel.call(attempt);
+    if (options.to !== undefined) return recordingToFile(this.vessel.api, call, id, options.to, options);
+    return options.stream ? recordingStream(this.vessel.api, call, id, options) : recordingBytes(this.vessel.api, call, id, options);
+  }
+
+  /** Deletes the session's recording and its key (404 when there is none). */
+  deleteRecording(id: string): Promise<void> {
+    return deleteRecording(this.vessel.api, (attempt) => this.vessel.call(attempt), id);
   }
 
   /** One read of the session's events (with `wait`, a long poll of up to 30 s). */
@@ -253,39 +265,3 @@ export class Sessions {
   }
 }
 
-export class Profiles {
-  constructor(private readonly vessel: Vessel) {}
-
-  /** Saves a running session's logins (`sessionId`) or imports a Playwright `storageState`. */
-  create(input: { label: string } & ({ sessionId: string } | { storageState: StorageState })): Promise<Profile> {
-    const body = "sessionId" in input ? { label: input.label, session_id: input.sessionId } : { label: input.label, storage_state: input.storageState };
-    return this.vessel.call(() => this.vessel.api.POST("/v1/profiles", { body }));
-  }
-
-  /** Replaces a profile's saved state with a running session's, keeping its id. */
-  save(id: string, sessionId: string): Promise<Profile> {
-    return this.vessel.call(() => this.vessel.api.POST("/v1/profiles/{id}:save", { params: { path: { id } }, body: { session_id: sessionId } }));
-  }
-
-  get(id: string): Promise<Profile> {
-    return this.vessel.call(() => this.vessel.api.GET("/v1/profiles/{id}", { params: { path: { id } } }));
-  }
-
-  listPage(query: ProfileListQuery = {}) {
-    return this.vessel.call(() => this.vessel.api.GET("/v1/profiles", { params: { query } }));
-  }
-
-  /** Every profile of the workspace, page after page. */
-  list(query: Omit<ProfileListQuery, "cursor"> = {}): AsyncGenerator<Profile> {
-    return allPages((cursor) => this.listPage({ ...query, ...(cursor ? { cursor } : {}) }));
-  }
-
-  async delete(id: string): Promise<void> {
-    await this.vessel.call(() => this.vessel.api.DELETE("/v1/profiles/{id}", { params: { path: { id } }, parseAs: "text" }));
-  }
-
-  /** The saved logins in Playwright's `storageState` shape (`browser.newContext({ storageState })`). An audited action. */
-  exportStorageState(id: string): Promise<StorageStateExport> {
-    return this.vessel.call(() => this.vessel.api.GET("/v1/profiles/{id}/storage-state", { params: { path: { id } } }));
-  }
-}

@@ -1,6 +1,10 @@
 import fs from "node:fs";
 import puppeteer from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import os from "node:os";
+import path from "node:path";
+import { exitCodes, runCli } from "../../src/client/cli.ts";
+import { NotFoundError, TimeoutError, Vessel } from "../../src/client/index.ts";
 import { recordingFile } from "../../src/services/recordings/recording-store.ts";
 import { endSession } from "../../src/services/sessions/sessions.ts";
 import { bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
@@ -160,6 +164,37 @@ describe.skipIf(!hasChromium || !hasFfmpeg)("session recordings", () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
+  it("the client waits for the recording and downloads it (bytes, stream, file); the CLI saves it with -o", async () => {
+    const vessel = new Vessel({ apiKey: ws.key, baseUrl: t.url });
+    const session = await vessel.sessions.create({ region: "us-east1", recording: true });
+    const browser = await puppeteer.connect({ browserWSEndpoint: session.connect_url! });
+    const [tab] = await browser.pages();
+    await tab!.goto(page.url);
+    await browser.disconnect();
+    // Still running: a client that will not wait is told so.
+    await expect(vessel.sessions.downloadRecording(session.id, { waitSeconds: 0 })).rejects.toBeInstanceOf(TimeoutError);
+    await vessel.sessions.release(session.id);
+    const bytes = await vessel.sessions.downloadRecording(session.id);
+    expect(ffprobe(Buffer.from(bytes)).codec).toBe("h264");
+    const streamed = Buffer.from(await new Response(await vessel.sessions.downloadRecording(session.id, { stream: true })).arrayBuffer());
+    expect(streamed.equals(Buffer.from(bytes))).toBe(true);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-rec-cli-"));
+    try {
+      expect(await vessel.sessions.downloadRecording(session.id, { to: path.join(dir, "a.mp4") })).toBe(bytes.length);
+      expect(fs.readFileSync(path.join(dir, "a.mp4")).equals(Buffer.from(bytes))).toBe(true);
+      const out: string[] = [];
+      const io = { out: (line: string) => out.push(line), err: () => {}, interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } };
+      expect(await runCli(["sessions", "recording", session.id, "-o", path.join(dir, "b.mp4")], io)).toBe(exitCodes.ok);
+      expect(fs.readFileSync(path.join(dir, "b.mp4")).equals(Buffer.from(bytes))).toBe(true);
+      expect(out.join("\n")).toContain(`${bytes.length} bytes`);
+      expect(await runCli(["sessions", "recording", session.id], io)).toBe(exitCodes.usage);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    await vessel.sessions.deleteRecording(session.id);
+    await expect(vessel.sessions.downloadRecording(session.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it("a session without `recording` has no recording: no row, 404", async () => {
     const { body } = await createSession(t, ws.key);
     expect((await fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) })).status).toBe(404);
@@ -167,5 +202,33 @@ describe.skipIf(!hasChromium || !hasFfmpeg)("session recordings", () => {
     await t.app.deps.recordings.settled();
     expect(await t.app.deps.db.prisma.recording.findUnique({ where: { sessionId: body.id } })).toBeNull();
     expect((await fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) })).status).toBe(404);
+  });
+});
+
+describe.skipIf(!hasChromium || !hasFfmpeg)("a recording that cannot be encoded", () => {
+  let t: TestApp;
+  let ws: Seeded;
+  beforeAll(async () => {
+    // An "ffmpeg" that exits at once: the session runs as usual, its recording fails.
+    t = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "1", VESSEL_FFMPEG_PATH: "/usr/bin/false" } });
+    ws = await seedWorkspace(t);
+  });
+  afterAll(async () => t?.stop());
+
+  it("fails with a reason (row, event), answers 404 saying so, and keeps no bytes", async () => {
+    const { res, body } = await createSession(t, ws.key, { region: "us-east1", recording: true });
+    expect(res.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await releaseSession(t, ws.key, body.id)).status).toBe(204);
+    await t.app.deps.recordings.settled();
+    const row = await t.app.deps.db.prisma.recording.findUniqueOrThrow({ where: { sessionId: body.id } });
+    expect(row).toMatchObject({ status: "FAILED", failure: "the video could not be encoded", sizeBytes: null });
+    expect(fs.existsSync(recordingFile(t.config, body.id))).toBe(false);
+    const answer = await fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) });
+    expect(answer.status).toBe(404);
+    expect(((await answer.json()) as { detail: string }).detail).toContain("the video could not be encoded");
+    const events = (await (await fetch(`${t.url}/v1/sessions/${body.id}/events`, { headers: bearer(ws.key) })).json()) as { items: Array<{ type: string; data: Record<string, unknown> }> };
+    expect(events.items.find((e) => e.type === "recording.failed")?.data).toEqual({ reason: "the video could not be encoded" });
+    expect(events.items.some((e) => e.type === "session.released")).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import { newRecordingKey, unwrapRecordingKey } from "../../src/crypto/recording-crypto.ts";
 import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotation.ts";
+import { RecordingNode } from "../../src/services/recordings/recording-node.ts";
 import { purgeExpiredRecordings } from "../../src/services/recordings/recording-retention.ts";
 import { readRange, recordingFile, removeStored, storeSealed } from "../../src/services/recordings/recording-store.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -27,7 +28,7 @@ describeEachBackend("recording storage", (backend) => {
     const key = randomBytes(32);
     return { key, id: masterKeyId(key) };
   })();
-  const config = () => ({ database: { url: backend === "postgres" ? tdb.url : undefined, dataDir } });
+  const config = () => ({ database: { dataDir } });
   beforeAll(async () => {
     tdb = await createTestDatabase(backend);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-recstore-"));
@@ -100,6 +101,22 @@ describeEachBackend("recording storage", (backend) => {
     expect(await tdb.db.prisma.recordingChunk.count({ where: { sessionId: expired.sessionId } })).toBe(0);
     expect(await tdb.db.prisma.recording.findUniqueOrThrow({ where: { sessionId: kept.sessionId } })).toMatchObject({ status: "READY" });
     expect(await tdb.db.prisma.recording.findUniqueOrThrow({ where: { sessionId: stranded.sessionId } })).toMatchObject({ status: "FAILED" });
+  });
+
+  it("a node that starts again fails the recordings it left unfinished (their frames died with it), and only its own", async () => {
+    const mine = await recording("database");
+    const theirs = await recording("database");
+    await tdb.db.prisma.node.createMany({ data: [{ id: "node-a", internalUrl: "http://127.0.0.1:9", region: "us-east1", capacity: 1, freeSlots: 1 }, { id: "node-b", internalUrl: "http://127.0.0.1:9", region: "us-east1", capacity: 1, freeSlots: 1 }], skipDuplicates: true });
+    await tdb.db.prisma.recording.update({ where: { sessionId: mine.sessionId }, data: { status: "RECORDING", nodeId: "node-a" } });
+    await tdb.db.prisma.recording.update({ where: { sessionId: theirs.sessionId }, data: { status: "PROCESSING", nodeId: "node-b" } });
+    await tdb.db.prisma.recordingChunk.create({ data: { sessionId: mine.sessionId, idx: 0, data: new Uint8Array([1]) } });
+    const node = new RecordingNode(path.join(dataDir, "work"));
+    await node.start({ db: tdb.db, nodeId: "node-a", log: createLogger("silent"), config: config() } as Parameters<RecordingNode["start"]>[0]);
+    expect(await tdb.db.prisma.recording.findUniqueOrThrow({ where: { sessionId: mine.sessionId } })).toMatchObject({ status: "FAILED" });
+    expect(await tdb.db.prisma.recordingChunk.count({ where: { sessionId: mine.sessionId } })).toBe(0);
+    expect(await tdb.db.prisma.recording.findUniqueOrThrow({ where: { sessionId: theirs.sessionId } })).toMatchObject({ status: "PROCESSING" });
+    expect(fs.statSync(node.workRoot).mode & 0o777).toBe(0o700);
+    node.close();
   });
 
   it("master-key rotation re-wraps recordings' keys", async () => {

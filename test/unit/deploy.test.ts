@@ -128,6 +128,8 @@ describe("deploy/kubernetes", () => {
     const installed = /apt-get install[^&]*/.exec(dockerfile)?.[0] ?? "";
     expect(installed).toMatch(/\bbubblewrap\b/);
     expect(installed).toMatch(/\bperl-base\b/);
+    // Recordings: Debian's ffmpeg encodes them (jailed the same way).
+    expect(installed).toMatch(/\bffmpeg\b/);
     expect(dockerfile).toMatch(/^ENV .*\bVESSEL_BROWSER_JAIL=required\b/m);
     expect(env.find((e) => e.name === "VESSEL_BROWSER_JAIL")?.value).toBe("required");
     // User namespaces and mounts inside them (seccomp), a fresh /proc (unmasked, so in a user namespace of the pod's own).

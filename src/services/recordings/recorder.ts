@@ -67,7 +67,7 @@ async function insertRow(deps: AppDeps, session: Session, startedAt: Date): Prom
   const { wrappedKey, masterKeyId } = newRecordingKey(deps.masterKey, session.id);
   await deps.db.prisma.recording.create({
     data: {
-      sessionId: session.id, workspaceId: session.workspaceId, status: "RECORDING", storage: storageFor(deps.config), nodeId: deps.nodeId,
+      sessionId: session.id, workspaceId: session.workspaceId, status: "RECORDING", storage: storageFor(deps.db.kind, deps.config), nodeId: deps.nodeId,
       chunkBytes: RECORDING_CHUNK_BYTES, wrappedKey, masterKeyId, startedAt,
       expiresAt: new Date(startedAt.getTime() + deps.config.recording.retentionDays * DAY_MS),
     },

@@ -26,8 +26,9 @@ export interface StoredRecording {
   chunkBytes: number;
 }
 
-export function storageFor(config: Pick<Config, "database">): Storage {
-  return config.database.url || config.database.dataDir.startsWith("memory://") ? "database" : "file";
+/** PostgreSQL: the database (shared by every node). PGlite: the data folder, unless that is in memory. */
+export function storageFor(databaseKind: "postgres" | "pglite", config: Pick<Config, "database">): Storage {
+  return databaseKind === "postgres" || config.database.dataDir.startsWith("memory://") ? "database" : "file";
 }
 
 export function recordingFile(config: Pick<Config, "database">, sessionId: string): string {

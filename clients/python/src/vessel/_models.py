@@ -116,6 +116,8 @@ class Session:
     metadata: dict[str, str]
     #: The browser settings given at create, or null.
     browser: SessionBrowser | None
+    #: Extensions loaded into this session.
+    extension_ids: list[str]
     #: Whether the session's logs are captured (GET …/logs).
     logs: bool
     #: Whether the session's screen is recorded (GET …/recording once it ends).
@@ -142,6 +144,7 @@ class Session:
             live_view=SessionLiveView.from_wire(data["live_view"]),
             metadata=data["metadata"],
             browser=None if data["browser"] is None else SessionBrowser.from_wire(data["browser"]),
+            extension_ids=data["extension_ids"],
             logs=data["logs"],
             recording=data["recording"],
             connect_url=data["connect_url"],
