@@ -39,9 +39,7 @@ const START_RETRY_MS = 100;
  * that differs although no frame came between them means the screencast missed a change: it restarts.
  */
 const FIRST_FRAME_MS = 250;
-const IDLE_CHECK_MS = 3_000;
-/** stop() waits this long at most for Chromium to confirm (the session's finishers share 3 s). */
-const STOP_WAIT_MS = 1_000;
+const IDLE_CHECK_MS = 5_000;
 
 interface TargetInfo {
   targetId: string;
@@ -104,21 +102,17 @@ export class ScreenRecorder {
     }
   }
 
-  /** Stops the screencast and the channel (the session is ending); frames after this are ignored. */
-  async stop(): Promise<void> {
+  /**
+   * Stops at once (the session is ending): no frame is taken after this, and the channel closes,
+   * which detaches its sessions and so ends their screencasts. Nothing is awaited, so the
+   * session's end (which runs this before its browser closes) is not held up.
+   */
+  stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
     clearTimeout(this.#ackTimer);
     clearTimeout(this.#idleTimer);
-    const session = this.#session;
-    if (session && this.cdp.isOpen) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        this.cdp.send("Page.stopScreencast", {}, session).catch(() => {}),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
-      ]);
-      clearTimeout(timer);
-    }
+    if (this.#session) this.cdp.post("Page.stopScreencast", {}, this.#session);
     this.#close();
   }
 

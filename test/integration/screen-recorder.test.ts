@@ -87,7 +87,7 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       await eventually(async () => sink.got.length, (n) => n > before);
       await client.send("Target.closeTarget", { targetId: third });
     } finally {
-      await recorder.stop();
+      recorder.stop();
     }
   });
 
@@ -128,7 +128,7 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       sink.onReady();
       await eventually(async () => sink.got.length, (n) => n > held);
     } finally {
-      await recorder.stop();
+      recorder.stop();
       viewer.close();
       await client.send("Runtime.evaluate", { expression: "location.reload()" }, await client.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page, flatten: true }).then((r) => r.sessionId)).catch(() => {});
     }
