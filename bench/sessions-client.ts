@@ -33,7 +33,7 @@ export interface Ops {
   lifecycleFresh: { args: { settleMs: number }; result: Phases };
   /** A fresh reference Chromium (flags of the pool, plus a DevTools port) for raw CDP clients; closed by cdpClose/shutdown. */
   referenceLaunch: { args: Record<string, never>; result: { wsEndpoint: string; port: number } };
-  createSession: { args: { baseUrl: string; key: string }; result: { id: string; connectUrl: string } };
+  createSession: { args: { baseUrl: string; key: string; body?: Record<string, unknown> }; result: { id: string; connectUrl: string } };
   releaseSession: { args: { baseUrl: string; key: string; id: string }; result: null };
   /**
    * A raw CDP client on a browser endpoint (or, with `url` "pipe:reference", on a channel of the last
@@ -193,7 +193,7 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
     return { wsEndpoint: chromium.wsEndpoint, port: chromium.port };
   },
 
-  createSession: ({ baseUrl, key }) => createSession(baseUrl, key),
+  createSession: ({ baseUrl, key, body }) => createSession(baseUrl, key, body),
 
   async releaseSession({ baseUrl, key, id }) {
     await releaseSession(baseUrl, key, id);

@@ -37,6 +37,7 @@
 //   BENCH_MEM_SESSIONS=5 BENCH_MEM_ROUNDS=5                                   (c)
 //   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
 //   BENCH_JAIL=off                              (VESSEL_BROWSER_JAIL for the apps; default: the default, auto)
+//   BENCH_LOGS=0|1                              sessions' logs off | on with no entry bound, so every CDP command is logged (default: the default, on)
 import os from "node:os";
 import { Writable } from "node:stream";
 import { findChromium } from "../src/browser/chromium-command.ts";
@@ -115,6 +116,7 @@ try {
       VESSEL_BROWSER_CAPACITY: String(Math.max(8, memSessions + 3)),
       VESSEL_CHROMIUM_PATH: executablePath,
       ...(process.env.BENCH_JAIL ? { VESSEL_BROWSER_JAIL: process.env.BENCH_JAIL } : {}),
+      ...(process.env.BENCH_LOGS === "0" ? { VESSEL_LOGS: "false" } : process.env.BENCH_LOGS === "1" ? { VESSEL_LOGS: "true", VESSEL_LOGS_MAX_ENTRIES: "1000000" } : {}),
     },
     checkResponses: false,
     log: createLogger("warn", warnSink),
@@ -131,7 +133,8 @@ try {
     const probe = await call("createSession", api);
     const probeLease = t.app.deps.runtime.endpoint(probe.id);
     const pool = t.app.deps.browsers;
-    print(`Vessel's browsers: CDP policy ${pool.enforcesCdpPolicy ? "on" : "OFF"}, egress listener ${probeLease?.egress ? "on" : "OFF"}, ${probeLease ? jailOf(probeLease.pid) : "no lease"}`);
+    print(`Vessel's browsers: CDP policy ${pool.enforcesCdpPolicy ? "on" : "OFF"}, egress listener ${probeLease?.egress ? "on" : "OFF"}, ${probeLease ? jailOf(probeLease.pid) : "no lease"}, ` +
+      `session logs ${t.app.deps.config.logs.enabled ? `on (at most ${t.app.deps.config.logs.maxEntries} entries)` : "off"}`);
     print(`references: Chromium with the same flags plus --remote-debugging-port=0, driven over its DevTools WebSocket; unjailed, no egress listener`);
     await call("releaseSession", { ...api, id: probe.id });
   }

@@ -18,6 +18,10 @@ interface Incoming {
 
 export type CdpHandler = (params: any, sessionId: string | undefined) => void;
 
+/** `{"method":"` — how Chromium begins every event it sends. */
+const EVENT_PREFIX = Buffer.from('{"method":"', "latin1");
+const QUOTE = 0x22;
+
 /** A healthy browser answers any command we send within this; a hung one must not hang a request or a viewer. */
 const COMMAND_TIMEOUT_MS = 10_000;
 
@@ -126,6 +130,11 @@ export class CdpClient {
   }
 
   #receive(data: Buffer): void {
+    // An event nobody here listens to is not parsed (a session's log capture receives every Network and Page event of its pages).
+    if (data.length > EVENT_PREFIX.length && data[2] === 0x6d && data.subarray(0, EVENT_PREFIX.length).equals(EVENT_PREFIX)) {
+      const end = data.indexOf(QUOTE, EVENT_PREFIX.length);
+      if (end > 0 && end < 128 && !this.#handlers.get(data.toString("latin1", EVENT_PREFIX.length, end))?.size) return;
+    }
     let msg: Incoming;
     try {
       msg = JSON.parse(data.toString("utf8")) as Incoming;

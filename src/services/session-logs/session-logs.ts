@@ -70,6 +70,9 @@ export class SessionLogs {
     running.ending = true;
     running.capture?.close();
     try {
+      // The call that ended the session has its answer written first (the embedded database's
+      // statement runs in this thread).
+      await new Promise((resolve) => setImmediate(resolve));
       await running.writer.finish();
     } finally {
       if (this.#running.get(sessionId) === running) this.#running.delete(sessionId);
