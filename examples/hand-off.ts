@@ -2,7 +2,7 @@
 // the live view, waits until they click Done, then carries on in the same browser.
 //   VESSEL_API_KEY=vs_… VESSEL_BASE_URL=http://localhost:8080 npx tsx examples/hand-off.ts [url]
 import puppeteer from "puppeteer-core";
-import { TimeoutError, Vessel } from "vessel/client";
+import { TimeoutError, Vessel } from "@vessel/client";
 
 const vessel = new Vessel();
 const url = process.argv[2] ?? "https://example.com/";

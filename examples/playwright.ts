@@ -1,7 +1,7 @@
 // Drive a Vessel session with Playwright over CDP.
 //   VESSEL_API_KEY=vs_… VESSEL_BASE_URL=http://localhost:8080 npx tsx examples/playwright.ts [url]
 import { chromium } from "playwright-core";
-import { Vessel } from "vessel/client";
+import { Vessel } from "@vessel/client";
 
 const vessel = new Vessel();
 const url = process.argv[2] ?? "https://example.com/";

@@ -1,7 +1,7 @@
 // Drive a Vessel session with Puppeteer: create → connect → work → release.
 //   VESSEL_API_KEY=vs_… VESSEL_BASE_URL=http://localhost:8080 npx tsx examples/puppeteer.ts [url]
 import puppeteer from "puppeteer-core";
-import { Vessel } from "vessel/client";
+import { Vessel } from "@vessel/client";
 
 const vessel = new Vessel();
 const url = process.argv[2] ?? "https://example.com/";

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { Vessel } from "vessel/client";
+import { Vessel } from "@vessel/client";
 
 const [url, file] = process.argv.slice(2);
 if (!url) throw new Error("usage: upload-form.ts <url of a page with a file input in a form> [file to upload]");

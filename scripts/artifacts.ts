@@ -27,7 +27,7 @@ export async function buildArtifacts(): Promise<Artifact[]> {
   const openapi: Artifact = { path: "schema/openapi.json", content: `${JSON.stringify(document, null, 2)}\n` };
   // The client library's types come from the same document, so they can never disagree with the server.
   const clientTypes: Artifact = {
-    path: "src/generated/openapi.ts",
+    path: "clients/typescript/src/generated/openapi.ts",
     content: `// Generated from schema/openapi.json by scripts/generate.ts (openapi-typescript). Do not edit.\n${astToString(
       await openapiTS(JSON.parse(openapi.content) as Parameters<typeof openapiTS>[0]),
     )}`,

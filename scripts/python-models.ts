@@ -16,7 +16,7 @@ interface JsonSchema {
 }
 
 /** The resources the Python client returns; list envelopes become its generic `Page`. */
-export const pythonResources = ["Session", "SessionEvent", "Profile", "Download", "SessionLogEntry"] as const;
+export const pythonResources = ["Session", "SessionEvent", "Profile", "Download", "SessionLogEntry", "SessionFile"] as const;
 
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 

@@ -26,6 +26,14 @@ if [ ! -f dist/dashboard/index.html ] ||
   NODE_ENV=production npx --no-install vite build --config src/dashboard/vite.config.ts
 fi
 
+# The TypeScript client (the @vessel/client workspace: ES modules and CommonJS in clients/typescript/dist)
+# for the examples run with tsx; the tests and the type check read its source and need no build.
+if [ ! -f clients/typescript/dist/esm/index.js ] ||
+  [ -n "$(find clients/typescript/src -type f -newer clients/typescript/dist/esm/index.js -print -quit)" ]; then
+  echo "vessel setup: building the TypeScript client (clients/typescript)"
+  npm run -s build --workspace @vessel/client
+fi
+
 have_chromium() {
   command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 ||
     [ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ]

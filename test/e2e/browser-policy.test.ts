@@ -5,7 +5,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Vessel } from "../../src/client/index.ts";
+import { Vessel } from "@vessel/client";
 import { createLogger } from "../../src/logger.ts";
 import { endSession } from "../../src/services/sessions/sessions.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runCli, exitCodes } from "../../src/client/cli.ts";
+import { runCli, exitCodes } from "@vessel/client/cli";
 import {
   AuthenticationError, InsufficientCapacityError, NotFoundError, RateLimitError, TimeoutError, UnknownRegionError, ValidationError, Vessel,
   VesselError,
-} from "../../src/client/index.ts";
+} from "@vessel/client";
 import { endSession } from "../../src/services/sessions/sessions.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";

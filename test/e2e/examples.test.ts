@@ -19,7 +19,8 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** Runs an example as a user would (`npx tsx examples/<name>.ts <url>`), with `onLine` seeing each line it prints. */
 function runExample(name: string, env: Record<string, string>, args: string[], onLine: (line: string) => void = () => {}) {
   return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `examples/${name}.ts`, ...args], { cwd: root, env: { ...process.env, ...env } });
+    // The examples import `@vessel/client` as a user does; the condition resolves it to the workspace source (no build needed).
+    const child = spawn(process.execPath, ["--conditions=@vessel/source", "--import", "tsx", `examples/${name}.ts`, ...args], { cwd: root, env: { ...process.env, ...env } });
     const lines: string[] = [];
     let stderr = "";
     let partial = "";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../src/client/cli.ts";
-import { Vessel } from "../../src/client/index.ts";
+import { runCli } from "@vessel/client/cli";
+import { Vessel } from "@vessel/client";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, releaseSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";

@@ -1,14 +1,15 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser } from "playwright-core";
+import puppeteer from "puppeteer-core";
 import { bearer, seedWorkspace, type TestApp } from "./app.ts";
 import { chromiumPath } from "./services.ts";
 
 /**
  * What clients/scenarios.json asks of the world around a client, served over HTTP so the Python and
  * the TypeScript scenario runners reach the very same actions: a proxy in front of the server that
- * fails on cue or records what it saw, a real browser that clicks Done in a live view, the
- * workspace's session count. Each runner gets its own harness and fresh workspaces.
+ * fails on cue or records what it saw, a real browser that clicks Done in a live view, a page
+ * drawn in a session (for its recording), the workspace's session count. Each runner gets its own harness and fresh workspaces.
  */
 export interface ClientHarness {
   url: string;
@@ -78,6 +79,18 @@ export async function startClientHarness(t: TestApp): Promise<ClientHarness> {
       } finally {
         await context.close();
       }
+    },
+    visit: async (args) => {
+      // Something for the screen recording to see: a page drawn, then a moment for its frames.
+      const browser = await puppeteer.connect({ browserWSEndpoint: String(args.connect_url) });
+      try {
+        const [tab = await browser.newPage()] = await browser.pages();
+        await tab.setContent('<body style="margin:0;background:#1f6feb;height:100vh"><h1>recorded</h1></body>');
+        await new Promise((r) => setTimeout(r, 1500));
+      } finally {
+        await browser.disconnect();
+      }
+      return { visited: true };
     },
     release: async (args) => {
       await new Promise((r) => setTimeout(r, Number(args.after_ms ?? 0)));

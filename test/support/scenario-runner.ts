@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
-import * as client from "../../src/client/index.ts";
+import * as client from "@vessel/client";
 
 /**
  * Runs clients/scenarios.json with the TypeScript client: the same file the Python client's runner
@@ -84,7 +84,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** Results as the wire has them: undefined (a 204) is null, bytes are their length. */
 function plain(value: unknown): unknown {
   if (value === undefined) return null;
-  if (value instanceof ArrayBuffer) return { byte_length: value.byteLength };
+  if (value instanceof ArrayBuffer || value instanceof Uint8Array) return { byte_length: value.byteLength };
   return JSON.parse(JSON.stringify(value)) as unknown;
 }
 
@@ -105,6 +105,7 @@ export class ScenarioRunner {
       return parts.reduce<unknown>((found, part) => (found as Record<string, unknown>)[part], this.saved[name!]);
     }
     if (Array.isArray(value)) return value.map((v) => this.resolve(v));
+    if (isObject(value) && Object.keys(value).join() === "$utf8") return new TextEncoder().encode(String(value.$utf8));
     if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v)]));
     return value;
   }

@@ -109,6 +109,18 @@ describe("deploy/kubernetes", () => {
     expect(config.nodeId).toBe("vessel-7d9f-abcde");
   });
 
+  it("copies every npm workspace's manifest before npm ci, which installs the workspaces too", () => {
+    const dockerfile = fs.readFileSync(path.join(root, "deploy", "Dockerfile"), "utf8");
+    const workspaces = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { workspaces?: string[] }).workspaces ?? [];
+    expect(workspaces).toContain("clients/typescript");
+    const ci = dockerfile.indexOf("RUN npm ci");
+    for (const ws of workspaces) {
+      const copy = dockerfile.indexOf(`COPY ${ws}/package.json ${ws}/`);
+      expect(copy, ws).toBeGreaterThan(-1);
+      expect(copy, ws).toBeLessThan(ci);
+    }
+  });
+
   it("runs as a non-root user under tini, with the Chromium policy and entry point that exist", () => {
     const dockerfile = fs.readFileSync(path.join(root, "deploy", "Dockerfile"), "utf8");
     expect(dockerfile).toMatch(/^USER 10001$/m);

@@ -112,6 +112,8 @@ class ScenarioRunner:
             return found
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
+        if isinstance(value, dict) and set(value) == {"$utf8"}:
+            return str(value["$utf8"]).encode()
         if isinstance(value, dict):
             return {k: self.resolve(v) for k, v in value.items()}
         return value

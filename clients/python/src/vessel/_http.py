@@ -11,12 +11,13 @@ import email.utils
 import http.client
 import json
 import random
+import shutil
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, BinaryIO, Callable, Mapping
 
 from .errors import VesselApiError, VesselError, error_for
 
@@ -104,13 +105,18 @@ class Transport:
         body: Any = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
+        sink: BinaryIO | None = None,
     ) -> _Answer:
-        """Runs one API call with the retry policy: its answer, or the last typed error raised."""
+        """Runs one API call with the retry policy: its answer, or the last typed error raised.
+
+        With ``sink`` (a seekable binary file), a successful answer's body is copied into it instead of
+        memory; each attempt starts the file over.
+        """
         started = time.monotonic()
         attempt = 0
         while True:
             attempt += 1
-            outcome = self._once(method, path, query, body, headers or {}, timeout)
+            outcome = self._once(method, path, query, body, headers or {}, timeout, sink)
             if outcome.answer is not None:
                 return outcome.answer
             assert outcome.error is not None
@@ -126,7 +132,14 @@ class Transport:
         return json.loads(answer.body) if answer.body else None
 
     def _once(
-        self, method: str, path: str, query: Mapping[str, Any] | None, body: Any, headers: Mapping[str, str], timeout: float
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None,
+        body: Any,
+        headers: Mapping[str, str],
+        timeout: float,
+        sink: BinaryIO | None,
     ) -> _Outcome:
         url = f"{self.base_url}{path}"
         params: dict[str, str] = {}
@@ -149,7 +162,12 @@ class Transport:
             request.add_header(name, value)
         try:
             with self._opener.open(request, timeout=timeout) as response:
-                return _Outcome(_Answer(response.status, dict(response.headers.items()), response.read()), None, False)
+                if sink is None:
+                    return _Outcome(_Answer(response.status, dict(response.headers.items()), response.read()), None, False)
+                sink.seek(0)
+                sink.truncate()
+                shutil.copyfileobj(response, sink, 1 << 20)
+                return _Outcome(_Answer(response.status, dict(response.headers.items()), b""), None, False)
         except urllib.error.HTTPError as refusal:
             with refusal:
                 return self._refused(refusal.code, refusal.headers, refusal.read(), refusal.reason)

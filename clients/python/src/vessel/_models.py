@@ -267,3 +267,33 @@ class SessionLogEntry:
             at=data["at"],
             fields={k: v for k, v in data.items() if k not in ("seq", "type", "at")},
         )
+
+
+@dataclass(frozen=True)
+class SessionFile:
+    """The API's SessionFile resource."""
+
+    #: `file_<32 hex>`
+    id: str
+    #: The file's name as the page sees it (the uploaded name, made safe).
+    name: str
+    size: int
+    #: Hex SHA-256 of the bytes stored.
+    sha256: str
+    #: Where the file is in the session's own folder: give it to DOM.setFileInputFiles, Puppeteer's `uploadFile(path)` or Playwright's `setInputFiles(path)`.
+    path: str
+    uploaded_at: str
+    #: Whether the file is still there (the session runs); files go with the session.
+    available: bool
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SessionFile:
+        return cls(
+            id=data["id"],
+            name=data["name"],
+            size=data["size"],
+            sha256=data["sha256"],
+            path=data["path"],
+            uploaded_at=data["uploaded_at"],
+            available=data["available"],
+        )

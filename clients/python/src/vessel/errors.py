@@ -17,8 +17,10 @@ class VesselError(Exception):
 class VesselApiError(VesselError):
     """The API answered with a problem; ``slug`` is the last part of its ``type`` (``rate-limited``, ``not-found``…)."""
 
-    def __init__(self, status: int, problem: Mapping[str, Any]) -> None:
+    def __init__(self, status: int, problem: Mapping[str, Any], retry_after: float | None = None) -> None:
         self.status = status
+        #: Seconds the server asked to wait (its ``Retry-After``), when it said.
+        self.retry_after = retry_after
         self.problem: dict[str, Any] = dict(problem)
         type_uri = str(problem.get("type", "about:blank"))
         self.slug = type_uri.split("/errors/")[1] if "/errors/" in type_uri else "unknown"
@@ -64,8 +66,7 @@ class RateLimitError(VesselApiError):
     """429: too many requests; ``retry_after`` is the seconds the server asked to wait, when it said."""
 
     def __init__(self, status: int, problem: Mapping[str, Any], retry_after: float | None) -> None:
-        super().__init__(status, problem)
-        self.retry_after = retry_after
+        super().__init__(status, problem, retry_after)
 
 
 class InsufficientCapacityError(VesselApiError):
@@ -101,11 +102,11 @@ def error_for(status: int, problem: Mapping[str, Any], retry_after: float | None
         "insufficient-capacity": InsufficientCapacityError,
     }
     if slug in simple:
-        return simple[slug](status, problem)
+        return simple[slug](status, problem, retry_after)
     if slug.startswith("idempotency-key-"):
-        return IdempotencyError(status, problem)
+        return IdempotencyError(status, problem, retry_after)
     if slug in _VALIDATION:
-        return ValidationError(status, problem)
+        return ValidationError(status, problem, retry_after)
     if status >= 500:
-        return ServerError(status, problem)
-    return VesselApiError(status, problem)
+        return ServerError(status, problem, retry_after)
+    return VesselApiError(status, problem, retry_after)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import builtins
+import os
 import time
 import uuid
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence, overload
 from urllib.parse import quote
 
 from ._http import Transport
-from ._models import Download, Session, SessionEvent, SessionLogEntry, SessionStatus
+from ._models import Download, Session, SessionEvent, SessionFile, SessionLogEntry, SessionStatus
 from ._pages import Page, all_pages
-from .session_data import session_logs
+from .session_data import recording, recording_to_file, session_files, session_logs, upload_file
 from .errors import VesselError, VesselTimeoutError
 
 _LIVE = ("PENDING", "RUNNING", "REQUEST_RELEASE")
@@ -131,6 +132,33 @@ class Sessions:
         With ``follow``, long-polls until the session has ended and its last entries are read.
         """
         return session_logs(self._http, f"/v1/sessions/{_path_id(session_id)}", types=types, after=after, follow=follow)
+
+    @overload
+    def download_recording(self, session_id: str, *, wait_seconds: float = 120) -> bytes: ...
+    @overload
+    def download_recording(self, session_id: str, *, to: str | os.PathLike[str], wait_seconds: float = 120) -> int: ...
+    def download_recording(
+        self, session_id: str, *, to: str | os.PathLike[str] | None = None, wait_seconds: float = 120
+    ) -> bytes | int:
+        """The session's recording (MP4) once it has ended and its video is stored, waiting while it is
+        being made (``wait_seconds``; then ``VesselTimeoutError``): its bytes, or written to ``to`` (its size).
+        """
+        path = f"/v1/sessions/{_path_id(session_id)}"
+        if to is not None:
+            return recording_to_file(self._http, path, session_id, wait_seconds, to)
+        return recording(self._http, path, session_id, wait_seconds, None)
+
+    def delete_recording(self, session_id: str) -> None:
+        """Deletes the session's recording and its key (``NotFoundError`` when there is none)."""
+        self._http.call("DELETE", f"/v1/sessions/{_path_id(session_id)}/recording")
+
+    def upload_file(self, session_id: str, data: bytes, name: str) -> SessionFile:
+        """Puts a file into the running session's folder; give its ``path`` to Playwright's ``set_input_files``."""
+        return upload_file(self._http, f"/v1/sessions/{_path_id(session_id)}", data, name)
+
+    def files(self, session_id: str) -> builtins.list[SessionFile]:
+        """The files uploaded into the session (the list outlives the session; the files do not)."""
+        return session_files(self._http, f"/v1/sessions/{_path_id(session_id)}")
 
     def downloads(self, session_id: str) -> builtins.list[Download]:
         """The files the session's pages downloaded (the list outlives the session; the files do not)."""

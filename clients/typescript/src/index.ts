@@ -1,13 +1,16 @@
 import { randomUUID } from "node:crypto";
-import createClient, { type Client } from "openapi-fetch";
+import { createClient, type Client } from "./api.ts";
 import { errorFor, TimeoutError, VesselError, type Problem } from "./errors.ts";
 import { allPages } from "./pages.ts";
 import { Profiles } from "./profiles.ts";
-import type { components, operations, paths } from "../generated/openapi.ts";
+import type { components, operations, paths } from "./generated/openapi.ts";
 import { sessionLogs, type SessionLogEntry, type SessionLogsOptions } from "./session-logs.ts";
 import { deleteRecording, recordingBytes, recordingStream, recordingToFile, type DownloadRecordingOptions } from "./recordings.ts";
+import { listSessionFiles, uploadSessionFile, type SessionFile } from "./session-files.ts";
 
 export * from "./errors.ts";
+/** The pager: every item of a cursor-paginated list, page after page, as the caller iterates. */
+export { allPages } from "./pages.ts";
 export type { SessionLogEntry, SessionLogsOptions, DownloadRecordingOptions };
 
 export type Session = components["schemas"]["Session"];
@@ -44,6 +47,8 @@ export interface CreateSessionOptions {
   liveView?: { interactive?: boolean; instructions?: string };
   timeoutSeconds?: number;
   idleTimeoutSeconds?: number;
+  /** Your own labels (at most 16 keys of [a-z0-9_.-]); `sessions.list({ metadata })` filters by them. */
+  metadata?: Record<string, string>;
   /** Capture the session's logs (default: the deployment's, on); `sessions.logs()` reads them. */
   logs?: boolean;
   /** Record the session's screen (default: the deployment's, off); `sessions.downloadRecording()` fetches it after the end. */
@@ -150,6 +155,7 @@ export class Sessions {
       ...(options.liveView ? { live_view: { interactive: options.liveView.interactive ?? false, ...(options.liveView.instructions ? { instructions: options.liveView.instructions } : {}) } } : {}),
       ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}),
       ...(options.idleTimeoutSeconds ? { idle_timeout_seconds: options.idleTimeoutSeconds } : {}),
+      ...(options.metadata ? { metadata: options.metadata } : {}),
       ...(options.logs !== undefined ? { logs: options.logs } : {}),
       ...(options.recording !== undefined ? { recording: options.recording } : {}),
     };
@@ -231,6 +237,15 @@ export class Sessions {
     return sessionLogs(this.vessel.api, (attempt) => this.vessel.call(attempt), id, options);
   }
 
+  /** Puts a file into the running session's folder; give its `path` to Puppeteer's `uploadFile` or Playwright's `setInputFiles`. */
+  uploadFile(id: string, data: Uint8Array | ArrayBuffer | Blob, name: string): Promise<SessionFile> {
+    return uploadSessionFile(this.vessel.api, (attempt) => this.vessel.call(attempt), id, data, name);
+  }
+
+  files(id: string): Promise<SessionFile[]> {
+    return listSessionFiles(this.vessel.api, (attempt) => this.vessel.call(attempt), id);
+  }
+
   /** The files the session's pages downloaded (the list outlives the session; the files do not). */
   async downloads(id: string) {
     return (await this.vessel.call(() => this.vessel.api.GET("/v1/sessions/{id}/downloads", { params: { path: { id } } }))).items;
@@ -265,3 +280,4 @@ export class Sessions {
   }
 }
 
+export type { SessionFile } from "./session-files.ts";

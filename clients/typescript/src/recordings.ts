@@ -2,8 +2,8 @@ import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import type { Client } from "openapi-fetch";
-import type { paths } from "../generated/openapi.ts";
+import type { Client } from "./api.ts";
+import type { paths } from "./generated/openapi.ts";
 import { TimeoutError, VesselApiError } from "./errors.ts";
 
 type Call = <T>(attempt: () => Promise<{ data?: T; error?: unknown; response: Response }>) => Promise<T>;

@@ -1,5 +1,5 @@
-import type { Client } from "openapi-fetch";
-import type { components, operations, paths } from "../generated/openapi.ts";
+import type { Client } from "./api.ts";
+import type { components, operations, paths } from "./generated/openapi.ts";
 
 /** One entry of a session's log: `seq`, `type`, `at` and the fields of its type (see docs/sessions.md, Session logs). */
 export type SessionLogEntry = components["schemas"]["SessionLogEntry"];

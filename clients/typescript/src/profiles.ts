@@ -1,5 +1,5 @@
-import type { Client } from "openapi-fetch";
-import type { components, operations, paths } from "../generated/openapi.ts";
+import type { Client } from "./api.ts";
+import type { components, operations, paths } from "./generated/openapi.ts";
 import { allPages } from "./pages.ts";
 
 export type Profile = components["schemas"]["Profile"];
