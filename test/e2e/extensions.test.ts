@@ -5,6 +5,8 @@ import { strToU8, zipSync } from "fflate";
 import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
+import { runCli } from "@vessel/client/cli";
+import { Vessel } from "@vessel/client";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import { openRecord, unwrapDataKey } from "../../src/crypto/data-keys.ts";
 import { extensionKeyAad } from "../../src/services/extensions/extensions.ts";
@@ -124,6 +126,33 @@ describe.skipIf(!hasChromium)("browser extensions", () => {
       const row = await t.app.deps.db.prisma.extension.findUniqueOrThrow({ where: { id: body.id as string } });
       expect(Buffer.from(row.ciphertext).includes(Buffer.from("vesselMarker"))).toBe(false);
     });
+    it("are uploaded, used and deleted through the client library and the command line, with browser settings", async () => {
+      const vessel = new Vessel({ apiKey: ws.key, baseUrl: t.url });
+      const uploaded = await vessel.extensions.upload(markerZip({ name: "From the client" }));
+      expect((await vessel.extensions.list()).map((e) => e.id)).toContain(uploaded.id);
+      const session = await vessel.sessions.create({ region: "us-east1", extensionIds: [uploaded.id], browser: { timezone: "Asia/Tokyo" } });
+      try {
+        expect(session.extension_ids).toEqual([uploaded.id]);
+        expect(session.browser).toEqual({ timezone: "Asia/Tokyo" });
+        expect(await marker(session.connect_url!)).toBe("marked");
+      } finally {
+        await vessel.sessions.release(session.id);
+      }
+      const out: string[] = [];
+      const cli = (argv: string[]) => runCli(argv, { out: (l) => out.push(l), err: () => {}, interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } });
+      expect(await cli(["sessions", "create", "--region", "us-east1", "--viewport", "1200x700", "--locale", "ja-JP", "--geolocation", "35.68,139.69", "--extension", uploaded.id, "--json"])).toBe(0);
+      const made = JSON.parse(out.join("\n")) as { id: string; browser: unknown; extension_ids: string[] };
+      expect(made.browser).toEqual({ viewport: { width: 1200, height: 700 }, locale: "ja-JP", geolocation: { latitude: 35.68, longitude: 139.69 } });
+      expect(made.extension_ids).toEqual([uploaded.id]);
+      await releaseSession(t, ws.key, made.id);
+      expect(await cli(["sessions", "create", "--region", "us-east1", "--viewport", "wide"])).toBe(2);
+      out.length = 0;
+      expect(await cli(["extensions", "list", "--json"])).toBe(0);
+      expect((JSON.parse(out.join("\n")) as Array<{ id: string }>).map((e) => e.id)).toContain(uploaded.id);
+      expect(await cli(["extensions", "delete", uploaded.id])).toBe(0);
+      expect((await vessel.extensions.list()).map((e) => e.id)).not.toContain(uploaded.id);
+    });
+
     it("re-wraps each extension's key on master-key rotation, leaving the sealed zip as it was", async () => {
       const zip = markerZip({ name: "Rotated" });
       const { body } = await upload(t, ws.key, zip);

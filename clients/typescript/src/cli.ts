@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { TimeoutError, Vessel, VesselApiError, VesselError, type Profile, type Session } from "./index.ts";
 import { logsCommand } from "./cli-logs.ts";
 import { recordingCommand } from "./cli-recording.ts";
+import { browserFlags, browserOptionsOf, browserUsage, extensionCommands } from "./cli-browser.ts";
 
 /** Exit codes: scripts can tell a typo from a refusal from a wait that ran out. */
 export const exitCodes = { ok: 0, apiError: 1, usage: 2, timeout: 3 } as const;
@@ -102,12 +103,12 @@ const commands: Record<string, Command> = {
     },
   },
   "sessions create": {
-    usage: "vessel sessions create --region <region> [--profile <id>] [--metadata <key=value>]… [--recording] [--interactive] [--instructions <text>] [--timeout <s>] [--wait-for-done] [--done-timeout <s>]",
+    usage: `vessel sessions create --region <region> [--profile <id>] [--metadata <key=value>]… [--recording] ${browserUsage} [--interactive] [--instructions <text>] [--timeout <s>] [--wait-for-done] [--done-timeout <s>]`,
     summary: "Start a session; with --wait-for-done, wait until a person clicks Done in its live view.",
     options: {
       region: { type: "string" }, profile: { type: "string" }, interactive: { type: "boolean", default: false }, recording: { type: "boolean", default: false }, metadata: { type: "string", multiple: true },
       instructions: { type: "string" }, timeout: { type: "string" }, "wait-for-done": { type: "boolean", default: false },
-      "done-timeout": { type: "string" },
+      "done-timeout": { type: "string" }, ...browserFlags,
     },
     async run({ vessel, values, io, json }) {
       if (typeof values.region !== "string") throw new UsageError("--region is required");
@@ -117,7 +118,7 @@ const commands: Record<string, Command> = {
         region: values.region,
         ...(typeof values.profile === "string" ? { profileId: values.profile } : {}),
         ...(values.recording ? { recording: true } : {}),
-        ...(metadataOf(values.metadata) ? { metadata: metadataOf(values.metadata)! } : {}),
+        ...(metadataOf(values.metadata) ? { metadata: metadataOf(values.metadata)! } : {}), ...browserOptionsOf(values),
         ...(values.interactive || values.instructions ? { liveView: { interactive: Boolean(values.interactive), ...(typeof values.instructions === "string" ? { instructions: values.instructions } : {}) } } : {}),
         ...(timeout ? { timeoutSeconds: timeout } : {}),
       }));
@@ -186,8 +187,7 @@ const commands: Record<string, Command> = {
   },
 };
 
-commands["sessions logs"] = logsCommand;
-commands["sessions recording"] = recordingCommand;
+Object.assign(commands, { "sessions logs": logsCommand, "sessions recording": recordingCommand }, extensionCommands);
 
 function profileRows(profiles: Profile[]): string {
   if (profiles.length === 0) return "No profiles.";

@@ -5,6 +5,7 @@ import { allPages } from "./pages.ts";
 import { Profiles } from "./profiles.ts";
 import type { components, operations, paths } from "./generated/openapi.ts";
 import { sessionLogs, type SessionLogEntry, type SessionLogsOptions } from "./session-logs.ts";
+import { Extensions } from "./extensions.ts";
 import { deleteRecording, recordingBytes, recordingStream, recordingToFile, type DownloadRecordingOptions } from "./recordings.ts";
 import { listSessionFiles, uploadSessionFile, type SessionFile } from "./session-files.ts";
 
@@ -18,6 +19,7 @@ export type SessionEvent = components["schemas"]["SessionEvent"];
 export type SessionStatus = Session["status"];
 type SessionListQuery = NonNullable<operations["sessions"]["parameters"]["query"]>;
 export type { Profile, StorageState, StorageStateExport } from "./profiles.ts";
+export type { Extension } from "./extensions.ts";
 export { Profiles };
 
 export interface RetryOptions {
@@ -51,6 +53,10 @@ export interface CreateSessionOptions {
   metadata?: Record<string, string>;
   /** Capture the session's logs (default: the deployment's, on); `sessions.logs()` reads them. */
   logs?: boolean;
+  /** Viewport, user agent, locale, time zone, geolocation: they hold in every tab, frame and worker. */
+  browser?: NonNullable<operations["createSession"]["requestBody"]>["content"]["application/json"]["browser"];
+  /** Extensions (`vessel.extensions.upload`) to load into this session; full Chromium only. */
+  extensionIds?: string[];
   /** Record the session's screen (default: the deployment's, off); `sessions.downloadRecording()` fetches it after the end. */
   recording?: boolean;
   /** How long to wait for a session that is not RUNNING yet (default 60 s). */
@@ -77,6 +83,7 @@ interface Outcome<T> {
 export class Vessel {
   readonly sessions: Sessions;
   readonly profiles: Profiles;
+  readonly extensions: Extensions;
   readonly baseUrl: string;
   /** @internal */
   readonly api: Client<paths>;
@@ -94,6 +101,7 @@ export class Vessel {
     this.retry = { maxAttempts: 6, maxElapsedMs: 60_000, baseDelayMs: 250, maxDelayMs: 10_000, ...options.retry };
     this.sessions = new Sessions(this);
     this.profiles = new Profiles(this);
+    this.extensions = new Extensions(this);
   }
 
   /** Runs one API call with the retry policy; resolves with its data or rejects with the last typed error. */
@@ -156,6 +164,8 @@ export class Sessions {
       ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}),
       ...(options.idleTimeoutSeconds ? { idle_timeout_seconds: options.idleTimeoutSeconds } : {}),
       ...(options.metadata ? { metadata: options.metadata } : {}),
+      ...(options.browser ? { browser: options.browser } : {}),
+      ...(options.extensionIds?.length ? { extension_ids: options.extensionIds } : {}),
       ...(options.logs !== undefined ? { logs: options.logs } : {}),
       ...(options.recording !== undefined ? { recording: options.recording } : {}),
     };
