@@ -70,6 +70,16 @@ try {
 
   // (a) lifecycle, in pairs
   const lifecycle: Record<Side, Phases[]> = { on: [], off: [] };
+  /** This process's CPU (the server's: the clients run in another process) from the create to 100 ms after the release's answer. */
+  const cpu: Record<Side, number[]> = { on: [], off: [] };
+  const measured = async (side: Side) => {
+    const before = process.cpuUsage();
+    const phases = await call("lifecycleVessel", { ...api, body: bodyOf(side) });
+    await sleep(100);
+    const used = process.cpuUsage(before);
+    cpu[side].push((used.user + used.system) / 1000);
+    return phases;
+  };
   for (const side of sides) {
     await settle();
     await call("lifecycleVessel", { ...api, body: bodyOf(side) });
@@ -77,7 +87,7 @@ try {
   for (let i = 0; i < pairs; i++) {
     for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
       await settle();
-      lifecycle[side].push(await call("lifecycleVessel", { ...api, body: bodyOf(side) }));
+      lifecycle[side].push(await measured(side));
     }
   }
   print();
@@ -91,6 +101,7 @@ try {
   const paired = lifecycle.on.map((p, i) => p.total / lifecycle.off[i]!.total);
   const p50 = (side: Side) => median(lifecycle[side].map((p) => p.total));
   print(`  on ÷ off: p50 ${f(p50("on") / p50("off"), 3)}×; median of the per-pair ratios ${f(median(paired), 3)}× (goal within 5%)`);
+  print(`  server CPU per lifecycle (create to 100 ms after the release), ms: on ${f(median(cpu.on))}, off ${f(median(cpu.off))} (medians)`);
 
   // (b) CDP through /cdp, a session with logs and one without
   await settle();

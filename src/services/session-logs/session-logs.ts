@@ -68,11 +68,11 @@ export class SessionLogs {
 
   async #finish(sessionId: string, running: Running): Promise<void> {
     running.ending = true;
-    running.capture?.close();
     try {
-      // The call that ended the session has its answer written first (the embedded database's
-      // statement runs in this thread).
+      // The call that ended the session has its answer written first (the capture's detaches and,
+      // on the embedded database, the last statement run in this thread).
       await new Promise((resolve) => setImmediate(resolve));
+      running.capture?.close();
       await running.writer.finish();
     } finally {
       if (this.#running.get(sessionId) === running) this.#running.delete(sessionId);
