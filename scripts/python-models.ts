@@ -16,7 +16,7 @@ interface JsonSchema {
 }
 
 /** The resources the Python client returns; list envelopes become its generic `Page`. */
-export const pythonResources = ["Session", "SessionEvent", "Profile", "Download", "SessionLogEntry", "SessionFile"] as const;
+export const pythonResources = ["Session", "SessionEvent", "Profile", "Download", "SessionLogEntry", "SessionFile", "Extension"] as const;
 
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
@@ -89,7 +89,8 @@ class Writer {
       if (sub.description) fields.push(`    #: ${sub.description.replace(/\s+/g, " ")}`);
       fields.push(`    ${prop}: ${optional && !type.endsWith("| None") ? `${type} | None` : type}${optional ? " = None" : ""}`);
       const raw = optional ? `data.get(${JSON.stringify(prop)})` : `data[${JSON.stringify(prop)}]`;
-      const value = convert ? (optional ? `None if ${raw} is None else ${convert(raw)}` : convert(raw)) : raw;
+      // The else branch indexes: data.get() is Optional to a type checker even after the None test.
+      const value = convert ? (optional ? `None if ${raw} is None else ${convert(`data[${JSON.stringify(prop)}]`)}` : convert(raw)) : raw;
       reads.push(`            ${prop}=${value},`);
     }
     if (schema.additionalProperties && schema.properties) {

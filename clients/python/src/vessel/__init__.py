@@ -4,7 +4,7 @@ Standard library only. ``Vessel()`` reads ``VESSEL_API_KEY`` and ``VESSEL_BASE_U
 """
 
 from ._http import Retry
-from ._models import Download, Profile, Session, SessionEvent, SessionFile, SessionLiveView, SessionLogEntry
+from ._models import Download, Extension, Profile, Session, SessionEvent, SessionFile, SessionLiveView, SessionLogEntry
 from ._pages import Page
 from .client import Vessel
 from .errors import (
@@ -21,13 +21,14 @@ from .errors import (
     VesselError,
     VesselTimeoutError,
 )
+from .extensions import Extensions
 from .profiles import Profiles
 from .sessions import Sessions
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AuthenticationError", "Download", "IdempotencyError", "InsufficientCapacityError", "NotFoundError", "Page",
+    "AuthenticationError", "Download", "Extension", "Extensions", "IdempotencyError", "InsufficientCapacityError", "NotFoundError", "Page",
     "PermissionDeniedError", "Profile", "Profiles", "RateLimitError", "Retry", "ServerError", "Session", "SessionEvent", "SessionFile",
     "SessionLiveView", "SessionLogEntry", "Sessions", "UnknownRegionError", "ValidationError", "Vessel", "VesselApiError", "VesselError",
     "VesselTimeoutError", "__version__",

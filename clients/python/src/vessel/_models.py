@@ -86,11 +86,11 @@ class SessionBrowser:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> SessionBrowser:
         return cls(
-            viewport=None if data.get("viewport") is None else SessionBrowserViewport.from_wire(data.get("viewport")),
+            viewport=None if data.get("viewport") is None else SessionBrowserViewport.from_wire(data["viewport"]),
             user_agent=data.get("user_agent"),
             locale=data.get("locale"),
             timezone=data.get("timezone"),
-            geolocation=None if data.get("geolocation") is None else SessionBrowserGeolocation.from_wire(data.get("geolocation")),
+            geolocation=None if data.get("geolocation") is None else SessionBrowserGeolocation.from_wire(data["geolocation"]),
         )
 
 
@@ -296,4 +296,32 @@ class SessionFile:
             path=data["path"],
             uploaded_at=data["uploaded_at"],
             available=data["available"],
+        )
+
+
+@dataclass(frozen=True)
+class Extension:
+    """The API's Extension resource."""
+
+    #: `ext_<ULID>`
+    id: str
+    #: The manifest's name.
+    name: str
+    #: The manifest's version.
+    version: str
+    #: The zip's size.
+    size_bytes: int
+    #: Hex SHA-256 of the zip as uploaded.
+    sha256: str
+    created_at: str
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Extension:
+        return cls(
+            id=data["id"],
+            name=data["name"],
+            version=data["version"],
+            size_bytes=data["size_bytes"],
+            sha256=data["sha256"],
+            created_at=data["created_at"],
         )

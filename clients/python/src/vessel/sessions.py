@@ -42,19 +42,24 @@ class Sessions:
         logs: bool | None = None,
         recording: bool | None = None,
         metadata: Mapping[str, str] | None = None,
+        browser: Mapping[str, Any] | None = None,
+        extension_ids: Sequence[str] | None = None,
         wait_seconds: float = 60,
     ) -> Session:
         """Starts a session and returns it once RUNNING (with ``connect_url`` and ``live_view_url``).
 
         Every attempt carries the same Idempotency-Key, so a retry after a 503 or a lost answer can
         never start a second browser. ``live_view`` is ``{"interactive": bool, "instructions": str}``;
-        ``metadata`` your own labels, which ``list(metadata=…)`` filters by.
+        ``metadata`` your own labels, which ``list(metadata=…)`` filters by; ``browser`` the viewport, user
+        agent, locale, time zone and geolocation of every tab (``{"viewport": {"width": 1280, "height": 800}}``);
+        ``extension_ids`` extensions from ``vessel.extensions.upload`` (full Chromium only).
         """
         body: dict[str, Any] = {"region": region}
         optional = {
             "profile_id": profile_id, "save_profile_on_release": save_profile_on_release, "timeout_seconds": timeout_seconds,
             "idle_timeout_seconds": idle_timeout_seconds, "proxy": dict(proxy) if proxy else None, "logs": logs, "recording": recording,
             "metadata": dict(metadata) if metadata else None,
+            "browser": dict(browser) if browser else None, "extension_ids": list(extension_ids) if extension_ids else None,
         }
         body.update({k: v for k, v in optional.items() if v is not None})
         if live_view is not None:
