@@ -13,6 +13,8 @@ export const sessionEventTypes = [
   "cdp.refused", "egress.refused",
   // A download (download_id, name, bytes): begun, finished, cancelled by the page or a client, or refused (reason).
   "download.started", "download.completed", "download.canceled", "download.refused",
+  // A file was uploaded into the session's folder (file_id, name, size, sha256, path): POST …/files.
+  "file.uploaded",
   // After the end, the session's recording (services/recordings) was stored (size_bytes, duration_ms), or failed (reason).
   "recording.ready", "recording.failed",
 ] as const;
