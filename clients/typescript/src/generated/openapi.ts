@@ -1431,7 +1431,7 @@ export interface operations {
             query?: {
                 /** @description Only events after this one: pass the previous answer's `next_cursor`. Omit it to read from the start. */
                 after?: string;
-                /** @description Only these types, comma-separated (session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected, cdp.refused, egress.refused, download.started, download.completed, download.canceled, download.refused, recording.ready, recording.failed). */
+                /** @description Only these types, comma-separated (session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected, cdp.refused, egress.refused, download.started, download.completed, download.canceled, download.refused, file.uploaded, recording.ready, recording.failed). */
                 type?: string;
                 /** @description At most this many events (1–100, default 100). */
                 limit?: number;
