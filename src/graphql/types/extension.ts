@@ -4,10 +4,10 @@ import { validationError } from "../../kernel/errors.ts";
 import { operations } from "../../services/operations.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { isBase64 } from "../base64.ts";
 
 const WORKSPACE = "The workspace (slug) to act in: required for dashboard users; an API key acts in its own.";
 const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
-const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const ExtensionRef = builder.objectRef<ExtensionView>("Extension").implement({
   description: "A Manifest V3 extension of the workspace, loaded into the sessions that name it in extensionIds (full Chromium only).",
@@ -47,7 +47,7 @@ builder.mutationField(operations.uploadExtension.id, (t) =>
     args: { zipBase64: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
     resolve: (_r, args, ctx) =>
       audited(ctx, operations.uploadExtension, (svc, run) => {
-        if (args.zipBase64.length > (EXTENSION_ZIP_MAX_BYTES * 4) / 3 + 4 || !base64.test(args.zipBase64)) throw validationError([{ field: "zipBase64", message: "must be base64 of a zip" }]);
+        if (args.zipBase64.length > (EXTENSION_ZIP_MAX_BYTES * 4) / 3 + 4 || !isBase64(args.zipBase64)) throw validationError([{ field: "zipBase64", message: "must be base64 of a zip" }]);
         return run(svc, Buffer.from(args.zipBase64, "base64"), opt(args.workspace));
       }, opt(args.workspace)),
   }),

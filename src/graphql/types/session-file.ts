@@ -4,6 +4,7 @@ import type { SessionFile } from "../../services/session-files/session-files.ts"
 import { operations } from "../../services/operations.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
+import { isBase64 } from "../base64.ts";
 
 const SessionFileRef = builder.objectRef<SessionFile>("SessionFile").implement({
   description: "A file uploaded into a session's own folder, for its pages' file inputs.",
@@ -28,7 +29,6 @@ builder.queryField(operations.sessionFiles.id, (t) =>
   }),
 );
 
-const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 builder.mutationField(operations.uploadSessionFile.id, (t) =>
   t.field({
@@ -40,7 +40,7 @@ builder.mutationField(operations.uploadSessionFile.id, (t) =>
     args: { sessionId: t.arg.string({ required: true }), name: t.arg.string({ required: true }), contentBase64: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) =>
       audited(ctx, operations.uploadSessionFile, (svc, run) => {
-        if (!base64.test(args.contentBase64)) throw validationError([{ field: "contentBase64", message: "must be base64" }]);
+        if (!isBase64(args.contentBase64)) throw validationError([{ field: "contentBase64", message: "must be base64" }]);
         return run(svc, args.sessionId, { name: args.name, stream: Readable.from([Buffer.from(args.contentBase64, "base64")]) });
       }),
   }),
