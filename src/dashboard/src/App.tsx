@@ -14,6 +14,7 @@ import { SignInPage } from "./pages/SignIn.tsx";
 import { SessionsPage } from "./pages/Sessions.tsx";
 import { SessionPage } from "./pages/Session.tsx";
 import { ProfilesPage } from "./pages/Profiles.tsx";
+import { ExtensionsPage } from "./pages/Extensions.tsx";
 import { ApiKeysPage } from "./pages/ApiKeys.tsx";
 import { MembersPage } from "./pages/Members.tsx";
 import { AuditLogPage } from "./pages/AuditLog.tsx";
@@ -140,6 +141,7 @@ function Routes({ path }: { path: string }) {
   else if (section === "sessions" && id) page = <SessionPage key={id} id={id} />;
   else if (section === "sessions") page = <SessionsPage />;
   else if (section === "profiles" && !id) page = <ProfilesPage />;
+  else if (section === "extensions" && !id) page = <ExtensionsPage />;
   else if (section === "api-keys" && !id) page = <ApiKeysPage />;
   else if (section === "members" && !id) page = <MembersPage />;
   else if (section === "audit-log" && !id) page = <AuditLogPage />;

@@ -11,6 +11,7 @@ import "./styles/forms.css";
 import "./styles/session.css";
 import "./styles/inspector.css";
 import "./styles/inspector-lists.css";
+import "./styles/session-options.css";
 import "./styles/sign-in.css";
 import "./styles/narrow.css";
 

@@ -117,6 +117,7 @@ export type SessionEventType =
   | 'DOWNLOAD_REFUSED'
   | 'DOWNLOAD_STARTED'
   | 'EGRESS_REFUSED'
+  | 'FILE_UPLOADED'
   | 'LIVE_VIEW_CLOSED'
   | 'LIVE_VIEW_DONE'
   | 'LIVE_VIEW_OPENED'
@@ -267,7 +268,7 @@ export type AuditLogQueryVariables = Exact<{
 
 export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, ip: string | null, requestId: string | null, clientRequestId: string | null, createdAt: string }> } };
 
-export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean };
+export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, metadata: Array<{ key: string, value: string }> };
 
 export type RegionsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -277,12 +278,13 @@ export type RegionsQuery = { health: { regions: Array<string> } };
 export type SessionsQueryVariables = Exact<{
   workspace: string;
   status?: SessionStatus | null | undefined;
+  metadata?: Array<MetadataEntryInput> | MetadataEntryInput | null | undefined;
   limit?: number | null | undefined;
   cursor?: string | null | undefined;
 }>;
 
 
-export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean }> } };
+export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, metadata: Array<{ key: string, value: string }> }> } };
 
 export type SessionQueryVariables = Exact<{
   workspace: string;
@@ -290,14 +292,14 @@ export type SessionQueryVariables = Exact<{
 }>;
 
 
-export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean } };
+export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, extensionIds: Array<string>, metadata: Array<{ key: string, value: string }>, browser: { userAgent: string | null, locale: string | null, timezone: string | null, viewport: { width: number, height: number, deviceScaleFactor: number | null, mobile: boolean | null } | null, geolocation: { latitude: number, longitude: number, accuracy: number | null } | null } | null } };
 
 export type WorkspaceSessionsSubscriptionVariables = Exact<{
   workspace: string;
 }>;
 
 
-export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean } };
+export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, metadata: Array<{ key: string, value: string }> } };
 
 export type CreateSessionMutationVariables = Exact<{
   workspace: string;
@@ -306,7 +308,7 @@ export type CreateSessionMutationVariables = Exact<{
 }>;
 
 
-export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean } };
+export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, metadata: Array<{ key: string, value: string }> } };
 
 export type ReleaseSessionMutationVariables = Exact<{
   workspace: string;
@@ -415,6 +417,42 @@ export type SessionLogsFeedSubscriptionVariables = Exact<{
 
 export type SessionLogsFeedSubscription = { sessionLogs: { seq: number, type: string, at: string, data: string } };
 
+export type SessionOptionsFragment = { extensionIds: Array<string>, browser: { userAgent: string | null, locale: string | null, timezone: string | null, viewport: { width: number, height: number, deviceScaleFactor: number | null, mobile: boolean | null } | null, geolocation: { latitude: number, longitude: number, accuracy: number | null } | null } | null };
+
+export type SessionFileFieldsFragment = { id: string, name: string, size: number, sha256: string, path: string, uploadedAt: string, available: boolean };
+
+export type SessionFilesQueryVariables = Exact<{
+  sessionId: string;
+}>;
+
+
+export type SessionFilesQuery = { sessionFiles: Array<{ id: string, name: string, size: number, sha256: string, path: string, uploadedAt: string, available: boolean }> };
+
+export type ExtensionFieldsFragment = { id: string, name: string, version: string, sizeBytes: number, sha256: string, createdAt: string };
+
+export type ExtensionsQueryVariables = Exact<{
+  workspace: string;
+}>;
+
+
+export type ExtensionsQuery = { extensions: Array<{ id: string, name: string, version: string, sizeBytes: number, sha256: string, createdAt: string }> };
+
+export type UploadExtensionMutationVariables = Exact<{
+  workspace: string;
+  zipBase64: string;
+}>;
+
+
+export type UploadExtensionMutation = { uploadExtension: { id: string, name: string, version: string, sizeBytes: number, sha256: string, createdAt: string } };
+
+export type DeleteExtensionMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type DeleteExtensionMutation = { deleteExtension: boolean };
+
 export type SessionRecordingQueryVariables = Exact<{
   workspace: string;
   id: string;
@@ -459,6 +497,10 @@ export const SessionFieldsFragmentDoc = new TypedDocumentString(`
   liveViewViewers
   logs
   recording
+  metadata {
+    key
+    value
+  }
 }
     `, {"fragmentName":"SessionFields"}) as unknown as TypedDocumentString<SessionFieldsFragment, unknown>;
 export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
@@ -474,6 +516,48 @@ export const ProfileFieldsFragmentDoc = new TypedDocumentString(`
   updatedAt
 }
     `, {"fragmentName":"ProfileFields"}) as unknown as TypedDocumentString<ProfileFieldsFragment, unknown>;
+export const SessionOptionsFragmentDoc = new TypedDocumentString(`
+    fragment SessionOptions on Session {
+  extensionIds
+  browser {
+    userAgent
+    locale
+    timezone
+    viewport {
+      width
+      height
+      deviceScaleFactor
+      mobile
+    }
+    geolocation {
+      latitude
+      longitude
+      accuracy
+    }
+  }
+}
+    `, {"fragmentName":"SessionOptions"}) as unknown as TypedDocumentString<SessionOptionsFragment, unknown>;
+export const SessionFileFieldsFragmentDoc = new TypedDocumentString(`
+    fragment SessionFileFields on SessionFile {
+  id
+  name
+  size
+  sha256
+  path
+  uploadedAt
+  available
+}
+    `, {"fragmentName":"SessionFileFields"}) as unknown as TypedDocumentString<SessionFileFieldsFragment, unknown>;
+export const ExtensionFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ExtensionFields on Extension {
+  id
+  name
+  version
+  sizeBytes
+  sha256
+  createdAt
+}
+    `, {"fragmentName":"ExtensionFields"}) as unknown as TypedDocumentString<ExtensionFieldsFragment, unknown>;
 export const RequestSignInDocument = new TypedDocumentString(`
     mutation RequestSignIn($email: String!, $codeChallenge: String!, $redirectTo: String) {
   requestSignIn(
@@ -682,10 +766,11 @@ export const RegionsDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<RegionsQuery, RegionsQueryVariables>;
 export const SessionsDocument = new TypedDocumentString(`
-    query Sessions($workspace: String!, $status: SessionStatus, $limit: Int, $cursor: String) {
+    query Sessions($workspace: String!, $status: SessionStatus, $metadata: [MetadataEntryInput!], $limit: Int, $cursor: String) {
   sessions(
     workspace: $workspace
     status: $status
+    metadata: $metadata
     newestFirst: true
     limit: $limit
     cursor: $cursor
@@ -714,6 +799,10 @@ export const SessionsDocument = new TypedDocumentString(`
   liveViewViewers
   logs
   recording
+  metadata {
+    key
+    value
+  }
 }`) as unknown as TypedDocumentString<SessionsQuery, SessionsQueryVariables>;
 export const SessionDocument = new TypedDocumentString(`
     query Session($workspace: String!, $id: String!) {
@@ -721,6 +810,7 @@ export const SessionDocument = new TypedDocumentString(`
     ...SessionFields
     connectUrl
     liveViewUrl
+    ...SessionOptions
   }
 }
     fragment SessionFields on Session {
@@ -740,6 +830,29 @@ export const SessionDocument = new TypedDocumentString(`
   liveViewViewers
   logs
   recording
+  metadata {
+    key
+    value
+  }
+}
+fragment SessionOptions on Session {
+  extensionIds
+  browser {
+    userAgent
+    locale
+    timezone
+    viewport {
+      width
+      height
+      deviceScaleFactor
+      mobile
+    }
+    geolocation {
+      latitude
+      longitude
+      accuracy
+    }
+  }
 }`) as unknown as TypedDocumentString<SessionQuery, SessionQueryVariables>;
 export const WorkspaceSessionsDocument = new TypedDocumentString(`
     subscription WorkspaceSessions($workspace: String!) {
@@ -764,6 +877,10 @@ export const WorkspaceSessionsDocument = new TypedDocumentString(`
   liveViewViewers
   logs
   recording
+  metadata {
+    key
+    value
+  }
 }`) as unknown as TypedDocumentString<WorkspaceSessionsSubscription, WorkspaceSessionsSubscriptionVariables>;
 export const CreateSessionDocument = new TypedDocumentString(`
     mutation CreateSession($workspace: String!, $idempotencyKey: String!, $input: CreateSessionInput!) {
@@ -794,6 +911,10 @@ export const CreateSessionDocument = new TypedDocumentString(`
   liveViewViewers
   logs
   recording
+  metadata {
+    key
+    value
+  }
 }`) as unknown as TypedDocumentString<CreateSessionMutation, CreateSessionMutationVariables>;
 export const ReleaseSessionDocument = new TypedDocumentString(`
     mutation ReleaseSession($workspace: String!, $id: String!) {
@@ -975,6 +1096,54 @@ export const SessionLogsFeedDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SessionLogsFeedSubscription, SessionLogsFeedSubscriptionVariables>;
+export const SessionFilesDocument = new TypedDocumentString(`
+    query SessionFiles($sessionId: String!) {
+  sessionFiles(sessionId: $sessionId) {
+    ...SessionFileFields
+  }
+}
+    fragment SessionFileFields on SessionFile {
+  id
+  name
+  size
+  sha256
+  path
+  uploadedAt
+  available
+}`) as unknown as TypedDocumentString<SessionFilesQuery, SessionFilesQueryVariables>;
+export const ExtensionsDocument = new TypedDocumentString(`
+    query Extensions($workspace: String!) {
+  extensions(workspace: $workspace) {
+    ...ExtensionFields
+  }
+}
+    fragment ExtensionFields on Extension {
+  id
+  name
+  version
+  sizeBytes
+  sha256
+  createdAt
+}`) as unknown as TypedDocumentString<ExtensionsQuery, ExtensionsQueryVariables>;
+export const UploadExtensionDocument = new TypedDocumentString(`
+    mutation UploadExtension($workspace: String!, $zipBase64: String!) {
+  uploadExtension(workspace: $workspace, zipBase64: $zipBase64) {
+    ...ExtensionFields
+  }
+}
+    fragment ExtensionFields on Extension {
+  id
+  name
+  version
+  sizeBytes
+  sha256
+  createdAt
+}`) as unknown as TypedDocumentString<UploadExtensionMutation, UploadExtensionMutationVariables>;
+export const DeleteExtensionDocument = new TypedDocumentString(`
+    mutation DeleteExtension($workspace: String!, $id: String!) {
+  deleteExtension(workspace: $workspace, id: $id)
+}
+    `) as unknown as TypedDocumentString<DeleteExtensionMutation, DeleteExtensionMutationVariables>;
 export const SessionRecordingDocument = new TypedDocumentString(`
     query SessionRecording($workspace: String!, $id: String!) {
   session(workspace: $workspace, id: $id) {

@@ -3,12 +3,13 @@ import { useMe, roleLabel, wsPath, type CurrentWorkspace } from "../lib/me.tsx";
 import { Link, navigate, useLocation } from "../lib/router.tsx";
 import { connectionState, onConnectionState } from "../lib/live.ts";
 import {
-  AuditIcon, CheckIcon, ChevronIcon, CloseIcon, KeyIcon, Logo, MembersIcon, MenuIcon, PlusIcon, ProfilesIcon, SessionsIcon, SignOutIcon,
+  AuditIcon, CheckIcon, ChevronIcon, CloseIcon, KeyIcon, Logo, MembersIcon, MenuIcon, PlusIcon, ProfilesIcon, PuzzleIcon, SessionsIcon, SignOutIcon,
 } from "./icons.tsx";
 
 const sections = [
   { path: "sessions", label: "Sessions", icon: SessionsIcon },
   { path: "profiles", label: "Profiles", icon: ProfilesIcon },
+  { path: "extensions", label: "Extensions", icon: PuzzleIcon },
   { path: "api-keys", label: "API keys", icon: KeyIcon },
   { path: "members", label: "Members", icon: MembersIcon },
   { path: "audit-log", label: "Audit log", icon: AuditIcon, admin: true },

@@ -1,14 +1,21 @@
 import { useRef, useState, type FormEvent } from "react";
 import { CreateSessionDocument, ProfilesDocument, RegionsDocument } from "@gql/graphql.ts";
 import { uuid } from "../lib/browser.ts";
+import { fieldMessage, leftOver } from "../lib/field-messages.ts";
 import { formatBytes } from "../lib/format.ts";
 import { useMutation, useQuery } from "../lib/hooks.ts";
 import { useWorkspace, wsPath } from "../lib/me.tsx";
 import { navigate } from "../lib/router.tsx";
 import { shortId } from "../components/session-bits.tsx";
-import { Button, ErrorNotice, Field, Notice, fieldError } from "../components/ui.tsx";
+import { Button, ErrorNotice, Field, Notice } from "../components/ui.tsx";
 import { useToast } from "../components/toasts.tsx";
 import { Dialog } from "../components/dialogs.tsx";
+import { AdvancedOptions } from "./new-session-advanced.tsx";
+import { advancedCount, advancedInput, emptyAdvanced, isAdvancedField, type AdvancedState } from "./new-session-options.ts";
+
+/** The fields this form shows next to their controls (server names); anything else goes in the notice at its foot. */
+const ownFields = new Set(["region", "profile_id", "live_view", "live_view.instructions", "timeout_seconds", "idle_timeout_seconds"]);
+const placed = (field: string) => ownFields.has(field) || isAdvancedField(field);
 
 export function NewSessionDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
@@ -34,6 +41,10 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   // Explicit on every create, so what the form shows is what the session gets (whatever the deployment's defaults).
   const [logs, setLogs] = useState(true);
   const [recording, setRecording] = useState(false);
+  const [advanced, setAdvanced] = useState<AdvancedState>(emptyAdvanced);
+  // The form's own checks show from the first attempt to submit on, not while the first value is typed.
+  const [tried, setTried] = useState(false);
+  const built = advancedInput(advanced);
   const regionList = regions.data?.health.regions ?? [];
   const chosenRegion = region || regionList[0] || "";
 
@@ -47,6 +58,7 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
     idleTimeoutSeconds: Math.round(Number(idleMinutes) * 60) || null,
     logs,
     recording,
+    ...built.input,
   };
   // One Idempotency-Key per distinct request: a retry of the same form cannot start a second browser.
   const key = useRef({ input: "", key: uuid() });
@@ -55,6 +67,8 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    setTried(true);
+    if (built.problems.size > 0) return;
     const made = await create.run({ workspace: ws.slug, idempotencyKey: key.current.key, input });
     if (!made) return;
     toast(`Session ${shortId(made.createSession.id)} started`);
@@ -63,9 +77,11 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   };
 
   const err = create.error;
+  // Each problem is said once: next to its field, or (when no field shows it) in the notice.
+  const notice = err && err.code !== "EXTENSIONS_UNSUPPORTED" ? leftOver(err, placed) : null;
   return (
     <form onSubmit={submit} noValidate className="form-grid" aria-label="New session">
-      <Field id="ns-region" label="Region" error={fieldError(err, "region")}>
+      <Field id="ns-region" label="Region" error={fieldMessage(err, "region")}>
         <select id="ns-region" value={chosenRegion} onChange={(e) => setRegion(e.target.value)} disabled={!regions.data}>
           {regionList.length === 0 ? <option value="">Loading regions…</option> : null}
           {regionList.map((r) => (
@@ -75,7 +91,7 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
           ))}
         </select>
       </Field>
-      <Field id="ns-profile" label="Start from a profile" hint="A saved login: its cookies and storage are in place before the first page loads." error={fieldError(err, "profile_id")}>
+      <Field id="ns-profile" label="Start from a profile" hint="A saved login: its cookies and storage are in place before the first page loads." error={fieldMessage(err, "profile_id")}>
         <select id="ns-profile" value={profileId} onChange={(e) => setProfileId(e.target.value)} aria-describedby="ns-profile-hint">
           <option value="">None: a fresh browser</option>
           {(profiles.data?.profiles.items ?? []).map((p) => (
@@ -123,7 +139,7 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
         </label>
       </fieldset>
       <div className="span-2">
-        <Field id="ns-instructions" label="Instructions for the person in the live view" hint="Optional. Shown above the browser, with a Done button." error={fieldError(err, "live_view.instructions", "live_view")}>
+        <Field id="ns-instructions" label="Instructions for the person in the live view" hint="Optional. Shown above the browser, with a Done button." error={fieldMessage(err, "live_view.instructions", "live_view")}>
           <textarea
             id="ns-instructions"
             rows={3}
@@ -135,15 +151,19 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
           />
         </Field>
       </div>
-      <Field id="ns-timeout" label="Time limit (minutes)" hint="At most 30." error={fieldError(err, "timeout_seconds")}>
+      <Field id="ns-timeout" label="Time limit (minutes)" hint="At most 30." error={fieldMessage(err, "timeout_seconds")}>
         <input id="ns-timeout" type="number" min={1} max={30} step={1} inputMode="numeric" value={minutes} onChange={(e) => setMinutes(e.target.value)} aria-describedby="ns-timeout-hint" />
       </Field>
-      <Field id="ns-idle" label="Idle timeout (minutes)" hint="Released after this long with no automation client or viewer." error={fieldError(err, "idle_timeout_seconds")}>
+      <Field id="ns-idle" label="Idle timeout (minutes)" hint="Released after this long with no automation client or viewer." error={fieldMessage(err, "idle_timeout_seconds")}>
         <input id="ns-idle" type="number" min={1} max={30} step={1} inputMode="numeric" value={idleMinutes} onChange={(e) => setIdleMinutes(e.target.value)} aria-describedby="ns-idle-hint" />
       </Field>
-      {err ? (
+      <AdvancedOptions state={advanced} onChange={(patch) => setAdvanced((a) => ({ ...a, ...patch }))} problems={tried ? built.problems : new Map()} error={err} count={advancedCount(built.input)} />
+      {(tried && built.problems.size > 0) || (err && !notice && err.code === "VALIDATION_FAILED") ? (
+        <p className="span-2 field-error">Please correct the fields marked above.</p>
+      ) : null}
+      {err && notice ? (
         <div className="span-2">
-          <ErrorNotice error={err} compact />
+          <ErrorNotice error={notice} compact />
           {err.code === "INSUFFICIENT_CAPACITY" ? <Notice>Every browser is busy. Try again in a few seconds; nothing was started.</Notice> : null}
           {err.code === "WORKSPACE_SESSION_LIMIT" ? <Notice>Release a running session of this workspace, then try again; nothing was started.</Notice> : null}
         </div>

@@ -10,6 +10,7 @@ import { Button, CopyButton, ErrorNotice, Loading } from "../components/ui.tsx";
 import { useToast } from "../components/toasts.tsx";
 import { ConfirmDialog } from "../components/dialogs.tsx";
 import { DownloadsCard } from "./session-downloads.tsx";
+import { FilesCard } from "./session-files.tsx";
 import { SessionInspector } from "./session-inspector.tsx";
 import { LiveViewCard } from "./session-live-view.tsx";
 import { SaveProfileDialog } from "./SaveProfileDialog.tsx";
@@ -175,6 +176,8 @@ export function SessionPage({ id }: { id: string }) {
 
         <aside className="detail-side">
           <SessionDetails session={s} live={live} />
+
+          <FilesCard sessionId={s.id} running={running} />
 
           <DownloadsCard sessionId={s.id} events={events} running={running} />
 

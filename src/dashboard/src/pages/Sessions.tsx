@@ -5,21 +5,24 @@ import { formatDateTime, formatDuration, formatRelative } from "../lib/format.ts
 import { useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { onReconnect, subscribe } from "../lib/live.ts";
 import { useWorkspace, wsPath } from "../lib/me.tsx";
+import { METADATA_PARAM, formatPair, matchesAll, metadataFilters, setMetadataFilters, withFilter, type MetadataPair } from "../lib/metadata.ts";
 import { Link, navigate, setSearch, useLocation } from "../lib/router.tsx";
 import { LiveDot } from "../components/Shell.tsx";
 import { isLive, shortId, statusOptions, StatusBadge, type SessionRow } from "../components/session-bits.tsx";
 import { Button, EmptyState, ErrorNotice, PageHeader, SkeletonRows } from "../components/ui.tsx";
 import { PlusIcon, SessionsIcon } from "../components/icons.tsx";
+import { MetadataChips } from "../components/metadata-chips.tsx";
 import { NewSessionDialog } from "./NewSessionDialog.tsx";
+import { ActiveMetadataFilters, MetadataFilterInput } from "./sessions-metadata-filter.tsx";
 
 const PAGE = 50;
 
 type Page = SessionsQuery["sessions"];
 
 /** Applies one live change to the list: replaced in place, added on top when new, dropped when it left the filter. */
-function upsert(page: Page, s: SessionRow, status: SessionStatus | ""): Page {
+function upsert(page: Page, s: SessionRow, status: SessionStatus | "", filters: MetadataPair[]): Page {
   const at = page.items.findIndex((x) => x.id === s.id);
-  const fits = !status || s.status === status;
+  const fits = (!status || s.status === status) && matchesAll(s.metadata, filters);
   if (at >= 0) {
     const items = fits ? page.items.map((x, i) => (i === at ? s : x)) : page.items.filter((_, i) => i !== at);
     return { ...page, items };
@@ -32,13 +35,17 @@ export function SessionsPage() {
   const { search } = useLocation();
   const status = (search.get("status") ?? "") as SessionStatus | "";
   const filter = search.get("q") ?? "";
+  // One array per distinct set of filters (the live subscription restarts only when they change).
+  const metaParams = search.getAll(METADATA_PARAM).join("\n");
+  const filters = useMemo(() => metadataFilters(metaParams ? metaParams.split("\n") : []), [metaParams]);
+  const metadata = filters.length > 0 ? filters : null;
   const [creating, setCreating] = useState(search.get("new") === "1");
   const [moreError, setMoreError] = useState<ApiError | undefined>();
   const [loadingMore, setLoadingMore] = useState(false);
   const now = useNow(1000);
   useTitle("Sessions");
 
-  const list = useQuery(SessionsDocument, { workspace: ws.slug, status: status || null, limit: PAGE });
+  const list = useQuery(SessionsDocument, { workspace: ws.slug, status: status || null, metadata, limit: PAGE });
   const { set, reload } = list;
 
   // Status changes arrive over the socket: no polling, no reload.
@@ -47,9 +54,9 @@ export function SessionsPage() {
       subscribe(
         WorkspaceSessionsDocument,
         { workspace: ws.slug },
-        { next: (d) => set((prev) => (prev ? { sessions: upsert(prev.sessions, d.workspaceSessions, status) } : prev)) },
+        { next: (d) => set((prev) => (prev ? { sessions: upsert(prev.sessions, d.workspaceSessions, status, filters) } : prev)) },
       ),
-    [ws.slug, status, set],
+    [ws.slug, status, filters, set],
   );
   useEffect(() => onReconnect(() => void reload()), [reload]);
 
@@ -65,7 +72,7 @@ export function SessionsPage() {
     setLoadingMore(true);
     setMoreError(undefined);
     try {
-      const next = await request(SessionsDocument, { workspace: ws.slug, status: status || null, limit: PAGE, cursor });
+      const next = await request(SessionsDocument, { workspace: ws.slug, status: status || null, metadata, limit: PAGE, cursor });
       set((prev) =>
         prev
           ? {
@@ -85,7 +92,7 @@ export function SessionsPage() {
   };
 
   const running = (list.data?.sessions.items ?? []).filter((s) => s.status === "RUNNING").length;
-  const noneAtAll = list.data && list.data.sessions.items.length === 0 && !status;
+  const noneAtAll = list.data && list.data.sessions.items.length === 0 && !status && !metadata;
 
   return (
     <>
@@ -119,12 +126,16 @@ export function SessionsPage() {
               </button>
             ))}
           </div>
-          <label className="search">
-            <span className="visually-hidden">Find a session by id or profile</span>
-            <input type="search" placeholder="Find by session or profile id" value={filter} onChange={(e) => setSearch({ q: e.target.value || undefined })} />
-          </label>
+          <div className="toolbar-filters">
+            <label className="search">
+              <span className="visually-hidden">Find a session by id or profile</span>
+              <input type="search" placeholder="Find by session or profile id" value={filter} onChange={(e) => setSearch({ q: e.target.value || undefined })} />
+            </label>
+            <MetadataFilterInput filters={filters} />
+          </div>
         </div>
       )}
+      <ActiveMetadataFilters filters={filters} />
 
       {list.error && !list.data ? (
         <ErrorNotice error={list.error} onRetry={() => void reload()} />
@@ -168,8 +179,12 @@ export function SessionsPage() {
                 <tr>
                   <td colSpan={6} className="table-empty">
                     No {status ? statusOptions.find((o) => o.value === status)?.label.toLowerCase() : ""} sessions
-                    {filter ? <> matching “{filter}”</> : null}.{" "}
-                    <button type="button" className="link-btn" onClick={() => setSearch({ status: undefined, q: undefined })}>
+                    {filter ? <> matching “{filter}”</> : null}
+                    {metadata ? <> with {metadata.map(formatPair).join(" and ")}</> : null}.{" "}
+                    <button type="button" className="link-btn" onClick={() => {
+                      setSearch({ status: undefined, q: undefined });
+                      setMetadataFilters([]);
+                    }}>
                       Show all sessions
                     </button>
                   </td>
@@ -186,6 +201,7 @@ export function SessionsPage() {
                         <span className="id-short">{shortId(s.id)}</span>
                       </Link>
                       {s.profileId ? <div className="muted small">from profile {shortId(s.profileId)}</div> : null}
+                      <MetadataChips entries={s.metadata} max={4} onPick={(p) => setMetadataFilters(withFilter(filters, p))} />
                     </td>
                     <td data-label="Status">
                       <StatusBadge status={s.status} />

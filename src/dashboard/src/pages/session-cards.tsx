@@ -5,7 +5,8 @@ import { Link } from "../lib/router.tsx";
 import { describeEvent, endReasonText, shortId, StatusBadge } from "../components/session-bits.tsx";
 import { CopyButton, ErrorNotice } from "../components/ui.tsx";
 import { safeJson, type TimelineEvent } from "./session-timeline.ts";
-import type { SessionFieldsFragment } from "@gql/graphql.ts";
+import type { SessionFieldsFragment, SessionOptionsFragment } from "@gql/graphql.ts";
+import { SessionOptionRows } from "./session-options-rows.tsx";
 
 // The parts of a session's page: where it sits, its timeline, its details, and how to connect to it.
 
@@ -52,7 +53,7 @@ export function SessionTimeline({ events, error: eventsError, feed }: { events: 
   );
 }
 
-export function SessionDetails({ session: s, live }: { session: SessionFieldsFragment; live: boolean }) {
+export function SessionDetails({ session: s, live }: { session: SessionFieldsFragment & SessionOptionsFragment; live: boolean }) {
   const ws = useWorkspace();
   return (
     <section className="card" aria-labelledby="sum-title">
@@ -111,6 +112,7 @@ export function SessionDetails({ session: s, live }: { session: SessionFieldsFra
           <dt>Profile</dt>
           <dd>{s.profileId ? <Link to={wsPath(ws.slug, "profiles")} className="mono">{s.profileId}</Link> : "None"}</dd>
         </div>
+        <SessionOptionRows metadata={s.metadata} options={s} />
       </dl>
     </section>
   );
