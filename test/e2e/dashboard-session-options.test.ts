@@ -221,15 +221,22 @@ describe.skipIf(!executablePath)("session options in the dashboard", () => {
     const chooser = page.waitForEvent("filechooser");
     await card.getByRole("button", { name: "Upload a file" }).click();
     await (await chooser).setFiles({ name: "invoice.txt", mimeType: "text/plain", buffer: Buffer.from("Invoice 2026-0042: 99.50 CHF\n") });
-    const item = card.locator("li[data-file-id]");
+    const item = card.locator("li[data-file-id]", { hasText: "invoice.txt" });
     await item.waitFor();
     const shown = (await item.locator("[data-path]").getAttribute("data-path"))!;
     expect(shown).toMatch(/\/invoice\.txt$/);
     // The same as the API says.
     const listedFiles = (await (await fetch(`${t.url}/v1/sessions/${sessionId}/files`, { headers: bearer(ws.key) })).json()) as { items: Array<{ path: string; size: number }> };
     expect(listedFiles.items).toMatchObject([{ path: shown, size: 29 }]);
+    expect(await item.locator(".muted").first().textContent()).toMatch(/^29 B · /);
 
-    await card.getByRole("button", { name: "Copy path" }).click();
+    // A file the automation uploads meanwhile (REST, API key) shows up without a reload.
+    const form = new FormData();
+    form.append("file", new Blob(["a,b\n1,2\n"]), "rows.csv");
+    expect((await fetch(`${t.url}/v1/sessions/${sessionId}/files`, { method: "POST", headers: bearer(ws.key), body: form })).status).toBe(201);
+    await card.locator("li[data-file-id]", { hasText: "rows.csv" }).waitFor();
+
+    await card.locator("li", { hasText: "invoice.txt" }).getByRole("button", { name: "Copy path" }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
 
     // Automation gives that path to a file input, and the page reads the file's bytes.

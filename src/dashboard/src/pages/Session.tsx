@@ -177,7 +177,7 @@ export function SessionPage({ id }: { id: string }) {
         <aside className="detail-side">
           <SessionDetails session={s} live={live} />
 
-          <FilesCard sessionId={s.id} running={running} />
+          <FilesCard sessionId={s.id} running={running} uploads={events.filter((e) => e.type === "FILE_UPLOADED").length} />
 
           <DownloadsCard sessionId={s.id} events={events} running={running} />
 

@@ -36,7 +36,12 @@ export function sessionFilesUrl(workspace: string, sessionId: string): string {
  * Files put into the session for its pages' file inputs: upload while it runs, then give a file's
  * path to the automation (Puppeteer's uploadFile, Playwright's setInputFiles). They go with the session.
  */
-export function FilesCard({ sessionId, running }: { sessionId: string; running: boolean }) {
+export function FilesCard({ sessionId, running, uploads }: {
+  sessionId: string;
+  running: boolean;
+  /** How many file.uploaded events the session's timeline holds: uploads by its automation arrive that way. */
+  uploads: number;
+}) {
   const ws = useWorkspace();
   const toast = useToast();
   const files = useQuery(SessionFilesDocument, { sessionId });
@@ -45,12 +50,13 @@ export function FilesCard({ sessionId, running }: { sessionId: string; running: 
   const [uploading, setUploading] = useState<string | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
 
-  // When the session ends its files are deleted with its browser: read the list again to say so.
-  const wasRunning = useRef(running);
+  // When the session ends its files are deleted with its browser, and a file uploaded elsewhere (the
+  // API, the CLI) is an event on the timeline: read the list again for either.
+  const seen = useRef({ running, uploads });
   useEffect(() => {
-    if (wasRunning.current && !running) void reload();
-    wasRunning.current = running;
-  }, [running, reload]);
+    if ((seen.current.running && !running) || uploads > seen.current.uploads) void reload();
+    seen.current = { running, uploads };
+  }, [running, uploads, reload]);
 
   const upload = async (file: File) => {
     setUploading(file.name);
