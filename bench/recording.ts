@@ -6,7 +6,7 @@
 //
 //   npm run bench:recording
 //   BENCH_RECORDING_RUNS=3        runs per figure
-//   BENCH_RECORDING_SECONDS=20    how long each measured session shows its page
+//   BENCH_RECORDING_SECONDS=30    how long each measured session shows its page
 //   BENCH_RECORDING_LIFECYCLES=8  sessions per side of the lifecycle comparison
 //
 // CPU is read from /proc while the page is shown (the client disconnected, so the node serves
@@ -21,7 +21,7 @@ import puppeteer from "puppeteer-core";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 
 const runs = Math.max(1, Number(process.env.BENCH_RECORDING_RUNS ?? 3));
-const seconds = Math.max(5, Number(process.env.BENCH_RECORDING_SECONDS ?? 20));
+const seconds = Math.max(5, Number(process.env.BENCH_RECORDING_SECONDS ?? 30));
 const lifecycles = Math.max(2, Number(process.env.BENCH_RECORDING_LIFECYCLES ?? 8));
 const TICKS = 100; // USER_HZ on Linux
 

@@ -31,15 +31,14 @@ const MAX_BASE64 = Math.ceil((8 * 1024 * 1024 * 4) / 3) + 4;
 const START_ATTEMPTS = 30;
 const START_RETRY_MS = 100;
 /**
- * Chromium sends a screencast's first frame only when the page next draws, which a still page may
- * never do, and (rarely, after quick tab switches) a screencast stops sending frames although the
- * page changes. So while the tab on show sends nothing, it is looked at with a screenshot: first
- * FIRST_FRAME_MS after its screencast starts, then every IDLE_CHECK_MS. A screenshot that differs
- * from the previous one becomes a frame (a still page costs a screenshot, never a frame), and one
- * that differs although no frame came between them means the screencast missed a change: it restarts.
+ * A screencast's first frame is whatever the page last drew, which may predate the screencast (a
+ * tab that changed between our attach and the start shows its old picture until it draws again, and
+ * a still page does not). So a tab that is shown is also captured once with a screenshot, this long
+ * after its screencast started: one frame per tab shown, none while the page stays still.
  */
 const FIRST_FRAME_MS = 250;
-const IDLE_CHECK_MS = 5_000;
+/** How long stop() waits for the screenshot of a session that ended before its first frame. */
+const STOP_SHOT_MS = 1_000;
 
 interface TargetInfo {
   targetId: string;
@@ -57,9 +56,9 @@ export class ScreenRecorder {
   #lastAckAt = 0;
   #ackTimer: NodeJS.Timeout | undefined;
   #lastFrameAt = 0;
-  #idleTimer: NodeJS.Timeout | undefined;
-  /** The last screenshot of the tab on show, while no screencast frame has come since. */
-  #lastShot: Buffer | undefined;
+  /** Frames handed to the sink. */
+  #delivered = 0;
+  #shotTimer: NodeJS.Timeout | undefined;
   #stopped = false;
   #starting = true;
   readonly #offs: Array<() => void> = [];
@@ -103,15 +102,32 @@ export class ScreenRecorder {
   }
 
   /**
-   * Stops at once (the session is ending): no frame is taken after this, and the channel closes,
-   * which detaches its sessions and so ends their screencasts. Nothing is awaited, so the
-   * session's end (which runs this before its browser closes) is not held up.
+   * Stops (the session is ending): no frame is taken after this, and the channel closes, which
+   * detaches its sessions and so ends their screencasts. Nothing is awaited, so the session's end
+   * (which runs this before its browser closes) is not held up; only a session that ended before
+   * its first frame waits for one screenshot (at most STOP_SHOT_MS), so that it has a video at all.
    */
-  stop(): void {
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    const active = this.#active;
+    if (this.#delivered === 0 && active && this.cdp.isOpen) {
+      // The tab's screencast may not have started yet: a session of its own for the screenshot then.
+      const shoot = async () => {
+        const session = this.#session ?? (await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: active, flatten: true })).sessionId;
+        return this.cdp.send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: SCREENCAST.quality, optimizeForSpeed: true }, session);
+      };
+      let timer: NodeJS.Timeout | undefined;
+      const shot = await Promise.race([
+        shoot().catch(() => undefined),
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), STOP_SHOT_MS))),
+      ]);
+      clearTimeout(timer);
+      if (shot && !this.#stopped && this.#delivered === 0) this.#deliver(shot.data, undefined);
+    }
     if (this.#stopped) return;
     this.#stopped = true;
     clearTimeout(this.#ackTimer);
-    clearTimeout(this.#idleTimer);
+    clearTimeout(this.#shotTimer);
     if (this.#session) this.cdp.post("Page.stopScreencast", {}, this.#session);
     this.#close();
   }
@@ -175,11 +191,11 @@ export class ScreenRecorder {
     const { sessionId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
     if (this.#stopped || this.#active !== targetId) return void this.cdp.post("Target.detachFromTarget", { sessionId });
     this.#session = sessionId;
-    this.#lastShot = undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         await this.cdp.send("Page.startScreencast", SCREENCAST, sessionId);
-        this.#armIdle(FIRST_FRAME_MS);
+        clearTimeout(this.#shotTimer);
+        this.#shotTimer = setTimeout(() => void this.#screenshot(sessionId), FIRST_FRAME_MS);
         return;
       } catch (err) {
         if (attempt >= START_ATTEMPTS || this.#stopped || this.#session !== sessionId) throw err;
@@ -190,48 +206,29 @@ export class ScreenRecorder {
 
   #frame(p: { data: string; metadata: { timestamp?: number }; sessionId: number }, sid: string | undefined): void {
     if (this.#stopped || sid === undefined || sid !== this.#session) return;
-    this.#lastShot = undefined;
-    this.#armIdle(IDLE_CHECK_MS);
     this.#deliver(p.data, p.metadata?.timestamp);
     if (typeof p.sessionId === "number") this.#unacked.push(p.sessionId);
     this.#pump();
   }
 
-  #armIdle(ms: number): void {
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => void this.#idleCheck(), ms);
-    this.#idleTimer.unref();
+  /** The tab just shown, as it is now (see FIRST_FRAME_MS). */
+  async #screenshot(sessionId: string): Promise<void> {
+    if (this.#stopped || this.#session !== sessionId || !this.sink.ready) return;
+    const shot = await this.cdp
+      .send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: SCREENCAST.quality, optimizeForSpeed: true }, sessionId)
+      .catch(() => undefined);
+    if (shot && !this.#stopped && this.#session === sessionId) this.#deliver(shot.data, undefined);
   }
 
-  /** The tab on show sent nothing for a while: a screenshot says whether it changed anyway (see IDLE_CHECK_MS). */
-  async #idleCheck(): Promise<void> {
-    const session = this.#session;
-    if (this.#stopped || !session) return;
-    const shot = this.sink.ready
-      ? await this.cdp.send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: SCREENCAST.quality, optimizeForSpeed: true }, session).catch(() => undefined)
-      : undefined;
-    if (this.#stopped || this.#session !== session) return;
-    this.#armIdle(IDLE_CHECK_MS);
-    if (typeof shot?.data !== "string" || shot.data.length > MAX_BASE64) return;
-    const bytes = Buffer.from(shot.data, "base64");
-    const previous = this.#lastShot;
-    this.#lastShot = bytes;
-    if (previous?.equals(bytes)) return; // still
-    this.#deliver(bytes, undefined);
-    if (!previous) return;
-    this.log.debug({ targetId: this.#active }, "recording: the screencast missed a change; restarting it");
-    this.cdp.post("Page.stopScreencast", {}, session);
-    this.cdp.post("Page.startScreencast", SCREENCAST, session);
-  }
-
-  /** A frame (base64 from Chromium, or bytes) to the sink, at Chromium's capture time kept between the previous frame's and now. */
+  /** A frame (base64, from Chromium) to the sink, at Chromium's capture time kept between the previous frame's and now. */
   #deliver(data: unknown, timestamp: unknown): void {
     const now = Date.now();
     const reported = typeof timestamp === "number" ? timestamp * 1000 : now;
     const at = Math.min(now, Math.max(this.#lastFrameAt, Number.isFinite(reported) ? reported : now));
     this.#lastFrameAt = at;
-    if (Buffer.isBuffer(data)) this.sink.push(data, at);
-    else if (typeof data === "string" && data.length <= MAX_BASE64) this.sink.push(Buffer.from(data, "base64"), at);
+    if (typeof data !== "string" || data.length > MAX_BASE64) return;
+    this.#delivered++;
+    this.sink.push(Buffer.from(data, "base64"), at);
   }
 
   /** Acknowledges the oldest frame once MAX_FPS allows it and the sink keeps up; Chromium then sends the next. */

@@ -45,10 +45,15 @@ const MAX_SIDE = 4096;
 /** How long ffmpeg may take to finish after its input closed (the encoder keeps up as it goes; this is its tail). */
 const FINISH_TIMEOUT_MS = 120_000;
 const STDERR_KEPT = 4096;
-/** A key frame at least this often on the timeline, so a player seeks without decoding far back. */
-const KEYFRAME_EVERY_S = 5;
+/**
+ * A key frame at least every this many frames (5 s at the full 25 fps), so a seek decodes little.
+ * Not by time: frames of a still page come seconds apart, and each would become a full key frame.
+ */
+const KEYFRAME_EVERY_FRAMES = 125;
 
 const even = (n: number) => Math.max(16, n + (n % 2));
+/** The video is never larger than the screencast's own bounds (a screenshot of a large viewport may be). */
+const MAX_VIDEO = { width: 1280, height: 800 };
 
 export function ffmpegArgs(width: number, height: number, output: string): string[] {
   const fit = `scale=${width}:${height}:force_original_aspect_ratio=decrease:force_divisible_by=2`;
@@ -58,7 +63,7 @@ export function ffmpegArgs(width: number, height: number, output: string): strin
     "-probesize", "32", "-analyzeduration", "0", "-f", "matroska", "-i", "pipe:0",
     "-vf", `${fit},pad=${width}:${height}:-1:-1:color=black,format=yuv420p`,
     "-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-bf", "0", "-x264-params", "rc-lookahead=10",
-    "-force_key_frames", `expr:gte(t,n_forced*${KEYFRAME_EVERY_S})`, "-threads", "2",
+    "-g", String(KEYFRAME_EVERY_FRAMES), "-threads", "2",
     "-fps_mode", "vfr", "-video_track_timescale", "1000",
     "-movflags", "+faststart", "-f", "mp4", "-y", output,
   ];
@@ -158,10 +163,11 @@ export class VideoEncoder {
     this.#child!.stdin!.write(mkvFrame(jpeg, at));
   }
 
-  /** ffmpeg, started by the first frame: the video takes that frame's size (rounded up to even). */
+  /** ffmpeg, started by the first frame: the video takes that frame's size (within MAX_VIDEO, rounded up to even). */
   #start(size: { width: number; height: number }): void {
-    this.#width = even(size.width);
-    this.#height = even(size.height);
+    const scale = Math.min(1, MAX_VIDEO.width / size.width, MAX_VIDEO.height / size.height);
+    this.#width = even(Math.round(size.width * scale));
+    this.#height = even(Math.round(size.height * scale));
     const output = path.join(this.opts.dir, "recording.mp4");
     const args = ffmpegArgs(this.#width, this.#height, output);
     const { command, args: argv } = this.opts.jail

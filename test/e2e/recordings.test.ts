@@ -195,6 +195,17 @@ describe.skipIf(!hasChromium || !hasFfmpeg)("session recordings", () => {
     await expect(vessel.sessions.downloadRecording(session.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it("a session released right after its create still has a video (of its blank page)", async () => {
+    const { body } = await createSession(t, ws.key, { region: "us-east1", recording: true });
+    expect((await releaseSession(t, ws.key, body.id)).status).toBe(204);
+    await t.app.deps.recordings.settled();
+    const row = await t.app.deps.db.prisma.recording.findUniqueOrThrow({ where: { sessionId: body.id } });
+    expect(row).toMatchObject({ status: "READY", failure: null });
+    expect(row.frames).toBeGreaterThanOrEqual(1);
+    const res = await fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) });
+    expect(ffprobe(Buffer.from(await res.arrayBuffer())).codec).toBe("h264");
+  });
+
   it("a session without `recording` has no recording: no row, 404", async () => {
     const { body } = await createSession(t, ws.key);
     expect((await fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) })).status).toBe(404);

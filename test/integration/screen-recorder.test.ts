@@ -86,8 +86,11 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       await paint(first, "rgb(0, 0, 255)");
       await eventually(async () => sink.got.length, (n) => n > before);
       await client.send("Target.closeTarget", { targetId: third });
+      // Until the browser lists it no more: the next test takes the one page left.
+      const pages = async () => (await client.send<{ targetInfos: Array<{ type: string }> }>("Target.getTargets")).targetInfos.filter((t) => t.type === "page").length;
+      await eventually(pages, (n) => n === 1);
     } finally {
-      recorder.stop();
+      await recorder.stop();
     }
   });
 
@@ -128,7 +131,7 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       sink.onReady();
       await eventually(async () => sink.got.length, (n) => n > held);
     } finally {
-      recorder.stop();
+      await recorder.stop();
       viewer.close();
       await client.send("Runtime.evaluate", { expression: "location.reload()" }, await client.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page, flatten: true }).then((r) => r.sessionId)).catch(() => {});
     }

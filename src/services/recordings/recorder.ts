@@ -41,8 +41,9 @@ export function startRecording(deps: AppDeps, session: Session, lease: BrowserLe
   const stopCapture = async () => (await capture.catch(() => undefined))?.stop();
   const ended = new Promise<number>((resolve) => {
     const registered = deps.runtime.addFinisher(session.id, async () => {
-      resolve(Date.now());
-      await stopCapture();
+      const at = Date.now();
+      // The video is finished once no frame can come any more (stop may add the only one).
+      await stopCapture().finally(() => resolve(at));
     });
     if (!registered) resolve(Date.now());
   });
