@@ -158,6 +158,7 @@ export async function createDeps(
     log: log.child({ component: "browsers" }),
     ...(options.browserPolicy === false ? {} : { egress: egressFor(config, events), downloads: downloadsFor(config, events) }),
     cdpPolicy: options.browserPolicy !== false && config.browser.cdpPolicy === "on",
+    logCapture: config.logs.enabled,
     isolation,
   });
   const runtime = new SessionRuntime({

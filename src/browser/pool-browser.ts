@@ -8,6 +8,7 @@ import type { Logger } from "../logger.ts";
 import { launchChromium, maxDataRootLength, type ChromiumProcess } from "./chromium.ts";
 import { reapOrphans } from "./chromium-processes.ts";
 import { DownloadGuard } from "./download-guard.ts";
+import { SessionLogCapture } from "./session-log-capture.ts";
 import { openEgressListener } from "./egress-proxy.ts";
 import { proxyArgs, type EgressListener } from "./egress-shared.ts";
 import { JAIL_PROXY_PORT } from "./jail.ts";
@@ -21,6 +22,7 @@ export interface PoolBrowser {
   browser: ChromiumProcess;
   listener?: EgressListener;
   guard?: DownloadGuard;
+  capture?: SessionLogCapture;
 }
 
 export async function launchPoolBrowser(opts: BrowserPoolOptions, log: Logger): Promise<PoolBrowser> {
@@ -47,17 +49,27 @@ export async function launchPoolBrowser(opts: BrowserPoolOptions, log: Logger): 
     await listener?.close();
     throw err;
   }
-  if (!downloadOptions) return { browser, ...(listener ? { listener } : {}) };
+  // A session that keeps logs finds its capture attached already; without one it opens its own.
+  const capture = opts.logCapture
+    ? await SessionLogCapture.open(browser.cdp).catch((err: unknown) => void log.warn({ err, browserId: id }, "could not attach the session log capture; a session opens its own"))
+    : undefined;
+  const parts = { browser, ...(listener ? { listener } : {}), ...(capture ? { capture } : {}) };
+  if (!downloadOptions) return parts;
   // Before the browser is offered: no client may see it without its download policy.
   try {
     const guard = await DownloadGuard.open(browser.cdp, path.join(browser.dir, "downloads"), downloadOptions.maxBytes, log);
     guard.onNotice = downloadOptions.onNotice;
-    return { browser, guard, ...(listener ? { listener } : {}) };
+    return { ...parts, guard };
   } catch (err) {
     await browser.close();
     await listener?.close();
     throw err;
   }
+}
+
+/** What a lease of the browser carries besides the browser: its egress route, download guard and session log capture. */
+export function leaseParts(parts: PoolBrowser | undefined) {
+  return { egress: parts?.listener?.route, downloads: parts?.guard, logCapture: parts?.capture };
 }
 
 /** The pool's folder, checked and cleared of what an earlier run left (pid files), and whether Chromium is there. */

@@ -6,6 +6,7 @@ import { stderrTail, type ChromiumExit, type ChromiumProcess } from "./chromium.
 import type { DownloadGuard } from "./download-guard.ts";
 import type { EgressRoute } from "./egress-shared.ts";
 import type { BrowserLease } from "./pool-types.ts";
+import type { SessionLogCapture } from "./session-log-capture.ts";
 
 /** What a lease asks of its pool; each is synchronous, so a slot is free the moment it is given back. */
 export interface LeaseHooks {
@@ -22,10 +23,10 @@ export interface LeaseHooks {
 export function leaseBrowser(
   sessionId: string,
   browser: ChromiumProcess,
-  parts: { egress?: EgressRoute | undefined; downloads?: DownloadGuard | undefined },
+  parts: { egress?: EgressRoute | undefined; downloads?: DownloadGuard | undefined; logCapture?: SessionLogCapture | undefined },
   hooks: LeaseHooks,
 ): BrowserLease {
-  const { egress, downloads } = parts;
+  const { egress, downloads, logCapture } = parts;
   const release = (): Promise<void> => {
     // Evict before any await: the slot is free the moment release() is called.
     if (hooks.holds(lease)) {
@@ -42,6 +43,7 @@ export function leaseBrowser(
       egress.upstream = undefined;
     }
     if (downloads) downloads.sessionId = undefined;
+    if (logCapture) logCapture.sink = () => {};
     hooks.giveBack(browser);
     hooks.refill();
   };
@@ -57,6 +59,7 @@ export function leaseBrowser(
     uploadsDir: path.join(browser.dir, "uploads"),
     ...(egress ? { egress } : {}),
     ...(downloads ? { downloads } : {}),
+    ...(logCapture ? { logCapture } : {}),
     release,
     unused,
   };

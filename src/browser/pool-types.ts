@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.ts";
 import type { CdpPipe } from "./cdp-pipe.ts";
 import type { DownloadGuard, DownloadNotice } from "./download-guard.ts";
+import type { SessionLogCapture } from "./session-log-capture.ts";
 import { type EgressOptions, type EgressRoute } from "./egress-shared.ts";
 import { type Isolation } from "./jail.ts";
 
@@ -26,6 +27,8 @@ export interface BrowserLease {
   egress?: EgressRoute;
   /** The session's downloads, kept in `downloadsDir` and under the cap, when the policy is on. */
   downloads?: DownloadGuard;
+  /** The session log capture opened with the browser (BrowserPoolOptions.logCapture), entries dropped until a session takes it. */
+  logCapture?: SessionLogCapture;
   /** Frees the slot at once, then closes the browser and removes its folder. Idempotent. */
   release(): Promise<void>;
   /**
@@ -50,6 +53,12 @@ export interface BrowserPoolOptions {
   cdpPolicy?: boolean;
   /** This node's isolation (jail.ts detectIsolation): level "jail" launches every browser jailed. Default none. */
   isolation?: Isolation;
+  /**
+   * Open each browser's session log capture as it launches (session-log-capture.ts), so a session
+   * that keeps logs finds it attached and its setup is off the session's path; a session that does
+   * not closes it.
+   */
+  logCapture?: boolean;
   /** Keep each browser's downloads in its folder and under `maxBytes` (download-guard.ts); with the egress policy. */
   downloads?: { maxBytes: number; onNotice(sessionId: string, notice: DownloadNotice): void };
 }

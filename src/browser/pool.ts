@@ -1,7 +1,7 @@
 import { AppError } from "../kernel/errors.ts";
 import type { Logger } from "../logger.ts";
 import { stderrTail, type ChromiumProcess } from "./chromium.ts";
-import { launchPoolBrowser, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pool-browser.ts";
+import { launchPoolBrowser, leaseParts, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pool-browser.ts";
 import { leaseBrowser } from "./pool-lease.ts";
 import type { Isolation } from "./jail.ts";
 import { type BrowserLease, type BrowserPoolOptions, type BrowserPoolReport } from "./pool-types.ts";
@@ -183,7 +183,7 @@ export class BrowserPool {
   }
 
   #lease(sessionId: string, browser: ChromiumProcess): BrowserLease {
-    const lease = leaseBrowser(sessionId, browser, { egress: this.#parts.get(browser)?.listener?.route, downloads: this.#parts.get(browser)?.guard }, {
+    const lease = leaseBrowser(sessionId, browser, leaseParts(this.#parts.get(browser)), {
       holds: (l) => this.#leases.get(sessionId) === l,
       free: () => void this.#leases.delete(sessionId),
       refill: () => this.#refill(),

@@ -52,7 +52,8 @@ export class SessionLogCapture {
 
   private constructor(
     private readonly cdp: CdpClient,
-    private readonly sink: (entry: CapturedEntry) => void,
+    /** Where entries go; a spare's capture drops them until its session starts. */
+    public sink: (entry: CapturedEntry) => void,
   ) {
     cdp.on("Target.attachedToTarget", (p: { sessionId: string; targetInfo: TargetInfo }, parent) => this.#attached(p.sessionId, p.targetInfo, parent));
     cdp.on("Target.detachedFromTarget", (p: { sessionId: string }) => this.#detached(p.sessionId));
@@ -79,7 +80,7 @@ export class SessionLogCapture {
   }
 
   /** Attaches to the browser: from here on, every new target waits for us before it runs. */
-  static async open(pipe: CdpPipe, sink: (entry: CapturedEntry) => void): Promise<SessionLogCapture> {
+  static async open(pipe: CdpPipe, sink: (entry: CapturedEntry) => void = () => {}): Promise<SessionLogCapture> {
     const cdp = await CdpClient.open(pipe);
     const capture = new SessionLogCapture(cdp, sink);
     try {

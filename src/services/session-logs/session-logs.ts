@@ -3,7 +3,7 @@
 import type { CommandLogSink } from "../../browser/cdp-command-log.ts";
 import type { BrowserLease } from "../../browser/pool-types.ts";
 import type { SessionRuntime } from "../../browser/runtime.ts";
-import { SessionLogCapture } from "../../browser/session-log-capture.ts";
+import { SessionLogCapture, type CapturedEntry } from "../../browser/session-log-capture.ts";
 import { SessionLogWriter, type WriterDeps } from "./log-writer.ts";
 
 /** How long a reader of a session that just ended waits for its last entries to be written here. */
@@ -30,7 +30,14 @@ export class SessionLogs {
     const running: Running = { writer, ending: false };
     if (!this.deps.runtime.addFinisher(session.id, () => this.#finish(session.id, running))) return;
     this.#running.set(session.id, running);
-    SessionLogCapture.open(lease.cdp, (e) => writer.record(e.type, e.at, e.data)).then(
+    const sink = (e: CapturedEntry) => writer.record(e.type, e.at, e.data);
+    // Opened with the browser (a spare's): its setup is off the session's path.
+    if (lease.logCapture?.isOpen) {
+      lease.logCapture.sink = sink;
+      running.capture = lease.logCapture;
+      return;
+    }
+    SessionLogCapture.open(lease.cdp, sink).then(
       (capture) => {
         if (running.ending) capture.close();
         else running.capture = capture;

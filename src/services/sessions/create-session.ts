@@ -219,5 +219,6 @@ function announceStarted(plan: Plan, p: Prepared): void {
   ctx.deps.runtime.add(id, p.lease, expiresAt, p.session.idleTimeoutSeconds, now);
   // The node's own capture, on channels of its own; written to the pipe before the create is answered.
   if (p.session.logs) startSessionLogs(ctx.deps, p.session, p.lease);
+  else p.lease.logCapture?.close();
   if (p.session.recording) startRecording(ctx.deps, p.session, p.lease);
 }
