@@ -12,11 +12,13 @@
 //
 //   npx tsx bench/session-logs.ts
 //   BENCH_LOGS_N=30 BENCH_CDP_ROUNDS=12 BENCH_CDP_SEQ=500 BENCH_CDP_PIPE=2000 BENCH_WARM=2 BENCH_SETTLE_MS=300
+//   BENCH_POSTGRES=1   a database of its own on VESSEL_TEST_DATABASE_URL's server instead of PGlite in memory
 import os from "node:os";
 import { Writable } from "node:stream";
 import { findChromium } from "../src/browser/chromium-command.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
+import { createTestDatabase, type TestDatabase } from "../test/support/db.ts";
 import type { Phases } from "./sessions-client.ts";
 import { call, sleep, startClient, stopClient } from "./sessions-harness.ts";
 import { f, jailOf, median, num, pad, pct } from "./support.ts";
@@ -43,6 +45,7 @@ type Side = (typeof sides)[number];
 const bodyOf = (side: Side) => (side === "on" ? {} : { logs: false });
 
 let t: TestApp | undefined;
+let tdb: TestDatabase | undefined;
 async function settle(): Promise<void> {
   const pool = t!.app.deps.browsers;
   const deadline = Date.now() + 60_000;
@@ -54,7 +57,9 @@ async function settle(): Promise<void> {
 }
 
 try {
+  if (process.env.BENCH_POSTGRES === "1") tdb = await createTestDatabase("postgres");
   t = await startTestApp({
+    ...(tdb ? { db: tdb.db } : {}),
     env: { VESSEL_BROWSER_WARM: String(warm), VESSEL_BROWSER_CAPACITY: "8", VESSEL_CHROMIUM_PATH: executablePath, VESSEL_LOGS_MAX_ENTRIES: "1000000" },
     checkResponses: false,
     log: createLogger("warn", sink),
@@ -65,7 +70,7 @@ try {
   await call("init", { executablePath });
   const probe = await call("createSession", api);
   print(`Session logs on vs off — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
-  print(`server in-process (PGlite in memory, warm spares ${warm}), ${jailOf(t.app.deps.runtime.endpoint(probe.id)!.pid)}; clients in a child process; same app, alternating`);
+  print(`server in-process (${tdb ? "PostgreSQL" : "PGlite in memory"}, warm spares ${warm}), ${jailOf(t.app.deps.runtime.endpoint(probe.id)!.pid)}; clients in a child process; same app, alternating`);
   await call("releaseSession", { ...api, id: probe.id });
 
   // (a) lifecycle, in pairs
@@ -145,5 +150,6 @@ try {
 } finally {
   await stopClient();
   await t?.stop();
+  await tdb?.dispose();
 }
 process.exit(0);
