@@ -5,8 +5,9 @@
  * A query parameter is a credential when its name, split into words (at `_`, `-`, `.` and
  * camelCase), has one of CREDENTIAL_WORDS among them (`X-Amz-Signature`, `refresh_token`, `apiKey`,
  * `sessionId`), or when the whole name is one of CREDENTIAL_NAMES. Its value becomes `[redacted]`;
- * the name stays, so a reader still sees what was sent. Fragments are left as they are (they never
- * leave the browser), and nothing else in a URL is touched.
+ * the name stays, so a reader still sees what was sent. A fragment of `name=value` pairs is judged the
+ * same way: it never leaves the browser, but OAuth's implicit flow puts `#access_token=…` there, and a
+ * session's navigations are logged. Nothing else in a URL is touched.
  */
 
 export const REDACTED = "[redacted]";
@@ -44,16 +45,13 @@ function redactQuery(query: string): string {
   );
 }
 
-/**
- * A URL (absolute, or a path with a query) with the values of credential query parameters masked.
- * What follows `#` is left alone.
- */
+/** A URL (absolute, or a path with a query) with the values of credential parameters masked, in its query and its fragment. */
 export function redactUrl(url: string): string {
-  const q = url.indexOf("?");
-  if (q === -1) return url;
-  const hash = url.indexOf("#", q);
-  const end = hash === -1 ? url.length : hash;
-  return url.slice(0, q + 1) + redactQuery(url.slice(q + 1, end)) + url.slice(end);
+  const hash = url.indexOf("#");
+  const head = hash === -1 ? url : url.slice(0, hash);
+  const fragment = hash === -1 ? "" : `#${redactQuery(url.slice(hash + 1))}`;
+  const q = head.indexOf("?");
+  return (q === -1 ? head : head.slice(0, q + 1) + redactQuery(head.slice(q + 1))) + fragment;
 }
 
 /** A credential parameter anywhere in free text (an error's stack, a console message): `?name=value` or `&name=value`. */

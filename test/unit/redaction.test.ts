@@ -12,10 +12,12 @@ describe("the redaction rule (server log and sessions' logs)", () => {
       expect(isCredentialName(name), name).toBe(true);
     }
     for (const name of ["q", "page", "author", "keyword", "ok", "id", "sort", "lang"]) expect(isCredentialName(name), name).toBe(false);
-    expect(redactUrl("https://h/p?q=1&token=abc&Password=pw&page=2#frag&token=x")).toBe("https://h/p?q=1&token=[redacted]&Password=[redacted]&page=2#frag&token=x");
+    expect(redactUrl("https://h/p?q=1&token=abc&Password=pw&page=2#frag&token=x")).toBe("https://h/p?q=1&token=[redacted]&Password=[redacted]&page=2#frag&token=[redacted]");
     expect(redactUrl("/cdp?token=a.b.c")).toBe("/cdp?token=[redacted]");
     expect(redactUrl("https://h/p?X-Amz-Signature=ff&X-Amz-Date=1")).toBe("https://h/p?X-Amz-Signature=[redacted]&X-Amz-Date=1");
-    expect(redactUrl("https://h/no-query#token=x")).toBe("https://h/no-query#token=x");
+    // OAuth's implicit flow hands the token over in the fragment.
+    expect(redactUrl("https://h/cb#access_token=x&state=s&expires_in=3600")).toBe("https://h/cb#access_token=[redacted]&state=s&expires_in=3600");
+    expect(redactUrl("https://h/page#section-2")).toBe("https://h/page#section-2");
     expect(redactUrl("https://h/p?token=&flag")).toBe("https://h/p?token=&flag");
     expect(redactUrl("https://h/p?%74oken=enc")).toBe("https://h/p?%74oken=[redacted]");
     // The logger's safeUrl is the same rule.
