@@ -205,7 +205,8 @@ describe("the browser jail", () => {
 
 describe("a jailed browser's uploads folder", () => {
   it("is read-only inside the jail and cannot be renamed or swapped for a link, while the rest of the folder is writable", () => {
-    const dir = fs.mkdtempSync(path.join(root, "up-"));
+    // A folder of its own: the browser tests' root is gone once their block has ended.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vj-up-"));
     fs.mkdirSync(path.join(dir, "uploads"));
     fs.writeFileSync(path.join(dir, "uploads", "given.txt"), "given");
     // What a browser that runs code of its tenant's choosing could try, each step reported.
@@ -226,6 +227,7 @@ describe("a jailed browser's uploads folder", () => {
     expect(run.stdout.trim().split("\n")).toEqual(["given read", "wrote beside"]);
     expect(fs.readdirSync(path.join(dir, "uploads"))).toEqual(["given.txt"]);
     expect(fs.lstatSync(path.join(dir, "uploads")).isDirectory()).toBe(true);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 
