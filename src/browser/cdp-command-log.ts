@@ -5,8 +5,25 @@
  * and, per message from the browser, a look at its first bytes: an answer starts `{"id":<n>,`.
  */
 
-/** What the session's logs receive: one call per command, once answered (or refused, or left unanswered). */
-export type CommandLogSink = (method: string, at: number, durationMs: number | null, refused: boolean) => void;
+/**
+ * What the session's logs receive: one call per command, once answered (or refused, or left
+ * unanswered), or one per run of answers to the same method (`run`: how many, their total and
+ * longest time; `durationMs` is then their mean).
+ */
+export type CommandLogSink = (method: string, at: number, durationMs: number | null, refused: boolean, run?: CommandRun) => void;
+export interface CommandRun {
+  count: number;
+  totalMs: number;
+  maxMs: number;
+}
+
+/**
+ * Answers to the same method within this long of the first become one entry: a client's burst (a
+ * scraper's 2,000 Runtime.evaluate in a row) is one line with a count, not 2,000 rows to seal and
+ * store, which cost the embedded database's thread more than the relay itself (a third of a
+ * pipelined burst's rate; bench/session-logs.ts).
+ */
+const RUN_MS = 250;
 
 /** A connection with more commands than this in flight logs the extra ones without a duration. */
 const MAX_IN_FLIGHT = 10_000;
@@ -31,17 +48,47 @@ export function answerId(message: Buffer): number {
   return i === 6 ? -1 : id;
 }
 
+const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
+
 export class CommandLog {
   readonly #inFlight = new Map<number, { method: string; at: number; started: number }>();
+  #run: ({ method: string; at: number } & CommandRun) | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly sink: CommandLogSink) {}
 
+  /** An answered command: it joins the run of its method, or ends the run and starts its own. */
+  #answered(method: string, at: number, ms: number): void {
+    const run = this.#run;
+    if (run && run.method === method && at - run.at < RUN_MS) {
+      run.count += 1;
+      run.totalMs += ms;
+      run.maxMs = Math.max(run.maxMs, ms);
+      return;
+    }
+    this.#flush();
+    this.#run = { method, at, count: 1, totalMs: ms, maxMs: ms };
+    // A run is written within RUN_MS even when nothing follows it (live readers see it then).
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#flush();
+    }, RUN_MS);
+  }
+
+  #flush(): void {
+    const run = this.#run;
+    if (!run) return;
+    this.#run = undefined;
+    if (run.count === 1) this.sink(run.method, run.at, round3(run.totalMs), false);
+    else this.sink(run.method, run.at, round3(run.totalMs / run.count), false, { count: run.count, totalMs: round3(run.totalMs), maxMs: round3(run.maxMs) });
+  }
+
   /** The client's command went to the browser. */
   sent(id: number, method: string): void {
-    if (this.#inFlight.size >= MAX_IN_FLIGHT) return this.sink(method, Date.now(), null, false);
+    if (this.#inFlight.size >= MAX_IN_FLIGHT) return this.#unanswered(method, Date.now());
     const earlier = this.#inFlight.get(id);
     // The same id twice in flight (two targets): the earlier one is logged without its time.
-    if (earlier) this.sink(earlier.method, earlier.at, null, false);
+    if (earlier) this.#unanswered(earlier.method, earlier.at);
     this.#inFlight.set(id, { method, at: Date.now(), started: performance.now() });
   }
 
@@ -53,16 +100,25 @@ export class CommandLog {
     const command = this.#inFlight.get(id);
     if (!command) return;
     this.#inFlight.delete(id);
-    this.sink(command.method, command.at, Math.round((performance.now() - command.started) * 1000) / 1000, false);
+    this.#answered(command.method, command.at, performance.now() - command.started);
+  }
+
+  #unanswered(method: string, at: number): void {
+    this.#flush();
+    this.sink(method, at, null, false);
   }
 
   /** Answered by the relay itself (refused by the policy, a target that is gone, Browser.close). */
   answeredHere(method: string, refused: boolean): void {
+    this.#flush();
     this.sink(method, Date.now(), 0, refused);
   }
 
   /** The connection ended: what was never answered is logged without a duration. */
   close(): void {
+    this.#flush();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     for (const command of this.#inFlight.values()) this.sink(command.method, command.at, null, false);
     this.#inFlight.clear();
   }

@@ -159,7 +159,10 @@ describe.skipIf(!hasChromium)("session logs", () => {
     const cdp = items.filter((e) => e.type === "cdp");
     const methods = cdp.map((e) => e.method);
     for (const m of ["Target.setAutoAttach", "Target.createTarget", "Network.setExtraHTTPHeaders", "Page.navigate", "Runtime.callFunctionOn"]) expect(methods).toContain(m);
-    for (const e of cdp) expect(Object.keys(e).sort()).toEqual(e.refused ? ["at", "duration_ms", "method", "refused", "seq", "type"] : ["at", "duration_ms", "method", "seq", "type"]);
+    for (const e of cdp) {
+      const keys = e.refused ? ["at", "duration_ms", "method", "refused", "seq", "type"] : e.count ? ["at", "count", "duration_ms", "max_ms", "method", "seq", "total_ms", "type"] : ["at", "duration_ms", "method", "seq", "type"];
+      expect(Object.keys(e).sort()).toEqual(keys);
+    }
     const navigate = cdp.find((e) => e.method === "Page.navigate" && !e.refused)!;
     expect(navigate.duration_ms).toBeGreaterThan(0);
     expect(cdp.filter((e) => e.refused).map((e) => e.method)).toEqual(["Page.navigate"]);

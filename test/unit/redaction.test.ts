@@ -78,4 +78,18 @@ describe("session log entries", () => {
     log.close();
     expect(logged.map(([m, ms, r]) => [m, ms === null ? null : ms >= 0, r])).toEqual([["Runtime.evaluate", true, false], ["Browser.crash", true, true], ["Page.navigate", null, false]]);
   });
+
+  it("log a burst of answers to one method as one entry with its count, total and longest time", () => {
+    const logged: Array<[string, number | null, { count: number; totalMs: number; maxMs: number } | undefined]> = [];
+    const log = new CommandLog((method, _at, ms, _refused, run) => logged.push([method, ms, run]));
+    for (let id = 1; id <= 500; id++) log.sent(id, "Runtime.evaluate");
+    for (let id = 1; id <= 500; id++) log.received(Buffer.from(`{"id":${id},"result":{}}`));
+    log.sent(501, "Page.navigate");
+    log.received(Buffer.from('{"id":501,"result":{}}'));
+    log.close();
+    expect(logged.map(([m, , run]) => [m, run?.count ?? 1])).toEqual([["Runtime.evaluate", 500], ["Page.navigate", 1]]);
+    const [, mean, run] = logged[0]!;
+    expect(run!.maxMs).toBeGreaterThanOrEqual(mean!);
+    expect(run!.totalMs).toBeGreaterThanOrEqual(run!.maxMs);
+  });
 });

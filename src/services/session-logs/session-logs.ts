@@ -51,8 +51,14 @@ export class SessionLogs {
     const running = this.#running.get(sessionId);
     if (!running) return undefined;
     const { writer } = running;
-    return (method, at, durationMs, refused) =>
-      writer.record("cdp", new Date(at), refused ? { method, duration_ms: durationMs, refused: true } : { method, duration_ms: durationMs });
+    return (method, at, durationMs, refused, run) =>
+      writer.record(
+        "cdp",
+        new Date(at),
+        refused ? { method, duration_ms: durationMs, refused: true }
+        : run ? { method, duration_ms: durationMs, count: run.count, total_ms: run.totalMs, max_ms: run.maxMs }
+        : { method, duration_ms: durationMs },
+      );
   }
 
   /**
