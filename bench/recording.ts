@@ -87,6 +87,8 @@ interface Sample {
   chromium: number;
   ffmpeg: number;
   bytesPerMinute: number;
+  bytes: number;
+  seconds: number;
 }
 
 async function api(t: TestApp, key: string, method: string, path: string, body?: unknown): Promise<Response> {
@@ -120,23 +122,29 @@ async function measure(t: TestApp, key: string, url: string, recording: boolean)
   await sleep(seconds * 1000);
   const after = { node: nodeSeconds(), chromium: groupSeconds(chromium), ffmpeg: groupSeconds(ffmpeg) };
   await api(t, key, "PATCH", `/v1/sessions/${created.id}`, { status: "REQUEST_RELEASE" });
-  let bytesPerMinute = 0;
+  let video = { bytesPerMinute: 0, bytes: 0, seconds: 0 };
   if (recording) {
     await untilReady(t, key, created.id);
     const row = await t.app.deps.db.prisma.recording.findUniqueOrThrow({ where: { sessionId: created.id } });
-    bytesPerMinute = (row.sizeBytes! / row.durationMs!) * 60_000;
+    video = { bytesPerMinute: (row.sizeBytes! / row.durationMs!) * 60_000, bytes: row.sizeBytes!, seconds: row.durationMs! / 1000 };
   }
   const perMinute = 60 / seconds;
   return {
     node: (after.node - before.node) * perMinute,
     chromium: (after.chromium - before.chromium) * perMinute,
     ffmpeg: (after.ffmpeg - before.ffmpeg) * perMinute,
-    bytesPerMinute,
+    ...video,
   };
+}
+
+/** Until the pool holds a warm spare and runs nothing (both sides start alike). */
+async function settled(t: TestApp): Promise<void> {
+  while (t.app.deps.browsers.report().warm < 1 || t.app.deps.runtime.ids().length > 0) await sleep(20);
 }
 
 /** Create → a page → release, and (recording) until the video is ready: times and the node's CPU per session. */
 async function lifecycle(t: TestApp, key: string, url: string, recording: boolean) {
+  await settled(t);
   const cpu0 = nodeSeconds();
   const t0 = performance.now();
   const created = (await (await api(t, key, "POST", "/v1/sessions", { region: "us-east1", recording })).json()) as { id: string; connect_url: string };
@@ -173,7 +181,7 @@ try {
     console.log(`  chromium      on ${m(on, "chromium").toFixed(2).padStart(6)}   off ${m(off, "chromium").toFixed(2).padStart(6)}`);
     console.log(`  ffmpeg        on ${m(on, "ffmpeg").toFixed(2).padStart(6)}`);
     console.log(`  recording adds ${adds.toFixed(2)} CPU s/min (${((adds / 60) * 100).toFixed(1)} % of one core)`);
-    console.log(`  video         ${(m(on, "bytesPerMinute") / 1024 / 1024).toFixed(2)} MiB per minute (${Math.round(m(on, "bytesPerMinute") / 1024)} KiB)\n`);
+    console.log(`  video         ${(m(on, "bytesPerMinute") / 1024 / 1024).toFixed(2)} MiB per minute (${Math.round(m(on, "bytesPerMinute") / 1024)} KiB; ${Math.round(m(on, "bytes") / 1024)} KiB for ${m(on, "seconds").toFixed(1)} s)\n`);
   }
   const sides = { off: [] as Awaited<ReturnType<typeof lifecycle>>[], on: [] as Awaited<ReturnType<typeof lifecycle>>[] };
   await lifecycle(t, key, `${page.url}/still`, true); // warm-up

@@ -49,6 +49,8 @@ export function startRecording(deps: AppDeps, session: Session, lease: BrowserLe
   });
   const work = (async () => {
     try {
+      // After the create's answer is on its way: on the embedded database this statement would queue ahead of the create's own.
+      await new Promise((resolve) => setImmediate(resolve));
       await insertRow(deps, session, startedAt);
     } catch (err) {
       log.error({ err }, "recording: its row could not be written; the session is not recorded");
@@ -79,6 +81,8 @@ async function insertRow(deps: AppDeps, session: Session, startedAt: Date): Prom
 async function finish(deps: AppDeps, sessionId: string, encoder: VideoEncoder, ended: Promise<number>, log: Logger): Promise<void> {
   const { prisma } = deps.db;
   const endAt = await ended;
+  // After the answer of the call that ended the session is on its way (as for the row at the start).
+  await new Promise((resolve) => setImmediate(resolve));
   const storage = { prisma, config: deps.config };
   let rec: Recording | null = null;
   try {

@@ -39,6 +39,7 @@ export interface RecordingView {
 
 export const recordingPath = (sessionId: string) => `/v1/sessions/${sessionId}/recording`;
 
+const live = new Set(["PENDING", "RUNNING", "REQUEST_RELEASE"]);
 const NONE = "This session has no recording: it was not recorded, or its recording was deleted or has expired.";
 
 function toView(ctx: ServiceContext, r: Recording): RecordingView {
@@ -70,8 +71,10 @@ async function rowOf(ctx: ServiceContext, sessionId: string): Promise<Recording 
 
 /** The session's recording (any status): `sessionRecording`, audited as a read. 404 when there is none. */
 export async function getRecording(ctx: ServiceContext, sessionId: string, workspace?: string): Promise<RecordingView> {
-  await accessibleSession(ctx, sessionId, workspace);
+  const session = await accessibleSession(ctx, sessionId, workspace);
   const row = await rowOf(ctx, sessionId);
+  // A recorded session that has just started may not have its row yet (it is written after the create's answer).
+  if (!row && session.recording && live.has(session.status)) throw stillRecording();
   if (!row) throw new AppError("not-found", NONE);
   return toView(ctx, row);
 }
@@ -82,11 +85,12 @@ export async function recordingOf(ctx: ServiceContext, sessionId: string): Promi
   return row && toView(ctx, row);
 }
 
+const stillRecording = () =>
+  new AppError("recording-not-ready", "The session is still running; its recording is ready shortly after it ends.", {}, { "Retry-After": "10" });
+
 /** Throws unless the recording's bytes can be served now: 409 with Retry-After while it is made, 404 when it failed. */
 export function requireReady(view: RecordingView): { sizeBytes: number } {
-  if (view.status === "RECORDING") {
-    throw new AppError("recording-not-ready", "The session is still running; its recording is ready shortly after it ends.", {}, { "Retry-After": "10" });
-  }
+  if (view.status === "RECORDING") throw stillRecording();
   if (view.status === "PROCESSING") {
     throw new AppError("recording-not-ready", "The session has ended and its recording is being encoded and stored.", {}, { "Retry-After": "2" });
   }
