@@ -19,9 +19,11 @@ export interface CommandRun {
 
 /**
  * Answers to the same method within this long of the first become one entry: a client's burst (a
- * scraper's 2,000 Runtime.evaluate in a row) is one line with a count, not 2,000 rows to seal and
- * store, which cost the embedded database's thread more than the relay itself (a third of a
- * pipelined burst's rate; bench/session-logs.ts).
+ * scraper's 2,000 Runtime.evaluate in a row) is the first answer's line, then one line with the
+ * count of the rest, not 2,000 rows to seal and store, which cost the embedded database's thread
+ * more than the relay itself (a third of a pipelined burst's rate; bench/session-logs.ts). The first
+ * answer is logged at once: a command just before the session ends must not wait in a run that
+ * the end's last write would miss.
  */
 const RUN_MS = 250;
 
@@ -52,7 +54,8 @@ const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 
 export class CommandLog {
   readonly #inFlight = new Map<number, { method: string; at: number; started: number }>();
-  #run: ({ method: string; at: number } & CommandRun) | undefined;
+  /** The answers to one method after its first, within RUN_MS of it (`at`: the first of them). */
+  #run: ({ method: string; at: number; started: number } & CommandRun) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly sink: CommandLogSink) {}
@@ -60,14 +63,17 @@ export class CommandLog {
   /** An answered command: it joins the run of its method, or ends the run and starts its own. */
   #answered(method: string, at: number, ms: number): void {
     const run = this.#run;
-    if (run && run.method === method && at - run.at < RUN_MS) {
+    if (run && run.method === method && at - run.started < RUN_MS) {
+      if (run.count === 0) run.at = at;
       run.count += 1;
       run.totalMs += ms;
       run.maxMs = Math.max(run.maxMs, ms);
       return;
     }
     this.#flush();
-    this.#run = { method, at, count: 1, totalMs: ms, maxMs: ms };
+    this.sink(method, at, round3(ms), false);
+    // What follows of the same method within RUN_MS is counted into one entry.
+    this.#run = { method, at: 0, started: at, count: 0, totalMs: 0, maxMs: 0 };
     // A run is written within RUN_MS even when nothing follows it (live readers see it then).
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
@@ -79,6 +85,7 @@ export class CommandLog {
     const run = this.#run;
     if (!run) return;
     this.#run = undefined;
+    if (run.count === 0) return;
     if (run.count === 1) this.sink(run.method, run.at, round3(run.totalMs), false);
     else this.sink(run.method, run.at, round3(run.totalMs / run.count), false, { count: run.count, totalMs: round3(run.totalMs), maxMs: round3(run.maxMs) });
   }

@@ -87,8 +87,9 @@ describe("session log entries", () => {
     log.sent(501, "Page.navigate");
     log.received(Buffer.from('{"id":501,"result":{}}'));
     log.close();
-    expect(logged.map(([m, , run]) => [m, run?.count ?? 1])).toEqual([["Runtime.evaluate", 500], ["Page.navigate", 1]]);
-    const [, mean, run] = logged[0]!;
+    // The first answer at once (a command just before the end is never held back), the rest counted.
+    expect(logged.map(([m, , run]) => [m, run?.count ?? 1])).toEqual([["Runtime.evaluate", 1], ["Runtime.evaluate", 499], ["Page.navigate", 1]]);
+    const [, mean, run] = logged[1]!;
     expect(run!.maxMs).toBeGreaterThanOrEqual(mean!);
     expect(run!.totalMs).toBeGreaterThanOrEqual(run!.maxMs);
   });
