@@ -1,6 +1,4 @@
-import { rewrapRecordingKey } from "../../crypto/recording-crypto.ts";
-import type { MasterKey } from "../../crypto/master-key.ts";
-import type { PrismaClient, RecordingStatus } from "../../generated/prisma/client.ts";
+import type { RecordingStatus } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { NODE_STOPPED } from "./recording-node.ts";
 import { removeStored } from "./recording-store.ts";
@@ -43,41 +41,4 @@ export async function purgeExpiredRecordings(deps: Pick<AppDeps, "db" | "now" | 
   }
   if (deleted + failed > 0) deps.log.info({ deleted, failed }, "recordings past their retention deleted; unfinished ones of dead nodes failed");
   return { deleted, failed };
-}
-
-export interface RecordingKeyRotation {
-  rewrapped: number;
-  alreadyNew: number;
-  otherKey: number;
-  failed: string[];
-}
-
-/** Master-key rotation (maintenance/master-key-rotation.ts): each recording's data key re-wrapped; no chunk is touched. */
-export async function rewrapRecordingKeys(prisma: PrismaClient, oldKey: MasterKey, newKey: MasterKey): Promise<RecordingKeyRotation> {
-  const report: RecordingKeyRotation = { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] };
-  for (let after = ""; ; ) {
-    const rows = await prisma.recording.findMany({
-      where: { sessionId: { gt: after }, masterKeyId: oldKey.id },
-      select: { sessionId: true, wrappedKey: true },
-      orderBy: { sessionId: "asc" },
-      take: BATCH,
-    });
-    if (rows.length === 0) break;
-    after = rows.at(-1)!.sessionId;
-    for (const row of rows) {
-      let wrappedKey: Uint8Array<ArrayBuffer>;
-      try {
-        wrappedKey = rewrapRecordingKey(oldKey, newKey, row.sessionId, row.wrappedKey);
-      } catch {
-        report.failed.push(row.sessionId);
-        continue;
-      }
-      // Only if it still names the old key (a compare-and-set): a repeated run leaves it alone.
-      const { count } = await prisma.recording.updateMany({ where: { sessionId: row.sessionId, masterKeyId: oldKey.id }, data: { wrappedKey, masterKeyId: newKey.id } });
-      report.rewrapped += count;
-    }
-  }
-  report.alreadyNew = (await prisma.recording.count({ where: { masterKeyId: newKey.id } })) - report.rewrapped;
-  report.otherKey = await prisma.recording.count({ where: { masterKeyId: { notIn: [oldKey.id, newKey.id] } } });
-  return report;
 }

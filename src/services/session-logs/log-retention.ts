@@ -1,8 +1,5 @@
 // Sessions' logs are kept for config.logs.retentionDays after the session started, then deleted;
-// master-key rotation re-wraps their keys.
-import type { MasterKey } from "../../crypto/master-key.ts";
-import { rewrapLogKey } from "../../crypto/session-log-crypto.ts";
-import type { PrismaClient } from "../../generated/prisma/client.ts";
+// master-key rotation re-wraps their keys (maintenance/sealed-tables.ts).
 import type { AppDeps } from "../../kernel/context.ts";
 
 const BATCH = 100;
@@ -28,43 +25,4 @@ export async function purgeExpiredSessionLogs(deps: Pick<AppDeps, "db" | "now" |
   }
   if (purged.sessions > 0) deps.log.info({ ...purged }, "sessions' logs deleted after their retention");
   return purged;
-}
-
-export interface LogKeyRotation {
-  rewrapped: number;
-  alreadyNew: number;
-  otherKey: number;
-  /** Sessions whose key did not open with the old master key. */
-  failed: string[];
-}
-
-/** Re-wraps every session log key under `oldKey` with `newKey` (a compare-and-set per row, so a run can be repeated). */
-export async function rewrapSessionLogKeys(prisma: PrismaClient, oldKey: MasterKey, newKey: MasterKey): Promise<LogKeyRotation> {
-  const report: LogKeyRotation = { rewrapped: 0, alreadyNew: 0, otherKey: 0, failed: [] };
-  for (let after = ""; ; ) {
-    const rows = await prisma.sessionLogKey.findMany({
-      where: { sessionId: { gt: after }, masterKeyId: oldKey.id },
-      select: { sessionId: true, wrappedKey: true },
-      orderBy: { sessionId: "asc" },
-      take: 200,
-    });
-    if (rows.length === 0) break;
-    after = rows.at(-1)!.sessionId;
-    await prisma.$transaction(async (tx) => {
-      for (const row of rows) {
-        let wrappedKey: Uint8Array<ArrayBuffer>;
-        try {
-          wrappedKey = rewrapLogKey(oldKey, newKey, row.sessionId, row.wrappedKey);
-        } catch {
-          report.failed.push(row.sessionId);
-          continue;
-        }
-        const { count } = await tx.sessionLogKey.updateMany({ where: { sessionId: row.sessionId, masterKeyId: oldKey.id }, data: { wrappedKey, masterKeyId: newKey.id } });
-        report.rewrapped += count;
-      }
-    });
-  }
-  report.alreadyNew = (await prisma.sessionLogKey.count({ where: { masterKeyId: newKey.id } })) - report.rewrapped;
-  report.otherKey = await prisma.sessionLogKey.count({ where: { masterKeyId: { notIn: [oldKey.id, newKey.id] } } });
-  return report;
 }
