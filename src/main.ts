@@ -2,6 +2,8 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { createApp } from "./app.ts";
 import { installLastLineOfDefence } from "./last-line.ts";
 import { provisionFirstKey } from "./services/api-keys/first-start.ts";
+import { issueConsoleSignIn } from "./services/sign-ins/console-sign-in.ts";
+import { consoleBanner } from "./console-banner.ts";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -56,7 +58,20 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 }
 
 // After the signal handlers, so a stop during the first start is still graceful.
+const dashboardUrl = `${config.publicBaseUrl}/dashboard/`;
 if (!config.database.url) {
   const file = await provisionFirstKey(app.deps, config.database.dataDir);
   if (file) app.deps.log.warn({ file }, 'first start: created workspace "default" and an API key, written to this file (export VESSEL_API_KEY=$(cat <file>))');
+  // The link goes to stderr only, never through the logger: the log may be shipped elsewhere, the console is the operator's.
+  const signIn = await issueConsoleSignIn(app.deps).catch((err: unknown) => {
+    app.deps.log.error({ err }, "could not issue the console sign-in link");
+    return null;
+  });
+  process.stderr.write(consoleBanner(dashboardUrl, signIn, file));
+  app.deps.log.info(
+    { dashboardUrl, consoleSignInExpiresAt: signIn?.expiresAt ?? null },
+    signIn ? "dashboard ready; a one-time sign-in link was printed on the console (stderr)" : "dashboard ready",
+  );
+} else {
+  app.deps.log.info({ dashboardUrl }, "dashboard ready");
 }

@@ -24,10 +24,14 @@ import { CreateSessionInput, SessionListQuery } from "./sessions/session-input.t
 import { followWorkspaceSessions } from "./sessions/workspace-sessions.ts";
 import { deleteExtension, getExtension, listExtensions, uploadExtension } from "./extensions/extensions.ts";
 import { listSessionFiles, uploadSessionFile } from "./session-files/session-files.ts";
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from "./webhooks/webhook-endpoints.ts";
+import { listWebhookDeliveries, retryWebhookDelivery, sendTestWebhook } from "./webhooks/webhook-deliveries.ts";
+import { CreateWebhookInput, DeliveryListQuery, UpdateWebhookInput, WebhookListQuery } from "./webhooks/webhook-input.ts";
 import { refreshSession, signOut } from "./sign-ins/refresh-families.ts";
 import { exchangeSignIn, requestSignIn } from "./sign-ins/sign-in.ts";
 import { getMe } from "./sign-ins/users.ts";
 import { createWorkspaceAsAdmin, listMyWorkspaces } from "./workspaces/workspaces.ts";
+import { claimWorkspace } from "./workspaces/workspace-claims.ts";
 
 export const operations = catalogue({
   health: { action: "health.get", run: getHealth },
@@ -42,6 +46,7 @@ export const operations = catalogue({
   me: { action: "user.get", run: getMe },
   workspaces: { action: "workspace.list", run: listMyWorkspaces },
   createWorkspace: { action: "workspace.create", run: createWorkspaceAsAdmin },
+  claimWorkspace: { action: "workspace.claim", run: claimWorkspace },
   members: { action: "member.list", run: listMembers },
   changeMemberRole: { action: "member.change_role", run: changeMemberRole },
   removeMember: { action: "member.remove", run: removeMember },
@@ -68,6 +73,15 @@ export const operations = catalogue({
   extensions: { action: "extension.list", run: listExtensions },
   extension: { action: "extension.read", run: getExtension },
   deleteExtension: { action: "extension.delete", run: deleteExtension },
+  createWebhook: { action: "webhook.create", input: CreateWebhookInput, run: createWebhook },
+  webhooks: { action: "webhook.list", input: WebhookListQuery, run: listWebhooks },
+  webhook: { action: "webhook.read", run: getWebhook },
+  updateWebhook: { action: "webhook.update", input: UpdateWebhookInput, run: updateWebhook },
+  deleteWebhook: { action: "webhook.delete", run: deleteWebhook },
+  rotateWebhookSecret: { action: "webhook.rotate_secret", run: rotateWebhookSecret },
+  testWebhook: { action: "webhook.test", run: sendTestWebhook },
+  webhookDeliveries: { action: "webhook.deliveries", input: DeliveryListQuery, run: listWebhookDeliveries },
+  retryWebhookDelivery: { action: "webhook.delivery_retry", run: retryWebhookDelivery },
   createProfile: { action: "profile.create", input: CreateProfileInput, run: createProfile },
   profiles: { action: "profile.list", input: ProfileListQuery, run: listProfiles },
   profile: { action: "profile.get", run: getProfile },

@@ -166,7 +166,14 @@ export type SignOutMutation = { signOut: boolean };
 export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type MeQuery = { me: { id: string, email: string, name: string | null, organizationAdmin: boolean, lastSignInAt: string | null, workspaces: Array<{ id: string, slug: string, name: string, role: Role }> } };
+export type MeQuery = { me: { id: string, email: string, name: string | null, organizationAdmin: boolean, lastSignInAt: string | null, workspaces: Array<{ id: string, slug: string, name: string, role: Role }>, claimableWorkspaces: Array<{ slug: string, name: string }> } };
+
+export type ClaimWorkspaceMutationVariables = Exact<{
+  slug: string;
+}>;
+
+
+export type ClaimWorkspaceMutation = { claimWorkspace: { id: string, slug: string, name: string, role: Role } };
 
 export type WorkspacesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -611,9 +618,23 @@ export const MeDocument = new TypedDocumentString(`
       name
       role
     }
+    claimableWorkspaces {
+      slug
+      name
+    }
   }
 }
     `) as unknown as TypedDocumentString<MeQuery, MeQueryVariables>;
+export const ClaimWorkspaceDocument = new TypedDocumentString(`
+    mutation ClaimWorkspace($slug: String!) {
+  claimWorkspace(slug: $slug) {
+    id
+    slug
+    name
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<ClaimWorkspaceMutation, ClaimWorkspaceMutationVariables>;
 export const WorkspacesDocument = new TypedDocumentString(`
     query Workspaces {
   workspaces {

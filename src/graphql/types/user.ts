@@ -4,6 +4,12 @@ import { audited } from "../audited.ts";
 import { builder, type GraphQLContext } from "../builder.ts";
 import { operations } from "../../services/operations.ts";
 import { WorkspaceType } from "./workspace.ts";
+import { listClaimableWorkspaces } from "../../services/workspaces/workspace-claims.ts";
+
+const ClaimableWorkspaceType = builder.objectRef<{ slug: string; name: string }>("ClaimableWorkspace").implement({
+  description: "A workspace without an owner, which this organization admin may claim (claimWorkspace).",
+  fields: (t) => ({ slug: t.exposeString("slug"), name: t.exposeString("name") }),
+});
 
 export const MeType = builder.objectRef<Me>("Me").implement({
   description: "The signed-in dashboard user.",
@@ -14,10 +20,15 @@ export const MeType = builder.objectRef<Me>("Me").implement({
     createdAt: t.field({ type: "DateTime", resolve: (m) => m.user.createdAt }),
     lastSignInAt: t.field({ type: "DateTime", nullable: true, resolve: (m) => m.user.lastLoginAt }),
     organizationAdmin: t.boolean({
-      description: "Listed in dashboard.api.bootstrapAdminEmails: may create workspaces.",
+      description: "Listed in dashboard.api.bootstrapAdminEmails (or, with that list empty, the local administrator): may create and claim workspaces.",
       resolve: (m) => m.organizationAdmin,
     }),
     workspaces: t.field({ type: [WorkspaceType], resolve: (m) => m.memberships }),
+    claimableWorkspaces: t.field({
+      type: [ClaimableWorkspaceType],
+      description: "Workspaces without an owner that this user may claim: every one for an organization admin, none otherwise.",
+      resolve: (m, _a, ctx) => listClaimableWorkspaces({ ...ctx.services, principal: { kind: "user", userId: m.user.id, email: m.user.email } }),
+    }),
   }),
 });
 

@@ -43,3 +43,15 @@ builder.mutationField(operations.createWorkspace.id, (t) =>
     resolve: (_r, args, ctx) => audited(ctx, operations.createWorkspace, (svc, run) => run(svc, { slug: args.slug, name: args.name })),
   }),
 );
+
+builder.mutationField(operations.claimWorkspace.id, (t) =>
+  t.field({
+    extensions: { operation: operations.claimWorkspace },
+    type: WorkspaceType,
+    description:
+      "Become the owner of a workspace that has none (organization admins only; see Me.claimableWorkspaces). " +
+      "A workspace with an owner is a conflict: ask that owner for an invitation.",
+    args: { slug: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => audited(ctx, operations.claimWorkspace, (svc, run) => run(svc, args.slug)),
+  }),
+);

@@ -25,6 +25,16 @@ const CreatedApiKeyDto = ApiKeyDto.extend({
   secret: z.string().describe("The whole key, `vs_<id>.<secret>`. Shown once: store it now."),
 }).meta({ id: "CreatedApiKey" });
 
+const ClaimedWorkspaceDto = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    created_at: z.string(),
+    role: z.enum(["OWNER", "ADMIN", "MEMBER"]).describe("The caller's role in it now: OWNER."),
+  })
+  .meta({ id: "ClaimedWorkspace" });
+
 export function toApiKeyDto(k: ApiKeyRecord): z.infer<typeof ApiKeyDto> {
   return {
     id: k.id,
@@ -118,6 +128,25 @@ export const dashboardRoutes = [
     handler: async (ctx, { params, query }, _http, run) => {
       const page = await run(ctx, params.slug, query);
       return { items: page.items.map(auditDto), next_cursor: page.nextCursor, has_more: page.hasMore };
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/v1/dashboard/ws/{slug}/claim",
+    operation: operations.claimWorkspace,
+    summary: "Claim an ownerless workspace",
+    description:
+      "An organization admin becomes the owner of a workspace that has no owner (for example `default` on a data folder from " +
+      "before its first start named one). A workspace with an owner answers 409. Dashboard users only; API keys are refused with 403.",
+    tags: ["Dashboard"],
+    auth: "apiKeyOrUser",
+    input: { params: Slug },
+    status: 200,
+    response: ClaimedWorkspaceDto,
+    problems: ["unauthenticated", "forbidden", "not-found", "conflict"],
+    handler: async (ctx, { params }, _http, run) => {
+      const { workspace, role } = await run(ctx, params.slug);
+      return { id: workspace.id, slug: workspace.slug, name: workspace.name, created_at: workspace.createdAt.toISOString(), role };
     },
   }),
 ];

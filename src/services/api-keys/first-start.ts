@@ -3,6 +3,8 @@ import path from "node:path";
 import { createApiKey } from "./api-keys.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
 import { createWorkspace } from "../workspaces/workspaces.ts";
+import { firstOwnerEmail } from "../sign-ins/console-sign-in.ts";
+import { ulid } from "../../ids.ts";
 
 export const firstKeyFileName = "first-api-key";
 
@@ -16,6 +18,13 @@ export async function provisionFirstKey(deps: AppDeps, dataDir: string): Promise
   if ((await deps.db.prisma.workspace.count()) > 0) return null;
   const ctx: ServiceContext = { deps, requestId: "first-start", log: deps.log, principal: null, ip: null };
   const workspace = await createWorkspace(ctx, { slug: "default", name: "Default" });
+  const now = deps.now();
+  const owner = await deps.db.prisma.user.upsert({
+    where: { email: firstOwnerEmail(deps) },
+    create: { id: ulid(now.getTime()), email: firstOwnerEmail(deps), createdAt: now },
+    update: {},
+  });
+  await deps.db.prisma.membership.create({ data: { workspaceId: workspace.id, userId: owner.id, role: "OWNER", createdAt: now } });
   const { secret } = await createApiKey(ctx, { workspaceId: workspace.id, label: "first start" });
   const file = path.join(dataDir, firstKeyFileName);
   await fs.writeFile(file, `${secret}\n`, { mode: 0o600 });

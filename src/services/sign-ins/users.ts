@@ -14,9 +14,18 @@ export const EmailAddress = z
   .pipe(z.email({ error: "must be a mail address" }))
   .transform((e) => e.toLowerCase());
 
-/** Organization admins: the deploy-time list `dashboard.api.bootstrapAdminEmails`. They may create workspaces. */
+/** The owner of `default` when no bootstrap admin is configured: `.localhost` is never a real mailbox (RFC 6761). */
+export const LOCAL_ADMIN_EMAIL = "admin@vessel.localhost";
+
+/**
+ * Organization admins: the deploy-time list `dashboard.api.bootstrapAdminEmails`. They may create
+ * workspaces. With an empty list, the local administrator is one: no mail reaches that address, so
+ * only the link printed on the server's console signs it in (console-sign-in.ts).
+ */
 export function isOrganizationAdmin(deps: AppDeps, email: string): boolean {
-  return deps.config.dashboard.api.bootstrapAdminEmails.includes(email.toLowerCase());
+  const admins = deps.config.dashboard.api.bootstrapAdminEmails;
+  const address = email.toLowerCase();
+  return admins.length === 0 ? address === LOCAL_ADMIN_EMAIL : admins.includes(address);
 }
 
 type Db = Pick<Prisma.TransactionClient, "user" | "invitation" | "membership">;

@@ -14,14 +14,17 @@ export function CompleteSignIn({ token, onRestart }: { token: string; onRestart:
   useEffect(() => {
     if (started.current) return;
     started.current = true;
+    // A link printed on the server's console carries its verifier in the fragment (console-sign-in.ts).
+    const consoleVerifier = new URLSearchParams(location.hash.slice(1)).get("verifier");
     // The token should not stay in the address bar (history, screenshots).
     history.replaceState(null, "", "/dashboard/sign-in");
     const p = pending();
-    if (p) {
-      sessionStorage.removeItem(PENDING);
+    const verifier = consoleVerifier ?? p?.verifier;
+    if (verifier) {
+      if (!consoleVerifier) sessionStorage.removeItem(PENDING);
       let run = exchanged.get(token);
       if (!run) {
-        run = exchange(token, p.verifier);
+        run = exchange(token, verifier);
         exchanged.set(token, run);
       }
       run.then(
@@ -39,7 +42,9 @@ export function CompleteSignIn({ token, onRestart }: { token: string; onRestart:
             title: e.code === "UNAUTHENTICATED" ? "This link no longer works" : e.title,
             message:
               e.code === "UNAUTHENTICATED"
-                ? "Sign-in links work once, for 60 seconds, in the browser that asked for them. This one has expired or was already used."
+                ? consoleVerifier
+                  ? "The sign-in link printed on the server's console works once, within 15 minutes. This one has expired or was already used: restart the server for a new one, or ask for a mailed link."
+                  : "Sign-in links work once, for 60 seconds, in the browser that asked for them. This one has expired or was already used."
                 : e.message,
           });
         },

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { CreateWorkspaceDocument } from "@gql/graphql.ts";
+import { ClaimWorkspaceDocument, CreateWorkspaceDocument } from "@gql/graphql.ts";
 import { slugify } from "../lib/format.ts";
 import { useMutation, useTitle } from "../lib/hooks.ts";
 import { useMe, wsPath } from "../lib/me.tsx";
@@ -8,12 +8,47 @@ import { Button, Denied, EmptyState, ErrorNotice, Field, PageHeader, fieldError 
 import { useToast } from "../components/toasts.tsx";
 import { BoxIcon, PlusIcon } from "../components/icons.tsx";
 
+/**
+ * Claims an ownerless workspace (an organization admin becomes its owner), then opens it. Shown
+ * wherever such a workspace would otherwise be a dead end: the welcome page, "Workspace not found".
+ */
+export function ClaimWorkspace({ slug, name }: { slug: string; name: string }) {
+  const { reloadMe } = useMe();
+  const toast = useToast();
+  const claim = useMutation(ClaimWorkspaceDocument);
+  const run = async () => {
+    const done = await claim.run({ slug });
+    if (!done) return;
+    await reloadMe();
+    toast(`You own ${done.claimWorkspace.name} now`);
+    navigate(wsPath(done.claimWorkspace.slug));
+  };
+  return (
+    <div className="claim-row">
+      <p>
+        <strong>{name}</strong> (<code>{slug}</code>) has no owner: nobody can see its sessions in the dashboard yet.
+      </p>
+      <Button variant="primary" pending={claim.pending} onClick={() => void run()}>
+        Claim {name}
+      </Button>
+      {claim.error ? <ErrorNotice error={claim.error} compact /> : null}
+    </div>
+  );
+}
+
 export function NoWorkspacePage() {
   const { me } = useMe();
   useTitle("Welcome");
   return (
     <>
       <PageHeader title={`Welcome${me.name ? `, ${me.name}` : ""}`} description="Vessel runs remote Chromium sessions for your team." />
+      {me.claimableWorkspaces.length > 0 ? (
+        <section className="card claim-card" aria-label="Workspaces without an owner">
+          {me.claimableWorkspaces.map((w) => (
+            <ClaimWorkspace key={w.slug} slug={w.slug} name={w.name} />
+          ))}
+        </section>
+      ) : null}
       {me.organizationAdmin ? (
         <EmptyState
           icon={<BoxIcon />}
@@ -99,7 +134,17 @@ export function NewWorkspacePage() {
 }
 
 export function UnknownWorkspacePage({ slug }: { slug: string }) {
+  const { me } = useMe();
   useTitle("Workspace not found");
+  const claimable = me.claimableWorkspaces.find((w) => w.slug === slug);
+  if (claimable) {
+    return (
+      <EmptyState icon={<BoxIcon />} page title={`${claimable.name} has no owner`}>
+        <p>As an organization admin you may take ownership; it is recorded in the workspace's audit log.</p>
+        <ClaimWorkspace slug={claimable.slug} name={claimable.name} />
+      </EmptyState>
+    );
+  }
   return (
     <EmptyState
       icon={<BoxIcon />}
