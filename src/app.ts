@@ -33,6 +33,7 @@ import { createFrontDoor } from "./front-door.ts";
 import { type Cluster } from "./cluster/cluster.ts";
 import { cdpSessionOf, liveViewSessionOf } from "./cluster/session-of.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
+import { createMcpEndpoint } from "./mcp/endpoint.ts";
 
 export interface AppOptions extends DepsOptions {
   log?: Logger;
@@ -196,6 +197,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.post(uploadPaths, (req: Request, res: Response, next: NextFunction) =>
     cluster.routeGet("upload", () => String(req.params.id), () => next())(req, res),
   );
+  // The MCP server (src/mcp): Streamable HTTP for agents, authenticated by API key like REST.
+  const mcp = createMcpEndpoint(deps, {
+    context: (req, res) => contextFor(res.locals.requestId as string, deps.clientAddress(req), res.locals.clientRequestId as string | null),
+  });
+  app.all("/mcp", (req: Request, res: Response) => mcp.handle(req, res));
   app.use(rest);
   // Spec 4.4 shows the dashboard routes both as /v1/… and as /api/v1/…: every route answers on both
   // (the OpenAPI document lists `{base}/api` as an alternative server).
@@ -255,6 +261,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await graphqlWs.close();
+      await mcp.close();
       await jobs.stop();
       await closeDeps();
       // Viewers were told their sessions ended; what is left (sockets mid-handshake) is cut.

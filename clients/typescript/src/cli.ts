@@ -5,6 +5,7 @@ import { TimeoutError, Vessel, VesselApiError, VesselError, type Profile, type S
 import { logsCommand } from "./cli-logs.ts";
 import { recordingCommand } from "./cli-recording.ts";
 import { browserFlags, browserOptionsOf, browserUsage, extensionCommands } from "./cli-browser.ts";
+import { mcpCommand } from "./mcp-bridge.ts";
 
 /** Exit codes: scripts can tell a typo from a refusal from a wait that ran out. */
 export const exitCodes = { ok: 0, apiError: 1, usage: 2, timeout: 3 } as const;
@@ -187,7 +188,7 @@ const commands: Record<string, Command> = {
   },
 };
 
-Object.assign(commands, { "sessions logs": logsCommand, "sessions recording": recordingCommand }, extensionCommands);
+Object.assign(commands, { "sessions logs": logsCommand, "sessions recording": recordingCommand, mcp: mcpCommand }, extensionCommands);
 
 function profileRows(profiles: Profile[]): string {
   if (profiles.length === 0) return "No profiles.";
@@ -246,7 +247,8 @@ function help(): string {
 
 /** Runs one command line; returns the exit code (never exits the process itself, so tests can call it). */
 export async function runCli(argv: string[], io: Io): Promise<number> {
-  const name = argv.slice(0, 2).join(" ");
+  // Two-word commands ("sessions list"), else one word ("mcp").
+  const name = commands[argv.slice(0, 2).join(" ")] ? argv.slice(0, 2).join(" ") : (argv[0] ?? "");
   const command = commands[name];
   if (!command) {
     const wantsHelp = argv.length === 0 || argv.includes("--help") || argv.includes("-h");
@@ -254,7 +256,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     return wantsHelp ? exitCodes.ok : exitCodes.usage;
   }
   try {
-    const { values, positionals } = parseArgs({ args: argv.slice(2), options: { ...globalOptions, ...command.options }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: argv.slice(name.split(" ").length), options: { ...globalOptions, ...command.options }, allowPositionals: true, strict: true });
     if (values.help) {
       io.out(`${command.usage}\n\n${command.summary}`);
       return exitCodes.ok;

@@ -1,0 +1,128 @@
+/**
+ * The MCP server over Streamable HTTP at `/mcp` (issue 22): a transport like REST and GraphQL, thin
+ * over the services. Every HTTP request is authenticated by `Authorization: Bearer <API key>`, spends
+ * one call of the key's rate limit and has its refusals audited, exactly as a REST call; each tool
+ * call is audited on its own (./tool-call.ts).
+ *
+ * Session-ful, not stateless: an agent's Puppeteer connections and its default session live for its
+ * MCP session (`Mcp-Session-Id`), not one request, so a run of clicks reuses one CDP connection. The
+ * MCP session is bound to the key that opened it (another key is told it does not exist), is held in
+ * this node's memory (behind a load balancer, route `/mcp` by that header or keep agents on one node),
+ * and ends on DELETE, after `idleMs` without a request, or when the node stops.
+ */
+import { randomUUID } from "node:crypto";
+import express, { type Request, type Response } from "express";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { AppDeps, ServiceContext } from "../kernel/context.ts";
+import { authenticateRequest } from "../services/audit/request-audit.ts";
+import { registerHumanTools } from "./human-tools.ts";
+import { registerPageTools } from "./page-tools.ts";
+import { registerSessionTools } from "./session-tools.ts";
+import { McpState } from "./state.ts";
+import { authInfoFor } from "./tool-call.ts";
+
+interface McpSession {
+  keyId: string;
+  transport: StreamableHTTPServerTransport;
+  state: McpState;
+  lastSeen: number;
+}
+
+export interface McpEndpoint {
+  handle(req: Request, res: Response): Promise<void>;
+  /** MCP sessions open on this node now. */
+  readonly sessions: number;
+  close(): Promise<void>;
+}
+
+/** The server's tools, for one MCP session. */
+export function buildMcpServer(state: McpState): McpServer {
+  const server = new McpServer(
+    { name: "vessel", version: "0.1.0" },
+    {
+      instructions:
+        "Vessel runs remote Chromium browsers. Start one with create_session, open pages with navigate, read them with snapshot " +
+        "(elements carry references like e12), act with click, type, press_key and scroll, look with screenshot. When a step needs " +
+        "a person (a CAPTCHA, a second factor), call ask_human and pass its live-view link on. Release the session when done.",
+    },
+  );
+  registerSessionTools(server, state);
+  registerPageTools(server, state);
+  registerHumanTools(server, state);
+  return server;
+}
+
+const parseJson = express.json({ limit: "1mb", strict: true });
+
+function rpcError(res: Response, status: number, message: string): void {
+  res.status(status).json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+}
+
+export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, res: Response): ServiceContext; idleMs?: number }): McpEndpoint {
+  const sessions = new Map<string, McpSession>();
+  const idleMs = opts.idleMs ?? 30 * 60_000;
+
+  const end = async (id: string) => {
+    const s = sessions.get(id);
+    if (!s) return;
+    sessions.delete(id);
+    await s.state.close();
+    await s.transport.close().catch(() => {});
+  };
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of sessions) if (now - s.lastSeen > idleMs) void end(id);
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
+
+  async function open(keyId: string): Promise<McpSession> {
+    const state = new McpState(deps);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, entry),
+      onsessionclosed: (id) => void end(id),
+    });
+    const entry: McpSession = { keyId, transport, state, lastSeen: Date.now() };
+    transport.onclose = () => {
+      if (transport.sessionId) void end(transport.sessionId);
+      else void state.close();
+    };
+    await buildMcpServer(state).connect(transport);
+    return entry;
+  }
+
+  return {
+    async handle(req, res) {
+      const ctx = opts.context(req, res);
+      const { principal, limitHeaders } = await authenticateRequest(deps, req, ctx.ip ?? "", { acceptUsers: false });
+      for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
+      if (principal.kind !== "apiKey") return rpcError(res, 403, "The MCP server takes an API key.");
+      if (!["GET", "POST", "DELETE"].includes(req.method)) return rpcError(res, 405, "/mcp takes GET, POST and DELETE.");
+      // Parsed after authentication, as REST bodies are (a stranger's body costs nothing).
+      if (req.method === "POST") await new Promise<void>((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+      const sessionId = req.get("mcp-session-id");
+      let session: McpSession | undefined;
+      if (sessionId) {
+        session = sessions.get(sessionId);
+        // Another key's MCP session is indistinguishable from one that ended: the client starts a new one.
+        if (!session || session.keyId !== principal.keyId) return rpcError(res, 404, "No such MCP session (it ended, or another key opened it): initialize again.");
+      } else if (req.method === "POST" && isInitializeRequest(req.body)) {
+        session = await open(principal.keyId);
+      } else {
+        return rpcError(res, 400, "Send initialize first, then the Mcp-Session-Id header it answered with.");
+      }
+      session.lastSeen = Date.now();
+      const withAuth = Object.assign(req, { auth: authInfoFor({ ...ctx, principal }, principal.keyPrefix) });
+      await session.transport.handleRequest(withAuth, res, req.body);
+    },
+    get sessions() {
+      return sessions.size;
+    },
+    async close() {
+      clearInterval(sweep);
+      await Promise.all([...sessions.keys()].map(end));
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The MCP tools that manage sessions and profiles: thin over the same operations REST and GraphQL
+ * call (src/services/operations.ts), audited under the same actions.
+ */
+import { randomUUID } from "node:crypto";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import type { Session } from "../generated/prisma/client.ts";
+import { parseInput } from "../kernel/support.ts";
+import { operations } from "../services/operations.ts";
+import { BrowserSettingsInput } from "../services/sessions/browser-settings-input.ts";
+import { CreateSessionInput, SessionMetadata, maxSessionSeconds } from "../services/sessions/session-input.ts";
+import type { McpState } from "./state.ts";
+import { ToolError, structured, text, toolCall, type ToolExtra } from "./tool-call.ts";
+
+const SessionId = z.string().min(1).max(64).describe("The session's id (`ses_…`), as create_session or list_sessions gave it.");
+
+function describeSession(s: Session): Record<string, unknown> {
+  return {
+    id: s.id, status: s.status, region: s.region, created_at: s.createdAt.toISOString(), expires_at: s.expiresAt.toISOString(),
+    ended_at: s.endedAt?.toISOString() ?? null, end_reason: s.endReason?.toLowerCase() ?? null, profile_id: s.profileId,
+    metadata: s.metadata ?? {},
+  };
+}
+
+export function registerSessionTools(server: McpServer, state: McpState): void {
+  const { config } = state.deps;
+  server.registerTool(
+    "create_session",
+    {
+      title: "Create a browser session",
+      description:
+        "Starts a new remote Chromium browser for this workspace and answers its id once it is running. Pass that id as " +
+        "session_id to the other tools (they default to the session created last). A session lives at most " +
+        `${maxSessionSeconds / 60} minutes; release it with release_session when done. ` +
+        `Regions: ${config.regions.join(", ")} (default ${config.nodeRegion}).`,
+      inputSchema: {
+        region: z.string().min(1).max(64).optional().describe(`Where the browser runs: one of ${config.regions.join(", ")}.`),
+        profile_id: z.string().max(64).optional().describe("Start from a saved profile (its cookies and storage), e.g. a logged-in state."),
+        save_profile_on_release: z.boolean().optional().describe("Save the session's state back into profile_id when it is released."),
+        settings: BrowserSettingsInput.optional(),
+        timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional().describe(`Hard end in seconds (at most ${maxSessionSeconds}, the default).`),
+        idle_timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional()
+          .describe("Release the session after this long with no client connected (default 300)."),
+        metadata: SessionMetadata.optional(),
+      },
+    },
+    (args, extra) =>
+      toolCall(extra as ToolExtra, operations.createSession.action, null, async (ctx) => {
+        const { settings, ...rest } = args;
+        const input = parseInput(CreateSessionInput, { ...rest, region: args.region ?? config.nodeRegion, ...(settings ? { browser: settings } : {}) });
+        const created = await operations.createSession.run(ctx, input, randomUUID());
+        if (created.replayed) throw new ToolError("The create was answered from an earlier request; list_sessions shows it.");
+        const { session } = created.result;
+        state.lastSession = session.id;
+        return structured(`Session ${session.id} is ${session.status} in ${session.region}; it ends at ${session.expiresAt.toISOString()} at the latest.`, describeSession(session));
+      }),
+  );
+
+  server.registerTool(
+    "list_sessions",
+    {
+      title: "List sessions",
+      description: "Lists this workspace's browser sessions (oldest first), optionally only those with one status, e.g. RUNNING.",
+      inputSchema: {
+        status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional().describe("Only sessions in this status."),
+        limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 100)."),
+      },
+    },
+    (args, extra) =>
+      toolCall(extra as ToolExtra, operations.sessions.action, null, async (ctx) => {
+        const page = await operations.sessions.run(ctx, parseInput(operations.sessions.input, { limit: args.limit ?? 100, ...(args.status ? { status: args.status } : {}) }));
+        const lines = page.items.map((s) => `${s.id}  ${s.status}  ${s.region}  created ${s.createdAt.toISOString()}`);
+        return structured(lines.length ? lines.join("\n") : "No sessions.", { sessions: page.items.map(describeSession), has_more: page.hasMore });
+      }),
+  );
+
+  server.registerTool(
+    "release_session",
+    {
+      title: "Release a session",
+      description: "Ends a session: its browser closes (and its profile is saved if it was created with save_profile_on_release). Also fine on an ended session.",
+      inputSchema: { session_id: SessionId.optional() },
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    (args, extra) =>
+      toolCall(extra as ToolExtra, operations.releaseSession.action, args.session_id ?? state.lastSession, async (ctx) => {
+        const id = state.sessionOf(args.session_id);
+        await state.links.close(id);
+        await operations.releaseSession.run(ctx, id);
+        if (state.lastSession === id) state.lastSession = null;
+        return text(`Session ${id} is released.`);
+      }),
+  );
+
+  server.registerTool(
+    "save_profile",
+    {
+      title: "Save a profile",
+      description:
+        "Saves a running session's cookies, localStorage and sessionStorage as a profile, to start later sessions logged in " +
+        "(create_session profile_id). Give profile_id to overwrite an existing profile, or label to create a new one.",
+      inputSchema: {
+        session_id: SessionId.optional(),
+        profile_id: z.string().max(64).optional().describe("An existing profile to overwrite."),
+        label: z.string().min(1).max(100).optional().describe("The label of a new profile (when no profile_id is given)."),
+      },
+    },
+    (args, extra) =>
+      toolCall(extra as ToolExtra, args.profile_id ? operations.saveProfile.action : operations.createProfile.action, args.profile_id ?? null, async (ctx) => {
+        const id = state.sessionOf(args.session_id);
+        if (!args.profile_id && !args.label) throw new ToolError("Give profile_id (overwrite a profile) or label (a new profile).");
+        const profile = args.profile_id
+          ? await operations.saveProfile.run(ctx, args.profile_id, parseInput(operations.saveProfile.input, { session_id: id }))
+          : await operations.createProfile.run(ctx, parseInput(operations.createProfile.input, { label: args.label, session_id: id }));
+        return structured(`Saved session ${id} into profile ${profile.id} (${profile.label}): ${profile.cookieCount} cookies, ${profile.originCount} origins.`, {
+          profile_id: profile.id, label: profile.label, cookies: profile.cookieCount, origins: profile.originCount,
+        });
+      }),
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * What one MCP session (one agent's connection, bound to the API key that opened it) keeps between
+ * tool calls: its Puppeteer connections and the session its tools act on by default.
+ */
+import type { AppDeps, ServiceContext } from "../kernel/context.ts";
+import { operations } from "../services/operations.ts";
+import { BrowserLinks, type Link } from "./browser-links.ts";
+import { ToolError } from "./tool-call.ts";
+
+export class McpState {
+  readonly links = new BrowserLinks();
+  /** The session created or used last: the default `session_id`. */
+  lastSession: string | null = null;
+
+  constructor(readonly deps: AppDeps) {}
+
+  sessionOf(given: string | undefined): string {
+    const id = given ?? this.lastSession;
+    if (!id) throw new ToolError("Which session? Pass session_id (create_session starts one; list_sessions lists them).");
+    return id;
+  }
+
+  /**
+   * The connection to a session, opened on first use after the session is read as the caller (so
+   * another workspace's session is refused here, as missing) and found running.
+   */
+  async linkFor(ctx: ServiceContext, given: string | undefined): Promise<{ id: string; link: Link }> {
+    const id = this.sessionOf(given);
+    if (ctx.audit) ctx.audit.target = id;
+    const link = await this.links.link(id, async () => {
+      const { session, connectUrl } = await operations.session.run(ctx, id);
+      if (!connectUrl) throw new ToolError(`Session ${id} is not running (${session.status}).`);
+      return connectUrl;
+    });
+    this.lastSession = id;
+    return { id, link };
+  }
+
+  close(): Promise<void> {
+    return this.links.closeAll();
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * One MCP tool call as a service call: the HTTP request that carried it was authenticated and rate
+ * limited by the endpoint (./endpoint.ts), which hands its ServiceContext through the SDK's
+ * `authInfo.extra`; each call gets its own audit entry (as every REST call does), and every failure
+ * becomes a tool error the model can read, never a protocol error.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { AppError } from "../kernel/errors.ts";
+import type { ServiceContext } from "../kernel/context.ts";
+import { toAppError } from "../kernel/problems.ts";
+import { auditScope, finishAudit } from "../services/audit/request-audit.ts";
+
+/** A failure whose message is meant for the model as it is (a page error, a stale reference). */
+export class ToolError extends Error {}
+
+/** What the SDK passes a tool callback that this layer reads. */
+export interface ToolExtra {
+  authInfo?: AuthInfo;
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total?: number; message?: string } }) => Promise<void>;
+}
+
+/** Puts the request's context where the SDK carries it to the tool callbacks. */
+export function authInfoFor(ctx: ServiceContext, keyPrefix: string): AuthInfo {
+  return { token: "", clientId: keyPrefix, scopes: [], extra: { ctx } };
+}
+
+function contextOf(extra: ToolExtra): ServiceContext {
+  const ctx = extra.authInfo?.extra?.ctx as ServiceContext | undefined;
+  if (!ctx?.principal) throw new Error("MCP tool called without an authenticated request");
+  return ctx;
+}
+
+/** Connect URLs and live-view links carry tokens: never echoed back in an error. */
+const withoutTokens = (text: string) => text.replace(/([?&#]token=)[^&#\s"']+/gi, "$1[redacted]");
+
+function messageOf(err: unknown, ctx: ServiceContext): string {
+  if (err instanceof ToolError) return withoutTokens(err.message);
+  const { error, unexpected } = toAppError(err);
+  if (!unexpected) {
+    const fields = (error.extensions.errors as Array<{ field: string; message: string }> | undefined) ?? [];
+    const more = fields.length > 1 ? ` ${fields.map((f) => `${f.field}: ${f.message}`).join("; ")}` : "";
+    return `${error.title}: ${error.detail}${more}`;
+  }
+  // Browser-side failures (a navigation refused by the egress policy, a closed tab) say what went wrong.
+  const text = err instanceof Error ? err.message : String(err);
+  ctx.log.warn({ err }, "MCP tool failed");
+  return `The browser reported: ${withoutTokens(text).slice(0, 1000)}`;
+}
+
+const statusOf = (err: unknown) => (err instanceof ToolError ? 422 : err instanceof AppError ? err.status : toAppError(err).error.status);
+
+/**
+ * Runs a tool's work as one audited call (`action`, on `target` when known) and turns a failure into
+ * an `isError` result.
+ */
+export async function toolCall(
+  extra: ToolExtra,
+  action: string,
+  target: string | null,
+  work: (ctx: ServiceContext) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const base = contextOf(extra);
+  const ctx: ServiceContext = { ...base, audit: auditScope(action, 200, target) };
+  let status = 200;
+  try {
+    return await work(ctx);
+  } catch (err) {
+    status = statusOf(err);
+    return { isError: true, content: [{ type: "text", text: messageOf(err, ctx) }] };
+  } finally {
+    await finishAudit(ctx, status).catch((err: unknown) => ctx.log.warn({ err }, "MCP tool call not audited"));
+  }
+}
+
+export const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
+
+/** A text answer with the same facts as structured content, for clients that read it. */
+export const structured = (value: string, data: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: "text", text: value }],
+  structuredContent: data,
+});

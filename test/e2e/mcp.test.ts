@@ -1,0 +1,206 @@
+// The MCP server (issue 22) through the SDK's own client, over Streamable HTTP (/mcp) and over stdio
+// (`vessel mcp` spawned against the running server): tools listed, a session driven on a loopback
+// page by snapshot references, a PNG decoded, "ask a human" answered by a real browser clicking Done
+// and timing out, another workspace's session refused, and no key refused.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import puppeteer, { type Browser } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findChromium } from "../../src/browser/chromium-command.ts";
+import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { getSession } from "../support/sessions.ts";
+import { chromiumPath, servicesRequired } from "../support/services.ts";
+
+const executablePath = findChromium();
+const viewerPath = chromiumPath();
+if ((!executablePath || !viewerPath) && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
+
+const root = path.resolve(import.meta.dirname, "../..");
+const expectedTools = [
+  "create_session", "list_sessions", "release_session", "navigate", "snapshot", "click", "type", "press_key", "scroll",
+  "screenshot", "list_tabs", "switch_tab", "save_profile", "ask_human",
+];
+
+/** A form whose button writes the typed name into the heading: the change a click must cause. */
+const fixtureHtml = `<!doctype html><title>MCP fixture</title>
+<h1 id="status">Waiting</h1><label>Name <input id="name"></label>
+<button onclick="document.getElementById('status').textContent = 'Hello ' + document.getElementById('name').value">Say hello</button>`;
+
+type ToolResult = { content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
+const textOf = (r: ToolResult) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
+
+/** The ref of the first snapshot line that matches. */
+function refOf(snapshot: string, line: RegExp): string {
+  const found = snapshot.split("\n").find((l) => line.test(l));
+  const ref = found && /\[ref=(e\d+)\]/.exec(found)?.[1];
+  if (!ref) throw new Error(`no line matching ${line} in:\n${snapshot}`);
+  return ref;
+}
+
+/** Width and height from a PNG's IHDR chunk, after checking the signature. */
+function pngSize(png: Buffer): { width: number; height: number } {
+  expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  expect(png.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
+  let t: TestApp;
+  let ws: Seeded;
+  let other: Seeded;
+  let fixture: http.Server;
+  let fixtureUrl: string;
+  let viewer: Browser;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "4" } });
+    ws = await seedWorkspace(t);
+    other = await seedWorkspace(t);
+    fixture = http.createServer((_req, res) => res.setHeader("content-type", "text/html").end(fixtureHtml));
+    await new Promise<void>((r) => fixture.listen(0, "127.0.0.1", () => r()));
+    fixtureUrl = `http://127.0.0.1:${(fixture.address() as AddressInfo).port}/`;
+    viewer = await puppeteer.launch({
+      executablePath: viewerPath,
+      args: [...(process.getuid?.() === 0 ? ["--no-sandbox"] : []), "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await viewer?.close();
+    await new Promise<void>((r) => (fixture ? fixture.close(() => r()) : r()));
+    await t?.stop();
+  });
+
+  const httpTransport = (key: string) => new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: bearer(key) } });
+  const stdioTransport = (key: string) =>
+    new StdioClientTransport({
+      command: path.join(root, "node_modules/.bin/tsx"),
+      args: [path.join(root, "clients/typescript/src/bin.ts"), "mcp"],
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", VESSEL_API_KEY: key, VESSEL_BASE_URL: t.url },
+      cwd: root,
+      stderr: "inherit",
+    });
+
+  async function connect(transport: Transport): Promise<Client> {
+    const client = new Client({ name: "vessel-test", version: "1.0.0" });
+    await client.connect(transport);
+    return client;
+  }
+
+  /** The person: opens the link in their own browser and clicks Done. */
+  async function clickDone(url: string): Promise<void> {
+    const page = await viewer.newPage();
+    try {
+      await page.goto(url);
+      await page.waitForSelector("#done:not([hidden])");
+      expect(await page.$eval("#instructions", (e) => e.textContent)).toBe("Type your name, then click Done.");
+      await page.click("#done");
+      await page.waitForFunction(() => /^Done sent/.test(document.getElementById("done-status")?.textContent ?? ""));
+    } finally {
+      await page.close();
+    }
+  }
+
+  for (const [name, transportFor] of [["Streamable HTTP", httpTransport], ["stdio (vessel mcp)", stdioTransport]] as const) {
+    it(`drives a session, hands it to a person and refuses another workspace over ${name}`, async () => {
+      const client = await connect(transportFor(ws.key));
+      const intruder = await connect(transportFor(other.key));
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((x) => x.name).sort()).toEqual([...expectedTools].sort());
+        for (const tool of tools) {
+          expect(tool.description!.length).toBeGreaterThan(40);
+          expect(tool.inputSchema.type).toBe("object");
+        }
+
+        const created = await call(client, "create_session", { settings: { viewport: { width: 1000, height: 700 } } });
+        expect(created.isError, textOf(created)).toBeFalsy();
+        const sessionId = created.structuredContent!.id as string;
+        expect(sessionId).toMatch(/^ses_/);
+
+        const navigated = await call(client, "navigate", { url: fixtureUrl });
+        expect(textOf(navigated)).toContain("HTTP 200");
+        const before = textOf(await call(client, "snapshot"));
+        expect(before).toMatch(/heading "Waiting"/);
+        const field = refOf(before, /textbox "Name"/);
+        const button = refOf(before, /button "Say hello"/);
+
+        expect((await call(client, "type", { ref: field, text: "Ada" })).isError).toBeFalsy();
+        const clicked = await call(client, "click", { session_id: sessionId, ref: button });
+        expect(clicked.isError, textOf(clicked)).toBeFalsy();
+        const after = textOf(await call(client, "snapshot", { session_id: sessionId }));
+        expect(after).toMatch(/heading "Hello Ada"/);
+        // The same element keeps its reference across snapshots.
+        expect(refOf(after, /button "Say hello"/)).toBe(button);
+        expect(textOf(await call(client, "click", { ref: "e999999" }))).toMatch(/no longer on the page/);
+
+        const shot = await call(client, "screenshot");
+        expect(shot.content[0]).toMatchObject({ type: "image", mimeType: "image/png" });
+        expect(pngSize(Buffer.from(shot.content[0]!.data!, "base64"))).toEqual({ width: 1000, height: 700 });
+
+        expect(textOf(await call(client, "list_tabs"))).toMatch(/^\* t1 {2}http:\/\/127\.0\.0\.1/);
+
+        // Another workspace's key: the session does not exist for it.
+        for (const [tool, args] of [["navigate", { url: fixtureUrl }], ["snapshot", {}], ["ask_human", { instructions: "x" }], ["release_session", {}]] as const) {
+          const refused = await call(intruder, tool, { session_id: sessionId, ...args });
+          expect(refused.isError, tool).toBe(true);
+          expect(textOf(refused)).toMatch(/No session with this id in this workspace/);
+        }
+
+        // Nobody comes: the wait ends at its timeout, with progress on the way.
+        const progress: Array<{ progress: number; message?: string }> = [];
+        const lonely = (await client.callTool({ name: "ask_human", arguments: { instructions: "Nobody will come.", timeout_seconds: 2 } }, undefined, {
+          onprogress: (p) => void progress.push(p),
+        })) as ToolResult;
+        expect(lonely.isError, textOf(lonely)).toBeFalsy();
+        expect(lonely.structuredContent).toMatchObject({ outcome: "timed_out", session_id: sessionId });
+        expect(progress[0]?.message).toMatch(/Waiting for the person .*http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+
+        // A person clicks Done in the live view the agent passed on.
+        let opened: Promise<void> | undefined;
+        const asked = (await client.callTool({ name: "ask_human", arguments: { instructions: "Type your name, then click Done.", timeout_seconds: 120 } }, undefined, {
+          resetTimeoutOnProgress: true,
+          onprogress: (p) => {
+            const url = /(http:\/\/\S+\?token=\S+)/.exec(p.message ?? "")?.[1];
+            if (url && !opened) opened = clickDone(url);
+          },
+        })) as ToolResult;
+        await opened;
+        expect(asked.isError, textOf(asked)).toBeFalsy();
+        expect(asked.structuredContent).toMatchObject({ outcome: "done", session_id: sessionId });
+        expect(textOf(asked)).toMatch(/clicked Done/);
+
+        const released = await call(client, "release_session");
+        expect(released.isError, textOf(released)).toBeFalsy();
+        expect((await getSession(t, ws.key, sessionId)).status).toBe("RELEASED");
+      } finally {
+        await client.close();
+        await intruder.close();
+      }
+    }, 180_000);
+  }
+
+  it("refuses /mcp without a valid key, with a problem document", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    for (const auth of [{}, { authorization: "Bearer vs_live_nottherealkey" }] as Array<Record<string, string>>) {
+      const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers, ...auth }, body });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+    }
+    // An MCP session belongs to the key that opened it.
+    const opened = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers, ...bearer(ws.key) }, body });
+    expect(opened.status).toBe(200);
+    const sessionId = opened.headers.get("mcp-session-id")!;
+    await opened.body?.cancel();
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const stolen = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers, ...bearer(other.key), "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }, body: list });
+    expect(stolen.status).toBe(404);
+  });
+});
