@@ -22,3 +22,14 @@ export function maskError(error: unknown, message: string): Error {
   const path = error instanceof GraphQLError ? error.path : undefined;
   return new GraphQLError(message, { path, extensions: { code: "INTERNAL_SERVER_ERROR" } });
 }
+
+/**
+ * The status of a client's error (an AppError below 500, wrapped or not), or null for anything else.
+ * Yoga hands what it masks to its logger's `error`: a caller's mistake (not found, validation, signed
+ * out) is not the server's, so the log takes it at debug, without a stack; only the rest is an error.
+ */
+export function clientErrorStatus(error: unknown): number | null {
+  const raw = error instanceof GraphQLError ? error.originalError : error;
+  if (raw instanceof AppError && raw.status < 500) return raw.status;
+  return null;
+}

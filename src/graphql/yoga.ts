@@ -8,7 +8,7 @@ import type { ServiceContext } from "../kernel/context.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { GraphQLContext, HttpExchange } from "./builder.ts";
 import { useCallBudget } from "./call-budget.ts";
-import { maskError } from "./errors.ts";
+import { clientErrorStatus, maskError } from "./errors.ts";
 import { graphiqlPage } from "./graphiql.ts";
 import {
   useCookieCsrfProtection, useQueryLimits, useResponseCookies, useSignedInIntrospection, useUnexpectedErrorLog,
@@ -86,7 +86,12 @@ export function createGraphQLServer(options: {
       debug: (...args) => options.log.debug(args.map(String).join(" ")),
       info: (...args) => options.log.info(args.map(String).join(" ")),
       warn: (...args) => options.log.warn(args.map(String).join(" ")),
-      error: (...args) => options.log.error({ err: args.find((a) => a instanceof Error) }, args.map(String).join(" ")),
+      error: (...args) => {
+        const err = args.find((a) => a instanceof Error);
+        const status = clientErrorStatus(err);
+        if (status !== null) options.log.debug({ status, code: (err as Error & { extensions?: { code?: unknown } }).extensions?.code }, `client error: ${(err as Error).message}`);
+        else options.log.error({ err }, args.map(String).join(" "));
+      },
     },
     context: ({ req, principal }) => (principal !== undefined ? { services: { ...options.context(req), principal } } : contextFor(req)),
   });

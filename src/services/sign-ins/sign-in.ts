@@ -89,7 +89,15 @@ export async function requestSignIn(ctx: ServiceContext, input: RequestSignInInp
       usedAt: eligible ? null : now,
     },
   });
-  if (eligible) {
+  if (!eligible) {
+    // The page says the same either way; the operator's log says why no mail went out. The address
+    // is personal data: its domain and a short hash (to match repeated asks), never the address itself.
+    const level = mailer.kind === "log" ? "warn" : "info";
+    ctx.log[level](
+      { toDomain: email.split("@")[1], addressHash: tokenHash(email).slice(0, 12), mailer: mailer.kind },
+      "no sign-in mail sent: this address may not sign in (not an organization admin in VESSEL_BOOTSTRAP_ADMIN_EMAILS, a member, or invited)",
+    );
+  } else {
     const link = `${ctx.deps.config.publicBaseUrl}/dashboard/sign-in?token=${token}`;
     mailer.send({
       to: email,

@@ -35,6 +35,14 @@ export function SignInPage() {
 function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
   const [email, setEmail] = useState(() => pending()?.email ?? "");
   const [sent, setSent] = useState<{ email: string; seconds: number } | null>(null);
+  // The link dies after `seconds`: then the page stops waiting and says what to check.
+  const [gaveUp, setGaveUp] = useState(false);
+  useEffect(() => {
+    setGaveUp(false);
+    if (!sent) return;
+    const t = setTimeout(() => setGaveUp(true), sent.seconds * 1000);
+    return () => clearTimeout(t);
+  }, [sent]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | undefined>();
   const [emailError, setEmailError] = useState<string | undefined>();
@@ -120,9 +128,26 @@ function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
           If <strong>{sent.email}</strong> may sign in, a sign-in link is on its way. Open it in this browser within{" "}
           {sent.seconds} seconds; it works once.
         </p>
-        <p className="auth-text muted" role="status">
-          <Spinner /> Waiting for you to open the link…
-        </p>
+        {gaveUp ? (
+          <div className="notice notice-info notice-plain sign-in-no-mail" role="status">
+            <p>
+              <strong>No link?</strong> The one we may have sent has expired. Check that:
+            </p>
+            <ul>
+              <li>the address is the one you were invited with, or an organization admin’s;</li>
+              <li>the mail is not in your spam or junk folder;</li>
+              <li>
+                this server can send mail: its operator sets <code>VESSEL_SMTP_HOST</code>. Without it, links are written to the
+                server’s log, and the first start prints a sign-in link on the server’s console.
+              </li>
+            </ul>
+            <p>Then send a new link. For your privacy this page never says whether an address may sign in.</p>
+          </div>
+        ) : (
+          <p className="auth-text muted" role="status">
+            <Spinner /> Waiting for you to open the link… (give up after {sent.seconds} seconds)
+          </p>
+        )}
         <div className="auth-actions">
           <Button onClick={() => void send(sent.email)} disabled={resendIn > 0} pending={busy}>
             {resendIn > 0 ? `Send again in ${resendIn}s` : "Send a new link"}
