@@ -16,6 +16,7 @@ import path from "node:path";
 import { firstKeyFileName } from "../src/services/api-keys/first-start.ts";
 import { spawnNode } from "../test/support/processes.ts";
 import { websocketHeaders, wsFrame } from "../test/support/fuzz.ts";
+import { atMost } from "./figures.ts";
 import { api, BenchCdp, f, median, num, pct } from "./support.ts";
 
 const MiB = 1024 * 1024;
@@ -145,6 +146,14 @@ async function main(): Promise<void> {
       }
     }
     for (const [name, w] of worst) console.log(`worst during ${name}: /healthz ${f(w.healthz)} ms, other session's CDP round trip ${f(w.cdp)} ms`);
+    const rest = worst.get("baseline")!;
+    const stall = (w: { healthz: number; cdp: number }) => Math.max(w.healthz, w.cdp);
+    for (const name of ["16 MiB relayed", "96 MiB relayed"]) {
+      const w = worst.get(name)!;
+      // Our own bar (the issue names none): a large message stalls nothing beyond the node's worst at rest, twice over.
+      atMost("Front door", `longest stall while a ${name.replace(" relayed", "")} message is relayed ÷ longest at rest`, stall(w) / stall(rest), 2, "×",
+        `${f(stall(w), 0)} vs ${f(stall(rest), 0)} ms (worst /healthz or other session's CDP answer)`);
+    }
     await control.close();
   } finally {
     await node.stop(15_000);

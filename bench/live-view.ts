@@ -27,6 +27,7 @@ import { frameBounds } from "../src/live-view/protocol.ts";
 import { QUALITY_MAX } from "../src/live-view/screencast.ts";
 import { bearer, seedWorkspace, startTestApp } from "../test/support/app.ts";
 import { createSession, type SessionBody } from "../test/support/sessions.ts";
+import { atLeast, reportFigure } from "./figures.ts";
 import { num, pct, median, f } from "./support.ts";
 import { VIEWER, SQUARE_CENTRE, sleep, startPage, type Rate, type Arrival, directScreencast, socketViewer, measure, latencies } from "./live-view-probes.ts";
 
@@ -133,6 +134,8 @@ async function main() {
     }
     const pageRatio = med("page").fps / direct.fps;
     const socketRatio = med("socket").fps / direct.fps;
+    atLeast("Live view", "viewer socket frame rate ÷ direct screencast", socketRatio * 100, 90, "%", `${f(med("socket").fps)} vs ${f(direct.fps)} fps`);
+    reportFigure({ group: "Live view", name: "viewer page (decoded, drawn) frame rate ÷ direct", value: pageRatio * 100, unit: "%", detail: `${f(med("page").fps)} fps` });
     console.log(`    goal: viewer path ≥ 90% of the direct frame rate: socket ${f(socketRatio * 100, 0)}% (${socketRatio >= 0.9 ? "met" : "NOT MET"}), page ${f(pageRatio * 100, 0)}% (${pageRatio >= 0.9 ? "met" : "NOT MET"})`);
     console.log("    (the page decodes and draws every frame in a software-rendered browser on the same CPU as the session's Chromium)\n");
 

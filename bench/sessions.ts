@@ -46,6 +46,7 @@ import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.t
 import type { Phases } from "./sessions-client.ts";
 import { benchCdp } from "./sessions-cdp.ts";
 import { call, gcHow, memory, memoryPerSession, sleep, startClient, stopClient } from "./sessions-harness.ts";
+import { atMost, reportFigure } from "./figures.ts";
 import { benchPolicy } from "./sessions-policy.ts";
 import { f, jailOf, median, num, pad, pct, verdict } from "./support.ts";
 
@@ -194,6 +195,8 @@ try {
   print(`  ratio Vessel (warm) / already running, p50: ${f(ratioWarm, 2)}×  (goal ≤ 1.3×: ${verdict(ratioWarm <= 1.3)})`);
   const paired = lifecycle.vessel.map((p, i) => p.total / lifecycle.running[i]!.total);
   print(`  same, median of the ${paired.length} per-iteration ratios (each iteration ran all four variants): ${f(median(paired), 2)}×`);
+  atMost("Lifecycle", "create → connect → newPage → goto → release p50 ÷ already-running Chromium", ratioWarm, 1.3, "×",
+    `${f(p50(lifecycle.vessel))} vs ${f(limit)} ms; per-iteration median ${f(median(paired), 2)}×`);
   // The running browser is reused, so it has a renderer, a connection to the page's server and
   // caches from earlier iterations, which a session's fresh, isolated browser cannot have. A fresh
   // browser launched and warmed up before the clock is the limit for a browser per session.
@@ -223,6 +226,7 @@ try {
     print(`  ${pad(key, 13)} Δ per session: ${xs.map((x) => f(kib(x), 1)).join(", ")} KiB; median ${f(kib(median(xs)), 1)} KiB`);
   }
   print(`  (RSS moves in allocator-sized steps and can shrink; at this size heapUsed is the figure to read)`);
+  reportFigure({ group: "Per session", name: "node heap per running session (a /cdp client, a page loaded)", value: kib(median(deltas.map((d) => d.heapUsed))), unit: "KiB" });
   print(`  process now: rss ${f(mib(after.rss))} MiB, heapUsed ${f(mib(after.heapUsed))} MiB, external ${f(mib(after.external))} MiB (PGlite's WASM heap lives in this process too)`);
   print();
 

@@ -1,0 +1,181 @@
+// Issue 24, goal 1 and the relay's share of goal 4. One run prints, and reports for bench:all
+// (bench/figures.ts):
+//  (a) CDP Runtime.evaluate("1+1") round trips (p50, p99) and pipelined throughput through Vessel's
+//      /cdp (jailed browser, policy on, logs as configured) next to: direct, a reference Chromium's
+//      own DevTools WebSocket; the peer reference, a plain Node.js WebSocket proxy in a process of
+//      its own to that same Chromium (bench/ws-proxy.ts, no parsing); and the candidate design, the
+//      same relay code with the pipe in a process of its own (bench/relay-candidate.ts). Measured
+//      quiet, then while the node serves a steady REST/GraphQL load (session lists and events, both
+//      surfaces) and three other sessions are busy (bench/relay-load.ts); rounds alternate the order.
+//  (b) control-plane CPU per session (create → connect → new page → goto → release, the pool's
+//      refill included) and per relayed command, with V8's profile of where it goes (cpu-profile.ts).
+// The server runs in this process; every client runs in forked children. Never part of the tests.
+//
+//   npx tsx bench/relay.ts   BENCH_RELAY_ROUNDS=8 BENCH_RELAY_SEQ=400 BENCH_RELAY_PIPE=2000
+//   BENCH_RELAY_RATE=200 (REST/GraphQL req/s)  BENCH_RELAY_BUSY_CPS=100 (commands/s per busy session)
+//   BENCH_RELAY_COST_N=20 (lifecycles for (b))  BENCH_CPU_PROFILE_DIR=dir (keep the .cpuprofile files)
+import { fork, type ChildProcess } from "node:child_process";
+import os from "node:os";
+import { findChromium } from "../src/browser/chromium-command.ts";
+import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
+import { startCpuProfile } from "./cpu-profile.ts";
+import { atLeast, atMost, reportFigure } from "./figures.ts";
+import type { LoadArgs, LoadReport } from "./relay-load.ts";
+import { call, sleep, startClient, stopClient } from "./sessions-harness.ts";
+import { f, median, num, pad, pct } from "./support.ts";
+
+const rounds = num("BENCH_RELAY_ROUNDS", 8);
+const seq = num("BENCH_RELAY_SEQ", 400);
+const pipeN = num("BENCH_RELAY_PIPE", 2000);
+const rate = num("BENCH_RELAY_RATE", 200);
+const busyCps = num("BENCH_RELAY_BUSY_CPS", 100);
+const costN = num("BENCH_RELAY_COST_N", 20);
+const executablePath = findChromium(process.env.BENCH_CHROMIUM);
+if (!executablePath) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
+const GROUP = "CDP relay";
+const print = (line = "") => console.log(line);
+const children: ChildProcess[] = [];
+
+/** A forked helper that sends one message when it is ready (a port, or "ready"). */
+function helper<T>(script: string, args: string[]): Promise<{ child: ChildProcess; first: T }> {
+  const child = fork(new URL(script, import.meta.url), args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once("message", (first) => resolve({ child, first: first as T }));
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
+  });
+}
+
+let t: TestApp | undefined;
+const warm = 2;
+async function settle(): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (t!.app.deps.browsers.report().warm < warm && Date.now() < deadline) await sleep(10);
+  await sleep(300);
+}
+
+const sides = ["direct", "peer", "proxy", "candidate"] as const;
+type Side = (typeof sides)[number];
+const label: Record<Side, string> = {
+  direct: "direct to a Chromium",
+  peer: "plain ws proxy (peer)",
+  proxy: "Vessel /cdp",
+  candidate: "relay + pipe, own process",
+};
+type Samples = { rtt: Record<Side, number[]>; rate: Record<Side, number[]> };
+const perSide = <T>(make: () => T) => Object.fromEntries(sides.map((s) => [s, make()])) as Record<Side, T>;
+
+async function measure(n: number): Promise<Samples> {
+  const out: Samples = { rtt: perSide(() => []), rate: perSide(() => []) };
+  for (let r = 0; r < n; r++) {
+    const order: Side[] = [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)];
+    if (r % 2 === 1) order.reverse();
+    for (const side of order) out.rtt[side].push(...(await call("cdpSeq", { name: side, n: seq })));
+    for (const side of order) out.rate[side].push(pipeN / ((await call("cdpPipe", { name: side, n: pipeN })) / 1000));
+  }
+  return out;
+}
+
+function show(title: string, s: Samples): void {
+  print(title);
+  for (const side of sides) {
+    const x = s.rtt[side];
+    print(`  ${pad(label[side], 26)} round trip p50 ${f(median(x), 3)} p99 ${f(pct(x, 99), 3)} ms (×direct p50 ${f(median(x) / median(s.rtt.direct), 2)}, p99 ${f(pct(x, 99) / pct(s.rtt.direct, 99), 2)});` +
+      ` pipelined ${Math.round(median(s.rate[side]))} msg/s (${f((median(s.rate[side]) / median(s.rate.direct)) * 100, 0)}% of direct)`);
+  }
+}
+
+try {
+  t = await startTestApp({
+    env: { VESSEL_BROWSER_WARM: String(warm), VESSEL_BROWSER_CAPACITY: "10", VESSEL_CHROMIUM_PATH: executablePath },
+    checkResponses: false,
+  });
+  const seeded = await seedWorkspace(t, { rateLimitPerMinute: 100_000_000 });
+  const api = { baseUrl: t.url, key: seeded.key };
+  startClient();
+  await call("init", { executablePath });
+  print(`Vessel CDP relay bench — node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  print(`policy ${t.app.deps.browsers.enforcesCdpPolicy ? "on" : "OFF"}, session logs ${t.app.deps.config.logs.enabled ? "on" : "off"}; ${rounds} rounds of ${seq} sequential + ${pipeN} pipelined per side`);
+
+  const busy = [];
+  for (let i = 0; i < 3; i++) busy.push(await call("createSession", api));
+  const measured = await call("createSession", api);
+  const reference = await call("referenceLaunch", {});
+  const refPath = new URL(reference.wsEndpoint).pathname;
+  const peer = await helper<number>("./ws-proxy.ts", [String(reference.port)]);
+  const candidate = await helper<number>("./relay-candidate.ts", [executablePath]);
+  await call("cdpOpen", { name: "direct", url: reference.wsEndpoint });
+  await call("cdpOpen", { name: "peer", url: `ws://127.0.0.1:${peer.first}${refPath}` });
+  await call("cdpOpen", { name: "proxy", url: measured.connectUrl });
+  await call("cdpOpen", { name: "candidate", url: `ws://127.0.0.1:${candidate.first}/` });
+  await settle();
+  for (const side of sides) await call("cdpSeq", { name: side, n: 200 }), await call("cdpPipe", { name: side, n: pipeN });
+
+  const quiet = await measure(Math.max(1, Math.round(rounds / 4)));
+  show("(a) quiet node", quiet);
+  const loadArgs: LoadArgs = { baseUrl: api.baseUrl, key: api.key, rate, busy, commandsPerSecond: busyCps };
+  const load = await helper<string>("./relay-load.ts", [JSON.stringify(loadArgs)]);
+  await sleep(1000);
+  const loaded = await measure(rounds);
+  load.child.send("stop");
+  const report = await new Promise<LoadReport>((resolve) => load.child.on("message", (m) => typeof m === "object" && resolve(m as LoadReport)));
+  show(`(a) under load: ${f(report.requests / report.seconds, 0)} REST/GraphQL req/s answered (p50 ${f(report.p50, 1)} ms, p99 ${f(report.p99, 1)} ms, ${report.failed} failed${report.failures.length ? `: ${report.failures.join("; ")}` : ""}, ` +
+    `${report.skipped} not sent while ${24} were in flight), ` +
+    `3 busy sessions at ${f(report.commands / report.seconds / 3, 0)} commands/s each`, loaded);
+
+  const r = loaded.rtt;
+  const p50 = (s: Side) => median(r[s]);
+  const p99 = (s: Side) => pct(r[s], 99);
+  const rateOf = (s: Side) => median(loaded.rate[s]);
+  const loadNote = `${f(report.requests / report.seconds, 0)} req/s + 3 busy sessions`;
+  atMost(GROUP, "round trip p50 ÷ direct, under load", p50("proxy") / p50("direct"), 1.25, "×", `${f(p50("proxy"), 3)} vs ${f(p50("direct"), 3)} ms; ${loadNote}`);
+  reportFigure({ group: GROUP, name: "round trip p50 ÷ plain ws proxy, under load", value: p50("proxy") / p50("peer"), unit: "×", goal: "< 1×", pass: p50("proxy") < p50("peer"),
+    detail: `${f(p50("proxy"), 3)} vs ${f(p50("peer"), 3)} ms` });
+  atMost(GROUP, "round trip p99 ÷ direct p99, under load", p99("proxy") / p99("direct"), 2, "×", `${f(p99("proxy"), 2)} vs ${f(p99("direct"), 2)} ms`);
+  atLeast(GROUP, "pipelined throughput ÷ direct, under load", (rateOf("proxy") / rateOf("direct")) * 100, 95, "%", `${Math.round(rateOf("proxy"))} vs ${Math.round(rateOf("direct"))} msg/s`);
+  reportFigure({ group: GROUP, name: "round trip p50 ÷ direct, quiet node", value: median(quiet.rtt.proxy) / median(quiet.rtt.direct), unit: "×",
+    detail: `${f(median(quiet.rtt.proxy), 3)} vs ${f(median(quiet.rtt.direct), 3)} ms` });
+  reportFigure({ group: GROUP, name: "candidate (relay and pipe in a process of their own): p50 ÷ direct, p99 ÷ direct p99, under load", value: p50("candidate") / p50("direct"), unit: "×",
+    detail: `p99 ${f(p99("candidate") / p99("direct"), 2)}×, pipelined ${f((rateOf("candidate") / rateOf("direct")) * 100, 0)}%` });
+  reportFigure({ group: GROUP, name: "plain ws proxy (peer) p50 ÷ direct, under load", value: p50("peer") / p50("direct"), unit: "×", detail: `p99 ${f(p99("peer") / p99("direct"), 2)}×` });
+  await call("cdpClose", {});
+  await call("releaseSession", { ...api, id: measured.id });
+  for (const s of busy) await call("releaseSession", { ...api, id: s.id });
+  print();
+
+  // (b) control-plane CPU per session and per relayed command (this process is the node).
+  await settle();
+  await call("lifecycleVessel", api);
+  await settle();
+  const profile = await startCpuProfile();
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < costN; i++) await call("lifecycleVessel", api);
+  await settle();
+  const cpu1 = process.cpuUsage(cpu0);
+  const where = await profile.stop("lifecycles");
+  const perSession = (cpu1.user + cpu1.system) / 1000 / costN;
+  print(`(b) control-plane CPU per session, ${costN} lifecycles (create → connect → newPage → goto → release; the pool's refill included): ${f(perSession, 1)} ms`);
+  for (const [place, ms] of where.places.slice(0, 10)) print(`    ${pad(place, 62)} ${f(ms / costN, 2)} ms per session (${f((ms / where.totalMs) * 100, 0)}%)`);
+  const relayMs = where.places.filter(([p]) => p.startsWith("relay") || p.startsWith("CDP policy") || p.startsWith("ws ")).reduce((s, [, ms]) => s + ms, 0) / costN;
+  reportFigure({ group: "Per session", name: "control-plane CPU per session (create → release, refill included)", value: perSession, unit: "ms", detail: `relay, policy and ws ${f(relayMs, 1)} ms of it` });
+
+  const cmd = await call("createSession", api);
+  await call("cdpOpen", { name: "cost", url: cmd.connectUrl });
+  await call("cdpPipe", { name: "cost", n: pipeN });
+  const commandProfile = await startCpuProfile();
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < 5; i++) await call("cdpPipe", { name: "cost", n: pipeN });
+  const c1 = process.cpuUsage(c0);
+  const commandWhere = await commandProfile.stop("commands");
+  const perCommand = (c1.user + c1.system) / (5 * pipeN);
+  print(`    node CPU per relayed command (pipelined Runtime.evaluate through /cdp): ${f(perCommand, 1)} µs`);
+  for (const [place, ms] of commandWhere.places.slice(0, 6)) print(`    ${pad(place, 62)} ${f((ms * 1000) / (5 * pipeN), 2)} µs per command (${f((ms / commandWhere.totalMs) * 100, 0)}%)`);
+  reportFigure({ group: "Per session", name: "node CPU per relayed CDP command", value: perCommand, unit: "µs" });
+  await call("cdpClose", {});
+  await call("releaseSession", { ...api, id: cmd.id });
+} finally {
+  for (const child of children) child.kill();
+  await stopClient();
+  await t?.stop();
+}
+process.exit(0);
