@@ -4,6 +4,7 @@
  */
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { operations } from "../services/operations.ts";
+import type { HandOff } from "../services/sessions/human-hand-off.ts";
 import { BrowserLinks, type Link } from "./browser-links.ts";
 import { ToolError } from "./tool-call.ts";
 
@@ -11,6 +12,8 @@ export class McpState {
   readonly links = new BrowserLinks();
   /** The session created or used last: the default `session_id`. */
   lastSession: string | null = null;
+  /** Hand-offs to a person still waiting for an outcome, by session (ask_human, wait_for_human). */
+  readonly handOffs = new Map<string, HandOff>();
 
   constructor(readonly deps: AppDeps) {}
 

@@ -13,7 +13,7 @@ import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "../../src/browser/chromium-command.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
-import { getSession } from "../support/sessions.ts";
+import { eventually, getSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const executablePath = findChromium();
@@ -23,7 +23,7 @@ if ((!executablePath || !viewerPath) && servicesRequired) throw new Error("Chrom
 const root = path.resolve(import.meta.dirname, "../..");
 const expectedTools = [
   "create_session", "list_sessions", "release_session", "navigate", "snapshot", "click", "type", "press_key", "scroll",
-  "screenshot", "list_tabs", "switch_tab", "save_profile", "ask_human",
+  "screenshot", "list_tabs", "switch_tab", "save_profile", "ask_human", "wait_for_human",
 ];
 
 /** A form whose button writes the typed name into the heading: the change a click must cause. */
@@ -162,6 +162,13 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         expect(lonely.structuredContent).toMatchObject({ outcome: "timed_out", session_id: sessionId });
         expect(progress[0]?.message).toMatch(/Waiting for the person .*http:\/\/127\.0\.0\.1:\d+\/\?token=/);
 
+        // The link at once, the wait in a second call (a model sees results, not progress).
+        const handed = await call(client, "ask_human", { instructions: "Nobody will come either.", timeout_seconds: 2, wait: false });
+        expect(handed.structuredContent).toMatchObject({ outcome: "waiting", live_view_url: expect.stringMatching(/\?token=/) });
+        expect(textOf(handed)).toContain(handed.structuredContent!.live_view_url as string);
+        expect((await call(client, "wait_for_human")).structuredContent).toMatchObject({ outcome: "timed_out" });
+        expect(textOf(await call(client, "wait_for_human"))).toMatch(/No hand-off is open/);
+
         // A person clicks Done in the live view the agent passed on.
         let opened: Promise<void> | undefined;
         const asked = (await client.callTool({ name: "ask_human", arguments: { instructions: "Type your name, then click Done.", timeout_seconds: 120 } }, undefined, {
@@ -179,6 +186,16 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         const released = await call(client, "release_session");
         expect(released.isError, textOf(released)).toBeFalsy();
         expect((await getSession(t, ws.key, sessionId)).status).toBe("RELEASED");
+
+        // Each tool call is audited under the key, refusals of the other workspace's key too.
+        // (The audit writer batches: the entries land shortly after the answers.)
+        const audited = await eventually(
+          () => t.app.deps.db.prisma.auditEntry.findMany({ where: { target: sessionId } }),
+          (rows) => rows.some((a) => a.action === "session.release" && a.keyPrefix === ws.prefix),
+        );
+        const mine = audited.filter((a) => a.keyPrefix === ws.prefix).map((a) => `${a.action} ${a.httpStatus}`);
+        for (const entry of ["mcp.navigate 200", "mcp.click 200", "mcp.screenshot 200", "session.ask_human 200", "session.release 200"]) expect(mine).toContain(entry);
+        expect(audited.filter((a) => a.keyPrefix === other.prefix).map((a) => `${a.action} ${a.httpStatus}`)).toContain("mcp.navigate 404");
       } finally {
         await client.close();
         await intruder.close();
@@ -202,5 +219,19 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     const stolen = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers, ...bearer(other.key), "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }, body: list });
     expect(stolen.status).toBe(404);
+  });
+
+  it("spends the key's rate limit on every /mcp request", async () => {
+    const limited = await seedWorkspace(t, { rateLimitPerMinute: 2 });
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(limited.key) };
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${t.url}/mcp`, { method: "POST", headers, body });
+      statuses.push(res.status);
+      if (res.status === 429) expect(res.headers.get("content-type")).toContain("application/problem+json");
+      await res.body?.cancel();
+    }
+    expect(statuses).toEqual([200, 200, 429]);
   });
 });
