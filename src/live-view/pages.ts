@@ -54,7 +54,8 @@ export function landingPage(): string {
     "Vessel",
     `<body class="message"><main class="card">
 <h1>Vessel</h1>
-<p>This address opens <strong>live views</strong> of browser sessions. If someone asked you to help with a session, open the full link they sent you: it ends with <code>?token=…</code>.</p>
+<p class="lead"><a href="/dashboard/">Open the dashboard</a> to sign in, see your sessions and manage API keys.</p>
+<p>This address also opens <strong>live views</strong> of browser sessions. If someone asked you to help with a session, open the full link they sent you: it ends with <code>?token=…</code>.</p>
 <p>Developers: the API is described at <a href="/openapi.json">/openapi.json</a>.</p>
 </main></body>`,
   );
