@@ -28,8 +28,10 @@ const expectedTools = [
 
 /** A form whose button writes the typed name into the heading: the change a click must cause. */
 const fixtureHtml = `<!doctype html><title>MCP fixture</title>
-<h1 id="status">Waiting</h1><label>Name <input id="name"></label>
-<button onclick="document.getElementById('status').textContent = 'Hello ' + document.getElementById('name').value">Say hello</button>`;
+<h1 id="status">Waiting</h1><label>Name <input id="name" onkeydown="if (event.key === 'Escape') this.value = 'escaped'"></label>
+<button onclick="document.getElementById('status').textContent = 'Hello ' + document.getElementById('name').value">Say hello</button>
+<a href="/second" target="_blank">Open the second page</a><div style="height:3000px"></div>`;
+const secondHtml = `<!doctype html><title>Second</title><h1>The second page</h1>`;
 
 type ToolResult = { content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
 const textOf = (r: ToolResult) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
@@ -56,14 +58,22 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
   let other: Seeded;
   let fixture: http.Server;
   let fixtureUrl: string;
+  let forbidden: http.Server;
+  let forbiddenHits = 0;
   let viewer: Browser;
 
   beforeAll(async () => {
     t = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "4" } });
     ws = await seedWorkspace(t);
     other = await seedWorkspace(t);
-    fixture = http.createServer((_req, res) => res.setHeader("content-type", "text/html").end(fixtureHtml));
+    fixture = http.createServer((req, res) => res.setHeader("content-type", "text/html").end(req.url === "/second" ? secondHtml : fixtureHtml));
     await new Promise<void>((r) => fixture.listen(0, "127.0.0.1", () => r()));
+    // On a loopback address the egress policy of the test app does not open (it opens 127.0.0.1 only).
+    forbidden = http.createServer((_req, res) => {
+      forbiddenHits++;
+      res.end("reached");
+    });
+    await new Promise<void>((r) => forbidden.listen(0, "127.0.0.2", () => r()));
     fixtureUrl = `http://127.0.0.1:${(fixture.address() as AddressInfo).port}/`;
     viewer = await puppeteer.launch({
       executablePath: viewerPath,
@@ -74,6 +84,7 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
   afterAll(async () => {
     await viewer?.close();
     await new Promise<void>((r) => (fixture ? fixture.close(() => r()) : r()));
+    await new Promise<void>((r) => (forbidden ? forbidden.close(() => r()) : r()));
     await t?.stop();
   });
 
@@ -144,7 +155,32 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         expect(shot.content[0]).toMatchObject({ type: "image", mimeType: "image/png" });
         expect(pngSize(Buffer.from(shot.content[0]!.data!, "base64"))).toEqual({ width: 1000, height: 700 });
 
+        // Keys, scrolling, tabs.
+        await call(client, "type", { ref: field, text: "Bob", clear: true });
+        expect(textOf(await call(client, "snapshot"))).toMatch(/textbox "Name" value="Bob"/);
+        expect((await call(client, "press_key", { key: "Escape" })).isError).toBeFalsy();
+        expect(textOf(await call(client, "snapshot"))).toMatch(/textbox "Name" value="escaped"/);
+        expect(textOf(await call(client, "press_key", { key: "NoSuchKey" }))).toMatch(/Unknown key/);
+        expect(textOf(await call(client, "scroll", { direction: "down", amount: 500 }))).toMatch(/scrolled to x=0, y=500/);
         expect(textOf(await call(client, "list_tabs"))).toMatch(/^\* t1 {2}http:\/\/127\.0\.0\.1/);
+        await call(client, "click", { ref: refOf(textOf(await call(client, "snapshot")), /link "Open the second page"/) });
+        const tabs = await eventually(async () => textOf(await call(client, "list_tabs")), (l) => l.includes("t2"));
+        expect(tabs).toMatch(/^ {2}t2 {2}http:\/\/127\.0\.0\.1:\d+\/second/m);
+        expect(textOf(await call(client, "switch_tab", { tab_id: "t2" }))).toMatch(/\/second/);
+        expect(textOf(await call(client, "snapshot"))).toMatch(/heading "The second page"/);
+        expect(textOf(await call(client, "switch_tab", { tab_id: "t1" }))).toMatch(/MCP fixture/);
+
+        // The browser is driven through the session's own CDP connection: the egress policy applies.
+        const refused = await call(client, "navigate", { url: `http://127.0.0.2:${(forbidden.address() as AddressInfo).port}/` });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toMatch(/net::ERR_/);
+        expect(forbiddenHits).toBe(0);
+
+        const saved = await call(client, "save_profile", { label: "mcp test" });
+        expect(saved.isError, textOf(saved)).toBeFalsy();
+        const profileId = saved.structuredContent!.profile_id as string;
+        expect(profileId).toMatch(/^prof_/);
+        expect((await call(client, "save_profile", { profile_id: profileId })).structuredContent).toMatchObject({ profile_id: profileId });
 
         // Another workspace's key: the session does not exist for it.
         for (const [tool, args] of [["navigate", { url: fixtureUrl }], ["snapshot", {}], ["ask_human", { instructions: "x" }], ["release_session", {}]] as const) {
