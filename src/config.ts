@@ -131,6 +131,10 @@ const ConfigSchema = z.object({
     retentionDays: z.coerce.number<string | number>().min(0.0001, "must be more than 0").max(3650),
     ffmpegPath: z.string().min(1).optional(),
   }),
+  /** Webhook deliveries (services/webhooks): the first retry's delay, doubled after each failed attempt. */
+  webhooks: z.object({
+    retryBaseMs: z.coerce.number<string | number>({ error: "must be a whole number of milliseconds" }).int("must be a whole number of milliseconds").min(10, "must be at least 10").max(3_600_000),
+  }),
   /** Outgoing mail (dashboard sign-in links, invitations). Without an SMTP host, mails go to the log. */
   mail: z.object({
     from: z.string().trim().min(3).max(320).regex(/^[^\r\n]*@[^\r\n]*$/, "must be a mail address, optionally with a display name"),
@@ -199,7 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const file = explicitFile ? path.resolve(cwd, explicitFile) : fs.existsSync(defaultFile) ? defaultFile : undefined;
   const fileValues = file ? readFile(file, problems) : {};
 
-  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {}, cluster: {}, logs: {}, recording: {} };
+  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {}, cluster: {}, logs: {}, recording: {}, webhooks: {} };
   const origin = new Map<string, string>();
   for (const s of settings) {
     const envValue = env[s.env];

@@ -36,6 +36,7 @@ import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions/se
 import { Cluster } from "./cluster/cluster.ts";
 import { Metrics } from "./metrics.ts";
 import { registerNode } from "./services/nodes/nodes.ts";
+import { WebhookDispatcher } from "./services/webhooks/webhook-dispatcher.ts";
 
 export interface DepsOptions {
   /** The clock (tests move it, for example past a sunset date). */
@@ -181,7 +182,10 @@ export async function createDeps(
   // Each recording's encoder writes into a private folder under this node's own (services/recordings).
   const recordings = new RecordingNode(`${browserDataRoot(config)}-rec`);
   const sessionLogs = new SessionLogs({ config, db, log: log.child({ component: "session-logs" }), pubsub, masterKey, now, runtime });
-  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings };
+  // Webhook deliveries are queued from the events this node writes, and sent by every node.
+  const webhooks = new WebhookDispatcher({ db, log: log.child({ component: "webhooks" }), now, nodeId, masterKey, config }, { retryBaseMs: config.webhooks.retryBaseMs });
+  const stopWebhookQueue = events.subscribe((written) => webhooks.onEvents(written));
+  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings, webhooks };
   metrics.attach(deps);
   const cluster = new Cluster(deps);
   deps.cluster = cluster;
@@ -196,6 +200,7 @@ export async function createDeps(
     if (ended > 0 || cleaned.orphansKilled > 0) log.warn({ sessions: ended, ...cleaned }, "ended what a previous run of this node left behind");
     // Only now does the node tell its peers it has room (and start watching its browsers).
     await cluster.start();
+    webhooks.start();
   }
   return {
     deps,
@@ -213,6 +218,8 @@ export async function createDeps(
       await browsers.stop();
       stopRevocations();
       await events.flush();
+      stopWebhookQueue();
+      await webhooks.stop();
       await dashboard.mailer.close();
       await pubsub.close();
       await refusals.close();

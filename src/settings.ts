@@ -138,6 +138,11 @@ export const settings: readonly Setting[] = [
   { key: "recording.retentionDays", env: "VESSEL_RECORDING_RETENTION_DAYS", kind: "number", description: "Days a recording is kept after its session starts, then deleted", fallback: () => 7 },
   { key: "recording.ffmpegPath", env: "VESSEL_FFMPEG_PATH", kind: "string", description: "The ffmpeg binary that encodes recordings; default: /usr/bin/ffmpeg (Debian's `ffmpeg`)" },
   {
+    key: "webhooks.retryBaseMs", env: "VESSEL_WEBHOOK_RETRY_BASE_MS", kind: "number",
+    description: "Delay before a failed webhook delivery's first retry, in ms, doubled after each failed attempt (at most 4 hours apart) for 24 hours",
+    fallback: () => 5000,
+  },
+  {
     key: "mail.smtp.host", env: "VESSEL_SMTP_HOST", kind: "string",
     description: "SMTP server for sign-in links and invitations; unset = mails are written to the server log (development)",
   },

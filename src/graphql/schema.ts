@@ -15,6 +15,7 @@ import "./types/session-event.ts";
 import "./types/session-file.ts";
 import "./types/session-log.ts";
 import "./types/user.ts";
+import "./types/webhook.ts";
 import "./types/workspace.ts";
 
 /** Sorted so the printed schema (schema/schema.graphql) does not churn with import order. */

@@ -7,7 +7,8 @@ import { profileRoutes } from "./profiles.ts";
 import { recordingRoutes } from "./recordings.ts";
 import { sessionRoutes } from "./sessions.ts";
 import { sessionLogRoutes } from "./session-logs.ts";
+import { webhookRoutes } from "./webhooks.ts";
 import type { AnyRoute } from "../define-route.ts";
 
 /** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
-export const routes: readonly AnyRoute[] = [...healthRoutes, ...sessionRoutes, ...sessionLogRoutes, ...recordingRoutes, ...downloadRoutes, ...sessionFileRoutes, ...extensionRoutes, ...profileRoutes, ...dashboardRoutes];
+export const routes: readonly AnyRoute[] = [...healthRoutes, ...sessionRoutes, ...sessionLogRoutes, ...recordingRoutes, ...downloadRoutes, ...sessionFileRoutes, ...extensionRoutes, ...profileRoutes, ...webhookRoutes, ...dashboardRoutes];

@@ -32,6 +32,8 @@ export class EventRecorder {
   /** Per session, background events waiting for the next batch, oldest first. */
   private readonly waiting = new Map<string, NewEvent[]>();
   private timer: NodeJS.Timeout | undefined;
+  /** Told of every batch of events once written (webhooks queue their deliveries from here). */
+  private readonly subscribers: Array<(events: SessionEventView[]) => void> = [];
 
   constructor(
     private readonly deps: Pick<AppDeps, "db" | "now" | "log"> & { pubsub: PubSub },
@@ -76,6 +78,36 @@ export class EventRecorder {
     this.timer ??= setTimeout(() => this.writeWaiting(), this.batchMs);
   }
 
+  /**
+   * Hears every event this node writes, once written: the recorder's own and those a statement of
+   * the caller's wrote (a session's start and end, through {@link published}). A subscriber must not throw.
+   */
+  subscribe(listener: (events: SessionEventView[]) => void): () => void {
+    this.subscribers.push(listener);
+    return () => {
+      const at = this.subscribers.indexOf(listener);
+      if (at >= 0) this.subscribers.splice(at, 1);
+    };
+  }
+
+  /** After a statement of the caller's wrote these events: publishes them and tells the subscribers. */
+  async published(events: NewEvent[]): Promise<void> {
+    this.tell(events);
+    await publishEvents(this.deps.pubsub, events, this.deps.log);
+  }
+
+  private tell(events: NewEvent[]): void {
+    if (events.length === 0 || this.subscribers.length === 0) return;
+    const views = events.map(eventView);
+    for (const listener of this.subscribers) {
+      try {
+        listener(views);
+      } catch (err) {
+        this.deps.log.error({ err }, "a session-event subscriber failed");
+      }
+    }
+  }
+
   /** Writes what waits now, and waits for every write in flight. */
   async flush(): Promise<void> {
     this.writeWaiting();
@@ -102,7 +134,7 @@ export class EventRecorder {
         this.deps.log.warn({ err, sessionId: list[0]?.sessionId, types: list.map((e) => e.type) }, "could not record a session event");
         return false;
       }
-      await publishEvents(this.deps.pubsub, list, this.deps.log);
+      await this.published(list);
       return true;
     };
     const run = async () => {
@@ -110,7 +142,7 @@ export class EventRecorder {
       // One statement for the batch; should it fail (a session gone meanwhile), each session's alone.
       const quiet = await executeStatement(this.deps.db, insertEventsSql(events)).then(() => true, () => false);
       if (quiet) {
-        await publishEvents(this.deps.pubsub, events, this.deps.log);
+        await this.published(events);
         return true;
       }
       for (const id of sessions) await insert(events.filter((e) => e.sessionId === id));

@@ -14,7 +14,7 @@ import { checkSessionExtensions, loadSessionExtensions } from "../extensions/ext
 import { startSessionLogs } from "../session-logs/capture.ts";
 import { startRecording } from "../recordings/recorder.ts";
 import { restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/profile-documents.ts";
-import { newEvent, publishEvents, publishSessionChange } from "../session-events/session-events.ts";
+import { newEvent, publishSessionChange } from "../session-events/session-events.ts";
 import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
 import { insertStartedSession, roomHolds } from "./session-start.ts";
 import { toStoredView, type SessionView } from "./session-view.ts";
@@ -214,7 +214,7 @@ function unused(p: Prepared): void {
 /** Recorded: readers hear of it, and the runtime starts its timers. */
 function announceStarted(plan: Plan, p: Prepared): void {
   const { ctx, id, workspaceId, expiresAt, now } = plan;
-  void publishEvents(ctx.deps.pubsub, [p.running], ctx.log);
+  void ctx.deps.events.published([p.running]);
   void publishSessionChange(ctx.deps, id, workspaceId);
   ctx.deps.runtime.add(id, p.lease, expiresAt, p.session.idleTimeoutSeconds, now);
   // The node's own capture, on channels of its own; written to the pipe before the create is answered.

@@ -9,7 +9,7 @@ import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
 import { paginate, type Page } from "../../kernel/pagination.ts";
 import { SessionListQuery, type CreateSessionInput } from "./session-input.ts";
 import { saveProfileOnRelease } from "../profiles/profile-documents.ts";
-import { newEvent, publishEvents, publishSessionChange, type NewEvent, type SessionEventType } from "../session-events/session-events.ts";
+import { newEvent, publishSessionChange, type NewEvent, type SessionEventType } from "../session-events/session-events.ts";
 import { endSessionStatement, releaseSessionStatement } from "./session-start.ts";
 import { type SessionView } from "./session-view.ts";
 import { prismaOf, queryStatement } from "../../kernel/support.ts";
@@ -202,7 +202,7 @@ export async function endSession(
 function afterEnd(deps: AppDeps, id: string, end: { status: SessionStatus; reason: EndReason }, ended: { events: NewEvent[]; workspaceId: string } | null): void {
   // The session's sockets close now and the proxy refuses it from the recorded status; closing the
   // browser itself (~100 ms) need not hold up the caller.
-  if (ended) void publishEvents(deps.pubsub, ended.events, deps.log);
+  if (ended) void deps.events.published(ended.events);
   if (ended) void publishSessionChange(deps, id, ended.workspaceId);
   // The browser may run on another node: that node closes it.
   if (ended) deps.cluster?.sessionEnded(id, endMessage(end.status, end.reason));

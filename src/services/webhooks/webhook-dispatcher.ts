@@ -1,0 +1,150 @@
+import { EgressPolicy, parseAllowlist } from "../../browser/egress-policy.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
+import type { AppDeps } from "../../kernel/context.ts";
+import { queryStatement } from "../../kernel/support.ts";
+import type { SessionEventView } from "../session-events/session-events.ts";
+import { enqueueForEvents } from "./webhook-enqueue.ts";
+import { openSecret, signedHeaders } from "./webhook-secrets.ts";
+import { sendAttempt, type AttemptOutcome } from "./webhook-sender.ts";
+import { recordOutcome, type Claimed } from "./webhook-outcomes.ts";
+
+/**
+ * Every node's sender of webhook deliveries. Deliveries are rows; a node claims the due ones in one
+ * statement (`UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING`) that stamps each
+ * with itself, its attempt number and a lease (`locked_until`) longer than an attempt can take, so
+ * while one node sends an attempt no other node takes it; a node that dies mid-attempt leaves the
+ * lease to run out, and another node sends that attempt again (at least once). An outcome is only
+ * recorded by the claimer of that very attempt. Nodes look for due rows every second, and at once
+ * when this node queued one.
+ */
+
+export interface DispatcherOptions {
+  /** The first retry's delay (VESSEL_WEBHOOK_RETRY_BASE_MS), doubled per failed attempt. */
+  retryBaseMs: number;
+  timeoutMs?: number;
+  pollMs?: number;
+  /** All addresses of a name (tests). */
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+const CLAIM_BATCH = 10;
+
+
+type Deps = Pick<AppDeps, "db" | "log" | "now" | "nodeId" | "masterKey" | "config">;
+
+export class WebhookDispatcher {
+  private readonly policy: EgressPolicy;
+  private readonly timeoutMs: number;
+  private readonly pollMs: number;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private wakeUp: () => void = () => {};
+  private woken = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly deps: Deps, private readonly options: DispatcherOptions) {
+    this.policy = new EgressPolicy(parseAllowlist(deps.config.browser.egressAllow));
+    this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+    this.pollMs = options.pollMs ?? 1000;
+  }
+
+  /** The event recorder's subscriber: queues the deliveries of written events, then sends them. */
+  onEvents(events: readonly SessionEventView[]): void {
+    const queued = enqueueForEvents(this.deps, events).then((n) => {
+      if (n > 0) this.wake();
+    });
+    this.inFlight.add(queued);
+    void queued.finally(() => this.inFlight.delete(queued));
+  }
+
+  /** Looks for due deliveries now rather than at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp();
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.running = this.loop();
+  }
+
+  /** Stops claiming; waits for the attempts in flight (each ends within its timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.running;
+    await Promise.all([...this.inFlight]);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let sent = 0;
+      try {
+        sent = await this.runOnce();
+      } catch (err) {
+        this.deps.log.warn({ err }, "webhook deliveries: could not claim");
+      }
+      if (sent === CLAIM_BATCH || this.stopped) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.pollMs);
+        timer.unref();
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        if (this.woken) this.wakeUp();
+      });
+      this.woken = false;
+    }
+  }
+
+  /** Claims what is due and sends those attempts; answers how many it claimed. */
+  async runOnce(): Promise<number> {
+    const now = this.deps.now();
+    const lease = new Date(now.getTime() + this.timeoutMs + 20_000);
+    const claimed = await queryStatement<Claimed>(
+      this.deps.db,
+      Prisma.sql`WITH due AS (
+          SELECT d."id" FROM "webhook_deliveries" d JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
+          WHERE d."status" = 'pending' AND d."next_attempt_at" <= ${now}::timestamptz AND e."enabled"
+            AND (d."locked_until" IS NULL OR d."locked_until" <= ${now}::timestamptz)
+          ORDER BY d."next_attempt_at" LIMIT ${CLAIM_BATCH} FOR UPDATE OF d SKIP LOCKED
+        ), claimed AS (
+          UPDATE "webhook_deliveries" d SET "locked_until" = ${lease}::timestamptz, "locked_by" = ${this.deps.nodeId}, "attempts" = d."attempts" + 1
+          FROM due WHERE d."id" = due."id"
+          RETURNING d."id", d."endpoint_id", d."payload", d."attempts", d."created_at"
+        )
+        SELECT c.*, e."url", e."secret", e."previous_secret", e."previous_expires_at"
+        FROM claimed c JOIN "webhook_endpoints" e ON e."id" = c."endpoint_id"`,
+    );
+    await Promise.all(claimed.map((c) => this.attempt(c)));
+    return claimed.length;
+  }
+
+  private async attempt(c: Claimed): Promise<void> {
+    const keys: Buffer[] = [];
+    let outcome: AttemptOutcome;
+    try {
+      keys.push(openSecret(this.deps.masterKey, c.endpoint_id, c.secret));
+      if (c.previous_secret && c.previous_expires_at && new Date(c.previous_expires_at) > this.deps.now()) {
+        keys.push(openSecret(this.deps.masterKey, c.endpoint_id, c.previous_secret));
+      }
+      const headers = signedHeaders(keys, c.id, Math.floor(this.deps.now().getTime() / 1000), c.payload);
+      outcome = await sendAttempt(c.url, headers, c.payload, { policy: this.policy, timeoutMs: this.timeoutMs, resolve: this.options.resolve });
+    } catch (err) {
+      outcome = { kind: "failed", error: `could not sign: ${(err as Error).message}` };
+    } finally {
+      for (const k of keys) k.fill(0);
+    }
+    try {
+      const due = await recordOutcome(this.deps, c, outcome, this.options.retryBaseMs);
+      // A retry due before the next poll: look again then (a short VESSEL_WEBHOOK_RETRY_BASE_MS is not rounded up to the poll).
+      const inMs = due ? due.getTime() - this.deps.now().getTime() : Infinity;
+      if (inMs < this.pollMs && !this.stopped) setTimeout(() => this.wake(), Math.max(inMs, 0) + 10).unref(); // timers may fire a little early
+    } catch (err) {
+      this.deps.log.warn({ err, deliveryId: c.id }, "webhook deliveries: could not record an attempt's outcome");
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import type { z } from "zod";
+import { ulid } from "../../ids.ts";
+import type { WebhookEndpoint } from "../../generated/prisma/client.ts";
+import { actingWorkspace, requirePrincipal, requireWorkspaceRole } from "../../kernel/authz.ts";
+import type { ServiceContext } from "../../kernel/context.ts";
+import { AppError, validationError } from "../../kernel/errors.ts";
+import { isPlausibleId, paginate, type Page } from "../../kernel/pagination.ts";
+import { parseInput, prismaOf } from "../../kernel/support.ts";
+import { CreateWebhookInput, UpdateWebhookInput, type WebhookListQuery } from "./webhook-input.ts";
+import { newSecret } from "./webhook-secrets.ts";
+
+/**
+ * A workspace's webhook endpoints (POST /v1/webhooks): a URL, the events it wants, and a signing
+ * secret shown only when made (create, rotate). Managed by the workspace's API keys and by its
+ * owners and admins on the dashboard.
+ */
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  /** When and why deliveries stopped: it failed for 3 days in a row, or a PATCH turned it off. */
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  /** After a rotation: until when the previous secret still signs alongside. */
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An endpoint with its secret in the clear: the one answer that shows it. */
+export interface WebhookEndpointWithSecret extends WebhookEndpointView {
+  secret: string;
+}
+
+/** The most endpoints one workspace may have: each event costs a delivery per endpoint. */
+export const MAX_ENDPOINTS_PER_WORKSPACE = 20;
+/** How long the previous secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 3600_000;
+
+export function endpointView(e: WebhookEndpoint, now: Date): WebhookEndpointView {
+  const overlapping = e.previousSecret && e.previousExpiresAt && e.previousExpiresAt > now;
+  return {
+    id: e.id, url: e.url, events: e.events, description: e.description, enabled: e.enabled, disabledAt: e.disabledAt, disabledReason: e.disabledReason,
+    previousSecretExpiresAt: overlapping ? e.previousExpiresAt : null, createdAt: e.createdAt, updatedAt: e.updatedAt,
+  };
+}
+
+/** The workspace whose webhooks the caller manages: an API key's own, or one the user owns or administers. */
+export async function webhookWorkspace(ctx: ServiceContext, workspace?: string): Promise<string> {
+  const principal = requirePrincipal(ctx);
+  if (principal.kind === "apiKey") return actingWorkspace(ctx, workspace, "manage its webhooks");
+  if (workspace === undefined) throw validationError([{ field: "workspace", message: "name the workspace (its slug) to manage its webhooks" }]);
+  return (await requireWorkspaceRole(ctx, workspace, ["OWNER", "ADMIN"], "manage webhooks")).id;
+}
+
+export async function findEndpoint(ctx: ServiceContext, id: string, workspace?: string): Promise<WebhookEndpoint> {
+  const workspaceId = await webhookWorkspace(ctx, workspace);
+  if (ctx.audit) ctx.audit.target = id;
+  const row = isPlausibleId(id) ? await prismaOf(ctx).webhookEndpoint.findFirst({ where: { id, workspaceId } }) : null;
+  if (!row) throw new AppError("not-found", "No webhook with this id in this workspace.");
+  return row;
+}
+
+/** `raw` is checked here, whichever transport it came from. */
+export async function createWebhook(ctx: ServiceContext, raw: z.input<typeof CreateWebhookInput>, workspace?: string): Promise<WebhookEndpointWithSecret> {
+  const workspaceId = await webhookWorkspace(ctx, workspace);
+  const input = parseInput(CreateWebhookInput, raw);
+  const count = await prismaOf(ctx).webhookEndpoint.count({ where: { workspaceId } });
+  if (count >= MAX_ENDPOINTS_PER_WORKSPACE) throw new AppError("conflict", `A workspace may have at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhooks; delete one first.`);
+  const id = `whk_${ulid()}`;
+  const secret = newSecret(ctx.deps.masterKey, id);
+  const row = await prismaOf(ctx).webhookEndpoint.create({
+    data: { id, workspaceId, url: input.url, events: input.events, description: input.description || null, secret: secret.sealed, masterKeyId: secret.masterKeyId },
+  });
+  if (ctx.audit) ctx.audit.target = id;
+  return { ...endpointView(row, ctx.deps.now()), secret: secret.shown };
+}
+
+export async function listWebhooks(ctx: ServiceContext, q: WebhookListQuery, workspace?: string): Promise<Page<WebhookEndpointView>> {
+  const workspaceId = await webhookWorkspace(ctx, workspace);
+  const page = await paginate(q, "asc", (w) =>
+    prismaOf(ctx).webhookEndpoint.findMany({ where: { workspaceId, ...(w.idAfter ? { id: w.idAfter } : {}) }, orderBy: w.orderBy, take: w.take }),
+  );
+  const now = ctx.deps.now();
+  return { ...page, items: page.items.map((e) => endpointView(e, now)) };
+}
+
+export async function getWebhook(ctx: ServiceContext, id: string, workspace?: string): Promise<WebhookEndpointView> {
+  return endpointView(await findEndpoint(ctx, id, workspace), ctx.deps.now());
+}
+
+export async function updateWebhook(ctx: ServiceContext, id: string, raw: z.input<typeof UpdateWebhookInput>, workspace?: string): Promise<WebhookEndpointView> {
+  const input = parseInput(UpdateWebhookInput, raw);
+  const row = await findEndpoint(ctx, id, workspace);
+  const now = ctx.deps.now();
+  const turnedOn = input.enabled === true && !row.enabled;
+  const turnedOff = input.enabled === false && row.enabled;
+  const updated = await prismaOf(ctx).webhookEndpoint.update({
+    where: { id: row.id },
+    data: {
+      ...(input.url !== undefined ? { url: input.url } : {}),
+      ...(input.events !== undefined ? { events: input.events } : {}),
+      ...(input.description !== undefined ? { description: input.description || null } : {}),
+      ...(turnedOn ? { enabled: true, disabledAt: null, disabledReason: null, failingSince: null } : {}),
+      ...(turnedOff ? { enabled: false, disabledAt: now, disabledReason: "turned off" } : {}),
+      updatedAt: now,
+    },
+  });
+  return endpointView(updated, now);
+}
+
+/** Deletes the endpoint with its secret and its deliveries (an attempt in flight still finishes). */
+export async function deleteWebhook(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
+  const row = await findEndpoint(ctx, id, workspace);
+  await prismaOf(ctx).webhookEndpoint.deleteMany({ where: { id: row.id } });
+}
+
+/**
+ * A new secret, shown once; the current one becomes the previous and keeps signing beside it for
+ * 24 hours, so receivers can switch without losing a delivery. A second rotation within those hours
+ * replaces the previous (only the two newest ever sign).
+ */
+export async function rotateWebhookSecret(ctx: ServiceContext, id: string, workspace?: string): Promise<WebhookEndpointWithSecret> {
+  const row = await findEndpoint(ctx, id, workspace);
+  const now = ctx.deps.now();
+  const secret = newSecret(ctx.deps.masterKey, row.id);
+  const updated = await prismaOf(ctx).webhookEndpoint.update({
+    where: { id: row.id },
+    data: {
+      secret: secret.sealed, masterKeyId: secret.masterKeyId,
+      previousSecret: row.secret, previousMasterKeyId: row.masterKeyId, previousExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      updatedAt: now,
+    },
+  });
+  return { ...endpointView(updated, now), secret: secret.shown };
+}

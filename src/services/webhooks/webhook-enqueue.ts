@@ -1,0 +1,58 @@
+import { ulid } from "../../ids.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
+import type { AppDeps } from "../../kernel/context.ts";
+import { queryStatement } from "../../kernel/support.ts";
+import type { SessionEventView } from "../session-events/session-events.ts";
+import { webhookEventTypes } from "./webhook-input.ts";
+import { carriesSession, deliveryBody, eventPayload, sessionPayload } from "./webhook-payload.ts";
+
+/**
+ * From session events to deliveries: called with every batch of events once written (the event
+ * recorder's subscriber, on the node that wrote them), it makes one delivery row per subscribed,
+ * enabled endpoint of the session's workspace. A row per (endpoint, event) at most (a unique key),
+ * so a batch seen twice makes no second delivery. Events no endpoint can want cost nothing; a
+ * session's webhook events cost one read when its workspace has no endpoint for them.
+ */
+
+const wanted: ReadonlySet<string> = new Set(webhookEventTypes);
+
+interface EndpointRow { id: string; events: string[] }
+
+/** Answers how many deliveries it made. Never throws (a failure is logged: events are never held up by webhooks). */
+export async function enqueueForEvents(deps: Pick<AppDeps, "db" | "log">, events: readonly SessionEventView[]): Promise<number> {
+  const relevant = events.filter((e) => wanted.has(e.type));
+  if (relevant.length === 0) return 0;
+  let made = 0;
+  for (const sessionId of new Set(relevant.map((e) => e.sessionId))) {
+    try {
+      made += await enqueueSession(deps, sessionId, relevant.filter((e) => e.sessionId === sessionId));
+    } catch (err) {
+      deps.log.error({ err, sessionId, types: relevant.map((e) => e.type) }, "could not queue webhook deliveries");
+    }
+  }
+  return made;
+}
+
+async function enqueueSession(deps: Pick<AppDeps, "db" | "log">, sessionId: string, events: SessionEventView[]): Promise<number> {
+  const types = [...new Set(events.map((e) => e.type))];
+  const endpoints = await queryStatement<EndpointRow>(
+    deps.db,
+    Prisma.sql`SELECT e."id", e."events" FROM "webhook_endpoints" e JOIN "sessions" s ON s."workspace_id" = e."workspace_id"
+      WHERE s."id" = ${sessionId} AND e."enabled" AND e."events" && ${types}::text[]`,
+  );
+  if (endpoints.length === 0) return 0;
+  const session = events.some((e) => carriesSession(e.type)) ? await deps.db.prisma.session.findUnique({ where: { id: sessionId } }) : null;
+  const rows: Prisma.WebhookDeliveryCreateManyInput[] = [];
+  for (const event of events) {
+    const data = carriesSession(event.type) ? (session ? sessionPayload(session) : null) : eventPayload(event);
+    if (!data) continue;
+    const payload = deliveryBody(event.type, event.createdAt, data);
+    for (const endpoint of endpoints) {
+      if (!endpoint.events.includes(event.type)) continue;
+      rows.push({ id: `msg_${ulid()}`, endpointId: endpoint.id, eventType: event.type, eventId: event.id, payload, nextAttemptAt: event.createdAt });
+    }
+  }
+  if (rows.length === 0) return 0;
+  const { count } = await deps.db.prisma.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
+  return count;
+}
