@@ -195,6 +195,8 @@ describe.skipIf(!hasChromium)("the client library and CLI against a running serv
       const waited = await cli("sessions", "create", "--region", "us-east1", "--interactive", "--wait-for-done", "--done-timeout", "1");
       expect(waited.code).toBe(exitCodes.timeout);
       expect(waited.err).toMatch(/No one clicked Done .* within 1 s/);
+      // Issue 25: the wait ran out, the session did not.
+      expect(waited.err).toMatch(/The session ses_\w+ is still running: .*vessel sessions release ses_\w+/);
       const help = await cli("sessions", "create", "--help");
       expect(help.code).toBe(exitCodes.ok);
       expect(help.out).toContain("--wait-for-done");

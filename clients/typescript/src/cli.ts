@@ -1,14 +1,17 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { TimeoutError, Vessel, VesselApiError, VesselError, type Profile, type Session } from "./index.ts";
+import { TimeoutError, Vessel, VesselApiError, VesselError, type Session } from "./index.ts";
 import { logsCommand } from "./cli-logs.ts";
 import { recordingCommand } from "./cli-recording.ts";
 import { browserFlags, browserOptionsOf, browserUsage, extensionCommands } from "./cli-browser.ts";
 import { mcpCommand } from "./mcp-bridge.ts";
+import { profileCommands } from "./cli-profiles.ts";
+import { exitCodes, groupHelp, help as helpOf, parseErrorLine } from "./cli-help.ts";
+import { clientVersion } from "./version.ts";
 
 /** Exit codes: scripts can tell a typo from a refusal from a wait that ran out. */
-export const exitCodes = { ok: 0, apiError: 1, usage: 2, timeout: 3 } as const;
+export { exitCodes };
 
 class UsageError extends Error {}
 
@@ -92,7 +95,8 @@ const commands: Record<string, Command> = {
     options: { status: { type: "string" }, limit: { type: "string" }, metadata: { type: "string", multiple: true } },
     async run({ vessel, values, io, json }) {
       const limit = values.limit === undefined ? Infinity : Number(values.limit);
-      if (!Number.isInteger(limit) && limit !== Infinity) throw new UsageError("--limit must be a whole number");
+      // Zero rows on request is a typo more often than a wish: refused, like any other bad number.
+      if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new UsageError("--limit must be a whole number of at least 1");
       const status = values.status as Session["status"] | undefined;
       const sessions: Session[] = [];
       const metadata = metadataOf(values.metadata);
@@ -127,7 +131,13 @@ const commands: Record<string, Command> = {
       if (!json) io.out(`${sessionDetail(session)}\n\nWaiting for someone to click Done in the live view…`);
       const doneTimeout = Number(values["done-timeout"] ?? 600);
       if (!Number.isInteger(doneTimeout) || doneTimeout < 1) throw new UsageError("--done-timeout must be a whole number of seconds");
-      const done = await spinning(io, "waiting for Done", vessel.sessions.waitForLiveViewDone(session.id, { timeoutSeconds: doneTimeout }));
+      const done = await spinning(io, "waiting for Done", vessel.sessions.waitForLiveViewDone(session.id, { timeoutSeconds: doneTimeout })).catch((err: unknown) => {
+        if (!(err instanceof TimeoutError)) throw err;
+        throw new TimeoutError(
+          `${err.message} The session ${session.id} is still running: wait again with "vessel sessions events ${session.id} --type live_view.done --wait 30", ` +
+            `or end it with "vessel sessions release ${session.id}".`,
+        );
+      });
       print(io, json, { session, done }, () => `Done clicked at ${done.created_at}.`);
     },
   },
@@ -190,70 +200,36 @@ const commands: Record<string, Command> = {
 
 Object.assign(commands, { "sessions logs": logsCommand, "sessions recording": recordingCommand, mcp: mcpCommand }, extensionCommands);
 
-function profileRows(profiles: Profile[]): string {
-  if (profiles.length === 0) return "No profiles.";
-  return table([
-    ["ID", "LABEL", "COOKIES", "ORIGINS", "KEYS", "SIZE", "UPDATED"],
-    ...profiles.map((p) => [p.profile_id, p.label, String(p.cookie_count), String(p.origin_count), String(p.key_count), `${Math.ceil(p.size_bytes / 1024)} KiB`, p.updated_at]),
-  ]);
-}
+Object.assign(commands, profileCommands);
 
-Object.assign(commands, {
-  "profiles list": {
-    usage: "vessel profiles list",
-    summary: "List the workspace's saved profiles.",
-    async run({ vessel, io, json }) {
-      const profiles: Profile[] = [];
-      for await (const p of vessel.profiles.list()) profiles.push(p);
-      print(io, json, profiles, () => profileRows(profiles));
-    },
-  },
-  "profiles delete": {
-    usage: "vessel profiles delete <id>",
-    summary: "Delete a profile (its encryption key is destroyed with it).",
-    args: ["id"],
-    async run({ vessel, args, io, json }) {
-      await vessel.profiles.delete(args[0]!);
-      print(io, json, { id: args[0], deleted: true }, () => `Deleted ${args[0]}.`);
-    },
-  },
-  "profiles export": {
-    usage: "vessel profiles export <id>",
-    summary: "Print a profile as a Playwright storageState document (JSON; it holds the logins in the clear).",
-    args: ["id"],
-    async run({ vessel, args, io }) {
-      io.out(JSON.stringify(await vessel.profiles.exportStorageState(args[0]!), null, 2));
-    },
-  },
-} satisfies Record<string, Command>);
+const help = (): string => helpOf(commands);
 
-function help(): string {
-  const lines = Object.values(commands).map((c) => `  ${c.usage}\n      ${c.summary}`);
-  return [
-    "vessel — the Vessel command line",
-    "",
-    "Commands:",
-    ...lines,
-    "",
-    "Options for every command:",
-    "  --api-key <key>    default: VESSEL_API_KEY",
-    "  --base-url <url>   default: VESSEL_BASE_URL, else http://localhost:8080",
-    "  --json             machine-readable output",
-    "  -h, --help         this help, or a command's",
-    "",
-    `Exit codes: ${exitCodes.ok} ok, ${exitCodes.apiError} the API refused or failed, ${exitCodes.usage} usage error, ${exitCodes.timeout} a wait ran out.`,
-  ].join("\n");
-}
+
 
 /** Runs one command line; returns the exit code (never exits the process itself, so tests can call it). */
 export async function runCli(argv: string[], io: Io): Promise<number> {
+  if (argv[0] === "--version" || argv[0] === "-V") {
+    io.out(`vessel ${clientVersion}`);
+    return exitCodes.ok;
+  }
   // Two-word commands ("sessions list"), else one word ("mcp").
   const name = commands[argv.slice(0, 2).join(" ")] ? argv.slice(0, 2).join(" ") : (argv[0] ?? "");
   const command = commands[name];
   if (!command) {
     const wantsHelp = argv.length === 0 || argv.includes("--help") || argv.includes("-h");
-    (wantsHelp ? io.out : io.err)(wantsHelp ? help() : `Unknown command "${name}".\n\n${help()}`);
-    return wantsHelp ? exitCodes.ok : exitCodes.usage;
+    // `vessel sessions --help` (or a bare `vessel sessions`): that group's commands.
+    const group = argv[0] && !argv[0].startsWith("-") ? groupHelp(commands, argv[0]) : null;
+    if (group) {
+      (wantsHelp ? io.out : io.err)(wantsHelp ? group : `${argv[1] ? `unknown command "${argv.slice(0, 2).join(" ")}"` : `"${argv[0]}" needs a command`}\n\n${group}`);
+      return wantsHelp ? exitCodes.ok : exitCodes.usage;
+    }
+    if (wantsHelp) {
+      io.out(help());
+      return exitCodes.ok;
+    }
+    const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command "${name}"`;
+    io.err(`vessel: ${what}\nRun "vessel --help" for the commands.`);
+    return exitCodes.usage;
   }
   try {
     const { values, positionals } = parseArgs({ args: argv.slice(name.split(" ").length), options: { ...globalOptions, ...command.options }, allowPositionals: true, strict: true });
@@ -270,7 +246,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     return exitCodes.ok;
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.err(`${(err as Error).message}\nUsage: ${command.usage}`);
+      const line = err instanceof UsageError ? err.message : parseErrorLine(err as Error & { code?: string });
+      io.err(`vessel ${name}: ${line}\nUsage: ${command.usage}\nRun "vessel ${name} --help" for its options.`);
       return exitCodes.usage;
     }
     if (err instanceof TimeoutError) {
