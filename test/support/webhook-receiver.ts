@@ -22,6 +22,8 @@ export interface Receiver {
   script(path: string, statuses: number[]): void;
   /** Delay each answer (ms). */
   delayMs: number;
+  /** Decides each answer's status when set (after the path's script). */
+  answer?: (r: Received) => number;
   close(): Promise<void>;
 }
 
@@ -40,8 +42,9 @@ export async function startReceiver(): Promise<Receiver> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const path = req.url ?? "/";
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() });
-      const status = scripts.get(path)?.shift() ?? 200;
+      const r: Received = { path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
+      received.push(r);
+      const status = scripts.get(path)?.shift() ?? receiver.answer?.(r) ?? 200;
       setTimeout(() => res.writeHead(status).end(status < 300 ? "ok" : "no"), receiver.delayMs);
     });
   });
