@@ -239,6 +239,30 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     }, 180_000);
   }
 
+  for (const [name, transportFor] of [["Streamable HTTP (DELETE /mcp)", httpTransport], ["stdio (stdin closes)", stdioTransport]] as const) {
+    it(`closes its browser connection when the MCP session ends over ${name}`, async () => {
+      const transport = transportFor(ws.key);
+      const client = await connect(transport);
+      const sessionId = (await call(client, "create_session")).structuredContent!.id as string;
+      expect((await call(client, "navigate", { url: fixtureUrl })).isError).toBeFalsy();
+      const eventsOf = async (type: string) =>
+        ((await (await fetch(`${t.url}/v1/sessions/${sessionId}/events?type=${type}`, { headers: bearer(ws.key) })).json()) as { items: unknown[] }).items;
+      // (Connection events are written shortly after they happen.)
+      await eventually(() => eventsOf("cdp.connected"), (e) => e.length === 1);
+      expect(await eventsOf("cdp.disconnected")).toHaveLength(0);
+      if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
+      await client.close();
+      await eventually(() => eventsOf("cdp.disconnected"), (e) => e.length === 1);
+      // The browser session itself goes on until it is released.
+      expect((await getSession(t, ws.key, sessionId)).status).toBe("RUNNING");
+      await fetch(`${t.url}/v1/sessions/${sessionId}`, { method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+    }, 60_000);
+  }
+
+  it("answers a stdio agent whose key is refused with an error, not silence", async () => {
+    await expect(connect(stdioTransport("vs_live_nottherealkey"))).rejects.toThrow(/401/);
+  });
+
   it("refuses /mcp without a valid key, with a problem document", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
