@@ -51,7 +51,7 @@ export class CdpChannel {
   #open = true;
 
   constructor(
-    private readonly pipe: CdpPipe,
+    readonly pipe: CdpPipe,
     readonly root: string,
     /** The target a page endpoint's channel is rooted at (undefined: the browser). */
     readonly rootTarget?: string,
@@ -136,6 +136,8 @@ export class CdpPipe {
   #nextId = 1;
   #open = true;
   #partial: Buffer[] = [];
+  /** While set, channels opened wait for it, and are refused when it fails (profile-restore.ts: a browser being prepared). */
+  held: Promise<void> | undefined;
 
   constructor(
     private readonly out: Writable,
@@ -177,12 +179,14 @@ export class CdpPipe {
 
   /** A browser-level channel of its own (a `Target.attachToBrowserTarget` session). */
   async open(): Promise<CdpChannel> {
+    if (this.held) await this.held;
     const { sessionId } = await this.call<{ sessionId: string }>("Target.attachToBrowserTarget");
     return this.#channel(sessionId);
   }
 
   /** A channel whose root is the target `targetId` (a page endpoint: page-level CDP without session ids). */
   async openTarget(targetId: string): Promise<CdpChannel> {
+    if (this.held) await this.held;
     const { sessionId } = await this.call<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
     return this.#channel(sessionId, targetId);
   }
@@ -212,10 +216,10 @@ export class CdpPipe {
     });
   }
 
-  /** @internal writes one message; false once the pipe has ended. */
-  write(json: string): boolean {
+  /** @internal writes one message (bytes: with their NUL already); false once the pipe has ended. */
+  write(json: string | Buffer): boolean {
     if (!this.#open || !this.out.writable) return false;
-    this.out.write(json + "\0");
+    this.out.write(typeof json === "string" ? json + "\0" : json);
     return true;
   }
 

@@ -4,6 +4,7 @@ import {
 import { CdpClient } from "./cdp-client.ts";
 import type { CdpPipe } from "./cdp-pipe.ts";
 import { evaluateIn, withOriginTab } from "./profile-origin-tab.ts";
+import { heldBackLocalStorage } from "./profile-seeding.ts";
 
 /** A cookie as Chromium's `Storage.getCookies` reports it (the fields a profile keeps). */
 interface CdpCookie {
@@ -107,52 +108,56 @@ export async function captureProfile(pipe: CdpPipe, base?: ProfileDocument): Pro
       return out;
     };
 
-    for (const page of pages) {
+    const readFrame = async (frame: Frame, sessionId: string) => {
+      const origin = frame.securityOrigin;
+      if (!origin || !webOrigin.test(origin)) return;
+      const storageKey = await cdp
+        .send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, sessionId)
+        .then((r) => r.storageKey, () => `${origin}/`);
+      // A first-party key is the origin and a slash; anything longer is partitioned under another top-level site.
+      if (storageKey !== `${origin}/`) return;
+      const read = (isLocalStorage: boolean) =>
+        cdp
+          .send<{ entries: string[][] }>("DOMStorage.getDOMStorageItems", { storageId: { storageKey, isLocalStorage } }, sessionId)
+          .then((r) => r.entries, () => undefined);
+      const [localEntries, sessionEntries] = await Promise.all([local.has(origin) ? undefined : read(true), read(false)]);
+      // Tabs are read side by side: the first answer of an origin wins, as the first tab's did before.
+      if (localEntries && !local.has(origin)) local.set(origin, items(localEntries));
+      if (sessionEntries && !session.get(origin)?.length) {
+        const found = items(sessionEntries);
+        if (found.length > 0 || !session.has(origin)) session.set(origin, found);
+      }
+    };
+
+    // Every tab at once: each is its own renderer, and a save is waited on.
+    await Promise.all(pages.map(async (page) => {
       let sessionId: string;
       try {
         ({ sessionId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true }));
       } catch {
-        continue; // closed in the meantime
+        return; // closed in the meantime
       }
       try {
-        const history = await cdp
-          .send<{ entries: Array<{ url: string }> }>("Page.getNavigationHistory", {}, sessionId)
-          .catch(() => ({ entries: [] }));
+        const [history, { frameTree }] = await Promise.all([
+          cdp.send<{ entries: Array<{ url: string }> }>("Page.getNavigationHistory", {}, sessionId).catch(() => ({ entries: [] })),
+          cdp.send<{ frameTree: FrameTree }>("Page.getFrameTree", {}, sessionId),
+        ]);
         for (const { url } of history.entries) {
           const origin = originOf(url);
           if (origin) visited.add(origin);
         }
-        const { frameTree } = await cdp.send<{ frameTree: FrameTree }>("Page.getFrameTree", {}, sessionId);
-        for (const frame of framesOf(frameTree)) {
-          const origin = frame.securityOrigin;
-          if (!origin || !webOrigin.test(origin)) continue;
-          const storageKey = await cdp
-            .send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, sessionId)
-            .then((r) => r.storageKey, () => `${origin}/`);
-          // A first-party key is the origin and a slash; anything longer is partitioned under another top-level site.
-          if (storageKey !== `${origin}/`) continue;
-          const read = (isLocalStorage: boolean) =>
-            cdp
-              .send<{ entries: string[][] }>("DOMStorage.getDOMStorageItems", { storageId: { storageKey, isLocalStorage } }, sessionId)
-              .then((r) => items(r.entries), () => undefined);
-          if (!local.has(origin)) {
-            const found = await read(true);
-            if (found) local.set(origin, found);
-          }
-          if (!session.get(origin)?.length) {
-            const found = await read(false);
-            if (found && (found.length > 0 || !session.has(origin))) session.set(origin, found);
-          }
-        }
+        await Promise.all(framesOf(frameTree).map((frame) => readFrame(frame, sessionId)));
       } catch {
         // The tab went away or navigated while being read; what it still had is lost with it.
       } finally {
         await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
       }
-    }
+    }));
 
     // Origins known to the session that no tab has open now.
     const baseOrigins = new Map((base?.origins ?? []).map((o) => [o.origin, o]));
+    // An origin no document has loaded since the restore still has only the profile's localStorage.
+    for (const [origin, kept] of heldBackLocalStorage(pipe)) if (!local.has(origin)) local.set(origin, kept);
     const elsewhere = [...new Set([...visited, ...baseOrigins.keys()])].filter((o) => !local.has(o));
     await withOriginTab(cdp, elsewhere, async (origin, tab) => {
       const entries = await evaluateIn<string[][] | null>(

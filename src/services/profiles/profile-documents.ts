@@ -9,7 +9,8 @@ import { AppError } from "../../kernel/errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { writeAuditInTx } from "../audit/audit.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
-import { prismaOf } from "../../kernel/support.ts";
+import { prismaOf, queryStatement } from "../../kernel/support.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
 import type { CdpPipe } from "../../browser/cdp-pipe.ts";
 
 /** The audit action of saving a profile (operations.saveProfile), also written for a save on release. */
@@ -81,13 +82,37 @@ export async function captureSessionHere(deps: AppDeps, source: ServiceContext |
   }
 }
 
+/** A profile row's sealed columns, bytes as base64 (see readDocument). */
+interface SealedRow {
+  id: string;
+  workspaceId: string;
+  formatVersion: number;
+  ciphertext: string;
+  nonce: string;
+  authTag: string;
+  wrappedKey: string;
+  masterKeyId: string;
+}
+
+const fromBase64 = (b64: string) => Buffer.from(b64, "base64");
+
 /** The stored document of a profile of the workspace; 422 profile-unreadable when it cannot be decrypted or parsed. */
 export async function readDocument(deps: AppDeps, source: ServiceContext | undefined, workspaceId: string, id: string): Promise<ProfileDocument> {
-  const row = await deps.db.prisma.profile.findFirst({ where: { id, workspaceId } });
+  // The bytes come as base64 text: the embedded database hands a bytea out as hex that is turned into
+  // bytes in JavaScript, 15–45 ms for a 150 KiB profile against ~1.5 ms this way (on a session's start).
+  const [row] = await queryStatement<SealedRow>(
+    deps.db,
+    Prisma.sql`SELECT id, workspace_id AS "workspaceId", format_version AS "formatVersion", encode(ciphertext, 'base64') AS ciphertext,
+      encode(nonce, 'base64') AS nonce, encode(auth_tag, 'base64') AS "authTag", encode(wrapped_key, 'base64') AS "wrappedKey",
+      master_key_id AS "masterKeyId" FROM profiles WHERE id = ${id} AND workspace_id = ${workspaceId}`,
+  );
   if (!row) throw new AppError("not-found", "No profile with this id in this workspace.");
   let plaintext: Buffer | undefined;
   try {
-    plaintext = openProfile(deps.masterKey, row);
+    plaintext = openProfile(deps.masterKey, {
+      id: row.id, workspaceId: row.workspaceId, formatVersion: Number(row.formatVersion), masterKeyId: row.masterKeyId,
+      ciphertext: fromBase64(row.ciphertext), nonce: fromBase64(row.nonce), authTag: fromBase64(row.authTag), wrappedKey: fromBase64(row.wrappedKey),
+    });
     return parseProfileDocument(JSON.parse(plaintext.toString("utf8")));
   } catch (err) {
     if (err instanceof ProfileDecryptError && err.reason === "other-master-key") {
@@ -105,18 +130,20 @@ export async function readDocument(deps: AppDeps, source: ServiceContext | undef
 }
 
 /**
- * Restores a profile of the workspace into a session's fresh browser (createSession, right after the
- * browser is acquired). A profile that cannot be read is 422; the caller releases the browser.
+ * Restores a profile's document (read by the create before any browser is taken, so an unreadable
+ * one is refused, 422, with nothing taken) into a session's fresh browser, right after the browser is
+ * acquired. The create does not wait for it: the browser's pipe holds every channel until it is done
+ * (profile-restore.ts). Should it fail (the browser died), the browser is closed, and the session,
+ * answered already, ends as its browser's crash does.
  */
-export async function restoreProfileIntoSession(ctx: ServiceContext, workspaceId: string, profileId: string, lease: { sessionId: string; cdp: CdpPipe }): Promise<void> {
-  const doc = await readDocument(ctx.deps, ctx, workspaceId, profileId);
-  try {
-    const report = await restoreProfile(lease.cdp, doc, ctx.log);
-    ctx.log.info({ sessionId: lease.sessionId, profileId, ...report, ms: Math.round(report.ms) }, "profile restored");
-  } catch (err) {
-    ctx.log.error({ sessionId: lease.sessionId, profileId, err: (err as Error).message }, "profile restore failed");
-    throw new AppError("service-unavailable", "The profile could not be applied to the session's browser. Retry shortly.", {}, { "Retry-After": "1" });
-  }
+export function restoreProfileIntoSession(ctx: ServiceContext, profileId: string, doc: ProfileDocument, lease: { sessionId: string; cdp: CdpPipe; release(): Promise<void> }): void {
+  restoreProfile(lease.cdp, doc, ctx.log).then(
+    (report) => ctx.log.info({ sessionId: lease.sessionId, profileId, ...report, ms: Math.round(report.ms) }, "profile restored"),
+    (err: unknown) => {
+      ctx.log.error({ sessionId: lease.sessionId, profileId, err: (err as Error).message }, "profile restore failed");
+      void lease.release();
+    },
+  );
 }
 
 /**

@@ -13,7 +13,8 @@ import { toBrowserSettings } from "./browser-settings-input.ts";
 import { checkSessionExtensions, loadSessionExtensions } from "../extensions/extensions.ts";
 import { startSessionLogs } from "../session-logs/capture.ts";
 import { startRecording } from "../recordings/recorder.ts";
-import { restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/profile-documents.ts";
+import { readDocument, restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/profile-documents.ts";
+import type { ProfileDocument } from "../../browser/profile-format.ts";
 import { newEvent, publishSessionChange } from "../session-events/session-events.ts";
 import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
 import { insertStartedSession, roomHolds } from "./session-start.ts";
@@ -45,6 +46,8 @@ interface Plan {
   expiresAt: Date;
   /** Minted before the browser is taken (see planSession). */
   urls: Promise<{ connectUrl: string | null; liveViewUrl: string | null }>;
+  /** The document of `input.profile_id`, read by checkCreate. */
+  profile?: ProfileDocument;
 }
 
 /** A browser set up for the session, and the row, event and answer that will record it. */
@@ -69,11 +72,11 @@ export async function createSession(
   idempotencyKey: string,
   workspace?: string,
 ): Promise<Idempotent<SessionView>> {
-  const { workspaceId, cap } = await checkCreate(ctx, input, workspace);
+  const { workspaceId, cap, profile } = await checkCreate(ctx, input, workspace);
   // Full, draining, or another region's: a node that can run it does (src/cluster/placement.ts).
   const placed = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { workspace });
   if (placed) return placed;
-  const plan = planSession(ctx, input, workspaceId, cap);
+  const plan = planSession(ctx, input, workspaceId, cap, profile);
   const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
   // With a warm spare and nothing that changes the browser for good (a profile, extensions), the key is taken by the
   // row's own statement; otherwise (a launch to wait for, a full node) by a statement of its own, so a
@@ -94,15 +97,18 @@ async function checkCreate(ctx: ServiceContext, input: CreateSessionInput, works
   if (!config.regions.includes(input.region)) {
     throw new AppError("unknown-region", `No region called "${input.region}". This deployment serves: ${config.regions.join(", ")}.`);
   }
-  if (input.profile_id) {
-    const profile = await prismaOf(ctx).profile.findFirst({ where: { id: input.profile_id, workspaceId }, select: { id: true } });
-    if (!profile) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
-  }
+  // Read (and decrypted) here, before anything is taken: an unreadable profile is 422 with nothing to undo.
+  const profile = input.profile_id
+    ? await readDocument(ctx.deps, ctx, workspaceId, input.profile_id).catch((err: unknown) => {
+        if (err instanceof AppError && err.status === 404) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
+        throw err;
+      })
+    : undefined;
   await checkSessionExtensions(ctx, workspaceId, input.extension_ids ?? []);
-  return { workspaceId, cap: sessionCap(ctx, maxSessions) };
+  return { workspaceId, cap: sessionCap(ctx, maxSessions), profile };
 }
 
-function planSession(ctx: ServiceContext, input: CreateSessionInput, workspaceId: string, cap: number | null): Plan {
+function planSession(ctx: ServiceContext, input: CreateSessionInput, workspaceId: string, cap: number | null, profile: ProfileDocument | undefined): Plan {
   const id = `ses_${ulid()}`;
   const now = ctx.deps.now();
   const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
@@ -111,7 +117,7 @@ function planSession(ctx: ServiceContext, input: CreateSessionInput, workspaceId
   // turns out to be a replay or the node is full.)
   const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
   urls.catch(() => {}); // awaited in prepare, or not at all when the call fails first
-  return { ctx, input, workspaceId, cap, room: cap === null ? null : roomFor(workspaceId, cap), id, now, expiresAt, urls };
+  return { ctx, input, workspaceId, cap, room: cap === null ? null : roomFor(workspaceId, cap), id, now, expiresAt, urls, ...(profile ? { profile } : {}) };
 }
 
 /** The usual first call: the key was claimed by a statement of its own; the answer is stored with the row. */
@@ -170,7 +176,7 @@ async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
   try {
     // The upstream proxy lives only in this process's memory, for as long as the browser does.
     if (input.proxy && lease.egress) lease.egress.upstream = { ...input.proxy };
-    if (input.profile_id) await restoreProfileIntoSession(ctx, workspaceId, input.profile_id, lease);
+    if (input.profile_id && plan.profile) restoreProfileIntoSession(ctx, input.profile_id, plan.profile, lease);
     const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
     const session: Session = {
       id, workspaceId, status: "RUNNING", region: input.region, endReason: null, nodeId: ctx.deps.nodeId,
