@@ -79,7 +79,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { url: config.database.url, dataDir: path.join(config.database.dataDir, "pglite") },
       (msg) => log.info(msg),
     ));
-  const { deps, cluster, close: closeDeps } = await createDeps(config, db, log, options);
+  const { deps, cluster, close: closeDeps } = await createDeps(config, db, log, { ...options, serving: true });
   const metrics = deps.metrics!;
   const users = options.users ?? dashboardUsers(deps);
   const jobs = new JobRunner(maintenanceJobs(deps, options.maintenanceIntervalMs ?? 3600_000), log.child({ component: "jobs" }));
@@ -126,6 +126,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       // Load balancers stop sending new work here; running sessions go on (and stay reachable).
       return sendProblem(req, res, new AppError("service-unavailable", "This node is shutting down.", {}, { "Retry-After": "5" }));
     }
+    if (cluster.fenced) return sendProblem(req, res, new AppError("service-unavailable", "This node cannot reach the database (its lease ran out).", {}, { "Retry-After": "2" }));
     try {
       await db.ping();
       res.json({ status: "ready" });

@@ -43,6 +43,12 @@ const ConfigSchema = z.object({
   cluster: z.object({
     heartbeatSeconds: seconds(0.05, 300),
     nodeTimeoutSeconds: seconds(0.2, 3600),
+    /** A node runs sessions only while its lease (renewed by each heartbeat) holds (src/cluster/lease.ts). */
+    leaseSeconds: seconds(0.1, 3600),
+    /** Peers wait this much longer than a lease before taking a silent node for dead. */
+    clockSkewSeconds: seconds(0, 600),
+    /** Bound on reaching another node for a create (and on connecting a relay). */
+    placementTimeoutMs: z.coerce.number<string | number>({ error: "must be a number of milliseconds" }).int().min(50, "must be at least 50 ms").max(60_000, "must be at most 60000 ms"),
   }),
   /** After SIGTERM, how long running sessions may go on before they end with node_shutdown. */
   drainSeconds: seconds(0, 86_400),
@@ -236,6 +242,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     if (!regions.includes(nodeRegion)) problems.push(`${origin.get("nodeRegion") ?? "nodeRegion"}: must be one of the regions (${regions.join(", ")})`);
     if (cluster.nodeTimeoutSeconds < 2 * cluster.heartbeatSeconds) {
       problems.push(`${origin.get("cluster.nodeTimeoutSeconds") ?? "VESSEL_NODE_TIMEOUT_SECONDS"}: must be at least twice the heartbeat (${cluster.heartbeatSeconds} s)`);
+    }
+    // Fencing (src/cluster/lease.ts): a node cut off from the database must have stopped serving its
+    // sessions before any peer may end them, so the timeout peers apply exceeds the lease plus a margin.
+    if (cluster.nodeTimeoutSeconds <= cluster.leaseSeconds + cluster.clockSkewSeconds) {
+      problems.push(
+        `VESSEL_NODE_TIMEOUT_SECONDS (${cluster.nodeTimeoutSeconds} s) must be greater than VESSEL_LEASE_SECONDS (${cluster.leaseSeconds} s) + VESSEL_CLOCK_SKEW_SECONDS (${cluster.clockSkewSeconds} s): ` +
+          "a node cut off from the database must stop serving its sessions before a peer may end them",
+      );
+    }
+    if (cluster.leaseSeconds < 2 * cluster.heartbeatSeconds) {
+      problems.push(`${origin.get("cluster.leaseSeconds") ?? "VESSEL_LEASE_SECONDS"}: must be at least twice the heartbeat (${cluster.heartbeatSeconds} s), so one late heartbeat does not cost the lease`);
     }
   }
   if (parsed.success) {

@@ -45,6 +45,13 @@ export interface DepsOptions {
   redisPrefix?: string;
   /** Overrides config.nodeId (tests run several nodes in one process). */
   nodeId?: string;
+  /**
+   * This process serves as a node: it registers in the node registry (and, with startBrowsers,
+   * heartbeats and holds a lease). Only the server does (createApp sets it); maintenance commands
+   * (seed, key rotation, benchmarks' set-up) never register as, or act for, a node, even when they
+   * inherit a live node's VESSEL_NODE_ID (`kubectl exec` into its pod). Default false.
+   */
+  serving?: boolean;
   /** Launch the warm browsers and end orphans (servers do; scripts and unit tests need not). */
   startBrowsers?: boolean;
   /**
@@ -143,10 +150,13 @@ export async function createDeps(
   const masterKey = await loadMasterKey(config, log);
   const tokens = new SessionTokens({ prisma: db.prisma, masterKey, issuer: config.publicBaseUrl, now, log });
   const nodeId = options.nodeId ?? config.nodeId;
+  const serving = options.serving ?? false;
   // Sessions name their node, so the row exists before any of them; heartbeats start with the server.
-  await registerNode(db.prisma, {
-    id: nodeId, internalUrl: config.internalUrl, region: config.nodeRegion, capacity: config.browser.capacity, freeSlots: 0, draining: false,
-  });
+  if (serving) {
+    await registerNode(db.prisma, {
+      id: nodeId, internalUrl: config.internalUrl, region: config.nodeRegion, capacity: config.browser.capacity, freeSlots: 0, draining: false,
+    });
+  }
   // The runtime reports sessions that end on their own; the session service records how they ended.
   let onEnd: ReturnType<typeof endFromRuntime> = async () => {};
   const pubsub = redis ? redisPubSub(redis, prefix, log.child({ component: "pubsub" })) : memoryPubSub();
@@ -187,13 +197,13 @@ export async function createDeps(
   const stopWebhookQueue = events.subscribe((written) => webhooks.onEvents(written));
   const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings, webhooks };
   metrics.attach(deps);
-  const cluster = new Cluster(deps);
+  const cluster = new Cluster(deps, { serving });
   deps.cluster = cluster;
   peers = cluster;
   onEnd = endFromRuntime(deps);
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
-  if (options.startBrowsers ?? true) {
+  if (serving && (options.startBrowsers ?? true)) {
     const ended = await endOrphans(deps);
     const cleaned = await browsers.start();
     await recordings.start(deps);
@@ -208,7 +218,7 @@ export async function createDeps(
     async close() {
       // Sessions end with node_shutdown, their clients closed with 1001. Should the database not
       // record that, the clients are still told the node is going away (the next start ends the rows).
-      await endAllOnNode(deps).catch((err: unknown) => log.error({ err }, "could not record the end of this node's sessions"));
+      if (serving) await endAllOnNode(deps).catch((err: unknown) => log.error({ err }, "could not record the end of this node's sessions"));
       await Promise.all(runtime.ids().map((id) => runtime.teardown(id, "The session has ended: its server shut down.", CloseCode.goingAway)));
       // Their recordings are finished (encoded, sealed, stored) before the database closes.
       await recordings.settled(performance.now() + RECORDINGS_STOP_MS);

@@ -22,6 +22,12 @@ export const CloseCode = {
   sessionEnded: 4410,
   /** Too many live viewers on this session right now. */
   full: 4429,
+  /**
+   * The node running the session lost its lease (cut off from the database, src/cluster/lease.ts):
+   * it closed the browser before its peers could end the session (they end it with node_shutdown).
+   * Final for this session: create a new one.
+   */
+  leaseLost: 4503,
 } as const;
 
 /** The code a session's sockets close with when the session ends for `reason`. */
@@ -49,6 +55,8 @@ export function closeReason(code: number): string {
       return "the credential was revoked";
     case CloseCode.sessionEnded:
       return "the session has ended";
+    case CloseCode.leaseLost:
+      return "the session's node lost contact with the database";
     default:
       return "";
   }

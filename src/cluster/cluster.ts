@@ -29,7 +29,10 @@ import { captureOnOwner, tellOwner, type OwnerSite } from "./session-owner.ts";
  * - routing (routing.ts): a connection for a session that runs elsewhere is relayed to its node;
  * - the session's node (session-owner.ts): a release or keepalive made here reaches the node that
  *   runs the browser, and a profile is captured there;
- * - drain (drain.ts): after SIGTERM the node is unready, takes no new sessions, lets running ones finish.
+ * - the lease (lease.ts): renewed by each heartbeat; a node that cannot renew it closes its sessions
+ *   before any peer may end them, and refuses their connections until it renews it;
+ * - drain (drain.ts): after SIGTERM the node is unready, takes no new sessions, lets running ones
+ *   finish, and keeps relaying connections to other nodes' sessions until they end or its deadline.
  */
 export class Cluster implements ClusterHooks {
   readonly auth: InternalAuth;
@@ -43,16 +46,17 @@ export class Cluster implements ClusterHooks {
   readonly #drain: Drain;
   readonly #router: SessionRouter;
 
-  constructor(deps: AppDeps) {
+  constructor(deps: AppDeps, opts: { serving: boolean } = { serving: true }) {
     this.#deps = deps;
     this.#log = deps.log.child({ component: "cluster" });
-    this.multiNode = deps.db.kind === "postgres";
+    // A maintenance command (not serving) is no node: it neither registers nor acts for one (deps.ts).
+    this.multiNode = deps.db.kind === "postgres" && opts.serving;
     this.auth = new InternalAuth(deps.masterKey.key, deps.nodeId);
     this.#seal = new PayloadSeal(deps.masterKey.key);
     const site = { multiNode: this.multiNode, deps, log: this.#log, nodeTimeoutSeconds: () => this.nodeTimeoutSeconds };
     this.#membership = new Membership({ ...site, draining: () => this.draining });
-    this.#drain = new Drain({ deps, log: this.#log, announce: () => this.#membership.announce() });
-    this.#router = new SessionRouter({ ...site, auth: this.auth });
+    this.#router = new SessionRouter({ ...site, auth: this.auth, fenced: () => this.fenced });
+    this.#drain = new Drain({ deps, log: this.#log, announce: () => this.#membership.announce(), relays: () => this.#router.relays });
     const { pingSeconds, pingTimeoutSeconds } = deps.config.browser;
     this.#watchdog = new BrowserWatchdog({
       sessions: deps.runtime,
@@ -64,6 +68,11 @@ export class Cluster implements ClusterHooks {
 
   get draining(): boolean {
     return this.#drain.draining;
+  }
+
+  /** This node's lease ran out and has not been renewed since (lease.ts): it serves no session. */
+  get fenced(): boolean {
+    return this.#membership.lease.fenced;
   }
 
   get nodeTimeoutSeconds(): number {
@@ -135,7 +144,11 @@ export class Cluster implements ClusterHooks {
   placeCreate(
     ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown; workspace?: string } = {},
   ): Promise<Idempotent<SessionView> | undefined> {
-    const site = { multiNode: this.multiNode, draining: this.draining, nodeTimeoutSeconds: this.nodeTimeoutSeconds, deps: this.#deps, log: this.#log, auth: this.auth, seal: this.#seal };
+    const { leaseSeconds, placementTimeoutMs } = this.#deps.config.cluster;
+    const site = {
+      multiNode: this.multiNode, draining: this.draining, fenced: this.fenced, nodeTimeoutSeconds: this.nodeTimeoutSeconds, leaseSeconds, boundMs: placementTimeoutMs,
+      deps: this.#deps, log: this.#log, auth: this.auth, seal: this.#seal,
+    };
     return placeCreate(site, ctx, input, idempotencyKey, opts);
   }
 

@@ -4,6 +4,7 @@ import { Readable, type Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import tls from "node:tls";
 import type { Request, Response } from "express";
+import { CloseCode, closeReason } from "../browser/close-codes.ts";
 import { AppError } from "../kernel/errors.ts";
 import type { NodeInfo } from "../services/nodes/nodes.ts";
 import type { InternalAuth } from "./internal-auth.ts";
@@ -20,7 +21,31 @@ import { isInternalHeader } from "./internal-auth.ts";
  * the client sent is dropped, so the owner never has to walk a chain a second time.
  */
 
-const CONNECT_TIMEOUT_MS = 5_000;
+/** What the relaying node learned of the owner's lease after a stall (routing.ts asks the database). */
+export type OwnerCheck = "held" | "lost" | "unknown";
+
+/** How a relayed upgrade is watched (routing.ts). */
+export interface RelayOptions {
+  /** Receives the client socket, so a stopping node can cut the relays it carries. */
+  track(socket: Duplex): void;
+  /** Whether the owner still holds its lease on the session (bounded). */
+  check(): Promise<OwnerCheck>;
+  /** Owner silent this long with client bytes unanswered: a stall. */
+  stallMs: number;
+  /** Bound on connecting to the owner (VESSEL_PLACEMENT_TIMEOUT_MS). */
+  connectMs: number;
+}
+
+/** A WebSocket close frame from the server's side (unmasked), for a relay that ends the client's socket itself. */
+export function closeFrame(code: number, reason: string): Buffer {
+  const text = Buffer.from(reason, "utf8").subarray(0, 123);
+  const frame = Buffer.alloc(4 + text.length);
+  frame[0] = 0x88;
+  frame[1] = 2 + text.length;
+  frame.writeUInt16BE(code, 2);
+  text.copy(frame, 4);
+  return frame;
+}
 
 function connect(internalUrl: string): Duplex & net.Socket {
   const url = new URL(internalUrl);
@@ -44,7 +69,7 @@ function requestHead(req: IncomingMessage, client: string, signed: Record<string
 }
 
 /** Answers a handshake that could not be relayed (nothing has been sent to the client yet). */
-function refuse(socket: Duplex, error: AppError): void {
+export function refuse(socket: Duplex, error: AppError): void {
   const body = JSON.stringify({ title: error.title, status: error.status, detail: error.detail });
   const headers = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
   socket.end(
@@ -54,9 +79,16 @@ function refuse(socket: Duplex, error: AppError): void {
 }
 
 /**
- * Relays an upgrade to `target`. Resolves once the relay is set up (or refused); `track` receives
- * the client socket so a stopping node can cut the relays it carries. `client` is the caller's
- * address as this node resolved it.
+ * Relays an upgrade to `target`. Resolves once the relay is set up (or refused); `relay.track`
+ * receives the client socket so a stopping node can cut the relays it carries. `client` is the
+ * caller's address as this node resolved it.
+ *
+ * The owner's answers flow back untouched. The client's bytes go on untouched too, except after a
+ * stall: when the owner has said nothing for `stallMs` while bytes of the client's wait for an
+ * answer (a partition, a node that froze), what the client sends next is held until the database
+ * confirms that the owner still holds its lease on the session (lease.ts). If it does not, those
+ * bytes are dropped and the client's socket closed (4503, or 1013 when the database could not say):
+ * commands queued during a partition must never run on a session the cluster has meanwhile ended.
  */
 export function forwardUpgrade(
   auth: InternalAuth,
@@ -65,12 +97,12 @@ export function forwardUpgrade(
   client: string,
   socket: Duplex,
   head: Buffer,
-  track: (socket: Duplex) => void,
+  relay: RelayOptions,
 ): Promise<void> {
   return new Promise((resolve) => {
     const upstream = connect(target.internalUrl);
     let connected = false;
-    const timer = setTimeout(() => upstream.destroy(new Error("connect timeout")), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(() => upstream.destroy(new Error("connect timeout")), relay.connectMs);
     const close = () => {
       clearTimeout(timer);
       upstream.destroy();
@@ -95,9 +127,48 @@ export function forwardUpgrade(
       upstream.write(requestHead(req, client, auth.sign(target.id, req.method ?? "GET", req.url ?? "/")));
       if (head.length > 0) upstream.write(head);
       upstream.pipe(socket);
-      socket.pipe(upstream);
-      track(socket);
+      guardClientBytes(socket, upstream, relay);
+      relay.track(socket);
       resolve();
+    });
+  });
+}
+
+/** Client → owner, with the lease check after a stall (see forwardUpgrade). */
+function guardClientBytes(socket: Duplex, upstream: net.Socket, relay: RelayOptions): void {
+  /** When the oldest client bytes the owner has not answered since were sent (undefined: none). */
+  let unansweredSince: number | undefined;
+  let held: Buffer[] | undefined;
+  upstream.on("data", () => {
+    unansweredSince = undefined;
+  });
+  const send = (chunk: Buffer) => {
+    unansweredSince ??= performance.now();
+    if (!upstream.write(chunk)) {
+      socket.pause();
+      upstream.once("drain", () => socket.resume());
+    }
+  };
+  socket.on("data", (chunk: Buffer) => {
+    if (held) return void held.push(chunk);
+    if (unansweredSince === undefined || performance.now() - unansweredSince < relay.stallMs) return send(chunk);
+    held = [chunk];
+    socket.pause();
+    void relay.check().then((answer) => {
+      const waiting = held ?? [];
+      held = undefined;
+      if (answer === "held") {
+        unansweredSince = undefined;
+        for (const c of waiting) send(c);
+        socket.resume();
+        return;
+      }
+      // Nothing of what waited goes on; the owner's half-sent frame, if any, is not finished either.
+      upstream.unpipe(socket);
+      upstream.destroy();
+      const code = answer === "lost" ? CloseCode.leaseLost : CloseCode.tryAgain;
+      socket.end(closeFrame(code, closeReason(code)));
+      setTimeout(() => socket.destroy(), 1000).unref();
     });
   });
 }

@@ -85,6 +85,9 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
   // A create placed here by a peer that could not run it (full, draining, another region).
   // Request and answer are sealed (a proxy password one way, session tokens the other).
   router.post("/sessions", async (req: Request, res: Response) => {
+    // Acknowledged at once (102): the caller gives up on a node that stays silent past its bound
+    // (VESSEL_PLACEMENT_TIMEOUT_MS, peers.ts), while a browser's launch here may take longer.
+    res.writeProcessing();
     const path = `${internalPrefix}/sessions`;
     const answer = (value: Record<string, unknown>) => res.json({ sealed: cluster.sealJson(`answer:${path}`, value) });
     const refuse = (err: unknown, extra: Record<string, unknown> = {}) => {
@@ -101,6 +104,7 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
     if (!parsed.success) return refuse(new AppError("validation-failed", "The placement request is malformed."));
     const { principal, requestId, clientRequestId, ip, audit, input, idempotencyKey, workspace } = parsed.data;
     if (cluster.draining) return refuse(new AppError("service-unavailable", "This node is shutting down.", {}, { "Retry-After": "2" }), { tryElsewhere: true });
+    if (cluster.fenced) return refuse(new AppError("service-unavailable", "This node cannot reach the database right now.", {}, { "Retry-After": "2" }), { tryElsewhere: true });
     const ctx: ServiceContext = {
       deps,
       requestId,

@@ -1,11 +1,14 @@
 // Membership: this node's row in the node registry (src/services/nodes/nodes.ts), refreshed by a
 // heartbeat every `heartbeatSeconds` with its capacity, free slots and whether it drains. Each
-// heartbeat also does the node's share of keeping the cluster consistent (reaping.ts): it closes
-// browsers whose session another node ended and ends the sessions of nodes that went silent.
+// heartbeat renews the node's lease (lease.ts): a node that cannot record one in time stops serving
+// its sessions before its peers may end them. Each heartbeat also does the node's share of keeping
+// the cluster consistent (reaping.ts): it closes browsers whose session another node ended and ends
+// the sessions of nodes that went silent.
 import type { AppDeps } from "../kernel/context.ts";
 import type { Logger } from "../logger.ts";
 import { heartbeat, markStopped, pruneNodes, registerNode, type NodeState } from "../services/nodes/nodes.ts";
-import { closeBrowsersOfEndedSessions, endSessionsOfDeadNodes } from "./reaping.ts";
+import { Lease } from "./lease.ts";
+import { closeBrowsersOfEndedSessions, endSessionsLostHere, endSessionsOfDeadNodes } from "./reaping.ts";
 
 /** Rows of nodes silent this long, with no live session, are deleted (pod names come and go). */
 const STALE_NODE_RETENTION_DAYS = 7;
@@ -29,9 +32,22 @@ export class Membership {
   #lastFailure = Number.NEGATIVE_INFINITY;
   #lastPrune = Number.NEGATIVE_INFINITY;
   #down = false;
+  #joined = false;
+  readonly lease: Lease;
 
   constructor(site: MembershipSite) {
     this.#site = site;
+    this.lease = new Lease(site, site.deps.config.cluster.leaseSeconds);
+    // Browsers closed by the fence left their sessions live in the database (it could not be
+    // reached): once it can, this node ends them itself rather than waiting for a peer.
+    this.lease.onRegained = () => {
+      void endSessionsLostHere(site.deps, site.log).catch((err: unknown) => site.log.warn({ err }, "could not end the sessions the fence closed"));
+    };
+  }
+
+  /** The longest a renewal may wait for the database when the lease no longer covers it. */
+  #minRenewWaitMs(): number {
+    return this.lease.leaseMs / 2;
   }
 
   /** What this node tells its peers about itself. */
@@ -46,7 +62,8 @@ export class Membership {
   /** Registers the node (its row exists from start-up; this refreshes capacity) and starts heartbeats. */
   async join(): Promise<void> {
     if (!this.#site.multiNode) return;
-    await registerNode(this.#site.deps.db.prisma, this.state());
+    await this.lease.renew(() => registerNode(this.#site.deps.db.prisma, this.state()), this.#minRenewWaitMs());
+    this.#joined = true;
     this.#schedule();
   }
 
@@ -72,12 +89,14 @@ export class Membership {
   stopHeartbeats(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.lease.stop();
     return this.#ticking ?? Promise.resolve();
   }
 
   /** A clean stop: peers stop sending work here at once instead of waiting for the heartbeat to age. */
   async leave(): Promise<void> {
-    if (this.#site.multiNode) await markStopped(this.#site.deps.db.prisma, this.#site.deps.nodeId).catch(() => {});
+    // Only a node that registered marks itself stopped (never a process that merely shares its id).
+    if (this.#site.multiNode && this.#joined) await markStopped(this.#site.deps.db.prisma, this.#site.deps.nodeId).catch(() => {});
   }
 
   #schedule(): void {
@@ -91,12 +110,18 @@ export class Membership {
   async #tick(): Promise<void> {
     const { deps, log } = this.#site;
     try {
-      await heartbeat(deps.db.prisma, this.state());
+      // Bounded by the lease: a statement stuck in TCP retransmits must not keep this node serving.
+      await this.lease.renew(() => heartbeat(deps.db.prisma, this.state()), this.#minRenewWaitMs());
       if (this.#down) log.info("heartbeats recorded again");
       this.#down = false;
     } catch (err) {
       this.#lastFailure = performance.now();
-      if (!this.#down) log.warn({ err: (err as Error).message }, "could not record a heartbeat; the database may be unreachable");
+      if (!this.#down) {
+        log.warn(
+          { err: (err as Error).message, leaseLeftMs: Math.round(this.lease.remainingMs()) },
+          "could not record a heartbeat; the database may be unreachable (this node stops serving its sessions when its lease runs out)",
+        );
+      }
       this.#down = true;
       return;
     }

@@ -4,10 +4,10 @@ import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { AppError } from "../kernel/errors.ts";
 import type { Idempotent } from "../kernel/idempotency.ts";
 import type { Logger } from "../logger.ts";
-import { placementCandidates, regionHasNodes, type NodeInfo } from "../services/nodes/nodes.ts";
+import { clusterCapacity, placementCandidates, regionHasNodes, type NodeInfo } from "../services/nodes/nodes.ts";
 import type { CreateSessionInput } from "../services/sessions/session-input.ts";
 import { reviveSessionView, type SessionView } from "../services/sessions/session-view.ts";
-import { isConnectFailure, problemFromPeer } from "./peers.ts";
+import { PeerUnreached, postWithAck, problemFromPeer } from "./peers.ts";
 import type { InternalAuth } from "./internal-auth.ts";
 import type { PayloadSeal } from "./payload-seal.ts";
 
@@ -15,15 +15,33 @@ import type { PayloadSeal } from "./payload-seal.ts";
 export interface PlacementSite {
   multiNode: boolean;
   draining: boolean;
+  /** This node lost its lease (lease.ts): it cannot vouch for anything the database says. */
+  fenced: boolean;
   nodeTimeoutSeconds: number;
+  /** Only nodes heard from within their lease are asked: an older one may have fenced itself. */
+  leaseSeconds: number;
+  /** How long a create may spend reaching the database and another node before it is answered (VESSEL_PLACEMENT_TIMEOUT_MS). */
+  boundMs: number;
   deps: AppDeps;
   log: Logger;
   auth: InternalAuth;
   seal: PayloadSeal;
 }
 
-/** A placed create may have to launch a browser and restore a profile over there. */
+/** A placed create may have to launch a browser and restore a profile over there (once it acknowledged the call). */
 const PLACEMENT_TIMEOUT_MS = 45_000;
+
+/** `promise`, or a 503 once `until` (performance.now()) has passed: no create waits on the database past its bound. */
+function within<T>(promise: Promise<T>, until: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new AppError("service-unavailable", "The cluster could not place the session in time; retry shortly.", {}, { "Retry-After": "2" })),
+      Math.max(0, until - performance.now()),
+    );
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 /** How many nodes a create tries before giving up. */
 const PLACEMENT_TRIES = 3;
 
@@ -32,6 +50,17 @@ class TryElsewhere extends Error {
   constructor(readonly error: AppError) {
     super(error.detail);
   }
+}
+
+/**
+ * A lack of room here that no peer could make up for is the cluster's: the 503 counts every browser
+ * of the region's live nodes ("All 4 browsers in the cluster are in use"), not only this node's.
+ */
+async function wholeCluster(site: PlacementSite, region: string, failure: unknown, until: number): Promise<unknown> {
+  if (!(failure instanceof AppError && failure.slug === "insufficient-capacity")) return failure;
+  const total = await within(clusterCapacity(site.deps.db.prisma, region, site.nodeTimeoutSeconds), until).catch(() => undefined);
+  if (total === undefined) return failure;
+  return new AppError("insufficient-capacity", `All ${total} browsers in the cluster are in use.`, failure.extensions, failure.headers);
 }
 
 /** The contexts of creates a peer placed here: they run here or fail, never move again. */
@@ -54,6 +83,10 @@ export async function placeCreate(
 ): Promise<Idempotent<SessionView> | undefined> {
   if (!site.multiNode) return undefined;
   const { failure, workspace } = opts;
+  const until = performance.now() + site.boundMs;
+  if (site.fenced) {
+    throw new AppError("service-unavailable", "This node cannot reach the database right now; retry shortly (through the load balancer).", {}, { "Retry-After": "2" });
+  }
   if (placed.has(ctx)) {
     // Placed here by a peer: never moved again (the peer tries the next node itself).
     if (site.draining && failure === undefined) throw new AppError("service-unavailable", "This node is shutting down.", {}, { "Retry-After": "2" });
@@ -61,27 +94,29 @@ export async function placeCreate(
   }
   const { config, browsers, db, nodeId } = site.deps;
   if (failure !== undefined) {
-    if (askedPeers.has(ctx)) return undefined;
+    if (askedPeers.has(ctx)) throw await wholeCluster(site, input.region, failure, until);
     // Only a lack of room here is worth another node's try (a database outage is everyone's).
     const roomProblem = failure instanceof AppError && (failure.slug === "insufficient-capacity" || (failure.slug === "service-unavailable" && browsers.report().state !== "ready"));
     if (!roomProblem) return undefined;
   }
   const pool = browsers.report();
   const roomHere = !site.draining && pool.state === "ready" && pool.inUse < pool.capacity;
-  const ownRegion = input.region === config.nodeRegion || !(await regionHasNodes(db.prisma, input.region, site.nodeTimeoutSeconds));
+  const ownRegion = input.region === config.nodeRegion || !(await within(regionHasNodes(db.prisma, input.region, site.nodeTimeoutSeconds), until));
   if (failure === undefined && roomHere && ownRegion) return undefined;
-  const candidates = await placementCandidates(db.prisma, input.region, nodeId, site.nodeTimeoutSeconds);
+  const candidates = await within(placementCandidates(db.prisma, input.region, nodeId, Math.min(site.leaseSeconds, site.nodeTimeoutSeconds)), until);
   if (candidates.length === 0) {
     if (site.draining) throw new AppError("service-unavailable", "This node is shutting down and no other node has room right now; retry shortly.", {}, { "Retry-After": "2" });
     if (!ownRegion) {
       throw new AppError("insufficient-capacity", `No node of region ${input.region} has a free browser right now.`, {}, { "Retry-After": "5" });
     }
-    return undefined; // full here and everywhere: the pool answers insufficient-capacity
+    if (failure !== undefined) throw await wholeCluster(site, input.region, failure, until);
+    return undefined; // full here and everywhere: the pool answers insufficient-capacity (then again here, with the cluster's count)
   }
   let last: AppError | undefined;
   for (const node of candidates.slice(0, PLACEMENT_TRIES)) {
+    if (performance.now() >= until) break;
     try {
-      return await createOn(site, node, ctx, input, idempotencyKey, workspace);
+      return await createOn(site, node, ctx, input, idempotencyKey, workspace, until);
     } catch (err) {
       if (!(err instanceof TryElsewhere)) throw err;
       last = err.error;
@@ -91,11 +126,13 @@ export async function placeCreate(
   askedPeers.add(ctx);
   if (site.draining) throw new AppError("service-unavailable", "This node is shutting down and no other node could take the session; retry shortly.", {}, { "Retry-After": "2" });
   if (!ownRegion) throw last ?? new AppError("insufficient-capacity", `No node of region ${input.region} has a free browser right now.`, {}, { "Retry-After": "5" });
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw await wholeCluster(site, input.region, failure, until);
   return undefined; // no peer could: this node tries (a slot may have freed; else the pool answers 503)
 }
 
-async function createOn(site: PlacementSite, node: NodeInfo, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, workspace?: string): Promise<Idempotent<SessionView>> {
+async function createOn(
+  site: PlacementSite, node: NodeInfo, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, workspace: string | undefined, until: number,
+): Promise<Idempotent<SessionView>> {
   const path = "/internal/v1/sessions";
   // Sealed both ways: the request may carry a proxy password, the answer carries session tokens.
   const body = JSON.stringify({
@@ -112,21 +149,17 @@ async function createOn(site: PlacementSite, node: NodeInfo, ctx: ServiceContext
   });
   let answer: { ok: boolean; outcome?: Idempotent<SessionView>; auditWritten?: boolean; problem?: Record<string, unknown>; tryElsewhere?: boolean };
   try {
-    const res = await fetch(`${node.internalUrl}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...site.auth.sign(node.id, "POST", path, body) },
-      body,
-      signal: AbortSignal.timeout(PLACEMENT_TIMEOUT_MS),
-    });
-    const raw = (await res.json()) as { sealed?: string; problem?: unknown };
-    if (!res.ok || typeof raw.sealed !== "string") {
+    const headers = { "content-type": "application/json", ...site.auth.sign(node.id, "POST", path, body) };
+    const res = await postWithAck(`${node.internalUrl}${path}`, headers, body, { ackMs: Math.max(1, until - performance.now()), answerMs: PLACEMENT_TIMEOUT_MS });
+    const raw = res.json as { sealed?: string; problem?: unknown };
+    if (res.status !== 200 || typeof raw.sealed !== "string") {
       ctx.log.error({ node: node.id, status: res.status, problem: raw.problem ?? raw }, "a peer refused a placed create");
       answer = { ok: false, problem: raw.problem as Record<string, unknown> | undefined };
     } else {
       answer = site.seal.openJson(`answer:${path}`, raw.sealed) as typeof answer;
     }
   } catch (err) {
-    if (isConnectFailure(err)) throw new TryElsewhere(new AppError("service-unavailable", `Node ${node.id} cannot be reached.`));
+    if (err instanceof PeerUnreached && err.stage === "connect") throw new TryElsewhere(new AppError("service-unavailable", `Node ${node.id} cannot be reached.`));
     // The request may have reached the node: a retry with the same key replays what it did.
     ctx.log.warn({ err: (err as Error).message, node: node.id }, "a placed create got no answer");
     throw new AppError("service-unavailable", "The session's node did not answer in time; retry with the same Idempotency-Key.", {}, { "Retry-After": "1" });

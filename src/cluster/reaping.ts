@@ -2,7 +2,7 @@
 import { closeCodeForEnd } from "../browser/close-codes.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import type { Logger } from "../logger.ts";
-import { endedAmong, sessionsOfDeadNodes } from "../services/nodes/nodes.ts";
+import { endedAmong, liveSessionsOfNode, sessionsOfDeadNodes } from "../services/nodes/nodes.ts";
 import { endSession } from "../services/sessions/sessions.ts";
 
 /** Closes each browser here whose session the database says has ended (a missed call costs one heartbeat). */
@@ -25,5 +25,15 @@ export async function endSessionsOfDeadNodes(deps: AppDeps, log: Logger, timeout
       log.warn({ sessionId: id, deadNode: nodeId }, "ended a session of a node that stopped answering");
     }
   }
+  return ended;
+}
+
+/** After a fence: the live sessions the database gives this node that no longer run here end with node_shutdown. */
+export async function endSessionsLostHere(deps: AppDeps, log: Logger): Promise<number> {
+  const running = new Set(deps.runtime.ids());
+  const lost = (await liveSessionsOfNode(deps.db.prisma, deps.nodeId)).filter((id) => !running.has(id));
+  let ended = 0;
+  for (const id of lost) if (await endSession(deps, id, { status: "FAILED", reason: "NODE_SHUTDOWN" })) ended++;
+  if (ended > 0) log.warn({ sessions: ended }, "ended the sessions whose browsers the fence closed");
   return ended;
 }

@@ -1,13 +1,15 @@
 // Routing: a CDP or live-view connection (or CDP discovery) for a session whose browser runs on
-// another node is relayed raw to that node (forward.ts), which checks the credential itself.
+// another node is relayed raw to that node (forward.ts), which checks the credential itself. A node
+// that lost its lease (lease.ts) refuses these connections at once: it cannot vouch for any session.
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Request, Response } from "express";
 import type { AppDeps } from "../kernel/context.ts";
 import type { Logger } from "../logger.ts";
-import { ownerOf, type NodeInfo } from "../services/nodes/nodes.ts";
+import { AppError } from "../kernel/errors.ts";
+import { ownerHoldsLease, ownerOf, type NodeInfo } from "../services/nodes/nodes.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
-import { forwardRequest, forwardUpgrade } from "./forward.ts";
+import { forwardRequest, forwardUpgrade, refuse, type OwnerCheck } from "./forward.ts";
 import { internalHeaders, type InternalAuth } from "./internal-auth.ts";
 
 /** The session a request is for, read from it without checking anything (the owner checks). */
@@ -20,7 +22,12 @@ export interface RouterSite {
   deps: AppDeps;
   log: Logger;
   nodeTimeoutSeconds: () => number;
+  /** This node lost its lease: it serves and relays nothing. */
+  fenced: () => boolean;
 }
+
+const fencedRefusal = () =>
+  new AppError("service-unavailable", "This node cannot reach the database right now; retry shortly through the load balancer.", {}, { "Retry-After": "2" });
 
 export class SessionRouter {
   readonly #site: RouterSite;
@@ -63,24 +70,50 @@ export class SessionRouter {
   /** Wraps an upgrade handler: connections for sessions that run elsewhere are relayed to their node. */
   routeUpgrade(kind: string, sessionOf: SessionOf, local: UpgradeHandler): UpgradeHandler {
     return async (req, socket, head) => {
-      const owner = await this.#ownerElsewhere(req, sessionOf(req, new URL(req.url ?? "/", "http://localhost")));
-      if (!owner) return local(req, socket, head);
+      if (this.#site.fenced()) return refuse(socket, fencedRefusal());
+      const sessionId = sessionOf(req, new URL(req.url ?? "/", "http://localhost"));
+      const owner = await this.#ownerElsewhere(req, sessionId);
+      if (!owner || !sessionId) return local(req, socket, head);
       this.#site.deps.metrics?.forwarded.inc({ kind });
-      await forwardUpgrade(this.#site.auth, owner, req, this.#site.deps.clientAddress(req), socket, head, (s) => {
-        this.#relays.add(s);
-        s.once("close", () => this.#relays.delete(s));
-      });
+      const relay = { track: (s: Duplex) => this.#track(s), check: () => this.#ownerCheck(sessionId, owner.id), stallMs: this.#stallMs(), connectMs: this.#site.deps.config.cluster.placementTimeoutMs };
+      await forwardUpgrade(this.#site.auth, owner, req, this.#site.deps.clientAddress(req), socket, head, relay);
     };
   }
 
   /** Wraps a GET handler the same way (CDP discovery). */
   routeGet(kind: string, sessionOf: SessionOf, local: (req: Request, res: Response) => unknown) {
     return async (req: Request, res: Response) => {
+      if (this.#site.fenced()) throw fencedRefusal();
       const owner = await this.#ownerElsewhere(req, sessionOf(req, new URL(req.url ?? "/", "http://localhost")));
       if (!owner) return local(req, res);
       this.#site.deps.metrics?.forwarded.inc({ kind });
       await forwardRequest(this.#site.auth, owner, req, this.#site.deps.clientAddress(req), res);
     };
+  }
+
+  #track(socket: Duplex): void {
+    this.#relays.add(socket);
+    socket.once("close", () => this.#relays.delete(socket));
+  }
+
+  /** Silence from the owner this long, with bytes of the client's unanswered, is a stall (forward.ts). */
+  #stallMs(): number {
+    return Math.max(500, this.#site.deps.config.cluster.heartbeatSeconds * 1000);
+  }
+
+  /** After a stall: does the owner still hold its lease on the session? Bounded; a database that does not answer is "unknown". */
+  async #ownerCheck(sessionId: string, ownerId: string): Promise<OwnerCheck> {
+    const { db, config } = this.#site.deps;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"unknown">((resolve) => (timer = setTimeout(() => resolve("unknown"), config.cluster.placementTimeoutMs)));
+    const asked = ownerHoldsLease(db.prisma, sessionId, ownerId, config.cluster.leaseSeconds).then(
+      (holds): OwnerCheck => (holds ? "held" : "lost"),
+      (): OwnerCheck => "unknown",
+    );
+    const answer = await Promise.race([asked, late]);
+    clearTimeout(timer);
+    if (answer !== "held") this.#site.log.warn({ sessionId, owner: ownerId, answer }, "a relayed connection stalled and its node's lease could not be confirmed: closed");
+    return answer;
   }
 
   /** Connections relayed through this node for other nodes' sessions. */

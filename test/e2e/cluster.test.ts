@@ -184,6 +184,8 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
       const full = await create(base, ws.key);
       expect(full.res.status).toBe(503);
       expect(full.body.type).toMatch(/insufficient-capacity$/);
+      // The whole cluster is full, and the 503 says so (not "of this node").
+      expect((full.body as { detail?: string }).detail).toBe("All 2 browsers in the cluster are in use.");
       expect(full.res.headers.get("retry-after")).toBeTruthy();
     }
     const running = await tdb.db.prisma.session.count({ where: { status: "RUNNING" } });

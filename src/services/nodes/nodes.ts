@@ -137,3 +137,28 @@ export async function nodeOfSession(db: Db, sessionId: string, timeoutSeconds: n
     SELECT ${nodeColumns(timeoutSeconds)} FROM "sessions" s JOIN "nodes" n ON n."id" = s."node_id" WHERE s."id" = ${sessionId}`;
   return rows[0] ? toInfo(rows[0]) : null;
 }
+
+/** Ids of the live sessions that name node `id`. */
+export async function liveSessionsOfNode(db: Db, id: string): Promise<string[]> {
+  const rows = await db.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "sessions" WHERE "node_id" = ${id} AND "status" IN ${live}`;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Whether node `nodeId` still holds its lease on live session `sessionId` as the database sees it:
+ * the session is live there, and the node has not stopped and renewed within `leaseSeconds`.
+ */
+export async function ownerHoldsLease(db: Db, sessionId: string, nodeId: string, leaseSeconds: number): Promise<boolean> {
+  const rows = await db.$queryRaw<Array<{ ok: boolean }>>`
+    SELECT true AS "ok" FROM "sessions" s JOIN "nodes" n ON n."id" = s."node_id"
+    WHERE s."id" = ${sessionId} AND s."node_id" = ${nodeId} AND s."status" IN ${live}
+      AND n."stopped_at" IS NULL AND n."heartbeat_at" > now() - make_interval(secs => ${leaseSeconds}::float8)`;
+  return rows.length > 0;
+}
+
+/** How many browsers the live nodes of a region run at most, together. */
+export async function clusterCapacity(db: Db, region: string, timeoutSeconds: number): Promise<number> {
+  const rows = await db.$queryRaw<Array<{ n: number }>>`
+    SELECT coalesce(sum(n."capacity"), 0)::int AS "n" FROM "nodes" n WHERE n."region" = ${region} AND ${aliveSql(timeoutSeconds)}`;
+  return rows[0]?.n ?? 0;
+}
