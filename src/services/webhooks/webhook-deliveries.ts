@@ -64,7 +64,7 @@ export async function sendTestWebhook(ctx: ServiceContext, id: string, workspace
   const now = ctx.deps.now();
   const row = await prismaOf(ctx).webhookDelivery.create({
     data: {
-      id: `msg_${ulid()}`, endpointId: endpoint.id, eventType: TEST_EVENT, eventId: null, nextAttemptAt: now,
+      id: `msg_${ulid()}`, endpointId: endpoint.id, eventType: TEST_EVENT, eventId: null, nextAttemptAt: now, createdAt: now,
       payload: deliveryBody(TEST_EVENT, now, { webhook_id: endpoint.id, message: "A test event sent from Vessel." }),
     },
   });

@@ -73,7 +73,7 @@ export async function createWebhook(ctx: ServiceContext, raw: z.input<typeof Cre
   const id = `whk_${ulid()}`;
   const secret = newSecret(ctx.deps.masterKey, id);
   const row = await prismaOf(ctx).webhookEndpoint.create({
-    data: { id, workspaceId, url: input.url, events: input.events, description: input.description || null, secret: secret.sealed, masterKeyId: secret.masterKeyId },
+    data: { id, workspaceId, url: input.url, events: input.events, description: input.description || null, secret: secret.sealed, masterKeyId: secret.masterKeyId, createdAt: ctx.deps.now(), updatedAt: ctx.deps.now() },
   });
   if (ctx.audit) ctx.audit.target = id;
   return { ...endpointView(row, ctx.deps.now()), secret: secret.shown };

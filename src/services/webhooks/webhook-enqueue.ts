@@ -49,7 +49,7 @@ async function enqueueSession(deps: Pick<AppDeps, "db" | "log">, sessionId: stri
     const payload = deliveryBody(event.type, event.createdAt, data);
     for (const endpoint of endpoints) {
       if (!endpoint.events.includes(event.type)) continue;
-      rows.push({ id: `msg_${ulid()}`, endpointId: endpoint.id, eventType: event.type, eventId: event.id, payload, nextAttemptAt: event.createdAt });
+      rows.push({ id: `msg_${ulid()}`, endpointId: endpoint.id, eventType: event.type, eventId: event.id, payload, nextAttemptAt: event.createdAt, createdAt: event.createdAt });
     }
   }
   if (rows.length === 0) return 0;
