@@ -42,6 +42,8 @@ export function buildMcpServer(state: McpState): McpServer {
   const server = new McpServer(
     { name: "vessel", version: "0.1.0" },
     {
+      // Logging: ask_human also sends its link as a log message, for clients that show those and not progress.
+      capabilities: { logging: {} },
       instructions:
         "Vessel runs remote Chromium browsers. Start one with create_session, open pages with navigate, read them with snapshot " +
         "(elements carry references like e12), act with click, type, press_key and scroll, look with screenshot. When a step needs " +

@@ -30,6 +30,9 @@ async function waitFor(ctx: ServiceContext, extra: ToolExtra, state: McpState, h
       })
       .catch(() => {});
   };
+  await extra
+    .sendNotification({ method: "notifications/message", params: { level: "notice", logger: "vessel", data: { message: "Pass this live-view link to the person", live_view_url: handOff.liveViewUrl } } })
+    .catch(() => {});
   await report(0);
   const result = await awaitHandOff(ctx, handOff, { signal: extra.signal, tickSeconds: progressEverySeconds, onTick: report });
   state.handOffs.delete(handOff.sessionId);

@@ -19,7 +19,11 @@ export interface ToolExtra {
   authInfo?: AuthInfo;
   signal: AbortSignal;
   _meta?: { progressToken?: string | number };
-  sendNotification: (n: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total?: number; message?: string } }) => Promise<void>;
+  sendNotification: (
+    n:
+      | { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total?: number; message?: string } }
+      | { method: "notifications/message"; params: { level: "info" | "notice"; logger?: string; data: unknown } },
+  ) => Promise<void>;
 }
 
 /** Puts the request's context where the SDK carries it to the tool callbacks. */

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "../../src/browser/chromium-command.ts";
@@ -123,6 +124,8 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
       const client = await connect(transportFor(ws.key));
       const intruder = await connect(transportFor(other.key));
       try {
+        const logged: Array<Record<string, unknown>> = [];
+        client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params.data as Record<string, unknown>));
         const { tools } = await client.listTools();
         expect(tools.map((x) => x.name).sort()).toEqual([...expectedTools].sort());
         for (const tool of tools) {
@@ -218,6 +221,8 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         expect(asked.isError, textOf(asked)).toBeFalsy();
         expect(asked.structuredContent).toMatchObject({ outcome: "done", session_id: sessionId });
         expect(textOf(asked)).toMatch(/clicked Done/);
+        // The link also came as a log message (for clients that show those).
+        expect(logged.at(-1)).toMatchObject({ live_view_url: asked.structuredContent!.live_view_url });
 
         const released = await call(client, "release_session");
         expect(released.isError, textOf(released)).toBeFalsy();
