@@ -268,6 +268,7 @@ export type AuditLogQueryVariables = Exact<{
   target?: string | null | undefined;
   since?: string | null | undefined;
   until?: string | null | undefined;
+  changesOnly?: boolean | null | undefined;
   limit?: number | null | undefined;
   cursor?: string | null | undefined;
 }>;
@@ -750,7 +751,7 @@ export const RevokeApiKeyDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<RevokeApiKeyMutation, RevokeApiKeyMutationVariables>;
 export const AuditLogDocument = new TypedDocumentString(`
-    query AuditLog($workspace: String!, $keyPrefix: String, $action: String, $actorUserId: String, $target: String, $since: DateTime, $until: DateTime, $limit: Int, $cursor: String) {
+    query AuditLog($workspace: String!, $keyPrefix: String, $action: String, $actorUserId: String, $target: String, $since: DateTime, $until: DateTime, $changesOnly: Boolean, $limit: Int, $cursor: String) {
   auditLog(
     workspace: $workspace
     keyPrefix: $keyPrefix
@@ -759,6 +760,7 @@ export const AuditLogDocument = new TypedDocumentString(`
     target: $target
     since: $since
     until: $until
+    changesOnly: $changesOnly
     limit: $limit
     cursor: $cursor
   ) {

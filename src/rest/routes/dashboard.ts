@@ -118,7 +118,7 @@ export const dashboardRoutes = [
     path: "/v1/dashboard/ws/{slug}/audit-log",
     operation: operations.auditLog,
     summary: "Read a workspace's audit log",
-    description: `One entry per authenticated call, denied ones included, newest first. Filter by \`key_prefix\`, \`action\`, \`actor_user_id\`, \`target\` and time. ${dashboard}`,
+    description: `One entry per authenticated call, denied ones included, newest first. Filter by \`key_prefix\`, \`action\`, \`actor_user_id\`, \`target\` and time; \`changes_only=true\` leaves reads out. ${dashboard}`,
     tags: ["Dashboard"],
     auth: "apiKeyOrUser",
     input: { params: Slug, query: AuditQuery },

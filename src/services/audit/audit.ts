@@ -56,7 +56,24 @@ export const AuditQuery = PageQuery.extend({
     .datetime({ offset: true, error: "must be an ISO 8601 date-time, for example 2026-01-31T12:00:00Z" })
     .optional()
     .describe("Only entries created before this time (exclusive)."),
+  changes_only: z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .optional()
+    .describe("`true`: leave reads out (lists, gets, exports, event and log reads; see READ_ACTION_SUFFIXES), so the changes stand out."),
 });
+
+/**
+ * Actions that only read: `<resource>.list`, `.get`, `.read`, … Browsing the dashboard makes many of
+ * them, which bury the changes; `changes_only` leaves them out. Judged by suffix, so a read added
+ * later under the same names is left out too; denied reads go with them (they changed nothing).
+ */
+export const READ_ACTION_SUFFIXES = [
+  ".list", ".get", ".read", ".events", ".logs.read", ".downloads", ".download", ".files", ".watch", ".export", ".deliveries", ".snapshot", ".screenshot", ".list_tabs",
+] as const;
+
+export function isReadAction(action: string): boolean {
+  return READ_ACTION_SUFFIXES.some((suffix) => action.endsWith(suffix));
+}
 
 export type AuditQueryParams = z.output<typeof AuditQuery>;
 
@@ -89,6 +106,7 @@ export async function queryAuditEntries(db: AuditDb, workspaceId: string, q: Aud
       ...(query.action === undefined ? {} : { action: query.action }),
       ...(query.actor_user_id === undefined ? {} : { actorUserId: query.actor_user_id }),
       ...(query.target === undefined ? {} : { target: query.target }),
+      ...(query.changes_only === "true" ? { NOT: READ_ACTION_SUFFIXES.map((suffix) => ({ action: { endsWith: suffix } })) } : {}),
       ...(since || until ? { createdAt: { ...(since ? { gte: since } : {}), ...(until ? { lt: until } : {}) } } : {}),
       ...(Object.keys(id).length > 0 ? { id } : {}),
     },

@@ -553,7 +553,7 @@ export interface paths {
         };
         /**
          * Read a workspace's audit log
-         * @description One entry per authenticated call, denied ones included, newest first. Filter by `key_prefix`, `action`, `actor_user_id`, `target` and time. Dashboard surface: a signed-in owner or admin of the workspace, by `Authorization: Bearer <dashboard access token>` or the dashboard's cookie. API keys are refused with 403.
+         * @description One entry per authenticated call, denied ones included, newest first. Filter by `key_prefix`, `action`, `actor_user_id`, `target` and time; `changes_only=true` leaves reads out. Dashboard surface: a signed-in owner or admin of the workspace, by `Authorization: Bearer <dashboard access token>` or the dashboard's cookie. API keys are refused with 403.
          */
         get: operations["auditLog"];
         put?: never;
@@ -4764,6 +4764,8 @@ export interface operations {
                 since?: string;
                 /** @description Only entries created before this time (exclusive). */
                 until?: string;
+                /** @description `true`: leave reads out (lists, gets, exports, event and log reads; see READ_ACTION_SUFFIXES), so the changes stand out. */
+                changes_only?: "true" | "false";
             };
             header?: never;
             path: {

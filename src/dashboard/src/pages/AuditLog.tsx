@@ -42,6 +42,8 @@ function AuditLog() {
     since: search.get("since") ?? "",
     until: search.get("until") ?? "",
   };
+  // Browsing makes many reads; this view leaves them out so the changes stand out.
+  const changesOnly = search.get("view") === "changes";
   const variables: AuditLogQueryVariables = {
     workspace: ws.slug,
     keyPrefix: filters.keyPrefix || null,
@@ -50,6 +52,7 @@ function AuditLog() {
     target: filters.target || null,
     since: toIso(filters.since) ?? null,
     until: toIso(filters.until) ?? null,
+    changesOnly: changesOnly || null,
     limit: PAGE,
   };
   const log = useQuery(AuditLogDocument, variables);
@@ -129,6 +132,15 @@ function AuditLog() {
           </Button>
         }
       />
+
+      <div className="segmented audit-view" role="group" aria-label="Which entries">
+        <button type="button" className={`segment${changesOnly ? "" : " active"}`} aria-pressed={!changesOnly} onClick={() => setSearch({ view: undefined })}>
+          All calls
+        </button>
+        <button type="button" className={`segment${changesOnly ? " active" : ""}`} aria-pressed={changesOnly} onClick={() => setSearch({ view: "changes" })}>
+          Changes only
+        </button>
+      </div>
 
       {/* On phones the filters fold away behind this button. */}
       <button
