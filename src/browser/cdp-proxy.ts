@@ -106,7 +106,9 @@ function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLea
       ports.log.info({ sessionId, method }, "cdp proxy: command refused by policy");
       ports.recordRefusal(sessionId, method, reason);
     },
-    onRedirected: (method) => ports.recordRefusal(sessionId, method, "download folder replaced by the session's own"),
+    // Not a refusal: the command went through, into the session's download folder (Playwright sets a
+    // folder of its own on every connect). A cdp.refused event here showed every connect as refused.
+    onRedirected: (method) => ports.log.debug({ sessionId, method }, "cdp proxy: download folder set to the session's own"),
     onBrowserClose: () => ports.runtime.releasedByClient(sessionId),
     browserAlive: () => lease.cdp.isOpen,
   };

@@ -213,6 +213,9 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
       expect(file.headers.get("content-disposition")).toContain('filename="report.txt"');
       expect(await file.text()).toBe("report body");
       expect(await page.evaluate(() => 2 + 2)).toBe(4);
+      // Issue 25: the folder Playwright sets on connect is swapped, as designed; nothing was refused.
+      await t.app.deps.events.flush();
+      expect(await eventsOf(s.id, "cdp.refused")).toEqual([]);
     } finally {
       await pw.close();
     }
