@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import os from "node:os";
+import { promisify } from "node:util";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { heartbeat, ownerOf, placementCandidates, registerNode, sessionsOfDeadNodes } from "../../src/services/nodes/nodes.ts";
@@ -12,9 +15,10 @@ describePostgres("the node registry and crash recovery", () => {
   let tdb: TestDatabase;
   let a: TestApp;
   let b: TestApp;
+  let env: Record<string, string>;
   beforeAll(async () => {
     tdb = await createTestDatabase("postgres");
-    const env = { VESSEL_MASTER_KEY: randomBytes(32).toString("base64"), VESSEL_NODE_TIMEOUT_SECONDS: "2", VESSEL_HEARTBEAT_SECONDS: "0.5" };
+    env = { VESSEL_MASTER_KEY: randomBytes(32).toString("base64"), VESSEL_NODE_TIMEOUT_SECONDS: "2", VESSEL_HEARTBEAT_SECONDS: "0.5" };
     // No browsers: heartbeats do not run on their own, the test drives them.
     a = await startTestApp({ db: tdb.db, startBrowsers: false, env });
     b = await startTestApp({ db: tdb.db, startBrowsers: false, env });
@@ -79,6 +83,33 @@ describePostgres("the node registry and crash recovery", () => {
     expect((await placementCandidates(tdb.db.prisma, "us-east1", "nobody", 30)).map((n) => n.id)).not.toContain(id);
     expect(await tdb.db.prisma.node.findUniqueOrThrow({ where: { id } })).toMatchObject({ draining: true, freeSlots: 0, stoppedAt: expect.any(Date) });
   });
+
+  it("npm run seed with a live node's VESSEL_NODE_ID neither re-registers nor stops it (its sessions stay), and leaves no node row", async () => {
+    const { ids } = await deadNodeWith(1);
+    const live = a.app.deps.nodeId;
+    await tdb.db.prisma.session.update({ where: { id: ids[0]! }, data: { nodeId: live } });
+    await heartbeat(tdb.db.prisma, { id: live, internalUrl: a.url, region: "us-east1", capacity: 1, freeSlots: 0, draining: false });
+    const before = await tdb.db.prisma.node.findUniqueOrThrow({ where: { id: live } });
+    const rows = await tdb.db.prisma.node.count();
+    const seed = (extra: Record<string, string>) =>
+      promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--workspace", `seed-${ulid().toLowerCase()}`], {
+        env: { PATH: process.env.PATH, HOME: os.tmpdir(), DATABASE_URL: tdb.url!, VESSEL_MASTER_KEY: env.VESSEL_MASTER_KEY!, ...extra },
+      });
+    // What `kubectl exec` into the node's pod inherits: its id. Then a plain run (the id is the host name).
+    expect((await seed({ VESSEL_NODE_ID: live })).stdout.trim().length).toBeGreaterThan(20);
+    await seed({});
+    const after = await tdb.db.prisma.node.findUniqueOrThrow({ where: { id: live } });
+    expect(after.stoppedAt).toBeNull();
+    expect(after.startedAt).toEqual(before.startedAt);
+    expect(await tdb.db.prisma.node.count()).toBe(rows);
+    expect(await tdb.db.prisma.node.findUnique({ where: { id: os.hostname() } })).toBeNull();
+    // So a peer takes the node for alive while it heartbeats: its session is not ended.
+    expect((await sessionsOfDeadNodes(tdb.db.prisma, b.app.deps.nodeId, 3600)).map((s) => s.id)).not.toContain(ids[0]);
+    await heartbeat(tdb.db.prisma, { id: live, internalUrl: a.url, region: "us-east1", capacity: 1, freeSlots: 0, draining: false });
+    await b.app.cluster.reapDeadNodes();
+    expect(await tdb.db.prisma.session.findUniqueOrThrow({ where: { id: ids[0]! } })).toMatchObject({ status: "RUNNING" });
+    await tdb.db.prisma.session.update({ where: { id: ids[0]! }, data: { status: "RELEASED", endReason: "CLIENT_RELEASE", endedAt: new Date() } });
+  }, 60_000);
 
   it("draining: /readyz is 503 at once, and a create with no peer to take it is 503 with Retry-After", async () => {
     const ws = await seedWorkspace(a);
