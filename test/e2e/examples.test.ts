@@ -7,7 +7,7 @@ import busboy from "busboy";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { freePort, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { startPageServer } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
@@ -102,6 +102,32 @@ describe.skipIf(!hasChromium)("the examples run green against a local server", (
       form.close();
     }
   }, 60_000);
+
+  it("webhook-receiver: checks a real delivery's signature, refuses a forged one", async () => {
+    const port = await freePort();
+    const auth = { authorization: `Bearer ${ws.key}`, "content-type": "application/json" };
+    const made = await fetch(`${t.url}/v1/webhooks`, { method: "POST", headers: auth, body: JSON.stringify({ url: `http://127.0.0.1:${port}/`, events: ["session.released"] }) });
+    const hook = (await made.json()) as { id: string; secret: string };
+    // A server runs until stopped: spawned here (not runExample, which waits for the exit) and killed at the end.
+    const child = spawn(process.execPath, ["--conditions=@vessel/source", "--import", "tsx", "examples/webhook-receiver.ts"], {
+      cwd: root, env: { ...process.env, ...env, VESSEL_WEBHOOK_SECRET: hook.secret, PORT: String(port) },
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await expect.poll(() => out, { timeout: 30_000 }).toContain('"listening"');
+      const forged = await fetch(`http://127.0.0.1:${port}/`, {
+        method: "POST", headers: { "webhook-id": "msg_x", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" }, body: "{}",
+      });
+      expect(forged.status).toBe(400);
+      const test = (await (await fetch(`${t.url}/v1/webhooks/${hook.id}:test`, { method: "POST", headers: auth })).json()) as { id: string };
+      await expect.poll(() => out, { timeout: 20_000 }).toContain(`"webhook_id":"${test.id}","type":"webhook.test"`);
+      const log = (await (await fetch(`${t.url}/v1/webhooks/${hook.id}/deliveries`, { headers: auth })).json()) as { items: unknown[] };
+      expect(log.items).toMatchObject([{ status: "delivered", last_response_code: 204 }]);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
 
   it("hand-off: a person clicks Done in the live view, then the script carries on", async () => {
     const person = await chromium.launch({

@@ -1,5 +1,6 @@
 import { chromium, type Browser as ViewerBrowser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook, WebhookVerificationError } from "@vessel/client";
 import { findChromium } from "../../src/browser/chromium-command.ts";
 import { bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, eventually, releaseSession } from "../support/sessions.ts";
@@ -114,6 +115,9 @@ describe.skipIf(!executablePath)("webhooks", () => {
       expect(r.headers["webhook-id"]).toMatch(/^msg_/);
       expect(Math.abs(Number(r.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(300);
       expect(r.headers["content-type"]).toBe("application/json");
+      // The client library's check agrees with the independent one.
+      expect(verifyWebhook(hook.secret!, r.headers, r.body).type).toBe(JSON.parse(r.body).type);
+      expect(() => verifyWebhook(other.secret!, r.headers, r.body)).toThrow(WebhookVerificationError);
     }
     const [running, done, released] = got.map((r) => JSON.parse(r.body) as { type: string; timestamp: string; data: Record<string, unknown> });
     const rest = (await api("GET", `/v1/sessions/${session.id}`)).body;

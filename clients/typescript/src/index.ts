@@ -10,6 +10,8 @@ import { deleteRecording, recordingBytes, recordingStream, recordingToFile, type
 import { listSessionFiles, uploadSessionFile, type SessionFile } from "./session-files.ts";
 
 export * from "./errors.ts";
+/** Checks a webhook delivery's signature and timestamp (Standard Webhooks) and answers its event. */
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type VerifyWebhookOptions } from "./webhooks.ts";
 /** The pager: every item of a cursor-paginated list, page after page, as the caller iterates. */
 export { allPages } from "./pages.ts";
 export type { SessionLogEntry, SessionLogsOptions, DownloadRecordingOptions };

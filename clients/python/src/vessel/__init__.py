@@ -24,6 +24,7 @@ from .errors import (
 from .extensions import Extensions
 from .profiles import Profiles
 from .sessions import Sessions
+from .webhooks import WebhookVerificationError, verify_webhook
 
 __version__ = "0.1.0"
 
@@ -31,5 +32,5 @@ __all__ = [
     "AuthenticationError", "Download", "Extension", "Extensions", "IdempotencyError", "InsufficientCapacityError", "NotFoundError", "Page",
     "PermissionDeniedError", "Profile", "Profiles", "RateLimitError", "Retry", "ServerError", "Session", "SessionEvent", "SessionFile",
     "SessionLiveView", "SessionLogEntry", "Sessions", "UnknownRegionError", "ValidationError", "Vessel", "VesselApiError", "VesselError",
-    "VesselTimeoutError", "__version__",
+    "VesselTimeoutError", "WebhookVerificationError", "__version__", "verify_webhook",
 ]
