@@ -20,18 +20,21 @@ export class BrowserLinks {
 
   /** `connectUrlOf` answers the session's connect_url (checked against the caller's workspace), or throws. */
   async link(sessionId: string, connectUrlOf: () => Promise<string>): Promise<Link> {
-    let link = this.links.get(sessionId);
-    if (!link) {
-      link = (async () => {
-        const url = await connectUrlOf();
-        const browser = await puppeteer.connect({ browserWSEndpoint: url, defaultViewport: null, protocolTimeout: 60_000 });
-        // The session ended, or its socket dropped: the next call connects again (or learns it ended).
-        browser.once("disconnected", () => this.links.delete(sessionId));
-        return { browser, current: null, tabIds: new WeakMap(), nextTab: 1, cdp: new WeakMap() };
-      })();
-      this.links.set(sessionId, link);
-      link.catch(() => this.links.delete(sessionId));
-    }
+    const known = this.links.get(sessionId);
+    if (known) return known;
+    // Forgets this link only: a newer one for the same session may have taken its place.
+    const forget = () => {
+      if (this.links.get(sessionId) === link) this.links.delete(sessionId);
+    };
+    const link: Promise<Link> = (async () => {
+      const url = await connectUrlOf();
+      const browser = await puppeteer.connect({ browserWSEndpoint: url, defaultViewport: null, protocolTimeout: 60_000 });
+      // The session ended, or its socket dropped: the next call connects again (or learns it ended).
+      browser.once("disconnected", forget);
+      return { browser, current: null, tabIds: new WeakMap(), nextTab: 1, cdp: new WeakMap() };
+    })();
+    this.links.set(sessionId, link);
+    link.catch(forget);
     return link;
   }
 

@@ -192,6 +192,10 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
           expect(textOf(refused)).toMatch(/No session with this id in this workspace/);
         }
 
+        // A view-only link handed out before does not gain control: it is revoked as the session turns interactive.
+        const watchOnly = (await getSession(t, ws.key, sessionId)).live_view_url!;
+        expect((await fetch(watchOnly)).status).toBe(200);
+
         // Nobody comes: the wait ends at its timeout, with progress on the way.
         const progress: Array<{ progress: number; message?: string }> = [];
         const lonely = (await client.callTool({ name: "ask_human", arguments: { instructions: "Nobody will come.", timeout_seconds: 2 } }, undefined, {
@@ -200,6 +204,7 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         expect(lonely.isError, textOf(lonely)).toBeFalsy();
         expect(lonely.structuredContent).toMatchObject({ outcome: "timed_out", session_id: sessionId });
         expect(progress[0]?.message).toMatch(/Waiting for the person .*http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+        expect((await fetch(watchOnly)).status).toBe(401);
 
         // The link at once, the wait in a second call (a model sees results, not progress).
         const handed = await call(client, "ask_human", { instructions: "Nobody will come either.", timeout_seconds: 2, wait: false });

@@ -9,6 +9,7 @@ import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { auditedTransaction } from "../audit/audited.ts";
 import { listSessionEvents } from "../session-events/event-feed.ts";
+import { liveViewRevocations } from "./live-view.ts";
 
 export interface HandOff {
   sessionId: string;
@@ -29,7 +30,8 @@ export const maxHandOffSeconds = 1800;
 
 /**
  * Opens the hand-off: the row's live view turns interactive with `instructions` (audited), and the
- * link is valid until the wait's deadline, never past the session's own end. Refuses a session of
+ * link is valid until the wait's deadline, never past the session's own end. The live view stays
+ * interactive afterwards (a later hand-off only changes the instructions). Refuses a session of
  * another workspace (as missing) and one that is not running.
  */
 export async function openHandOff(ctx: ServiceContext, id: string, instructions: string, timeoutSeconds: number): Promise<HandOff> {
@@ -41,11 +43,18 @@ export async function openHandOff(ctx: ServiceContext, id: string, instructions:
   if (found.status !== "RUNNING") throw new AppError("conflict", `The session is not running (${found.status}).`);
   // Done events already recorded do not answer this hand-off: only those after the newest one now.
   const newest = await prisma.sessionEvent.findFirst({ where: { sessionId: id }, orderBy: { id: "desc" }, select: { id: true } });
+  // A view-only session's links handed out so far are revoked as it turns interactive: whoever was
+  // given one to watch does not gain the mouse and keyboard with it.
+  const revoke = !found.liveViewInteractive;
   const session = await auditedTransaction(ctx, async (tx, audit) => {
-    const row = await tx.session.update({ where: { id }, data: { liveViewInteractive: true, liveViewInstructions: instructions } });
+    const row = await tx.session.update({
+      where: { id },
+      data: { liveViewInteractive: true, liveViewInstructions: instructions, ...(revoke ? { liveViewGeneration: { increment: 1 } } : {}) },
+    });
     await audit(id);
     return row;
   });
+  if (revoke) await ctx.deps.pubsub.publish(liveViewRevocations, id);
   const now = ctx.deps.now().getTime();
   const deadline = new Date(Math.min(session.expiresAt.getTime(), now + timeoutSeconds * 1000));
   if (deadline.getTime() - now < 1000) throw new AppError("conflict", "The session ends in less than a second.");
