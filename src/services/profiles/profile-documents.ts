@@ -6,7 +6,7 @@ import { CURRENT_FORMAT_VERSION, ProfileDocumentV1, ProfileFormatError, parsePro
 import { restoreProfile } from "../../browser/profile-restore.ts";
 import { ProfileDecryptError, openProfile, sealProfile, type SealedProfile } from "../../crypto/profile-crypto.ts";
 import { AppError } from "../../kernel/errors.ts";
-import type { Session } from "../../generated/prisma/client.ts";
+import type { PrismaClient, Session } from "../../generated/prisma/client.ts";
 import { writeAuditInTx } from "../audit/audit.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
 import { prismaOf, queryStatement } from "../../kernel/support.ts";
@@ -80,6 +80,27 @@ export async function captureSessionHere(deps: AppDeps, source: ServiceContext |
     log.warn({ sessionId, err: (err as Error).message }, "profile capture failed");
     throw new AppError("conflict", "The session's browser could not be read; it may have just ended.");
   }
+}
+
+/**
+ * Replaces a profile's sealed document and counts in place (a save), in `tx`; how many rows changed.
+ * The bytes go as base64 text decoded by the database: a 150 KiB bytea through Prisma's layer costs
+ * the embedded database 60–200 ms, this 20–40 ms.
+ */
+export function writeSealed(
+  tx: Pick<PrismaClient, "$executeRaw">,
+  row: { id: string; workspaceId: string },
+  sealed: SealedProfile,
+  stats: DocumentStats,
+  sourceSessionId: string,
+  updatedAt: Date,
+): Promise<number> {
+  const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  return tx.$executeRaw`UPDATE profiles SET format_version = ${sealed.formatVersion}, ciphertext = decode(${b64(sealed.ciphertext)}, 'base64'),
+    nonce = decode(${b64(sealed.nonce)}, 'base64'), auth_tag = decode(${b64(sealed.authTag)}, 'base64'), wrapped_key = decode(${b64(sealed.wrappedKey)}, 'base64'),
+    master_key_id = ${sealed.masterKeyId}, size_bytes = ${stats.sizeBytes}, cookie_count = ${stats.cookieCount}, origin_count = ${stats.originCount},
+    key_count = ${stats.keyCount}, source_session_id = ${sourceSessionId}, updated_at = ${updatedAt}
+    WHERE id = ${row.id} AND workspace_id = ${row.workspaceId}`;
 }
 
 /** A profile row's sealed columns, bytes as base64 (see readDocument). */
@@ -173,10 +194,7 @@ export async function saveProfileOnRelease(
     const { document } = await captureSession(deps, ctx, sessionId, workspaceId, profileId);
     const { sealed, stats } = sealDocument(deps, { id: profileId, workspaceId }, document);
     const saved = await deps.db.prisma.$transaction(async (tx) => {
-      const { count } = await tx.profile.updateMany({
-        where: { id: profileId, workspaceId },
-        data: { ...sealed, ...stats, sourceSessionId: sessionId, updatedAt: deps.now() },
-      });
+      const count = await writeSealed(tx, { id: profileId, workspaceId }, sealed, stats, sessionId, deps.now());
       const entry = audit(count > 0 ? 200 : 404);
       if (entry) await writeAuditInTx(tx, entry);
       return count > 0;

@@ -8,7 +8,7 @@ import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { paginate, PageQuery, type Page } from "../../kernel/pagination.ts";
 import { prismaOf } from "../../kernel/support.ts";
-import { sealDocument, captureFromSession, readDocument } from "./profile-documents.ts";
+import { sealDocument, captureFromSession, readDocument, writeSealed } from "./profile-documents.ts";
 
 /** A profile as the service hands it out: everything but the sealed payload and its keys. */
 export type ProfileRecord = Pick<
@@ -92,14 +92,14 @@ export async function createProfile(ctx: ServiceContext, input: CreateProfileInp
 /** Replaces a profile's state with a running session's, keeping its id (and label). */
 export async function saveProfile(ctx: ServiceContext, id: string, input: z.output<typeof SaveProfileInput>, workspace?: string): Promise<ProfileRecord> {
   const workspaceId = await workspaceOf(ctx, workspace);
-  await findInWorkspace(ctx, workspaceId, id);
-  const doc = await captureFromSession(ctx, workspaceId, input.session_id);
+  // Side by side (a save is waited on); the profile's own refusal comes first.
+  const [found, captured] = await Promise.allSettled([findInWorkspace(ctx, workspaceId, id), captureFromSession(ctx, workspaceId, input.session_id)]);
+  if (found.status === "rejected") throw found.reason;
+  if (captured.status === "rejected") throw captured.reason;
+  const doc = captured.value;
   const { sealed, stats } = sealDocument(ctx.deps, { id, workspaceId }, doc);
   const profile = await auditedTransaction(ctx, async (tx, audit) => {
-    const { count } = await tx.profile.updateMany({
-      where: { id, workspaceId },
-      data: { ...sealed, ...stats, sourceSessionId: input.session_id, updatedAt: ctx.deps.now() },
-    });
+    const count = await writeSealed(tx, { id, workspaceId }, sealed, stats, input.session_id, ctx.deps.now());
     if (count === 0) throw new AppError("not-found", "No profile with this id in this workspace.");
     await audit(id);
     return tx.profile.findFirstOrThrow({ where: { id }, select: publicColumns });
