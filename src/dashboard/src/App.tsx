@@ -16,6 +16,7 @@ import { SessionPage } from "./pages/Session.tsx";
 import { ProfilesPage } from "./pages/Profiles.tsx";
 import { ExtensionsPage } from "./pages/Extensions.tsx";
 import { ApiKeysPage } from "./pages/ApiKeys.tsx";
+import { WebhooksPage } from "./pages/Webhooks.tsx";
 import { MembersPage } from "./pages/Members.tsx";
 import { AuditLogPage } from "./pages/AuditLog.tsx";
 import { NewWorkspacePage, NoWorkspacePage, NotFoundPage, UnknownWorkspacePage } from "./pages/Workspaces.tsx";
@@ -143,6 +144,7 @@ function Routes({ path }: { path: string }) {
   else if (section === "profiles" && !id) page = <ProfilesPage />;
   else if (section === "extensions" && !id) page = <ExtensionsPage />;
   else if (section === "api-keys" && !id) page = <ApiKeysPage />;
+  else if (section === "webhooks" && !id) page = <WebhooksPage />;
   else if (section === "members" && !id) page = <MembersPage />;
   else if (section === "audit-log" && !id) page = <AuditLogPage />;
   else page = <NotFoundPage />;

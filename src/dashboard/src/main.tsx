@@ -12,6 +12,7 @@ import "./styles/session.css";
 import "./styles/inspector.css";
 import "./styles/inspector-lists.css";
 import "./styles/session-options.css";
+import "./styles/webhooks.css";
 import "./styles/sign-in.css";
 import "./styles/narrow.css";
 

@@ -469,6 +469,82 @@ export type SessionRecordingQueryVariables = Exact<{
 
 export type SessionRecordingQuery = { session: { id: string, recordingInfo: { status: RecordingStatus, sizeBytes: number | null, durationMs: number | null, width: number | null, height: number | null, startedAt: string, endedAt: string | null, readyAt: string | null, expiresAt: string, failure: string | null } | null } };
 
+export type WebhookFieldsFragment = { id: string, url: string, events: Array<string>, description: string | null, enabled: boolean, disabledAt: string | null, disabledReason: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string };
+
+export type WebhookDeliveryFieldsFragment = { id: string, webhookId: string, event: string, eventId: string | null, status: string, attempts: number, nextAttemptAt: string | null, lastAttemptAt: string | null, lastResponseCode: number | null, lastError: string | null, createdAt: string };
+
+export type WebhooksQueryVariables = Exact<{
+  workspace: string;
+  cursor?: string | null | undefined;
+}>;
+
+
+export type WebhooksQuery = { webhooks: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, url: string, events: Array<string>, description: string | null, enabled: boolean, disabledAt: string | null, disabledReason: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string }> } };
+
+export type WebhookDeliveriesQueryVariables = Exact<{
+  workspace: string;
+  id: string;
+  cursor?: string | null | undefined;
+}>;
+
+
+export type WebhookDeliveriesQuery = { webhookDeliveries: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, webhookId: string, event: string, eventId: string | null, status: string, attempts: number, nextAttemptAt: string | null, lastAttemptAt: string | null, lastResponseCode: number | null, lastError: string | null, createdAt: string }> } };
+
+export type CreateWebhookMutationVariables = Exact<{
+  workspace: string;
+  url: string;
+  events: Array<string> | string;
+  description?: string | null | undefined;
+}>;
+
+
+export type CreateWebhookMutation = { createWebhook: { secret: string, webhook: { id: string, url: string, events: Array<string>, description: string | null, enabled: boolean, disabledAt: string | null, disabledReason: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string } } };
+
+export type UpdateWebhookMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+  enabled?: boolean | null | undefined;
+  events?: Array<string> | string | null | undefined;
+  url?: string | null | undefined;
+  description?: string | null | undefined;
+}>;
+
+
+export type UpdateWebhookMutation = { updateWebhook: { id: string, url: string, events: Array<string>, description: string | null, enabled: boolean, disabledAt: string | null, disabledReason: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string } };
+
+export type DeleteWebhookMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type DeleteWebhookMutation = { deleteWebhook: boolean };
+
+export type RotateWebhookSecretMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type RotateWebhookSecretMutation = { rotateWebhookSecret: { secret: string, webhook: { id: string, url: string, events: Array<string>, description: string | null, enabled: boolean, disabledAt: string | null, disabledReason: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string } } };
+
+export type TestWebhookMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type TestWebhookMutation = { testWebhook: { id: string, webhookId: string, event: string, eventId: string | null, status: string, attempts: number, nextAttemptAt: string | null, lastAttemptAt: string | null, lastResponseCode: number | null, lastError: string | null, createdAt: string } };
+
+export type RetryWebhookDeliveryMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+  deliveryId: string;
+}>;
+
+
+export type RetryWebhookDeliveryMutation = { retryWebhookDelivery: { id: string, webhookId: string, event: string, eventId: string | null, status: string, attempts: number, nextAttemptAt: string | null, lastAttemptAt: string | null, lastResponseCode: number | null, lastError: string | null, createdAt: string } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -566,6 +642,35 @@ export const ExtensionFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
 }
     `, {"fragmentName":"ExtensionFields"}) as unknown as TypedDocumentString<ExtensionFieldsFragment, unknown>;
+export const WebhookFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WebhookFields on Webhook {
+  id
+  url
+  events
+  description
+  enabled
+  disabledAt
+  disabledReason
+  previousSecretExpiresAt
+  createdAt
+  updatedAt
+}
+    `, {"fragmentName":"WebhookFields"}) as unknown as TypedDocumentString<WebhookFieldsFragment, unknown>;
+export const WebhookDeliveryFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WebhookDeliveryFields on WebhookDelivery {
+  id
+  webhookId
+  event
+  eventId
+  status
+  attempts
+  nextAttemptAt
+  lastAttemptAt
+  lastResponseCode
+  lastError
+  createdAt
+}
+    `, {"fragmentName":"WebhookDeliveryFields"}) as unknown as TypedDocumentString<WebhookDeliveryFieldsFragment, unknown>;
 export const RequestSignInDocument = new TypedDocumentString(`
     mutation RequestSignIn($email: String!, $codeChallenge: String!, $redirectTo: String) {
   requestSignIn(
@@ -1186,3 +1291,163 @@ export const SessionRecordingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SessionRecordingQuery, SessionRecordingQueryVariables>;
+export const WebhooksDocument = new TypedDocumentString(`
+    query Webhooks($workspace: String!, $cursor: String) {
+  webhooks(workspace: $workspace, limit: 100, cursor: $cursor) {
+    items {
+      ...WebhookFields
+    }
+    nextCursor
+    hasMore
+  }
+}
+    fragment WebhookFields on Webhook {
+  id
+  url
+  events
+  description
+  enabled
+  disabledAt
+  disabledReason
+  previousSecretExpiresAt
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<WebhooksQuery, WebhooksQueryVariables>;
+export const WebhookDeliveriesDocument = new TypedDocumentString(`
+    query WebhookDeliveries($workspace: String!, $id: String!, $cursor: String) {
+  webhookDeliveries(workspace: $workspace, id: $id, limit: 50, cursor: $cursor) {
+    items {
+      ...WebhookDeliveryFields
+    }
+    nextCursor
+    hasMore
+  }
+}
+    fragment WebhookDeliveryFields on WebhookDelivery {
+  id
+  webhookId
+  event
+  eventId
+  status
+  attempts
+  nextAttemptAt
+  lastAttemptAt
+  lastResponseCode
+  lastError
+  createdAt
+}`) as unknown as TypedDocumentString<WebhookDeliveriesQuery, WebhookDeliveriesQueryVariables>;
+export const CreateWebhookDocument = new TypedDocumentString(`
+    mutation CreateWebhook($workspace: String!, $url: String!, $events: [String!]!, $description: String) {
+  createWebhook(
+    workspace: $workspace
+    url: $url
+    events: $events
+    description: $description
+  ) {
+    secret
+    webhook {
+      ...WebhookFields
+    }
+  }
+}
+    fragment WebhookFields on Webhook {
+  id
+  url
+  events
+  description
+  enabled
+  disabledAt
+  disabledReason
+  previousSecretExpiresAt
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<CreateWebhookMutation, CreateWebhookMutationVariables>;
+export const UpdateWebhookDocument = new TypedDocumentString(`
+    mutation UpdateWebhook($workspace: String!, $id: String!, $enabled: Boolean, $events: [String!], $url: String, $description: String) {
+  updateWebhook(
+    workspace: $workspace
+    id: $id
+    enabled: $enabled
+    events: $events
+    url: $url
+    description: $description
+  ) {
+    ...WebhookFields
+  }
+}
+    fragment WebhookFields on Webhook {
+  id
+  url
+  events
+  description
+  enabled
+  disabledAt
+  disabledReason
+  previousSecretExpiresAt
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<UpdateWebhookMutation, UpdateWebhookMutationVariables>;
+export const DeleteWebhookDocument = new TypedDocumentString(`
+    mutation DeleteWebhook($workspace: String!, $id: String!) {
+  deleteWebhook(workspace: $workspace, id: $id)
+}
+    `) as unknown as TypedDocumentString<DeleteWebhookMutation, DeleteWebhookMutationVariables>;
+export const RotateWebhookSecretDocument = new TypedDocumentString(`
+    mutation RotateWebhookSecret($workspace: String!, $id: String!) {
+  rotateWebhookSecret(workspace: $workspace, id: $id) {
+    secret
+    webhook {
+      ...WebhookFields
+    }
+  }
+}
+    fragment WebhookFields on Webhook {
+  id
+  url
+  events
+  description
+  enabled
+  disabledAt
+  disabledReason
+  previousSecretExpiresAt
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<RotateWebhookSecretMutation, RotateWebhookSecretMutationVariables>;
+export const TestWebhookDocument = new TypedDocumentString(`
+    mutation TestWebhook($workspace: String!, $id: String!) {
+  testWebhook(workspace: $workspace, id: $id) {
+    ...WebhookDeliveryFields
+  }
+}
+    fragment WebhookDeliveryFields on WebhookDelivery {
+  id
+  webhookId
+  event
+  eventId
+  status
+  attempts
+  nextAttemptAt
+  lastAttemptAt
+  lastResponseCode
+  lastError
+  createdAt
+}`) as unknown as TypedDocumentString<TestWebhookMutation, TestWebhookMutationVariables>;
+export const RetryWebhookDeliveryDocument = new TypedDocumentString(`
+    mutation RetryWebhookDelivery($workspace: String!, $id: String!, $deliveryId: String!) {
+  retryWebhookDelivery(workspace: $workspace, id: $id, deliveryId: $deliveryId) {
+    ...WebhookDeliveryFields
+  }
+}
+    fragment WebhookDeliveryFields on WebhookDelivery {
+  id
+  webhookId
+  event
+  eventId
+  status
+  attempts
+  nextAttemptAt
+  lastAttemptAt
+  lastResponseCode
+  lastError
+  createdAt
+}`) as unknown as TypedDocumentString<RetryWebhookDeliveryMutation, RetryWebhookDeliveryMutationVariables>;

@@ -3,7 +3,7 @@ import { useMe, roleLabel, wsPath, type CurrentWorkspace } from "../lib/me.tsx";
 import { Link, navigate, useLocation } from "../lib/router.tsx";
 import { connectionState, onConnectionState } from "../lib/live.ts";
 import {
-  AuditIcon, CheckIcon, ChevronIcon, CloseIcon, KeyIcon, Logo, MembersIcon, MenuIcon, PlusIcon, ProfilesIcon, PuzzleIcon, SessionsIcon, SignOutIcon,
+  AuditIcon, CheckIcon, ChevronIcon, CloseIcon, KeyIcon, Logo, MembersIcon, MenuIcon, PlusIcon, ProfilesIcon, PuzzleIcon, SessionsIcon, SignOutIcon, WebhookIcon,
 } from "./icons.tsx";
 
 const sections = [
@@ -11,6 +11,7 @@ const sections = [
   { path: "profiles", label: "Profiles", icon: ProfilesIcon },
   { path: "extensions", label: "Extensions", icon: PuzzleIcon },
   { path: "api-keys", label: "API keys", icon: KeyIcon },
+  { path: "webhooks", label: "Webhooks", icon: WebhookIcon, admin: true },
   { path: "members", label: "Members", icon: MembersIcon },
   { path: "audit-log", label: "Audit log", icon: AuditIcon, admin: true },
 ] as const;

@@ -150,3 +150,10 @@ export const PuzzleIcon = (p: P) => (
     <path d="M10 4.5a2 2 0 1 1 4 0V6h4a1 1 0 0 1 1 1v4h-1.5a2 2 0 1 0 0 4H19v4a1 1 0 0 1-1 1h-4v-1.5a2 2 0 1 0-4 0V20H6a1 1 0 0 1-1-1v-4h1.5a2 2 0 1 0 0-4H5V7a1 1 0 0 1 1-1h4V4.5Z" />
   </Icon>
 );
+/** A signal sent outwards: webhooks. */
+export const WebhookIcon = (p: P) => (
+  <Icon {...p}>
+    <path d="M4 12h7M8 8l4 4-4 4" />
+    <path d="M15 6.5a7 7 0 0 1 0 11M18 4a10.5 10.5 0 0 1 0 16" />
+  </Icon>
+);
