@@ -102,8 +102,10 @@ async function main(): Promise<void> {
   const node = await spawnNode({ VESSEL_DATA_DIR: dataDir, VESSEL_BROWSER_CAPACITY: "3", LOG_LEVEL: "warn" });
   try {
     const keyFile = path.join(dataDir, firstKeyFileName);
-    while (!fs.existsSync(keyFile)) await sleep(100);
-    const key = fs.readFileSync(keyFile, "utf8").trim();
+    // The file appears before its text does: read until the key is there.
+    const readKey = () => (fs.existsSync(keyFile) ? fs.readFileSync(keyFile, "utf8").trim() : "");
+    while (!readKey()) await sleep(100);
+    const key = readKey();
     const port = Number(new URL(node.url).port);
     const create = () => api("POST", `${node.url}/v1/sessions`, key, 201, { region: "us-east1" }) as Promise<{ id: string; connect_url: string }>;
     const big = await create();

@@ -116,13 +116,21 @@ try {
   const loadArgs: LoadArgs = { baseUrl: api.baseUrl, key: api.key, rate, busy, commandsPerSecond: busyCps };
   const load = await helper<string>("./relay-load.ts", [JSON.stringify(loadArgs)]);
   await sleep(1000);
+  const loadProfile = await startCpuProfile();
+  const loadCpu0 = process.cpuUsage();
+  const loadStart = performance.now();
   const loaded = await measure(rounds);
+  const loadCpu = process.cpuUsage(loadCpu0);
+  const loadWhere = await loadProfile.stop("under-load");
+  const loadWall = performance.now() - loadStart;
   load.child.send("stop");
   const report = await new Promise<LoadReport>((resolve) => load.child.on("message", (m) => typeof m === "object" && resolve(m as LoadReport)));
   show(`(a) under load: ${f(report.requests / report.seconds, 0)} REST/GraphQL req/s answered (p50 ${f(report.p50, 1)} ms, p99 ${f(report.p99, 1)} ms, ${report.failed} failed${report.failures.length ? `: ${report.failures.join("; ")}` : ""}, ` +
     `${report.skipped} not sent while ${24} were in flight), ` +
     `3 busy sessions at ${f(report.commands / report.seconds / 3, 0)} commands/s each`, loaded);
 
+  print(`  the node's main thread under load: ${f(((loadCpu.user + loadCpu.system) / 1000 / loadWall) * 100, 0)}% of a core busy; where (V8 profile, self time):`);
+  for (const [place, ms] of loadWhere.places.slice(0, 8)) print(`    ${pad(place, 62)} ${f((ms / loadWhere.totalMs) * 100, 0)}%`);
   const r = loaded.rtt;
   const p50 = (s: Side) => median(r[s]);
   const p99 = (s: Side) => pct(r[s], 99);

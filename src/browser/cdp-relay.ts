@@ -1,6 +1,7 @@
 import WebSocket from "ws";
 import type { CommandLog } from "./cdp-command-log.ts";
-import { downloadBehaviourContext, judgeCommand } from "./cdp-policy.ts";
+import { commandOutcome, errorAnswer, type Outcome } from "./cdp-command.ts";
+import { judgeOffLoop, OFF_LOOP_BYTES, type JudgeResult } from "./cdp-judge-thread.ts";
 import type { CdpChannel } from "./cdp-pipe.ts";
 import { CloseCode } from "./close-codes.ts";
 
@@ -12,6 +13,8 @@ import { CloseCode } from "./close-codes.ts";
  * was judged (only `id`, `method`, `params` and `sessionId`), so Chromium never reads bytes we did
  * not. A refused or malformed command is answered here with a CDP error carrying the client's id
  * (and sessionId), and the connection stays up. Chromium's messages go to the client as they came.
+ * A message of OFF_LOOP_BYTES or more is read, judged and serialised on the judging thread
+ * (cdp-judge-thread.ts), in order with the client's other messages, which wait for it.
  */
 
 export interface RelayOptions {
@@ -35,46 +38,22 @@ export interface RelayOptions {
   maxBufferedBytes?: number;
   /** The session's logs are on: each command's method and time to its answer (never its params). */
   commands?: CommandLog;
+  /**
+   * Asked once before the messages that queued behind a large one (judged off the event loop,
+   * cdp-judge-thread.ts) go on: false closes the client instead (1012) and sends nothing more. The
+   * hook for a node that may have lost its lease on the session meanwhile; unset, they go on.
+   */
+  mayResume?(): Promise<boolean>;
 }
 
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
-/** CDP method names are `Domain.method`; anything longer or odder is not one. */
-const METHOD_NAME = /^[A-Za-z][A-Za-z0-9]{0,63}\.[A-Za-z][A-Za-z0-9]{0,127}$/;
+/** Methods the channel looks into as they are sent (cdp-pipe.ts: the front page) or that are answered here. */
+const NEEDS_CHANNEL = new Set(["Target.activateTarget", "Page.bringToFront", "Browser.close"]);
 
-interface Command {
-  id: number;
-  method: string;
-  params?: Record<string, unknown>;
-  sessionId?: string;
-}
-
-/** A CDP error answer, as Chromium words its own. */
-function errorAnswer(id: number | undefined, code: number, message: string, sessionId?: string): string {
-  return JSON.stringify({ ...(id !== undefined ? { id } : {}), error: { code, message }, ...(sessionId !== undefined ? { sessionId } : {}) });
-}
-
-/** The command in a client's message, or the error to answer it with. */
-function readCommand(data: Buffer): Command | { answer: string } {
-  let message: unknown;
-  try {
-    message = JSON.parse(data.toString("utf8"));
-  } catch {
-    return { answer: errorAnswer(undefined, -32700, "Message must be valid JSON") };
-  }
-  if (typeof message !== "object" || message === null || Array.isArray(message)) {
-    return { answer: errorAnswer(undefined, -32600, "Message must be an object") };
-  }
-  const { id, method, params, sessionId } = message as Record<string, unknown>;
-  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) {
-    return { answer: errorAnswer(undefined, -32600, "Message must have integer 'id' property") };
-  }
-  const session = typeof sessionId === "string" ? sessionId : undefined;
-  if (sessionId !== undefined && session === undefined) return { answer: errorAnswer(id, -32600, "Message has property other than 'id', 'method', 'sessionId', 'params'") };
-  if (typeof method !== "string" || !METHOD_NAME.test(method)) return { answer: errorAnswer(id, -32600, "Message must have string 'method' property", session) };
-  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
-    return { answer: errorAnswer(id, -32602, "Invalid parameters", session) };
-  }
-  return { id, method, ...(params ? { params: params as Record<string, unknown> } : {}), ...(session !== undefined ? { sessionId: session } : {}) };
+/** Writes a command judged and serialised on the judging thread, as CdpChannel.send would have. */
+function sendBytes(channel: CdpChannel, bytes: Buffer, sessionId: string | undefined): boolean {
+  if (!channel.isOpen || (sessionId !== undefined && !channel.owns(sessionId))) return false;
+  return channel.pipe.write(bytes);
 }
 
 /** Relays `client` to `channel` until either ends; closing one closes the other. */
@@ -102,35 +81,72 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
     else client.close(CloseCode.browserCrashed, "the browser has gone");
   };
 
-  client.on("message", (data: Buffer) => {
-    const command = readCommand(data);
-    if ("answer" in command) return answer(command.answer);
-    let params = command.params;
-    if (opts.policy) {
-      const verdict = judgeCommand(command.method, params ?? {}, { downloads: opts.downloads });
-      if (verdict.kind === "refuse") {
-        opts.onRefused(command.method, verdict.reason);
-        commands?.answeredHere(command.method, true);
-        return answer(errorAnswer(command.id, -32000, `Vessel policy: ${command.method} refused: ${verdict.reason}`, command.sessionId));
-      }
-      if (verdict.kind === "rewrite") {
-        params = verdict.params;
-        opts.onRedirected?.(command.method);
-      }
-      const context = downloadBehaviourContext({ method: command.method, params });
-      if (context !== undefined) opts.onDownloadBehaviour?.(context);
-    }
+  /** Sends a judged command on; answers here what cannot go (a target that is gone, Browser.close). */
+  const forward = (outcome: Extract<Outcome, { kind: "send" }>, bytes?: Buffer) => {
+    const { command } = outcome;
+    if (outcome.redirected) opts.onRedirected?.(command.method);
+    if (outcome.downloadContext !== undefined) opts.onDownloadBehaviour?.(outcome.downloadContext);
     if (command.method === "Browser.close" && command.sessionId === undefined && opts.onBrowserClose) {
       commands?.answeredHere(command.method, false);
       answer(JSON.stringify({ id: command.id, result: {} }));
       return opts.onBrowserClose();
     }
-    if (channel.send({ ...command, ...(params ? { params } : {}) })) {
+    if (bytes ? sendBytes(channel, bytes, command.sessionId) : channel.send(command)) {
       commands?.sent(command.id, command.method);
     } else {
       commands?.answeredHere(command.method, false);
       answer(errorAnswer(command.id, -32001, "Session with given id not found.", command.sessionId));
     }
+  };
+  const handle = (outcome: Outcome) => {
+    if (outcome.kind === "send") return forward(outcome);
+    if (outcome.refused) {
+      opts.onRefused(outcome.refused.method, outcome.refused.reason);
+      commands?.answeredHere(outcome.refused.method, true);
+    }
+    answer(outcome.answer);
+  };
+
+  // Messages are handled in order. A large one is judged on the judging thread; what arrives
+  // meanwhile waits in `queued` behind it (its bytes only: ws has them whole already).
+  const queued: Buffer[] = [];
+  let draining = false;
+  const drain = async () => {
+    draining = true;
+    let stalled = false;
+    while (queued.length > 0 && client.readyState === WebSocket.OPEN) {
+      const data = queued.shift()!;
+      if (data.length < OFF_LOOP_BYTES) {
+        if (stalled && opts.mayResume && !(await opts.mayResume())) return client.close(1012, "the session moved");
+        stalled = false;
+        handle(commandOutcome(data, opts.policy, opts.downloads));
+        continue;
+      }
+      let result: JudgeResult | undefined;
+      try {
+        result = await judgeOffLoop(data, opts.policy, opts.downloads, channel.root);
+      } catch {
+        answer(errorAnswer(undefined, -32603, "Message could not be judged"));
+      }
+      stalled = true;
+      if (result?.kind === "answer") handle(result);
+      else if (result) judgedOffLoop(result);
+    }
+    draining = false;
+  };
+  /** A command judged on the thread: written as its bytes, or through channel.send when it needs the pipe's own look. */
+  const judgedOffLoop = (r: Extract<JudgeResult, { kind: "send" }>) => {
+    const bare = { id: r.id, method: r.method, ...(r.sessionId !== undefined ? { sessionId: r.sessionId } : {}) };
+    const outcome = { kind: "send" as const, redirected: r.redirected, downloadContext: r.downloadContext };
+    if (!NEEDS_CHANNEL.has(r.method)) return forward({ ...outcome, command: bare }, r.bytes as Buffer);
+    const { params } = JSON.parse((r.bytes as Buffer).subarray(0, -1).toString("utf8")) as { params?: Record<string, unknown> };
+    forward({ ...outcome, command: { ...bare, ...(params ? { params } : {}) } });
+  };
+
+  client.on("message", (data: Buffer) => {
+    if (!draining && data.length < OFF_LOOP_BYTES) return handle(commandOutcome(data, opts.policy, opts.downloads));
+    queued.push(data);
+    if (!draining) void drain();
   });
   client.on("close", () => {
     channel.close();
