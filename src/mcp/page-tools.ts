@@ -4,8 +4,10 @@
  * (./browser-links.ts), so the CDP and egress policies judge it as they judge any client.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { KeyInput, Page } from "puppeteer-core";
 import { z } from "zod";
+import type { Link } from "./browser-links.ts";
 import { backendNodeIdOf, centreOf, focus, snapshotText } from "./page-snapshot.ts";
 import type { McpState } from "./state.ts";
 import { ToolError, text, toolCall, type ToolExtra } from "./tool-call.ts";
@@ -39,10 +41,11 @@ async function pressCombo(page: Page, combo: string): Promise<void> {
 const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 
 export function registerPageTools(server: McpServer, state: McpState): void {
-  const act = (extra: unknown, action: string, sessionId: string | undefined, work: (page: Page, linked: Awaited<ReturnType<McpState["linkFor"]>>, ctx: Parameters<Parameters<typeof toolCall>[3]>[0]) => Promise<ReturnType<typeof text>>) =>
+  /** One audited call on the session's current tab, through its (possibly new) connection. */
+  const act = (extra: unknown, action: string, sessionId: string | undefined, work: (page: Page, linked: { id: string; link: Link }) => Promise<CallToolResult>) =>
     toolCall(extra as ToolExtra, action, sessionId ?? state.lastSession, async (ctx) => {
       const linked = await state.linkFor(ctx, sessionId);
-      return work(await state.links.page(linked.link), linked, ctx);
+      return work(await state.links.page(linked.link), linked);
     });
 
   server.registerTool(
@@ -183,7 +186,7 @@ export function registerPageTools(server: McpServer, state: McpState): void {
     (args, extra) =>
       act(extra, "mcp.screenshot", args.session_id, async (page) => {
         const data = await page.screenshot({ type: "png", encoding: "base64", fullPage: args.full_page ?? false });
-        return { content: [{ type: "image", data, mimeType: "image/png" }] } as ReturnType<typeof text>;
+        return { content: [{ type: "image", data, mimeType: "image/png" }] };
       }),
   );
 

@@ -269,6 +269,27 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     }, 60_000);
   }
 
+  it("ends a wait for a person when the session ends first", async () => {
+    const client = await connect(httpTransport(ws.key));
+    try {
+      const sessionId = (await call(client, "create_session")).structuredContent!.id as string;
+      let released: Promise<Response> | undefined;
+      const asked = (await client.callTool({ name: "ask_human", arguments: { instructions: "Too late.", timeout_seconds: 120 } }, undefined, {
+        resetTimeoutOnProgress: true,
+        onprogress: () => {
+          released ??= fetch(`${t.url}/v1/sessions/${sessionId}`, {
+            method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+          });
+        },
+      })) as ToolResult;
+      expect((await released)?.status).toBe(204);
+      expect(asked.structuredContent).toMatchObject({ outcome: "session_ended", session_id: sessionId });
+      expect(textOf(asked)).toMatch(/The session ended \(RELEASED\)/);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it("answers a stdio agent whose key is refused with an error, not silence", async () => {
     await expect(connect(stdioTransport("vs_live_nottherealkey"))).rejects.toThrow(/401/);
   });
