@@ -11,6 +11,7 @@ import "./types/member.ts";
 import "./types/profile.ts";
 import "./types/recording.ts";
 import "./types/session.ts";
+import "./types/session-origin.ts";
 import "./types/session-event.ts";
 import "./types/session-file.ts";
 import "./types/session-log.ts";

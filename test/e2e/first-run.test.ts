@@ -30,6 +30,7 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
   let page: Page;
   let key = "";
   let sessionId = "";
+  let automation: Browser | undefined;
   const problems: string[] = [];
 
   beforeAll(async () => {
@@ -48,6 +49,7 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
   }, 120_000);
 
   afterAll(async () => {
+    await automation?.close().catch(() => undefined);
     if (sessionId) await releaseSession({ url: node.url } as never, key, sessionId).catch(() => undefined);
     await browser?.close();
     await node?.stop();
@@ -91,10 +93,21 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
     const created = await createSession({ url: node.url } as never, key);
     expect(created.res.status).toBe(201);
     sessionId = created.body.id;
+    // Automation shows a page in it (loopback is on the test node's egress allow-list).
+    automation = await chromium.connectOverCDP(created.body.connect_url!);
+    await automation.contexts()[0]!.pages()[0]!.goto(`${node.url}/`);
     const link = await printedLink();
     await page.goto(link);
     await page.waitForURL(/\/dashboard\/w\/default\/sessions$/);
-    await page.locator(`tr[data-session-id="${sessionId}"]`).waitFor();
+    const row = page.locator(`tr[data-session-id="${sessionId}"]`);
+    await row.waitFor();
+    // The list says what the session shows, who started it (the first key, by prefix), and offers actions.
+    expect(await row.locator('td[data-label="Page"]').textContent()).toContain("Vessel");
+    const keyPrefix = key.split(".")[0]!;
+    expect(await row.locator('td[data-label="Created by"] span').getAttribute("title")).toContain(keyPrefix);
+    expect(await row.locator('td[data-label="Created by"]').textContent()).toBe(`${keyPrefix.slice(0, 11)}…`);
+    expect(await row.getByRole("button", { name: `Release session ${sessionId}` }).count()).toBe(1);
+    expect(await page.getByRole("columnheader").allTextContents()).toEqual(["Session", "Page", "Status", "Started", "Created by", "Profile", "Actions"]);
     // No token is left in the address bar.
     expect(page.url()).not.toMatch(/token=|verifier=/);
     await shoot("sessions-default");

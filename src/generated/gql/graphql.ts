@@ -276,7 +276,7 @@ export type AuditLogQueryVariables = Exact<{
 
 export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, ip: string | null, requestId: string | null, clientRequestId: string | null, createdAt: string }> } };
 
-export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, metadata: Array<{ key: string, value: string }> };
+export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null };
 
 export type RegionsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -292,7 +292,7 @@ export type SessionsQueryVariables = Exact<{
 }>;
 
 
-export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, metadata: Array<{ key: string, value: string }> }> } };
+export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, currentPage: { title: string, url: string } | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null }> } };
 
 export type SessionQueryVariables = Exact<{
   workspace: string;
@@ -300,14 +300,14 @@ export type SessionQueryVariables = Exact<{
 }>;
 
 
-export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, extensionIds: Array<string>, metadata: Array<{ key: string, value: string }>, browser: { userAgent: string | null, locale: string | null, timezone: string | null, viewport: { width: number, height: number, deviceScaleFactor: number | null, mobile: boolean | null } | null, geolocation: { latitude: number, longitude: number, accuracy: number | null } | null } | null } };
+export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, extensionIds: Array<string>, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null, browser: { userAgent: string | null, locale: string | null, timezone: string | null, viewport: { width: number, height: number, deviceScaleFactor: number | null, mobile: boolean | null } | null, geolocation: { latitude: number, longitude: number, accuracy: number | null } | null } | null } };
 
 export type WorkspaceSessionsSubscriptionVariables = Exact<{
   workspace: string;
 }>;
 
 
-export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, metadata: Array<{ key: string, value: string }> } };
+export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
 
 export type CreateSessionMutationVariables = Exact<{
   workspace: string;
@@ -316,7 +316,7 @@ export type CreateSessionMutationVariables = Exact<{
 }>;
 
 
-export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, metadata: Array<{ key: string, value: string }> } };
+export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
 
 export type ReleaseSessionMutationVariables = Exact<{
   workspace: string;
@@ -584,6 +584,13 @@ export const SessionFieldsFragmentDoc = new TypedDocumentString(`
   metadata {
     key
     value
+  }
+  profileLabel
+  createdBy {
+    kind
+    keyPrefix
+    keyLabel
+    email
   }
 }
     `, {"fragmentName":"SessionFields"}) as unknown as TypedDocumentString<SessionFieldsFragment, unknown>;
@@ -905,6 +912,10 @@ export const SessionsDocument = new TypedDocumentString(`
   ) {
     items {
       ...SessionFields
+      currentPage {
+        title
+        url
+      }
     }
     nextCursor
     hasMore
@@ -930,6 +941,13 @@ export const SessionsDocument = new TypedDocumentString(`
   metadata {
     key
     value
+  }
+  profileLabel
+  createdBy {
+    kind
+    keyPrefix
+    keyLabel
+    email
   }
 }`) as unknown as TypedDocumentString<SessionsQuery, SessionsQueryVariables>;
 export const SessionDocument = new TypedDocumentString(`
@@ -961,6 +979,13 @@ export const SessionDocument = new TypedDocumentString(`
   metadata {
     key
     value
+  }
+  profileLabel
+  createdBy {
+    kind
+    keyPrefix
+    keyLabel
+    email
   }
 }
 fragment SessionOptions on Session {
@@ -1009,6 +1034,13 @@ export const WorkspaceSessionsDocument = new TypedDocumentString(`
     key
     value
   }
+  profileLabel
+  createdBy {
+    kind
+    keyPrefix
+    keyLabel
+    email
+  }
 }`) as unknown as TypedDocumentString<WorkspaceSessionsSubscription, WorkspaceSessionsSubscriptionVariables>;
 export const CreateSessionDocument = new TypedDocumentString(`
     mutation CreateSession($workspace: String!, $idempotencyKey: String!, $input: CreateSessionInput!) {
@@ -1042,6 +1074,13 @@ export const CreateSessionDocument = new TypedDocumentString(`
   metadata {
     key
     value
+  }
+  profileLabel
+  createdBy {
+    kind
+    keyPrefix
+    keyLabel
+    email
   }
 }`) as unknown as TypedDocumentString<CreateSessionMutation, CreateSessionMutationVariables>;
 export const ReleaseSessionDocument = new TypedDocumentString(`

@@ -21,7 +21,7 @@ const EndReason = builder.enumType("EndReason", {
   values: ["CLIENT_RELEASE", "FORCE_STOP", "TIMEOUT", "IDLE_TIMEOUT", "BROWSER_CRASH", "NODE_SHUTDOWN", "LAUNCH_FAILED", "API_KEY_REVOKED"] as const,
 });
 
-const SessionType = builder.objectRef<SessionView>("Session").implement({
+export const SessionType = builder.objectRef<SessionView>("Session").implement({
   description: "A browser session. `connectUrl` and `liveViewUrl` are present only in single-session answers while it runs.",
   fields: (t) => ({
     id: t.string({ resolve: (v) => v.session.id }),

@@ -1,18 +1,19 @@
 import { useEffect, useMemo, useState } from "react";
 import { SessionsDocument, WorkspaceSessionsDocument, type SessionStatus, type SessionsQuery } from "@gql/graphql.ts";
 import { asApiError, request, type ApiError } from "../lib/api.ts";
-import { formatDateTime, formatDuration, formatRelative } from "../lib/format.ts";
 import { useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { onReconnect, subscribe } from "../lib/live.ts";
-import { useWorkspace, wsPath } from "../lib/me.tsx";
+import { useWorkspace } from "../lib/me.tsx";
 import { METADATA_PARAM, formatPair, matchesAll, metadataFilters, setMetadataFilters, withFilter, type MetadataPair } from "../lib/metadata.ts";
-import { Link, navigate, setSearch, useLocation } from "../lib/router.tsx";
+import { setSearch, useLocation } from "../lib/router.tsx";
 import { LiveDot } from "../components/Shell.tsx";
-import { isLive, shortId, statusOptions, StatusBadge, type SessionRow } from "../components/session-bits.tsx";
+import { statusOptions, type SessionRow } from "../components/session-bits.tsx";
 import { Button, EmptyState, ErrorNotice, PageHeader, SkeletonRows } from "../components/ui.tsx";
 import { PlusIcon, SessionsIcon } from "../components/icons.tsx";
-import { MetadataChips } from "../components/metadata-chips.tsx";
 import { NewSessionDialog } from "./NewSessionDialog.tsx";
+import { SessionListRow } from "./session-row.tsx";
+// Its selectors outweigh narrow.css's generic phone cards, whatever order the bundle puts them in.
+import "../styles/sessions-list.css";
 import { ActiveMetadataFilters, MetadataFilterInput } from "./sessions-metadata-filter.tsx";
 
 const PAGE = 50;
@@ -24,10 +25,11 @@ function upsert(page: Page, s: SessionRow, status: SessionStatus | "", filters: 
   const at = page.items.findIndex((x) => x.id === s.id);
   const fits = (!status || s.status === status) && matchesAll(s.metadata, filters);
   if (at >= 0) {
-    const items = fits ? page.items.map((x, i) => (i === at ? s : x)) : page.items.filter((_, i) => i !== at);
+    // A live change carries the row, not the page it shows: that is kept from the list.
+    const items = fits ? page.items.map((x, i) => (i === at ? { ...x, ...s } : x)) : page.items.filter((_, i) => i !== at);
     return { ...page, items };
   }
-  return fits ? { ...page, items: [s, ...page.items] } : page;
+  return fits ? { ...page, items: [{ currentPage: null, ...s }, ...page.items] } : page;
 }
 
 export function SessionsPage() {
@@ -63,7 +65,9 @@ export function SessionsPage() {
   const items = useMemo(() => {
     const all = list.data?.sessions.items ?? [];
     const q = filter.trim().toLowerCase();
-    return q ? all.filter((s) => s.id.toLowerCase().includes(q) || (s.profileId ?? "").toLowerCase().includes(q)) : all;
+    const text = (s: (typeof all)[number]) =>
+      [s.id, s.profileId, s.profileLabel, s.currentPage?.title, s.currentPage?.url, s.createdBy?.email, s.createdBy?.keyPrefix].join(" ").toLowerCase();
+    return q ? all.filter((s) => text(s).includes(q)) : all;
   }, [list.data, filter]);
 
   const loadMore = async () => {
@@ -128,8 +132,8 @@ export function SessionsPage() {
           </div>
           <div className="toolbar-filters">
             <label className="search">
-              <span className="visually-hidden">Find a session by id or profile</span>
-              <input type="search" placeholder="Find by session or profile id" value={filter} onChange={(e) => setSearch({ q: e.target.value || undefined })} />
+              <span className="visually-hidden">Find a session by id, page, creator or profile</span>
+              <input type="search" placeholder="Find a session…" title="By id, page title or address, creator or profile" value={filter} onChange={(e) => setSearch({ q: e.target.value || undefined })} />
             </label>
             <MetadataFilterInput filters={filters} />
           </div>
@@ -160,24 +164,27 @@ export function SessionsPage() {
         </EmptyState>
       ) : (
         <div className="table-wrap">
-          <table className="table responsive-table">
+          <table className="table responsive-table sessions-table">
             <caption className="visually-hidden">Sessions, newest first</caption>
             <thead>
               <tr>
                 <th scope="col">Session</th>
+                <th scope="col">Page</th>
                 <th scope="col">Status</th>
                 <th scope="col">Started</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Region</th>
-                <th scope="col">Live view</th>
+                <th scope="col">Created by</th>
+                <th scope="col">Profile</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {!list.data ? (
-                <SkeletonRows cols={6} />
+                <SkeletonRows cols={7} />
               ) : items.length === 0 ? (
                 <tr>
-                  <td colSpan={6} className="table-empty">
+                  <td colSpan={7} className="table-empty">
                     No {status ? statusOptions.find((o) => o.value === status)?.label.toLowerCase() : ""} sessions
                     {filter ? <> matching “{filter}”</> : null}
                     {metadata ? <> with {metadata.map(formatPair).join(" and ")}</> : null}.{" "}
@@ -191,44 +198,7 @@ export function SessionsPage() {
                 </tr>
               ) : (
                 items.map((s) => (
-                  <tr key={s.id} className="row-link" data-session-id={s.id} onClick={(e) => {
-                    if ((e.target as HTMLElement).closest("a, button")) return;
-                    navigate(wsPath(ws.slug, `sessions/${s.id}`));
-                  }}>
-                    <td data-label="Session">
-                      <Link to={wsPath(ws.slug, `sessions/${s.id}`)} className="mono strong" title={s.id}>
-                        <span className="id-full">{s.id}</span>
-                        <span className="id-short">{shortId(s.id)}</span>
-                      </Link>
-                      {s.profileId ? <div className="muted small">from profile {shortId(s.profileId)}</div> : null}
-                      <MetadataChips entries={s.metadata} max={4} onPick={(p) => setMetadataFilters(withFilter(filters, p))} />
-                    </td>
-                    <td data-label="Status">
-                      <StatusBadge status={s.status} />
-                    </td>
-                    <td data-label="Started">
-                      <time dateTime={s.startedAt ?? s.createdAt} title={formatDateTime(s.startedAt ?? s.createdAt)}>
-                        {formatRelative(s.startedAt ?? s.createdAt, now)}
-                      </time>
-                    </td>
-                    <td data-label="Duration" className="tabular">
-                      {isLive(s.status) ? (
-                        <span title={`Ends by ${formatDateTime(s.expiresAt)}`}>
-                          {formatDuration(now - Date.parse(s.startedAt ?? s.createdAt))}
-                          <span className="muted small"> · {formatDuration(Date.parse(s.expiresAt) - now)} left</span>
-                        </span>
-                      ) : s.endedAt ? (
-                        formatDuration(Date.parse(s.endedAt) - Date.parse(s.startedAt ?? s.createdAt))
-                      ) : (
-                        "—"
-                      )}
-                    </td>
-                    <td data-label="Region">{s.region}</td>
-                    <td data-label="Live view">
-                      {s.liveViewInteractive ? "Interactive" : "View only"}
-                      {s.liveViewViewers > 0 ? <span className="muted small"> · {s.liveViewViewers} watching</span> : null}
-                    </td>
-                  </tr>
+                  <SessionListRow key={s.id} s={s} slug={ws.slug} now={now} onPick={(p) => setMetadataFilters(withFilter(filters, p))} />
                 ))
               )}
             </tbody>
