@@ -32,8 +32,11 @@ export interface NodeProcess {
   stop(ms?: number): Promise<number | null>;
 }
 
-/** Starts a node and waits until it answers /healthz (at most `timeoutMs`). */
-export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000): Promise<NodeProcess> {
+/**
+ * Starts a node and waits until it answers /healthz (at most `timeoutMs`). With `netns`, the node
+ * runs in that network namespace (support/netns.ts) and `address` is where the test reaches it.
+ */
+export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000, where: { netns?: string; address?: string } = {}): Promise<NodeProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const full: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -51,7 +54,10 @@ export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000)
   };
   // Checked here first (it throws on a bad setting), so nothing is spawned for a configuration the node would refuse.
   const config = loadConfig(full, "/nonexistent");
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env: full, stdio: ["ignore", "pipe", "pipe"] });
+  const command = [process.execPath, "--import", "tsx", "src/main.ts"];
+  // `ip netns exec` execs the command in place: the child's pid is the node's, and signals reach it.
+  const [file, ...args] = where.netns ? ["ip", "netns", "exec", where.netns, ...command] : command;
+  const child = spawn(file!, args, { cwd: root, env: full, stdio: ["ignore", "pipe", "pipe"] });
   const log: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) if (line) log.push(line);
@@ -61,7 +67,7 @@ export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000)
   child.stderr!.on("data", keep);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   const browserRoot = browserDataRoot(config);
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${where.address ?? "127.0.0.1"}:${port}`;
   const node: NodeProcess = {
     url,
     env: full,
