@@ -45,9 +45,13 @@ async function main(): Promise<number> {
         `  session log keys:    ${report.sessionLogKeys.rewrapped} re-wrapped, ${report.sessionLogKeys.alreadyNew} already under the new key, ` +
         `${report.sessionLogKeys.otherKey} under another key, ${report.sessionLogKeys.failed.length} failed\n` +
         `  extensions:          ${report.extensions.rewrapped} re-wrapped, ${report.extensions.alreadyNew} already under the new key, ` +
-        `${report.extensions.otherKey} under another key, ${report.extensions.failed.length} failed\n`,
+        `${report.extensions.otherKey} under another key, ${report.extensions.failed.length} failed\n` +
+        `  webhook secrets:     ${report.webhookSecrets.rewrapped + report.webhookPreviousSecrets.rewrapped} re-sealed, ` +
+        `${report.webhookSecrets.alreadyNew + report.webhookPreviousSecrets.alreadyNew} already under the new key, ` +
+        `${report.webhookSecrets.otherKey + report.webhookPreviousSecrets.otherKey} under another key, ${report.webhookSecrets.failed.length + report.webhookPreviousSecrets.failed.length} failed\n`,
     );
-    const failed = report.profiles.failed.length + report.signingKeys.failed.length + report.recordings.failed.length + report.sessionLogKeys.failed.length + report.extensions.failed.length;
+    const failed = report.profiles.failed.length + report.signingKeys.failed.length + report.recordings.failed.length + report.sessionLogKeys.failed.length + report.extensions.failed.length +
+      report.webhookSecrets.failed.length + report.webhookPreviousSecrets.failed.length;
     if (failed === 0 && !config.database.url && !process.env.VESSEL_MASTER_KEY) await replaceKeyFile(config.database.dataDir, oldKey, newKey);
     else if (failed === 0) process.stderr.write("  Now run every node with VESSEL_MASTER_KEY set to the new key.\n");
     return failed === 0 ? 0 : 1;

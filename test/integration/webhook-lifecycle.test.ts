@@ -1,9 +1,13 @@
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EgressPolicy, parseAllowlist } from "../../src/browser/egress-policy.ts";
 import { toSessionDto } from "../../src/rest/routes/sessions.ts";
+import { masterKeyId } from "../../src/crypto/master-key.ts";
+import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotation.ts";
 import { sessionPayload } from "../../src/services/webhooks/webhook-payload.ts";
+import { openSecret } from "../../src/services/webhooks/webhook-secrets.ts";
 import { retryDelayMs } from "../../src/services/webhooks/webhook-outcomes.ts";
 import { sendAttempt } from "../../src/services/webhooks/webhook-sender.ts";
 import type { Session } from "../../src/generated/prisma/client.ts";
@@ -71,6 +75,26 @@ describe("webhook deliveries over time", () => {
     d = await t.app.deps.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: first.id } });
     expect(d).toMatchObject({ status: "delivered", attempts: 3, lastStatusCode: 204 });
     expect((await t.app.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
+  });
+
+  it("re-seals both secrets of a rotated webhook under a new master key", async () => {
+    const made = (await api("POST", "/v1/webhooks", { url: `${receiver.url}/keys`, events: ["session.released"] })).body as { id: string; secret: string };
+    const rotated = (await api("POST", `/v1/webhooks/${made.id}:rotate-secret`)).body as { secret: string };
+    const oldKey = t.app.deps.masterKey;
+    const raw = randomBytes(32);
+    const newKey = { key: raw, id: masterKeyId(raw) };
+    const report = await rotateMasterKey(t.app.deps.db.prisma, oldKey, newKey);
+    expect(report.webhookSecrets).toMatchObject({ failed: [] });
+    expect(report.webhookSecrets.rewrapped).toBeGreaterThanOrEqual(1);
+    expect(report.webhookPreviousSecrets).toMatchObject({ rewrapped: 1, failed: [] });
+    const row = await t.app.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: made.id } });
+    expect([row.masterKeyId, row.previousMasterKeyId]).toEqual([newKey.id, newKey.id]);
+    const decoded = (s: string) => Buffer.from(s.slice(6), "base64");
+    expect(openSecret(newKey, made.id, row.secret)).toEqual(decoded(rotated.secret));
+    expect(openSecret(newKey, made.id, row.previousSecret!)).toEqual(decoded(made.secret));
+    expect(() => openSecret(oldKey, made.id, row.secret)).toThrow();
+    // A second run finds nothing left under the old key.
+    expect((await rotateMasterKey(t.app.deps.db.prisma, oldKey, newKey)).webhookSecrets).toMatchObject({ rewrapped: 0 });
   });
 
   it("doubles the delay after each failed attempt, at most 4 hours apart", () => {

@@ -3,7 +3,7 @@ import type { MasterKey } from "../../crypto/master-key.ts";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import type { Logger } from "../../logger.ts";
 import { rotateSealedRows, type SealedRowsRotation } from "./sealed-key-rows.ts";
-import { extensionKeys, profileKeys, recordingKeys, sessionLogKeys, signingKeys } from "./sealed-tables.ts";
+import { extensionKeys, profileKeys, recordingKeys, sessionLogKeys, signingKeys, webhookPreviousSecrets, webhookSecrets } from "./sealed-tables.ts";
 
 /**
  * Master-key rotation: everything sealed by the master key is re-sealed under the new one, and no
@@ -16,6 +16,8 @@ import { extensionKeys, profileKeys, recordingKeys, sessionLogKeys, signingKeys 
  * - recordings' data keys (`recordings`): re-wrapped like profiles' data keys; no chunk is touched.
  *
  * - extensions' data keys (`extensions`): re-wrapped likewise; no zip is touched.
+ * - webhook endpoints' signing secrets (`webhook_endpoints.secret`, and `previous_secret` during a
+ *   secret rotation): re-sealed, same AAD.
  *
  * Each row is rewritten only if it still names the old key (a compare-and-set on master_key_id,
  * sealed-key-rows.ts), so the run can be interrupted and repeated: rows already under the new key
@@ -29,6 +31,8 @@ export interface RotationReport {
   recordings: SealedRowsRotation;
   sessionLogKeys: SealedRowsRotation;
   extensions: SealedRowsRotation;
+  webhookSecrets: SealedRowsRotation;
+  webhookPreviousSecrets: SealedRowsRotation;
 }
 
 const idempotencyAad = (workspaceId: string, key: string) => `idempotency:${workspaceId}:${key}`;
@@ -42,6 +46,8 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
     sessionLogKeys: await rotateSealedRows(sessionLogKeys(prisma), oldKey, newKey),
     extensions: await rotateSealedRows(extensionKeys(prisma), oldKey, newKey),
     recordings: await rotateSealedRows(recordingKeys(prisma), oldKey, newKey),
+    webhookSecrets: await rotateSealedRows(webhookSecrets(prisma), oldKey, newKey),
+    webhookPreviousSecrets: await rotateSealedRows(webhookPreviousSecrets(prisma), oldKey, newKey),
   };
 
   // Stored answers name no key: a record that opens under the old key is re-sealed, anything else is left.

@@ -8,6 +8,7 @@ import { rewrapRecordingKey } from "../../crypto/recording-crypto.ts";
 import { rewrapLogKey } from "../../crypto/session-log-crypto.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { extensionKeyAad } from "../extensions/extensions.ts";
+import { openSecret, secretAad } from "../webhooks/webhook-secrets.ts";
 import type { SealedKeyRows } from "./sealed-key-rows.ts";
 
 const bytes = (b: Buffer) => new Uint8Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)) as Uint8Array<ArrayBuffer>;
@@ -81,3 +82,34 @@ export const extensionKeys = (prisma: PrismaClient): SealedKeyRows => ({
   countUnder: (keyId) => prisma.extension.count({ where: { masterKeyId: keyId } }),
   countOutside: (ids) => prisma.extension.count({ where: outside(ids) }),
 });
+
+/** Webhook endpoints' signing secrets (sealed themselves, bound to the endpoint's id). */
+export const webhookSecrets = (prisma: PrismaClient): SealedKeyRows => ({
+  page: async (keyId, after, take) =>
+    (await prisma.webhookEndpoint.findMany({ where: { id: { gt: after }, masterKeyId: keyId }, select: { id: true, secret: true }, orderBy: { id: "asc" }, take })).map((r) => ({ id: r.id, sealed: r.secret })),
+  reseal: (current, next, id, sealed) => resealSecret(current, next, id, sealed),
+  swap: async (id, secret, from, to) => (await prisma.webhookEndpoint.updateMany({ where: { id, masterKeyId: from }, data: { secret, masterKeyId: to } })).count,
+  countUnder: (keyId) => prisma.webhookEndpoint.count({ where: { masterKeyId: keyId } }),
+  countOutside: (ids) => prisma.webhookEndpoint.count({ where: outside(ids) }),
+});
+
+/** The previous secrets still signing after a rotation (their own master-key id column). */
+export const webhookPreviousSecrets = (prisma: PrismaClient): SealedKeyRows => ({
+  page: async (keyId, after, take) =>
+    (await prisma.webhookEndpoint.findMany({ where: { id: { gt: after }, previousMasterKeyId: keyId }, select: { id: true, previousSecret: true }, orderBy: { id: "asc" }, take }))
+      .flatMap((r) => (r.previousSecret ? [{ id: r.id, sealed: r.previousSecret }] : [])),
+  reseal: (current, next, id, sealed) => resealSecret(current, next, id, sealed),
+  swap: async (id, previousSecret, from, to) =>
+    (await prisma.webhookEndpoint.updateMany({ where: { id, previousMasterKeyId: from }, data: { previousSecret, previousMasterKeyId: to } })).count,
+  countUnder: (keyId) => prisma.webhookEndpoint.count({ where: { previousMasterKeyId: keyId } }),
+  countOutside: (ids) => prisma.webhookEndpoint.count({ where: { previousMasterKeyId: { notIn: ids, not: null } } }),
+});
+
+function resealSecret(current: MasterKey, next: MasterKey, id: string, sealed: Uint8Array): Uint8Array<ArrayBuffer> {
+  const plain = openSecret(current, id, sealed);
+  try {
+    return bytes(seal(next.key, plain, secretAad(id)));
+  } finally {
+    plain.fill(0);
+  }
+}
