@@ -81,6 +81,8 @@ const ConfigSchema = z.object({
     executablePath: z.string().min(1).optional(),
     capacity: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000),
     warm: z.coerce.number<string | number>().int("must be a whole number").min(0).max(32),
+    /** Most spares kept while demand asks for more than `warm` (within free slots and memory). */
+    warmMax: z.coerce.number<string | number>().int("must be a whole number").min(0).max(64),
     /** Addresses (CIDRs) and host names sessions may reach beyond the public internet. */
     egressAllow: z.array(z.string().min(1)),
     /** Most bytes one session's downloads may take together (0 = downloads refused). */

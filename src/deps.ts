@@ -166,6 +166,7 @@ export async function createDeps(
     dataRoot: browserDataRoot(config),
     capacity: config.browser.capacity,
     warm: config.browser.warm,
+    warmMax: config.browser.warmMax,
     log: log.child({ component: "browsers" }),
     ...(options.browserPolicy === false ? {} : { egress: egressFor(config, events), downloads: downloadsFor(config, events) }),
     cdpPolicy: options.browserPolicy !== false && config.browser.cdpPolicy === "on",

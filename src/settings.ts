@@ -104,6 +104,11 @@ export const settings: readonly Setting[] = [
   },
   { key: "browser.warm", env: "VESSEL_BROWSER_WARM", kind: "number", description: "Spare browsers kept launched so a session starts without waiting", fallback: () => 1 },
   {
+    key: "browser.warmMax", env: "VESSEL_WARM_POOL_MAX", kind: "number",
+    description: "Most spare browsers kept while recent demand (bursts, a steady stream of starts) needs more than `browser.warm` (not when that is 0); only within free slots and while 1 GiB of memory stays available (about 256 MB per spare)",
+    fallback: () => 8,
+  },
+  {
     key: "browser.egressAllow", env: "VESSEL_EGRESS_ALLOW", kind: "list",
     description: "What sessions may reach besides the public internet: CIDRs (`10.1.0.0/16`) and host names (`intranet.example`, `*.corp.example`), comma-separated; loopback, private, link-local and metadata addresses are refused otherwise",
     fallback: () => [],

@@ -44,6 +44,8 @@ export interface BrowserPoolOptions {
   dataRoot: string;
   capacity: number;
   warm: number;
+  /** Most spares kept while recent demand asks for more than `warm` (pool-demand.ts); default `warm`. */
+  warmMax?: number;
   log: Logger;
   /** Sent as Retry-After when the pool is full; default 5. */
   retryAfterSeconds?: number;

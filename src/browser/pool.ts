@@ -3,15 +3,17 @@ import type { Logger } from "../logger.ts";
 import { stderrTail, type ChromiumProcess } from "./chromium.ts";
 import { launchPoolBrowser, leaseParts, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pool-browser.ts";
 import { leaseBrowser } from "./pool-lease.ts";
+import { SpareDemand } from "./pool-demand.ts";
 import type { Isolation } from "./jail.ts";
 import { type BrowserLease, type BrowserPoolOptions, type BrowserPoolReport } from "./pool-types.ts";
 
 type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
 
 const MAX_REFILL_BACKOFF_MS = 60_000;
-
 /** How long after a spare is taken its replacement starts launching (see #refill). */
 const REFILL_DELAY_MS = 250;
+/** Spares launched side by side when several are missing (a burst): more only contend for the CPU. */
+const SPARE_LAUNCHES = 2;
 
 /**
  * The browsers of this node: one Chromium process per session (design.md), at most `capacity` of
@@ -20,12 +22,11 @@ const REFILL_DELAY_MS = 250;
  * Accounting rules (every one of them is about not leaking a slot):
  * - A slot is taken synchronously, before the first `await`, by a lease or a launch for a session;
  *   it is given back synchronously too (release, crash, failed launch), before awaiting any close.
- * - Spares do not take slots. They are kept to min(warm, free slots), so spares and leases together
- *   never exceed `capacity` browsers for long (memory is what capacity budgets), and a spare simply
- *   becomes the session's browser.
- * - Spares are refilled one launch at a time in the background; an acquire never waits for that.
- *   A spare is offered once its profile is warmed up (warm-up.ts), so its first page loads as fast
- *   as in a browser that has been running for a while.
+ * - Spares do not take slots. They are kept to min(target, free slots), so spares and leases together
+ *   never exceed `capacity` browsers for long, and a spare simply becomes the session's browser. The
+ *   target is `warm`, raised toward `warmMax` by recent demand (pool-demand.ts).
+ * - Spares are refilled in the background, up to SPARE_LAUNCHES at a time; an acquire never waits for
+ *   that. A spare is offered once warmed up (warm-up.ts), so its first page loads fast.
  */
 
 export class BrowserPool {
@@ -39,7 +40,9 @@ export class BrowserPool {
   readonly #leases = new Map<string, BrowserLease>();
   /** Session ids whose browser is being launched (each holds a slot). */
   readonly #launching = new Set<string>();
-  #spareLaunch: Promise<unknown> | undefined;
+  #spareLaunches = 0;
+  readonly #demand: SpareDemand;
+  #demandTimer: NodeJS.Timeout | undefined;
   /** Browsers whose death while a spare is watched for (once each, however often they are offered). */
   readonly #watched = new Set<ChromiumProcess>();
   /** Every browser the pool launched and has not closed yet, for stop(). */
@@ -57,6 +60,8 @@ export class BrowserPool {
   constructor(opts: BrowserPoolOptions) {
     this.#opts = opts;
     this.#log = opts.log.child({ component: "browser-pool" });
+    // warm 0 (no spares) stays so; otherwise demand may raise them up to warmMax.
+    this.#demand = new SpareDemand({ warm: opts.warm, max: opts.warm > 0 ? (opts.warmMax ?? 0) : 0 });
   }
 
   /** Whether browsers run under the egress and CDP method policy (always, outside benchmarks). */
@@ -158,6 +163,7 @@ export class BrowserPool {
   async #stop(): Promise<void> {
     this.#state = "stopping";
     clearTimeout(this.#refillTimer);
+    clearTimeout(this.#demandTimer);
     if (this.#refillDeferred) clearTimeout(this.#refillDeferred);
     // Launches in flight finish first: each sees "stopping" and closes its own browser.
     await Promise.allSettled([...this.#inflight]);
@@ -183,6 +189,7 @@ export class BrowserPool {
   }
 
   #lease(sessionId: string, browser: ChromiumProcess): BrowserLease {
+    this.#demand.record();
     const lease = leaseBrowser(sessionId, browser, leaseParts(this.#parts.get(browser)), {
       holds: (l) => this.#leases.get(sessionId) === l,
       free: () => void this.#leases.delete(sessionId),
@@ -193,7 +200,6 @@ export class BrowserPool {
     this.#leases.set(sessionId, lease);
     return lease;
   }
-
 
   /** How many browsers this pool has launched (spares and sessions), successful or not. */
   get launches(): number {
@@ -221,10 +227,7 @@ export class BrowserPool {
       return browser;
     })();
     this.#inflight.add(launch);
-    void launch.then(
-      () => this.#inflight.delete(launch),
-      () => this.#inflight.delete(launch),
-    );
+    void launch.finally(() => this.#inflight.delete(launch)).catch(() => {});
     return launch;
   }
 
@@ -244,17 +247,18 @@ export class BrowserPool {
     });
   }
 
-  /** How many spares to keep: the configured number, but never more than the free slots. */
+  /** How many spares to keep: what demand asks for (pool-demand.ts), but never more than the free slots. */
   #spareTarget(): number {
-    return Math.max(0, Math.min(this.#opts.warm, this.#opts.capacity - this.#slotsTaken()));
+    return Math.max(0, Math.min(this.#demand.target(), this.#opts.capacity - this.#slotsTaken()));
   }
 
   /** Brings the spares to their target: trims extras now, launches missing ones one at a time, in the background. */
   #refill(): void {
     if (this.#state !== "running" || !this.#binaryFound) return;
-    while (this.#spares.length > this.#spareTarget()) {
-      const extra = this.#spares.pop()!;
-      void extra.close();
+    while (this.#spares.length > this.#spareTarget()) void this.#spares.pop()!.close();
+    // Raised by demand: looked at again once that demand has left the window, to close the extras.
+    if (this.#demand.raised && !this.#demandTimer) {
+      this.#demandTimer = setTimeout(() => ((this.#demandTimer = undefined), this.#refill()), 15_000).unref();
     }
     // The launch starts a little later: spawn() forks this whole process synchronously (20–45 ms
     // at a few hundred MB), and the session that just took a spare should get its answer and its
@@ -266,33 +270,30 @@ export class BrowserPool {
   }
 
   #launchSpare(): void {
-    if (this.#state !== "running" || this.#spareLaunch || this.#refillTimer) return;
-    if (this.#spares.length >= this.#spareTarget()) return;
+    if (this.#state !== "running" || this.#refillTimer || this.#spareLaunches >= SPARE_LAUNCHES) return;
+    if (this.#spares.length + this.#spareLaunches >= this.#spareTarget()) return;
     const started = performance.now();
-    this.#spareLaunch = this.#launch().then(
+    this.#spareLaunches++;
+    // Another one beside it when more are missing (a burst).
+    queueMicrotask(() => this.#launchSpare());
+    void this.#launch().then(
       async (browser) => {
         await warmUpSpare(browser, this.#log);
-        this.#spareLaunch = undefined;
+        this.#spareLaunches--;
         this.#refillFailures = 0;
-        if (this.#state !== "running") {
-          void browser.close();
-          return;
-        }
+        this.#demand.launched(performance.now() - started);
+        if (this.#state !== "running") return void browser.close();
         this.#log.debug({ browserId: browser.id, browserPid: browser.pid, ms: Math.round(performance.now() - started) }, "spare browser ready");
         this.#offer(browser);
         this.#refill();
       },
       (err: unknown) => {
-        this.#spareLaunch = undefined;
+        this.#spareLaunches--;
         this.#refillFailures++;
         const delay = Math.min(MAX_REFILL_BACKOFF_MS, 500 * 2 ** (this.#refillFailures - 1));
         this.#log.error({ err, retryInMs: delay }, "could not launch a spare browser");
         if (this.#state !== "running") return;
-        this.#refillTimer = setTimeout(() => {
-          this.#refillTimer = undefined;
-          this.#refill();
-        }, delay);
-        this.#refillTimer.unref();
+        this.#refillTimer = setTimeout(() => ((this.#refillTimer = undefined), this.#refill()), delay).unref();
       },
     );
   }

@@ -163,6 +163,42 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     await lease.release();
   }, 30_000);
 
+  it("keeps more spares after a burst of acquires (up to warmMax, within free slots), the extra ones warm and usable", async () => {
+    const dataRoot = tempDir();
+    const pool = newPool({ dataRoot, capacity: 6, warm: 1, warmMax: 3 });
+    await pool.start();
+    await until("a warm spare", () => pool.report().warm === 1);
+    // Three sessions at once: one from the spare, two launched for them.
+    const burst = await Promise.all(["b1", "b2", "b3"].map((id) => pool.acquire(id)));
+    for (const lease of burst) killGroupAfterwards(lease.pid);
+    // Demand of three: three spares (three slots are still free), launched in the background.
+    await until("three spares", () => pool.report().warm === 3, 60_000);
+    expect(pool.report()).toMatchObject({ inUse: 3, warm: 3 });
+    const spares = pidFiles(dataRoot).filter((p) => !burst.some((l) => l.pid === p));
+    expect(spares).toHaveLength(3);
+    for (const pid of spares) killGroupAfterwards(pid);
+    // The next burst is served by spares: no new process for any of them.
+    const next = await Promise.all(["n1", "n2", "n3"].map((id) => pool.acquire(id)));
+    expect(next.map((l) => l.pid).sort()).toEqual([...spares].sort());
+    expect(await evaluateOnePlusOne(next[2]!)).toBe(2);
+    // At capacity now: no spare beyond the free slots.
+    await until("no spare at full capacity", () => pool.report().warm === 0);
+    await Promise.all([...burst, ...next].map((l) => l.release()));
+  }, 120_000);
+
+  it("keeps no spare at all with warm 0, whatever warmMax says", async () => {
+    const dataRoot = tempDir();
+    const pool = newPool({ dataRoot, capacity: 3, warm: 0, warmMax: 3 });
+    await pool.start();
+    const leases = await Promise.all(["z1", "z2"].map((id) => pool.acquire(id)));
+    for (const lease of leases) killGroupAfterwards(lease.pid);
+    await Promise.all(leases.map((l) => l.release()));
+    // A refill would start 250 ms after the leases; give it well over that.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(pool.report()).toMatchObject({ inUse: 0, warm: 0 });
+    expect(pidFiles(dataRoot)).toEqual([]);
+  }, 60_000);
+
   it("refuses over capacity with Retry-After, and takes sessions again after a release", async () => {
     const dataRoot = tempDir();
     const pool = newPool({ dataRoot, capacity: 2, warm: 1 });

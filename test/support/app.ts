@@ -32,6 +32,9 @@ export async function startTestApp(
     {
       PORT: String(port), VESSEL_HOST: "127.0.0.1", VESSEL_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, VESSEL_INTERNAL_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: "silent", VESSEL_DATA_DIR: dataDir, VESSEL_BROWSER_WARM: "0",
+      // A fixed number of spares (VESSEL_BROWSER_WARM): tests count spares and launches; the adaptive
+      // pool has tests of its own (unit/pool-demand, integration/browser-pool).
+      VESSEL_WARM_POOL_MAX: "0",
       // The fixture sites of the tests live on loopback, which the egress policy refuses by default;
       // the policy's own tests set this to what they need.
       VESSEL_EGRESS_ALLOW: "127.0.0.1/32,::1/128,localhost",
