@@ -3,6 +3,8 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
@@ -100,5 +102,17 @@ describe.skipIf(!hasChromium)("the packed TypeScript client in an empty project"
     const refused = await run("npx", ["--offline", "vessel", "sessions", "get", "ses_01JZZZZZZZZZZZZZZZZZZZZZZZ"], { cwd: project, env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("NotFoundError");
+  });
+
+  it("npx vessel mcp serves the MCP tools over stdio from the project", async () => {
+    const client = new Client({ name: "package-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: "npx", args: ["--offline", "vessel", "mcp"], cwd: project, env: env as Record<string, string> }));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("ask_human");
+      const listed = (await client.callTool({ name: "list_sessions", arguments: { status: "RELEASED" } })) as { content: Array<{ text?: string }> };
+      expect(listed.content[0]!.text).toMatch(/^ses_\S+ {2}RELEASED/m);
+    } finally {
+      await client.close();
+    }
   });
 });
