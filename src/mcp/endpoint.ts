@@ -8,7 +8,8 @@
  * MCP session (`Mcp-Session-Id`), not one request, so a run of clicks reuses one CDP connection. The
  * MCP session is bound to the key that opened it (another key is told it does not exist), is held in
  * this node's memory (behind a load balancer, route `/mcp` by that header or keep agents on one node),
- * and ends on DELETE, after `idleMs` without a request, or when the node stops.
+ * and ends on DELETE, after `idleMs` without a request, when its key opens more than
+ * maxSessionsPerKey (the least recently used goes), or when the node stops.
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type Response } from "express";
@@ -22,6 +23,9 @@ import { registerPageTools } from "./page-tools.ts";
 import { registerSessionTools } from "./session-tools.ts";
 import { McpState } from "./state.ts";
 import { authInfoFor } from "./tool-call.ts";
+
+/** MCP sessions one API key may hold open on a node (each keeps a server, a transport and its connections). */
+export const maxSessionsPerKey = 16;
 
 interface McpSession {
   keyId: string;
@@ -80,6 +84,9 @@ export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, r
   sweep.unref();
 
   async function open(keyId: string): Promise<McpSession> {
+    // A key holds at most maxSessionsPerKey: opening one more ends its least recently used.
+    const own = [...sessions].filter(([, s]) => s.keyId === keyId).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
+    if (own.length >= maxSessionsPerKey) await end(own[0]![0]);
     const state = new McpState(deps);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

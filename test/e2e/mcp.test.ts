@@ -312,6 +312,27 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     expect(stolen.status).toBe(404);
   });
 
+  it("keeps at most 16 MCP sessions per key, ending the least recently used", async () => {
+    const own = await seedWorkspace(t);
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(own.key) };
+    const ids: string[] = [];
+    for (let i = 0; i < 17; i++) {
+      const res = await fetch(`${t.url}/mcp`, { method: "POST", headers, body });
+      ids.push(res.headers.get("mcp-session-id")!);
+      await res.body?.cancel();
+    }
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
+    const status = async (id: string) => {
+      const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" }, body: ping });
+      await res.body?.cancel();
+      return res.status;
+    };
+    expect(await status(ids[0]!)).toBe(404);
+    expect(await status(ids[1]!)).toBe(200);
+    expect(await status(ids[16]!)).toBe(200);
+  });
+
   it("spends the key's rate limit on every /mcp request", async () => {
     const limited = await seedWorkspace(t, { rateLimitPerMinute: 2 });
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
