@@ -57,6 +57,14 @@ const benches: BenchRun[] = [
     quick: { BENCH_FRONT_DOOR_ROUNDS: "1", BENCH_FRONT_DOOR_BASELINE_MS: "1000" },
     timeoutMin: 4,
   },
+  { name: "profiles", script: "bench/profiles.ts", env: { BENCH_PROFILE_RUNS: "5" }, quick: { BENCH_PROFILE_RUNS: "2" }, timeoutMin: 5 },
+  {
+    name: "bursts",
+    script: "bench/bursts.ts",
+    env: { BENCH_BURSTS: "4", BENCH_STEADY_N: "12", BENCH_B2B_N: "8", BENCH_IDLE_N: "6" },
+    quick: { BENCH_BURSTS: "2", BENCH_STEADY_N: "5", BENCH_B2B_N: "3", BENCH_IDLE_N: "3", BENCH_FIXED: "0" },
+    timeoutMin: 8,
+  },
 ];
 
 /** The README shows these figures (group, name) of the table; the rest is in docs/performance.md. */
@@ -150,6 +158,9 @@ for (const bench of selected) {
   rows.push(...figures);
   outcomes.push(`${bench.name}: ${outcome}, ${figures.length} figures, ${seconds.toFixed(0)} s`);
 }
+// Each group's figures together, groups in the order they first appeared.
+const groupOrder = [...new Set(rows.map((r) => r.group))];
+rows.sort((a, b) => groupOrder.indexOf(a.group) - groupOrder.indexOf(b.group));
 const minutes = (Date.now() - startedAt.getTime()) / 60_000;
 const loadAfter = os.loadavg();
 const goals = rows.filter((r) => r.pass !== undefined);

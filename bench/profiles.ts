@@ -10,18 +10,24 @@
 // What each figure is:
 //   session start, empty            POST /v1/sessions answered (warm spare ready), no profile
 //   session start, from the profile POST /v1/sessions {profile_id}: decrypt + restore + the same work
-//   restore alone                   the restore step inside that call (server log: cookies,
-//                                   localStorage through the throw-away tab, sessionStorage watcher)
-//   save, 5 tabs open               POST /v1/profiles {session_id} with every origin open in a tab
+//   restore alone                   the restore step inside that call (server log: cookies set, and
+//                                   the storage watcher that seeds each origin's first document)
+//   first load of each origin       5 tabs, one per origin, loaded side by side in a restored
+//                                   session vs the same in a plain one (the seeding's cost where it
+//                                   is paid), every item checked present in the page's first script
+//   save, 5 tabs open               POST /v1/profiles/{id}:save with every origin open in a tab
 //                                   (read in place)
-//   save, no tab on the origins     the same with the origins only known from the profile the
-//                                   session started from (localStorage read through a throw-away tab)
+//   save, no tab on the origins     the same before any tab loaded them (the restored localStorage
+//                                   is still only in the profile: kept as is)
+//   save, tabs closed               the origins loaded, then their tabs closed (localStorage read
+//                                   through a throw-away tab)
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import puppeteer from "puppeteer-core";
 import { findChromium } from "../src/browser/chromium-command.ts";
+import { atMost, reportFigure } from "./figures.ts";
 import { createLogger } from "../src/logger.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 
@@ -41,7 +47,8 @@ const value = () => randomUUID().replaceAll("-", "") + randomUUID().replaceAll("
 async function site(): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((_req, res) => {
     res.setHeader("content-type", "text/html");
-    res.end("<!doctype html><title>bench</title><p>bench");
+    // The page's first script counts what it finds, before anything else of it runs.
+    res.end("<!doctype html><title>bench</title><script>window.__found = [localStorage.length, sessionStorage.length]</script><p>bench");
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return {
@@ -69,7 +76,7 @@ function storageState(origins: string[]) {
 
 async function main() {
   const restoreLog: number[] = [];
-  const phases = { cookiesMs: [] as number[], localStorageMs: [] as number[], sessionStorageMs: [] as number[] };
+  const phases = { cookiesMs: [] as number[], storageWatcherMs: [] as number[] };
   const log = createLogger(
     "info",
     new Writable({
@@ -127,22 +134,44 @@ async function main() {
       }
     }
 
+    // Per run: a restored session is saved before any tab loads the origins, then with one tab on
+    // each, then with those tabs closed; a plain session loads the same 5 tabs for comparison.
     const saveOpen: number[] = [];
     const saveElsewhere: number[] = [];
+    const saveClosed: number[] = [];
+    const loadRestored: number[] = [];
+    const loadPlain: number[] = [];
+    const save = async (sessionId: string) => (await call("POST", `/v1/profiles/${profileId}:save`, { session_id: sessionId })).elapsed;
+    const loadAll = async (browser: Awaited<ReturnType<typeof puppeteer.connect>>) => {
+      const tabs = await Promise.all(origins.map(() => browser.newPage()));
+      const started = performance.now();
+      await Promise.all(tabs.map((tab, k) => tab.goto(`${origins[k]}/`)));
+      const elapsed = performance.now() - started;
+      const found = await Promise.all(tabs.map((tab) => tab.evaluate(() => (window as unknown as { __found: number[] }).__found)));
+      return { tabs, elapsed, found };
+    };
+    async function restoredRun(sessionId: string, browser: Awaited<ReturnType<typeof puppeteer.connect>>) {
+      saveElsewhere.push(await save(sessionId));
+      const { tabs, elapsed, found } = await loadAll(browser);
+      loadRestored.push(elapsed);
+      if (found.some(([l, ss]) => l !== 160 || ss !== 40)) throw new Error(`the first load did not find the profile: ${JSON.stringify(found)}`);
+      saveOpen.push(await save(sessionId));
+      await Promise.all(tabs.map((tab) => tab.close()));
+      saveClosed.push(await save(sessionId));
+    }
     for (let i = 0; i < runs; i++) {
-      await warm();
-      const s = await start(profileId);
-      const browser = await puppeteer.connect({ browserWSEndpoint: s.body.connect_url as string, defaultViewport: null });
-      try {
-        // No tab on the origins: their localStorage comes through the throw-away tab.
-        saveElsewhere.push((await call("POST", `/v1/profiles/${profileId}:save`, { session_id: s.body.id })).elapsed);
-        const tabs = await Promise.all(origins.map(() => browser.newPage()));
-        await Promise.all(tabs.map((tab, k) => tab.goto(`${origins[k]}/`)));
-        saveOpen.push((await call("POST", `/v1/profiles/${profileId}:save`, { session_id: s.body.id })).elapsed);
-      } finally {
-        await browser.disconnect();
+      for (const withProfile of i % 2 ? [true, false] : [false, true]) {
+        await warm();
+        const s = await start(withProfile ? profileId : undefined);
+        const browser = await puppeteer.connect({ browserWSEndpoint: s.body.connect_url as string, defaultViewport: null });
+        try {
+          if (!withProfile) loadPlain.push((await loadAll(browser)).elapsed);
+          else await restoredRun(s.body.id as string, browser);
+        } finally {
+          await browser.disconnect();
+        }
+        await release(s.body.id as string);
       }
-      await release(s.body.id as string);
     }
     const check = await call("GET", `/v1/profiles/${profileId}`);
     if (check.body.key_count !== 1000 || check.body.cookie_count !== 300) {
@@ -153,10 +182,19 @@ async function main() {
     console.log(`session start, from the profile  ${ms(fromProfile)}   (+${(median(fromProfile) - median(empty)).toFixed(1)} ms)`);
     console.log(`  restore alone (server log)     ${ms(restoreLog)}`);
     console.log(`    cookies set after            ${ms(phases.cookiesMs)}`);
-    console.log(`    localStorage written after   ${ms(phases.localStorageMs)}   (side by side with the cookies)`);
-    console.log(`    sessionStorage watcher       ${ms(phases.sessionStorageMs)}   (then)`);
+    console.log(`    storage watcher ready after  ${ms(phases.storageWatcherMs)}   (side by side with the cookies)`);
+    console.log(`first load of 5 origins, plain   ${ms(loadPlain)}`);
+    console.log(`first load of 5 origins, profile ${ms(loadRestored)}   (every item present in the first script)`);
     console.log(`save, 5 tabs open on the origins ${ms(saveOpen)}`);
-    console.log(`save, no tab on the origins      ${ms(saveElsewhere)}`);
+    console.log(`save, no tab on the origins yet  ${ms(saveElsewhere)}`);
+    console.log(`save, their tabs closed          ${ms(saveClosed)}`);
+    const group = "Profiles";
+    const detail = (xs: number[], ys?: number[]) => `${median(xs).toFixed(0)}${ys ? ` vs ${median(ys).toFixed(0)}` : ""} ms, n=${xs.length}`;
+    atMost(group, "start from the bench profile ÷ plain start", median(fromProfile) / median(empty), 1.5, "×", detail(fromProfile, empty));
+    atMost(group, "save, 5 tabs open on the origins", median(saveOpen), 100, " ms", detail(saveOpen));
+    atMost(group, "save, no tab on the origins yet", median(saveElsewhere), 100, " ms", detail(saveElsewhere));
+    reportFigure({ group, name: "save, the origins' tabs closed (read through a throw-away tab)", value: median(saveClosed), unit: "ms", detail: detail(saveClosed) });
+    reportFigure({ group, name: "first load of 5 origins, restored ÷ plain", value: median(loadRestored) / median(loadPlain), unit: "×", detail: detail(loadRestored, loadPlain) });
   } finally {
     await t?.stop();
     await Promise.all(sites.map((s) => s.close()));
