@@ -90,19 +90,22 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
   });
 
   it("opening the link lands on default, where a session made with the first API key is listed", async () => {
-    const created = await createSession({ url: node.url } as never, key);
+    // Its first tab opens a start URL (loopback is on the test node's egress allow-list).
+    const created = await createSession({ url: node.url } as never, key, { region: "us-east1", start_url: `${node.url}/` });
     expect(created.res.status).toBe(201);
     sessionId = created.body.id;
-    // Automation shows a page in it (loopback is on the test node's egress allow-list).
+    // Automation connects too: Playwright swaps the download folder, which is no refusal.
     automation = await chromium.connectOverCDP(created.body.connect_url!);
-    await automation.contexts()[0]!.pages()[0]!.goto(`${node.url}/`);
     const link = await printedLink();
     await page.goto(link);
     await page.waitForURL(/\/dashboard\/w\/default\/sessions$/);
     const row = page.locator(`tr[data-session-id="${sessionId}"]`);
     await row.waitFor();
     // The list says what the session shows, who started it (the first key, by prefix), and offers actions.
-    expect(await row.locator('td[data-label="Page"]').textContent()).toContain("Vessel");
+    await eventually(async () => {
+      await page.reload();
+      return row.locator('td[data-label="Page"]').textContent({ timeout: 10_000 });
+    }, (text) => text?.includes("Vessel") === true, 20_000);
     const keyPrefix = key.split(".")[0]!;
     expect(await row.locator('td[data-label="Created by"] span').getAttribute("title")).toContain(keyPrefix);
     expect(await row.locator('td[data-label="Created by"]').textContent()).toBe(`${keyPrefix.slice(0, 11)}…`);
@@ -112,6 +115,43 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
     expect(page.url()).not.toMatch(/token=|verifier=/);
     await shoot("sessions-default");
     expect(problems).toEqual([]);
+  });
+
+  it("the session page records no refusal for Playwright's connect", async () => {
+    await page.goto(`${node.url}/dashboard/w/default/sessions/${sessionId}`);
+    await page.getByText("Automation connected").first().waitFor();
+    expect(await page.getByText("Command refused by the browser policy").count()).toBe(0);
+    await shoot("session-page");
+  });
+
+  it("the new-session dialog checks minutes as minutes, once, and takes a start URL", async () => {
+    await page.goto(`${node.url}/dashboard/w/default/sessions`);
+    await page.getByRole("button", { name: "New session" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Time limit (minutes)").fill("99");
+    await dialog.getByLabel("Start URL").fill("file:///etc/passwd");
+    await dialog.getByRole("button", { name: "Start session" }).click();
+    expect(await dialog.locator("#ns-timeout-error").textContent()).toBe("Enter whole minutes from 1 to 30.");
+    expect(await dialog.getByText("Enter whole minutes from 1 to 30.").count()).toBe(1);
+    expect(await dialog.getByText(/1800|Too big/).count()).toBe(0);
+    expect(await dialog.locator("#ns-start-url-error").textContent()).toMatch(/http\(s\) address/);
+    // Side by side, the two limits' inputs are level.
+    const [a, b] = await Promise.all([dialog.locator("#ns-timeout").boundingBox(), dialog.locator("#ns-idle").boundingBox()]);
+    expect(Math.abs(a!.y - b!.y)).toBeLessThan(1);
+    await shoot("new-session-dialog-errors");
+    await dialog.getByLabel("Time limit (minutes)").fill("10");
+    await dialog.getByLabel("Start URL").fill(`${node.url}/`);
+    await dialog.getByRole("button", { name: "Start session" }).click();
+    await page.waitForURL(/\/sessions\/ses_/);
+    const second = page.url().split("/").pop()!;
+    await page.goto(`${node.url}/dashboard/w/default/sessions`);
+    const row = page.locator(`tr[data-session-id="${second}"]`);
+    await eventually(async () => {
+      await page.reload();
+      return row.locator('td[data-label="Page"]').textContent({ timeout: 10_000 });
+    }, (text) => text?.includes("Vessel") === true, 20_000);
+    expect(await row.locator('td[data-label="Created by"]').textContent()).toBe("admin@vessel.localhost");
+    await releaseSession({ url: node.url } as never, key, second);
   });
 
   it("the link works once", async () => {

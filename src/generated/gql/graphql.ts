@@ -52,6 +52,8 @@ export type CreateSessionInput = {
   region: string;
   /** On release, save the session's state back into profileId. */
   saveProfileOnRelease?: boolean | null | undefined;
+  /** Open this http(s) address in the first tab as the session starts (not waited for). */
+  startUrl?: string | null | undefined;
   timeoutSeconds?: number | null | undefined;
 };
 

@@ -83,6 +83,7 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
     browser: t.field({ type: BrowserSettingsInputRef, description: "Viewport, user agent, locale, time zone and position for every tab, frame and worker." }),
     logs: t.boolean({ description: "Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on)." }),
     recording: t.boolean({ description: "Record the screen into a video (default: the deployment's VESSEL_RECORDING, off)." }),
+    startUrl: t.string({ description: "Open this http(s) address in the first tab as the session starts (not waited for)." }),
     proxyServer: t.string({ description: "Your HTTP proxy (`http://host:port`); the egress policy still judges every destination." }),
     proxyUsername: t.string(),
     proxyPassword: t.string({ description: "Never returned, logged or stored." }),
@@ -158,6 +159,7 @@ builder.mutationField(operations.createSession.id, (t) =>
           extension_ids: input.extensionIds ?? undefined,
           logs: input.logs ?? undefined,
           recording: input.recording ?? undefined,
+          start_url: input.startUrl ?? undefined,
           proxy: input.proxyServer
             ? { server: input.proxyServer, username: input.proxyUsername ?? undefined, password: input.proxyPassword ?? undefined }
             : undefined,

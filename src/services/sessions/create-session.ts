@@ -14,6 +14,7 @@ import { checkSessionExtensions, loadSessionExtensions } from "../extensions/ext
 import { startSessionLogs } from "../session-logs/capture.ts";
 import { startRecording } from "../recordings/recorder.ts";
 import { readDocument, restoreProfileIntoSession, saveProfileOnRelease } from "../profiles/profile-documents.ts";
+import { navigateFirstPage } from "../../browser/page-info.ts";
 import type { ProfileDocument } from "../../browser/profile-format.ts";
 import { newEvent, publishSessionChange } from "../session-events/session-events.ts";
 import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
@@ -227,4 +228,10 @@ function announceStarted(plan: Plan, p: Prepared): void {
   if (p.session.logs) startSessionLogs(ctx.deps, p.session, p.lease);
   else p.lease.logCapture?.close();
   if (p.session.recording) startRecording(ctx.deps, p.session, p.lease);
+  // After the answer's own work: the client may connect at once and find the page loading.
+  if (plan.input.start_url) {
+    void navigateFirstPage(p.lease.cdp, plan.input.start_url).catch((err: unknown) =>
+      ctx.log.warn({ sessionId: id, err: (err as Error)?.message }, "could not open the session's start URL"),
+    );
+  }
 }

@@ -60,6 +60,11 @@ export const CreateSessionInput = z.strictObject({
   recording: z
     .boolean().optional()
     .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),
+  start_url: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) address, like https://example.com/" })
+    .max(2000, "must be at most 2000 characters")
+    .optional()
+    .describe("Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation)."),
 }).superRefine((v, ctx) => {
   if (v.save_profile_on_release && !v.profile_id) ctx.addIssue({ code: "custom", path: ["save_profile_on_release"], message: "needs profile_id: the profile to save into" });
 });

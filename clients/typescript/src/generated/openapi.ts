@@ -1239,6 +1239,11 @@ export interface operations {
                     extension_ids?: string[];
                     /** @description Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
                     recording?: boolean;
+                    /**
+                     * Format: uri
+                     * @description Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation).
+                     */
+                    start_url?: string;
                 };
             };
         };

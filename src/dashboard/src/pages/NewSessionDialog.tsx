@@ -12,9 +12,10 @@ import { useToast } from "../components/toasts.tsx";
 import { Dialog } from "../components/dialogs.tsx";
 import { AdvancedOptions } from "./new-session-advanced.tsx";
 import { advancedCount, advancedInput, emptyAdvanced, isAdvancedField, type AdvancedState } from "./new-session-options.ts";
+import { limitsInput, MAX_SESSION_MINUTES } from "./new-session-limits.ts";
 
 /** The fields this form shows next to their controls (server names); anything else goes in the notice at its foot. */
-const ownFields = new Set(["region", "profile_id", "live_view", "live_view.instructions", "timeout_seconds", "idle_timeout_seconds"]);
+const ownFields = new Set(["region", "profile_id", "live_view", "live_view.instructions", "timeout_seconds", "idle_timeout_seconds", "start_url"]);
 const placed = (field: string) => ownFields.has(field) || isAdvancedField(field);
 
 export function NewSessionDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
@@ -31,6 +32,7 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   const regions = useQuery(RegionsDocument, {});
   const profiles = useQuery(ProfilesDocument, { workspace: ws.slug, limit: 100 });
   const create = useMutation(CreateSessionDocument);
+  const err = create.error;
   const [region, setRegion] = useState("");
   const [profileId, setProfileId] = useState("");
   const [saveBack, setSaveBack] = useState(false);
@@ -38,6 +40,7 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   const [instructions, setInstructions] = useState("");
   const [minutes, setMinutes] = useState("30");
   const [idleMinutes, setIdleMinutes] = useState("5");
+  const [startUrl, setStartUrl] = useState("");
   // Explicit on every create, so what the form shows is what the session gets (whatever the deployment's defaults).
   const [logs, setLogs] = useState(true);
   const [recording, setRecording] = useState(false);
@@ -45,6 +48,9 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   // The form's own checks show from the first attempt to submit on, not while the first value is typed.
   const [tried, setTried] = useState(false);
   const built = advancedInput(advanced);
+  const limits = limitsInput({ minutes, idleMinutes, startUrl });
+  // The form's own complaint about a field, else the server's: one message per field, never both.
+  const problem = (field: string) => (tried ? limits.problems.get(field) : undefined) ?? fieldMessage(err, field);
   const regionList = regions.data?.health.regions ?? [];
   const chosenRegion = region || regionList[0] || "";
 
@@ -54,8 +60,9 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
     saveProfileOnRelease: profileId ? saveBack : null,
     liveViewInteractive: interactive,
     liveViewInstructions: instructions.trim() || null,
-    timeoutSeconds: Math.round(Number(minutes) * 60) || null,
-    idleTimeoutSeconds: Math.round(Number(idleMinutes) * 60) || null,
+    timeoutSeconds: limits.input.timeoutSeconds,
+    idleTimeoutSeconds: limits.input.idleTimeoutSeconds,
+    startUrl: limits.input.startUrl,
     logs,
     recording,
     ...built.input,
@@ -68,7 +75,7 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setTried(true);
-    if (built.problems.size > 0) return;
+    if (built.problems.size > 0 || limits.problems.size > 0) return;
     const made = await create.run({ workspace: ws.slug, idempotencyKey: key.current.key, input });
     if (!made) return;
     toast(`Session ${shortId(made.createSession.id)} started`);
@@ -76,7 +83,6 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
     navigate(wsPath(ws.slug, `sessions/${made.createSession.id}`));
   };
 
-  const err = create.error;
   // Each problem is said once: next to its field, or (when no field shows it) in the notice.
   const notice = err && err.code !== "EXTENSIONS_UNSUPPORTED" ? leftOver(err, placed) : null;
   return (
@@ -151,14 +157,19 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
           />
         </Field>
       </div>
-      <Field id="ns-timeout" label="Time limit (minutes)" hint="At most 30." error={fieldMessage(err, "timeout_seconds")}>
-        <input id="ns-timeout" type="number" min={1} max={30} step={1} inputMode="numeric" value={minutes} onChange={(e) => setMinutes(e.target.value)} aria-describedby="ns-timeout-hint" />
+      <div className="span-2">
+        <Field id="ns-start-url" label="Start URL" hint="Optional. The first tab opens it as the session starts." error={problem("start_url")}>
+          <input id="ns-start-url" type="url" inputMode="url" spellCheck={false} value={startUrl} onChange={(e) => setStartUrl(e.target.value)} placeholder="https://example.com/" aria-describedby="ns-start-url-hint" />
+        </Field>
+      </div>
+      <Field id="ns-timeout" label="Time limit (minutes)" hint={`At most ${MAX_SESSION_MINUTES}.`} error={problem("timeout_seconds")}>
+        <input id="ns-timeout" type="number" min={1} max={MAX_SESSION_MINUTES} step={1} inputMode="numeric" value={minutes} onChange={(e) => setMinutes(e.target.value)} aria-describedby="ns-timeout-hint" />
       </Field>
-      <Field id="ns-idle" label="Idle timeout (minutes)" hint="Released after this long with no automation client or viewer." error={fieldMessage(err, "idle_timeout_seconds")}>
-        <input id="ns-idle" type="number" min={1} max={30} step={1} inputMode="numeric" value={idleMinutes} onChange={(e) => setIdleMinutes(e.target.value)} aria-describedby="ns-idle-hint" />
+      <Field id="ns-idle" label="Idle timeout (minutes)" hint="With no automation client or viewer." error={problem("idle_timeout_seconds")}>
+        <input id="ns-idle" type="number" min={1} max={MAX_SESSION_MINUTES} step={1} inputMode="numeric" value={idleMinutes} onChange={(e) => setIdleMinutes(e.target.value)} aria-describedby="ns-idle-hint" />
       </Field>
       <AdvancedOptions state={advanced} onChange={(patch) => setAdvanced((a) => ({ ...a, ...patch }))} problems={tried ? built.problems : new Map()} error={err} count={advancedCount(built.input)} />
-      {(tried && built.problems.size > 0) || (err && !notice && err.code === "VALIDATION_FAILED") ? (
+      {(tried && (built.problems.size > 0 || limits.problems.size > 0)) || (err && !notice && err.code === "VALIDATION_FAILED") ? (
         <p className="span-2 field-error">Please correct the fields marked above.</p>
       ) : null}
       {err && notice ? (
