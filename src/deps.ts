@@ -194,7 +194,7 @@ export async function createDeps(
   const recordings = new RecordingNode(`${browserDataRoot(config)}-rec`);
   const sessionLogs = new SessionLogs({ config, db, log: log.child({ component: "session-logs" }), pubsub, masterKey, now, runtime });
   // Webhook deliveries are queued from the events this node writes, and sent by every node.
-  const webhooks = new WebhookDispatcher({ db, log: log.child({ component: "webhooks" }), now, nodeId, masterKey, config }, { retryBaseMs: config.webhooks.retryBaseMs });
+  const webhooks = new WebhookDispatcher({ db, log: log.child({ component: "webhooks" }), now, nodeId, masterKey, config, pubsub }, { retryBaseMs: config.webhooks.retryBaseMs });
   const stopWebhookQueue = events.subscribe((written) => webhooks.onEvents(written));
   const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings, webhooks };
   metrics.attach(deps);

@@ -8,7 +8,8 @@ import { bearer, seedWorkspace, startTestApp, type Seeded } from "../support/app
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnNode, type NodeProcess } from "../support/processes.ts";
 import { eventually } from "../support/sessions.ts";
-import { postgresReachable, servicesRequired } from "../support/services.ts";
+import { randomUUID } from "node:crypto";
+import { chromiumPath, postgresReachable, redisReachable, servicesRequired, testRedisUrl } from "../support/services.ts";
 import { signedBy, startReceiver, type Receiver } from "../support/webhook-receiver.ts";
 
 /**
@@ -18,7 +19,9 @@ import { signedBy, startReceiver, type Receiver } from "../support/webhook-recei
  */
 
 const hasPostgres = await postgresReachable();
-if (servicesRequired && !hasPostgres) throw new Error("PostgreSQL is required (VESSEL_REQUIRE_SERVICES=1)");
+const hasRedis = await redisReachable();
+const hasChromium = chromiumPath() !== undefined;
+if (servicesRequired && (!hasPostgres || !hasRedis || !hasChromium)) throw new Error("PostgreSQL, Redis and Chromium are required (VESSEL_REQUIRE_SERVICES=1)");
 
 describe.skipIf(!hasPostgres)("webhook deliveries across node processes (PostgreSQL)", () => {
   let tdb: TestDatabase;
@@ -44,11 +47,11 @@ describe.skipIf(!hasPostgres)("webhook deliveries across node processes (Postgre
     for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  async function node(nodeId: string, dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-wh-")), retryBaseMs = 200): Promise<NodeProcess> {
+  async function node(nodeId: string, dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-wh-")), retryBaseMs = 200, extra: Record<string, string> = {}): Promise<NodeProcess> {
     dataDirs.push(dataDir);
     const n = await spawnNode({
       DATABASE_URL: tdb.url!, VESSEL_MASTER_KEY: masterKey, VESSEL_DATA_DIR: dataDir, VESSEL_NODE_ID: nodeId, VESSEL_BROWSER_CAPACITY: "1",
-      VESSEL_WEBHOOK_RETRY_BASE_MS: String(retryBaseMs),
+      VESSEL_WEBHOOK_RETRY_BASE_MS: String(retryBaseMs), ...extra,
     });
     nodes.push(n);
     return n;
@@ -107,5 +110,28 @@ describe.skipIf(!hasPostgres)("webhook deliveries across node processes (Postgre
     expect(rows.every((d) => d.attempts === 2)).toBe(true);
     // Both nodes took part (each sent the last attempt of some).
     expect(new Set(rows.map((d) => d.lockedBy)).size).toBe(2);
+  }, 120_000);
+
+  it.skipIf(!hasRedis || !hasChromium)("queues a session's events on the node that runs it, for an endpoint made on another node a moment before (Redis tells it)", async () => {
+    const redis = { REDIS_URL: testRedisUrl };
+    const [a, b] = await Promise.all([node(`wh-ra-${ulid()}`, undefined, 200, redis), node(`wh-rb-${ulid()}`, undefined, 200, redis)]);
+    const create = async () => {
+      const res = await fetch(`${b.url}/v1/sessions`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": randomUUID() }, body: JSON.stringify({ region: "us-east1" }) });
+      expect(res.status).toBe(201);
+      const session = (await res.json()) as { id: string };
+      expect((await tdb.db.prisma.session.findUniqueOrThrow({ where: { id: session.id } })).nodeId).toBe(b.env.VESSEL_NODE_ID);
+      const released = await fetch(`${b.url}/v1/sessions/${session.id}`, { method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+      expect(released.ok).toBe(true);
+      return session.id;
+    };
+    // With no endpoint enabled anywhere, node b learns that there is none (and would believe it for 10 s)…
+    await tdb.db.prisma.webhookEndpoint.updateMany({ data: { enabled: false } });
+    await create();
+    // …then a's new endpoint reaches it through Redis: b's next session is delivered at once.
+    const hook = await post(a, "/v1/webhooks", { url: `${receiver.url}/fresh`, events: ["session.running", "session.released"] });
+    expect(hook.status).toBe(201);
+    const id = await create();
+    const got = await eventually(async () => receiver.received.filter((r) => r.path === "/fresh"), (r) => r.length === 2, 20_000);
+    expect(got.map((r) => JSON.parse(r.body) as { type: string; data: { id: string } }).map((e) => [e.type, e.data.id])).toEqual([["session.running", id], ["session.released", id]]);
   }, 120_000);
 });

@@ -3,6 +3,7 @@ import { Prisma } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { queryStatement } from "../../kernel/support.ts";
 import type { SessionEventView } from "../session-events/session-events.ts";
+import { EndpointPresence } from "./endpoint-presence.ts";
 import { enqueueForEvents } from "./webhook-enqueue.ts";
 import { openSecret, signedHeaders } from "./webhook-secrets.ts";
 import { sendAttempt, type AttemptOutcome } from "./webhook-sender.ts";
@@ -31,7 +32,7 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 const CLAIM_BATCH = 10;
 
 
-type Deps = Pick<AppDeps, "db" | "log" | "now" | "nodeId" | "masterKey" | "config">;
+type Deps = Pick<AppDeps, "db" | "log" | "now" | "nodeId" | "masterKey" | "config" | "pubsub">;
 
 export class WebhookDispatcher {
   private readonly policy: EgressPolicy;
@@ -42,16 +43,23 @@ export class WebhookDispatcher {
   private wakeUp: () => void = () => {};
   private woken = false;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly presence: EndpointPresence;
 
   constructor(private readonly deps: Deps, private readonly options: DispatcherOptions) {
     this.policy = new EgressPolicy(parseAllowlist(deps.config.browser.egressAllow));
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.pollMs = options.pollMs ?? 1000;
+    this.presence = new EndpointPresence(deps);
+  }
+
+  /** After an endpoint was made, changed or deleted here: every node looks again whether any exists. */
+  endpointsChanged(): void {
+    this.presence.changed();
   }
 
   /** The event recorder's subscriber: queues the deliveries of written events, then sends them. */
   onEvents(events: readonly SessionEventView[]): void {
-    const queued = enqueueForEvents(this.deps, events).then((n) => {
+    const queued = enqueueForEvents(this.deps, events, this.presence).then((n) => {
       if (n > 0) this.wake();
     });
     this.inFlight.add(queued);
@@ -76,6 +84,7 @@ export class WebhookDispatcher {
     this.wake();
     await this.running;
     await Promise.all([...this.inFlight]);
+    this.presence.close();
   }
 
   private async loop(): Promise<void> {

@@ -76,6 +76,7 @@ export async function createWebhook(ctx: ServiceContext, raw: z.input<typeof Cre
     data: { id, workspaceId, url: input.url, events: input.events, description: input.description || null, secret: secret.sealed, masterKeyId: secret.masterKeyId, createdAt: ctx.deps.now(), updatedAt: ctx.deps.now() },
   });
   if (ctx.audit) ctx.audit.target = id;
+  ctx.deps.webhooks?.endpointsChanged();
   return { ...endpointView(row, ctx.deps.now()), secret: secret.shown };
 }
 
@@ -109,6 +110,7 @@ export async function updateWebhook(ctx: ServiceContext, id: string, raw: z.inpu
       updatedAt: now,
     },
   });
+  ctx.deps.webhooks?.endpointsChanged();
   return endpointView(updated, now);
 }
 
@@ -116,6 +118,7 @@ export async function updateWebhook(ctx: ServiceContext, id: string, raw: z.inpu
 export async function deleteWebhook(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
   const row = await findEndpoint(ctx, id, workspace);
   await prismaOf(ctx).webhookEndpoint.deleteMany({ where: { id: row.id } });
+  ctx.deps.webhooks?.endpointsChanged();
 }
 
 /**

@@ -3,6 +3,7 @@ import { Prisma } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { queryStatement } from "../../kernel/support.ts";
 import type { SessionEventView } from "../session-events/session-events.ts";
+import type { EndpointPresence } from "./endpoint-presence.ts";
 import { webhookEventTypes } from "./webhook-input.ts";
 import { carriesSession, deliveryBody, eventPayload, sessionPayload } from "./webhook-payload.ts";
 
@@ -10,8 +11,9 @@ import { carriesSession, deliveryBody, eventPayload, sessionPayload } from "./we
  * From session events to deliveries: called with every batch of events once written (the event
  * recorder's subscriber, on the node that wrote them), it makes one delivery row per subscribed,
  * enabled endpoint of the session's workspace. A row per (endpoint, event) at most (a unique key),
- * so a batch seen twice makes no second delivery. Events no endpoint can want cost nothing; a
- * session's webhook events cost one read when its workspace has no endpoint for them.
+ * so a batch seen twice makes no second delivery. Events no endpoint can want cost nothing, nor do
+ * any while the deployment has no enabled endpoint (EndpointPresence); otherwise a session's
+ * webhook events cost one read when its workspace has no endpoint for them.
  */
 
 const wanted: ReadonlySet<string> = new Set(webhookEventTypes);
@@ -19,9 +21,14 @@ const wanted: ReadonlySet<string> = new Set(webhookEventTypes);
 interface EndpointRow { id: string; events: string[] }
 
 /** Answers how many deliveries it made. Never throws (a failure is logged: events are never held up by webhooks). */
-export async function enqueueForEvents(deps: Pick<AppDeps, "db" | "log">, events: readonly SessionEventView[]): Promise<number> {
+export async function enqueueForEvents(deps: Pick<AppDeps, "db" | "log">, events: readonly SessionEventView[], presence?: EndpointPresence): Promise<number> {
   const relevant = events.filter((e) => wanted.has(e.type));
   if (relevant.length === 0) return 0;
+  try {
+    if (presence && !(await presence.any())) return 0;
+  } catch (err) {
+    deps.log.error({ err }, "could not tell whether any webhook endpoint exists");
+  }
   let made = 0;
   for (const sessionId of new Set(relevant.map((e) => e.sessionId))) {
     try {
