@@ -77,6 +77,20 @@ describe("webhook deliveries over time", () => {
     expect((await t.app.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
   });
 
+  it("deletes done deliveries after 30 days (the maintenance job), never a pending one", async () => {
+    const hook = (await api("POST", "/v1/webhooks", { url: `${receiver.url}/old`, events: ["session.released"] })).body as { id: string };
+    receiver.answer = () => 200;
+    const done = (await api("POST", `/v1/webhooks/${hook.id}:test`)).body as { id: string };
+    await round();
+    receiver.answer = () => 503;
+    const waiting = (await api("POST", `/v1/webhooks/${hook.id}:test`)).body as { id: string };
+    hours(24 * 31);
+    await t.app.jobs.runNow("purge-old-webhook-deliveries");
+    const left = await t.app.deps.db.prisma.webhookDelivery.findMany({ where: { endpointId: hook.id }, select: { id: true } });
+    expect(left.map((d) => d.id)).toEqual([waiting.id]);
+    expect(done.id).not.toBe(waiting.id);
+  });
+
   it("re-seals both secrets of a rotated webhook under a new master key", async () => {
     const made = (await api("POST", "/v1/webhooks", { url: `${receiver.url}/keys`, events: ["session.released"] })).body as { id: string; secret: string };
     const rotated = (await api("POST", `/v1/webhooks/${made.id}:rotate-secret`)).body as { secret: string };

@@ -2,6 +2,7 @@ import type { Job } from "../../jobs.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { purgeExpiredRecordings } from "../recordings/recording-retention.ts";
 import { purgeExpiredSessionLogs } from "../session-logs/log-retention.ts";
+import { purgeOldDeliveries } from "../webhooks/delivery-retention.ts";
 
 /** A revoked API key stays listed, greyed out, for 90 days, then is deleted (spec §3). */
 export const REVOKED_KEY_RETENTION_DAYS = 90;
@@ -35,5 +36,6 @@ export function maintenanceJobs(deps: AppDeps, everyMs: number): Job[] {
     { name: "purge-expired-sign-ins", everyMs, firstAfterMs, run: () => purgeExpiredSignIns(deps) },
     { name: "purge-expired-recordings", everyMs, firstAfterMs, run: () => purgeExpiredRecordings(deps) },
     { name: "purge-expired-session-logs", everyMs, firstAfterMs, run: () => purgeExpiredSessionLogs(deps) },
+    { name: "purge-old-webhook-deliveries", everyMs, firstAfterMs, run: () => purgeOldDeliveries(deps) },
   ];
 }
