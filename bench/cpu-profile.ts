@@ -28,6 +28,7 @@ const places: [string, RegExp][] = [
   ["ws (WebSocket framing)", /node_modules\/ws\//],
   ["embedded database (PGlite)", /@electric-sql\/pglite/],
   ["Prisma", /@prisma|prisma/],
+  ["logging, validation, rate limits (pino, zod, rate-limiter, jose)", /pino|zod|rate-limiter|jose|sonic-boom/],
   ["GraphQL (yoga, graphql-js, pothos)", /graphql|@pothos|@envelop|@whatwg-node/],
   ["Express and HTTP", /express|router|body-parser|finalhandler|send\/|node:_http|node:http/],
   ["Vessel services, REST, auth, kernel", /\/src\//],

@@ -16,6 +16,7 @@
 //   BENCH_RELAY_COST_N=20 (lifecycles for (b))  BENCH_CPU_PROFILE_DIR=dir (keep the .cpuprofile files)
 import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { findChromium } from "../src/browser/chromium-command.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { startCpuProfile } from "./cpu-profile.ts";
@@ -116,6 +117,8 @@ try {
   const loadArgs: LoadArgs = { baseUrl: api.baseUrl, key: api.key, rate, busy, commandsPerSecond: busyCps };
   const load = await helper<string>("./relay-load.ts", [JSON.stringify(loadArgs)]);
   await sleep(1000);
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   const loadProfile = await startCpuProfile();
   const loadCpu0 = process.cpuUsage();
   const loadStart = performance.now();
@@ -123,13 +126,16 @@ try {
   const loadCpu = process.cpuUsage(loadCpu0);
   const loadWhere = await loadProfile.stop("under-load");
   const loadWall = performance.now() - loadStart;
+  loopDelay.disable();
   load.child.send("stop");
   const report = await new Promise<LoadReport>((resolve) => load.child.on("message", (m) => typeof m === "object" && resolve(m as LoadReport)));
   show(`(a) under load: ${f(report.requests / report.seconds, 0)} REST/GraphQL req/s answered (p50 ${f(report.p50, 1)} ms, p99 ${f(report.p99, 1)} ms, ${report.failed} failed${report.failures.length ? `: ${report.failures.join("; ")}` : ""}, ` +
     `${report.skipped} not sent while ${24} were in flight), ` +
     `3 busy sessions at ${f(report.commands / report.seconds / 3, 0)} commands/s each`, loaded);
 
-  print(`  the node's main thread under load: ${f(((loadCpu.user + loadCpu.system) / 1000 / loadWall) * 100, 0)}% of a core busy; where (V8 profile, self time):`);
+  const lag = (p: number) => f(loopDelay.percentile(p) / 1e6, 1);
+  print(`  the node's main thread under load: ${f(((loadCpu.user + loadCpu.system) / 1000 / loadWall) * 100, 0)}% of a core busy; event-loop delay p50 ${lag(50)}, p99 ${lag(99)}, ` +
+    `max ${f(loopDelay.max / 1e6, 1)} ms; where its CPU went (V8 profile, self time):`);
   for (const [place, ms] of loadWhere.places.slice(0, 8)) print(`    ${pad(place, 62)} ${f((ms / loadWhere.totalMs) * 100, 0)}%`);
   const r = loaded.rtt;
   const p50 = (s: Side) => median(r[s]);
@@ -163,8 +169,10 @@ try {
   const where = await profile.stop("lifecycles");
   const perSession = (cpu1.user + cpu1.system) / 1000 / costN;
   print(`(b) control-plane CPU per session, ${costN} lifecycles (create → connect → newPage → goto → release; the pool's refill included): ${f(perSession, 1)} ms`);
-  for (const [place, ms] of where.places.slice(0, 10)) print(`    ${pad(place, 62)} ${f(ms / costN, 2)} ms per session (${f((ms / where.totalMs) * 100, 0)}%)`);
-  const relayMs = where.places.filter(([p]) => p.startsWith("relay") || p.startsWith("CDP policy") || p.startsWith("ws ")).reduce((s, [, ms]) => s + ms, 0) / costN;
+  // The profile's samples give shares; the CPU clock gives the total they are shares of.
+  const share = (ms: number) => ms / where.totalMs;
+  for (const [place, ms] of where.places.slice(0, 10)) print(`    ${pad(place, 62)} ${f(share(ms) * 100, 0)}% ≈ ${f(share(ms) * perSession, 1)} ms per session`);
+  const relayMs = where.places.filter(([p]) => p.startsWith("relay") || p.startsWith("CDP policy") || p.startsWith("ws ")).reduce((s, [, ms]) => s + share(ms) * perSession, 0);
   reportFigure({ group: "Per session", name: "control-plane CPU per session (create → release, refill included)", value: perSession, unit: "ms", detail: `relay, policy and ws ${f(relayMs, 1)} ms of it` });
 
   const cmd = await call("createSession", api);
@@ -177,7 +185,7 @@ try {
   const commandWhere = await commandProfile.stop("commands");
   const perCommand = (c1.user + c1.system) / (5 * pipeN);
   print(`    node CPU per relayed command (pipelined Runtime.evaluate through /cdp): ${f(perCommand, 1)} µs`);
-  for (const [place, ms] of commandWhere.places.slice(0, 6)) print(`    ${pad(place, 62)} ${f((ms * 1000) / (5 * pipeN), 2)} µs per command (${f((ms / commandWhere.totalMs) * 100, 0)}%)`);
+  for (const [place, ms] of commandWhere.places.slice(0, 6)) print(`    ${pad(place, 62)} ${f((ms / commandWhere.totalMs) * 100, 0)}% ≈ ${f((ms / commandWhere.totalMs) * perCommand, 1)} µs per command`);
   reportFigure({ group: "Per session", name: "node CPU per relayed CDP command", value: perCommand, unit: "µs" });
   await call("cdpClose", {});
   await call("releaseSession", { ...api, id: cmd.id });
