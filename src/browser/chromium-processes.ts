@@ -75,13 +75,25 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls until no live process is left in the group, or the deadline passes. */
+/**
+ * Polls until no live process is left in the group, or the deadline passes. A scan of the group reads
+ * every process's stat file on the machine (most of a browser's close CPU when it was done every
+ * poll), so one scan learns the members, the polls read only theirs, and one more scan confirms.
+ */
 export async function waitForGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
+  let known = liveGroupMembers(pgid);
   for (;;) {
-    if (liveGroupMembers(pgid).length === 0) return true;
+    if (known.length === 0) {
+      known = liveGroupMembers(pgid);
+      if (known.length === 0) return true;
+    }
     if (Date.now() >= deadline) return false;
     await sleep(25);
+    known = known.filter((was) => {
+      const now = readProcStat(was.pid);
+      return isLive(now) && now.pgrp === pgid && now.startTime === was.startTime;
+    });
   }
 }
 
