@@ -32,14 +32,14 @@ const benches: BenchRun[] = [
   {
     name: "relay",
     script: "bench/relay.ts",
-    env: { BENCH_RELAY_ROUNDS: "8", BENCH_RELAY_SEQ: "400", BENCH_RELAY_PIPE: "2000", BENCH_RELAY_COST_N: "20" },
+    env: { BENCH_RELAY_ROUNDS: "6", BENCH_RELAY_SEQ: "300", BENCH_RELAY_PIPE: "2000", BENCH_RELAY_COST_N: "12" },
     quick: { BENCH_RELAY_ROUNDS: "3", BENCH_RELAY_SEQ: "200", BENCH_RELAY_PIPE: "1000", BENCH_RELAY_COST_N: "6" },
     timeoutMin: 6,
   },
   {
     name: "sessions",
     script: "bench/sessions.ts",
-    env: { BENCH_LIFECYCLE_N: "12", BENCH_B2B_N: "8", BENCH_CDP_ROUNDS: "4", BENCH_MEM_ROUNDS: "2", BENCH_POLICY_ROUNDS: "3" },
+    env: { BENCH_LIFECYCLE_N: "10", BENCH_B2B_N: "6", BENCH_CDP_ROUNDS: "3", BENCH_MEM_ROUNDS: "2", BENCH_POLICY_ROUNDS: "2" },
     quick: { BENCH_LIFECYCLE_N: "4", BENCH_B2B_N: "3", BENCH_CDP_ROUNDS: "2", BENCH_MEM_ROUNDS: "1", BENCH_POLICY_ROUNDS: "1", BENCH_POLICY_LOADS: "3" },
     timeoutMin: 8,
   },
