@@ -70,6 +70,8 @@ export class Screencast {
     bounds: { maxWidth: number; maxHeight: number },
     /** The tab went away under us (closed, crashed). */
     private readonly onLost: (targetId: string) => void,
+    /** Run on the tab's session before each start (a new tab, a new size): phone-fit.ts. */
+    private readonly beforeStart?: (session: string) => Promise<void>,
   ) {
     this.params = { ...bounds, quality: QUALITY_MAX };
     this.offFrame = cdp.on("Page.screencastFrame", (p: { data: string; metadata: FrameMetadata; sessionId: number }, sid) => {
@@ -200,6 +202,7 @@ export class Screencast {
       const session = this.sessionId;
       if (!session || this.closed) return;
       try {
+        if (attempt === 1) await this.beforeStart?.(session).catch((err: unknown) => this.log.debug({ err }, "live view: could not fit the page"));
         await this.cdp.send("Page.startScreencast", { format: "jpeg", everyNthFrame: 1, ...this.params }, session);
         return;
       } catch (err) {

@@ -7,6 +7,7 @@ import type { Logger } from "../logger.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import { CdpClient } from "../browser/cdp-client.ts";
 import { toCdpInput } from "./input.ts";
+import { phoneFitter } from "./phone-fit.ts";
 import { CLOSE_GOING_AWAY, CLOSE_POLICY, CLOSE_RETRY, CLOSE_REVOKED, frameBounds, inputTypes, type ClientMessage, type InputMessage } from "./protocol.ts";
 import { RateLimit } from "./rate-limit.ts";
 import { Screencast } from "./screencast.ts";
@@ -213,9 +214,8 @@ export class Viewer {
         this.s.ws.send(frame, { binary: true }, () => this.screencast?.viewerReady());
       },
     };
-    this.screencast = new Screencast(cdp, link, this.log, frameBounds(this.viewport.w, this.viewport.h, this.viewport.dpr), (lost) =>
-      this.tabLost(lost),
-    );
+    const fit = phoneFitter(cdp, () => this.viewport, { interactive: this.s.session.liveViewInteractive, browser: this.s.session.browser });
+    this.screencast = new Screencast(cdp, link, this.log, frameBounds(this.viewport.w, this.viewport.h, this.viewport.dpr), (lost) => this.tabLost(lost), fit);
     this.tabs = new Tabs(cdp, {
       changed: () => this.sendTabs(),
       created: (id) => {
