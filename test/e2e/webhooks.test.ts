@@ -1,4 +1,7 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { chromium, type Browser as ViewerBrowser } from "playwright-core";
+import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook, WebhookVerificationError } from "@vessel/client";
 import { findChromium } from "../../src/browser/chromium-command.ts";
@@ -135,6 +138,44 @@ describe.skipIf(!executablePath)("webhooks", () => {
       ["session.released", "delivered", 1, 200], ["live_view.done", "delivered", 1, 200], ["session.running", "delivered", 1, 200],
     ]);
   }, 60_000);
+
+  it("delivers session.timed_out with the ended session", async () => {
+    const hook = await create("/timeout", ["session.timed_out", "session.failed"]);
+    const { res, body: session } = await createSession(t, ws.key, { region: "us-east1", timeout_seconds: 1 });
+    expect(res.status).toBe(201);
+    await eventually(async () => at("/timeout").length, (n) => n === 1, 15_000);
+    const r = at("/timeout")[0]!;
+    expect(signedBy([hook.secret!], r)).toEqual([hook.secret]);
+    expect(JSON.parse(r.body)).toMatchObject({ type: "session.timed_out", data: { id: session.id, status: "TIMED_OUT", end_reason: "timeout" } });
+  }, 30_000);
+
+  it("delivers download.completed with the event as GET …/events answers it", async () => {
+    const hook = await create("/download", ["download.completed"]);
+    const site = http.createServer((req, res) => {
+      if (req.url === "/report") return void res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.txt"' }).end("report body");
+      res.writeHead(200, { "content-type": "text/html" }).end('<a id="dl" href="/report" download>download</a>');
+    });
+    await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));
+    const { body: session } = await createSession(t, ws.key);
+    const driver = await puppeteer.connect({ browserWSEndpoint: session.connect_url!, defaultViewport: null });
+    try {
+      const page = await driver.newPage();
+      await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+      await page.click("#dl");
+      await eventually(async () => at("/download").length, (n) => n === 1, 15_000);
+    } finally {
+      await driver.disconnect();
+      await releaseSession(t, ws.key, session.id);
+      site.close();
+    }
+    const r = at("/download")[0]!;
+    expect(signedBy([hook.secret!], r)).toEqual([hook.secret]);
+    const body = JSON.parse(r.body) as { type: string; data: { id: string } };
+    const events = (await api("GET", `/v1/sessions/${session.id}/events?type=download.completed`)).body.items as Array<Record<string, unknown>>;
+    expect(body).toMatchObject({ type: "download.completed" });
+    expect(body.data).toEqual(events[0]);
+    expect(body.data).toMatchObject({ session_id: session.id, data: { name: "report.txt", bytes: 11 } });
+  }, 30_000);
 
   it("retries a 500 with backoff: 500, 500, 200 is three attempts with the same webhook-id", async () => {
     receiver.script("/flaky", [500, 500]);
