@@ -11,6 +11,7 @@
 // Never part of the tests.
 //
 //   npm run bench:scale
+//   npm run bench:scale -- hosts   (across two hosts at 0 and 10 ms: a session placed on another node vs local; bench/scale-hosts.ts)
 //   BENCH_SESSIONS=40 BENCH_CONCURRENCY=4 BENCH_CAPACITY=4 BENCH_WARM=1 (per node)
 //   VESSEL_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test (a server where we may CREATE DATABASE)
 import { randomBytes, randomUUID } from "node:crypto";
@@ -182,4 +183,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv.includes("hosts")) await (await import("./scale-hosts.ts")).scaleAcrossHosts();
+else await main();

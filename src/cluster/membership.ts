@@ -62,7 +62,8 @@ export class Membership {
   /** Registers the node (its row exists from start-up; this refreshes capacity) and starts heartbeats. */
   async join(): Promise<void> {
     if (!this.#site.multiNode) return;
-    await this.lease.renew(() => registerNode(this.#site.deps.db.prisma, this.state()), this.#minRenewWaitMs());
+    // At start-up the database may be slow to answer a first connection: the whole lease, at least 5 s.
+    await this.lease.renew(() => registerNode(this.#site.deps.db.prisma, this.state()), Math.max(this.lease.leaseMs, 5_000));
     this.#joined = true;
     this.#schedule();
   }

@@ -65,6 +65,8 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
   let a: NodeProcess;
   let b: NodeProcess;
   let key: string;
+  let startNode: (i: number, capacity: number) => Promise<NodeProcess>;
+  const extra: NodeProcess[] = [];
   const pingers: Pinger[] = [];
 
   beforeAll(async () => {
@@ -78,7 +80,7 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     pg.port = String(pgForward.port);
     const masterKey = randomBytes(32).toString("base64");
     const tag = ulid().slice(-6).toLowerCase();
-    const start = async (i: number, capacity: number) => {
+    startNode = async (i: number, capacity: number) => {
       const host = network.hosts[i]!;
       const port = 18_000 + Math.floor(Math.random() * 20_000);
       const internal = await network.forward(host.address, port, RTT_MS);
@@ -88,8 +90,8 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
           DATABASE_URL: pg.toString(),
           REDIS_URL: `redis://${network.gateway}:${redisForward.port}`,
           VESSEL_MASTER_KEY: masterKey,
-          VESSEL_NODE_ID: `host${i}-${tag}`,
-          VESSEL_DATA_DIR: `/tmp/vessel-netns-${tag}-${i}`,
+          VESSEL_NODE_ID: `host${i}-${ulid().slice(-8).toLowerCase()}`,
+          VESSEL_DATA_DIR: `/tmp/vessel-netns-${tag}-${port}`,
           VESSEL_HOST: "0.0.0.0",
           VESSEL_PUBLIC_BASE_URL: `http://${host.address}:${port}`,
           VESSEL_INTERNAL_URL: `http://${network.gateway}:${internal.port}`,
@@ -103,7 +105,7 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
         { netns: host.ns, address: host.address },
       );
     };
-    [a, b] = await Promise.all([start(0, 1), start(1, 2)]);
+    [a, b] = await Promise.all([startNode(0, 1), startNode(1, 2)]);
     // A workspace and key, written as a maintenance command would (no node of its own).
     const config = loadConfig({ DATABASE_URL: tdb.url!, VESSEL_MASTER_KEY: masterKey }, "/nonexistent");
     const { deps, close } = await createDeps(config, tdb.db, createLogger("silent"), { startBrowsers: false });
@@ -118,7 +120,7 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
 
   afterAll(async () => {
     for (const p of pingers) p.child.kill("SIGKILL");
-    await Promise.all([a?.stop(5_000), b?.stop(5_000)]);
+    await Promise.all([a?.stop(5_000), b?.stop(5_000), ...extra.map((n) => n.stop(5_000))]);
     await network?.destroy();
     await redis?.stop();
     await tdb?.dispose();
@@ -217,5 +219,19 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     const direct = start(network.hosts[1]!.ns, onB.body.connect_url!);
     await eventually(async () => direct.ran().length, (n) => n > 1, 20_000);
     expect((await release(b.url, onB.body.id)).status).toBe(204);
+  }, 120_000);
+
+  it("a node killed: a peer on the other host ends its sessions after the node timeout, and its browser went with it", async () => {
+    const c = await startNode(0, 1); // where A ran, now that A drained away
+    extra.push(c);
+    const onB = await create(b.url);
+    expect(onB.status).toBe(201);
+    const [pid] = browserPids(b.browserRoot);
+    expect(pid).toBeDefined();
+    b.signal("SIGKILL");
+    await b.exited;
+    const ended = await eventually(() => row(onB.body.id), (r) => r.status !== "RUNNING", 30_000);
+    expect(ended).toMatchObject({ status: "FAILED", endReason: "NODE_SHUTDOWN" });
+    await eventually(async () => browserPids(b.browserRoot).filter((p) => { try { process.kill(p, 0); return true; } catch { return false; } }).length, (n) => n === 0, 15_000);
   }, 120_000);
 });

@@ -121,7 +121,9 @@ export async function startCluster(
             VESSEL_MASTER_KEY: masterKey,
             VESSEL_PUBLIC_BASE_URL: lb.url,
             VESSEL_HEARTBEAT_SECONDS: "0.3",
-            VESSEL_NODE_TIMEOUT_SECONDS: "3",
+            // A lease of 3 s (half the timeout): a node fences itself only after 3 s without a
+            // recorded heartbeat, which a busy test machine's stalls do not reach.
+            VESSEL_NODE_TIMEOUT_SECONDS: "6",
             ...opts.env,
             ...opts.nodeEnv?.[i],
           },
