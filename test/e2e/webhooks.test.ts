@@ -7,11 +7,12 @@ import { verifyWebhook, WebhookVerificationError } from "@vessel/client";
 import { findChromium } from "../../src/browser/chromium-command.ts";
 import { bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, eventually, releaseSession } from "../support/sessions.ts";
+import { hasFfmpeg } from "../support/recordings.ts";
 import { servicesRequired } from "../support/services.ts";
 import { signedBy, startReceiver, type Receiver } from "../support/webhook-receiver.ts";
 
 const executablePath = findChromium();
-if (!executablePath && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
+if ((!executablePath || !hasFfmpeg) && servicesRequired) throw new Error("Chromium and ffmpeg are required (VESSEL_REQUIRE_SERVICES=1)");
 
 interface Webhook { id: string; url: string; events: string[]; secret?: string; enabled: boolean; previous_secret_expires_at: string | null }
 interface Delivery { id: string; event: string; status: string; attempts: number; last_response_code: number | null; last_error: string | null; last_attempt_at: string | null }
@@ -176,6 +177,18 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect(body.data).toEqual(events[0]);
     expect(body.data).toMatchObject({ session_id: session.id, data: { name: "report.txt", bytes: 11 } });
   }, 30_000);
+
+  it.skipIf(!hasFfmpeg)("delivers recording.ready once a recorded session's video is stored", async () => {
+    const hook = await create("/recording", ["recording.ready"]);
+    const { res, body: session } = await createSession(t, ws.key, { region: "us-east1", recording: true });
+    expect(res.status).toBe(201);
+    await new Promise((r) => setTimeout(r, 1000));
+    await releaseSession(t, ws.key, session.id);
+    await eventually(async () => at("/recording").length, (n) => n === 1, 45_000);
+    const r = at("/recording")[0]!;
+    expect(signedBy([hook.secret!], r)).toEqual([hook.secret]);
+    expect(JSON.parse(r.body)).toMatchObject({ type: "recording.ready", data: { session_id: session.id, type: "recording.ready", data: { size_bytes: expect.any(Number) } } });
+  }, 60_000);
 
   it("retries a 500 with backoff: 500, 500, 200 is three attempts with the same webhook-id", async () => {
     receiver.script("/flaky", [500, 500]);
