@@ -63,6 +63,17 @@ function bodyBytes(request: RequestParams["request"]): number | null {
 
 const ms = (seconds: number) => Math.round(seconds * 10_000) / 10;
 
+/**
+ * The browser's traffic leaves through the egress proxy, so a destination the policy refuses (or one
+ * that cannot be reached) reaches the page only as Chromium's SOCKS error: the log says where to look.
+ */
+export const EGRESS_HINT =
+  "refused by the egress policy or unreachable: see this session's egress.refused events; the server's VESSEL_EGRESS_ALLOW lists allowed destinations";
+
+export function egressHint(errorText: string): string {
+  return /ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/.test(errorText) ? `${errorText} (${EGRESS_HINT})` : errorText;
+}
+
 export class NetworkTracker {
   readonly #pending = new Map<string, Request>();
 
@@ -102,7 +113,7 @@ export class NetworkTracker {
   failed(p: { requestId: string; timestamp: number; errorText: string; canceled?: boolean; blockedReason?: string }): void {
     const r = this.#pending.get(p.requestId);
     if (!r) return;
-    const failure = p.blockedReason ? `${p.errorText} (blocked: ${p.blockedReason})` : p.canceled ? `${p.errorText} (canceled)` : p.errorText;
+    const failure = p.blockedReason ? `${p.errorText} (blocked: ${p.blockedReason})` : p.canceled ? `${p.errorText} (canceled)` : egressHint(p.errorText);
     this.#end(p.requestId, r, p.timestamp, null, failure || "failed");
   }
 

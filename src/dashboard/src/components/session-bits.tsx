@@ -91,7 +91,12 @@ export function describeEvent(type: SessionEventType, data: EventData): { title:
     case "CDP_REFUSED":
       return { title: "Command refused by the browser policy", detail: refusedWords(data.method, data.reason), tone: "amber" };
     case "EGRESS_REFUSED":
-      return { title: "Connection refused by the egress policy", detail: refusedWords(typeof data.host === "string" ? `${data.host}:${String(data.port)}` : undefined, data.reason), tone: "amber" };
+      return {
+        title: "Connection refused by the egress policy",
+        // The page only sees net::ERR_SOCKS_CONNECTION_FAILED; this is where it is explained.
+        detail: [refusedWords(typeof data.host === "string" ? `${data.host}:${String(data.port)}` : undefined, data.reason), "The page saw net::ERR_SOCKS_CONNECTION_FAILED; allowed destinations are set by VESSEL_EGRESS_ALLOW on the server."].filter(Boolean).join(". "),
+        tone: "amber",
+      };
     case "DOWNLOAD_STARTED":
       return { title: "Download started", detail: typeof data.name === "string" ? data.name : undefined, tone: "blue" };
     case "DOWNLOAD_COMPLETED":
