@@ -70,7 +70,9 @@ describe.skipIf(!hasChromium || !hasPostgres)("PostgreSQL stops answering (pause
         done();
       },
     });
-    t = await startTestApp({ db, credentialRecheckMs: 300, now: () => new Date(Date.now() + clockOffsetMs), log: createLogger("warn", sink) });
+    // A lease (src/cluster/lease.ts) longer than the whole stall: this test is about bounded waits,
+    // not about a node fencing itself after VESSEL_LEASE_SECONDS without the database.
+    t = await startTestApp({ db, credentialRecheckMs: 300, now: () => new Date(Date.now() + clockOffsetMs), log: createLogger("warn", sink), env: { VESSEL_NODE_TIMEOUT_SECONDS: "240" } });
     ws = await seedWorkspace(t);
     owner = await seedUser(t, ws.workspace.id, "OWNER");
   });
