@@ -247,6 +247,13 @@ describe.skipIf(!executablePath)("webhooks", () => {
     const id = (made.data!.createWebhook as { webhook: { id: string } }).webhook.id;
     const refused = await gql(userAuth(member), `{ webhooks(workspace: "${ws.workspace.slug}") { items { id } } }`);
     expect(refused.errors?.[0]?.extensions.code).toBe("FORBIDDEN");
+    // REST takes them too (bearer token or cookie), naming the workspace.
+    const viaRest = await api("GET", `/v1/webhooks?workspace=${ws.workspace.slug}`, undefined, userAuth(admin));
+    expect(viaRest.status).toBe(200);
+    expect((viaRest.body.items as Webhook[]).map((w) => w.id)).toContain(id);
+    expect((await api("POST", `/v1/webhooks/${id}:test?workspace=${ws.workspace.slug}`, undefined, userAuth(admin))).status).toBe(202);
+    expect((await api("GET", `/v1/webhooks?workspace=${ws.workspace.slug}`, undefined, userAuth(member))).status).toBe(403);
+    expect((await api("GET", "/v1/webhooks", undefined, userAuth(admin))).status).toBe(400);
     const stranger = await seedWorkspace(t);
     expect((await api("GET", `/v1/webhooks/${id}`, undefined, bearer(stranger.key))).status).toBe(404);
     const listed = await gql(bearer(ws.key), `{ webhookDeliveries(id: "${id}") { items { id } } webhook(id: "${id}") { url } }`);

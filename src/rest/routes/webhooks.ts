@@ -54,6 +54,8 @@ const toDeliveryDto = (d: WebhookDeliveryView): z.output<typeof DeliveryDto> => 
 });
 
 const Id = z.object({ id: z.string().min(1).max(64) });
+/** Dashboard owners and admins (bearer token or the sign-in cookie) name the workspace; API keys act in their own. */
+const Ws = z.object({ workspace: z.string().min(1).max(64).optional().describe("Dashboard users name the workspace (slug); API keys act in their own.") });
 const noStore = { "Cache-Control": "no-store" };
 const tags = ["Webhooks"];
 
@@ -67,12 +69,13 @@ export const webhookRoutes = [
       "Events of the workspace's sessions are POSTed to `url` as `{\"type\", \"timestamp\", \"data\"}`, signed the Standard Webhooks way " +
       "(`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once. At most 20 per workspace.",
     tags,
-    input: { body: CreateWebhookInput },
+    auth: "apiKeyOrUser",
+    input: { query: Ws, body: CreateWebhookInput },
     status: 201,
     response: WebhookWithSecretDto,
     problems: ["forbidden", "conflict"],
     bodyLimit: "8kb",
-    handler: async (ctx, { body }, _http, run) => new Reply(201, withSecret(await run(ctx, body)), noStore),
+    handler: async (ctx, { query, body }, _http, run) => new Reply(201, withSecret(await run(ctx, body, query.workspace)), noStore),
   }),
   defineRoute({
     method: "get",
@@ -80,11 +83,12 @@ export const webhookRoutes = [
     operation: operations.webhooks,
     summary: "List webhooks",
     tags,
-    input: { query: WebhookListQuery },
+    auth: "apiKeyOrUser",
+    input: { query: WebhookListQuery.extend(Ws.shape) },
     status: 200,
     response: listEnvelope(WebhookDto, "WebhookList"),
     problems: ["forbidden"],
-    handler: async (ctx, { query }, _http, run) => toPageDto(await run(ctx, query), toDto),
+    handler: async (ctx, { query }, _http, run) => toPageDto(await run(ctx, query, query.workspace), toDto),
   }),
   defineRoute({
     method: "get",
@@ -93,11 +97,12 @@ export const webhookRoutes = [
     summary: "Get a webhook",
     description: "Never its secret.",
     tags,
-    input: { params: Id },
+    auth: "apiKeyOrUser",
+    input: { params: Id, query: Ws },
     status: 200,
     response: WebhookDto,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }, _http, run) => toDto(await run(ctx, params.id)),
+    handler: async (ctx, { params, query }, _http, run) => toDto(await run(ctx, params.id, query.workspace)),
   }),
   defineRoute({
     method: "patch",
@@ -106,12 +111,13 @@ export const webhookRoutes = [
     summary: "Change a webhook",
     description: "Its url, events or description; `enabled: false` stops deliveries, `enabled: true` turns a disabled webhook back on.",
     tags,
-    input: { params: Id, body: UpdateWebhookInput },
+    auth: "apiKeyOrUser",
+    input: { params: Id, query: Ws, body: UpdateWebhookInput },
     status: 200,
     response: WebhookDto,
     problems: ["not-found", "forbidden"],
     bodyLimit: "8kb",
-    handler: async (ctx, { params, body }, _http, run) => toDto(await run(ctx, params.id, body)),
+    handler: async (ctx, { params, query, body }, _http, run) => toDto(await run(ctx, params.id, body, query.workspace)),
   }),
   defineRoute({
     method: "delete",
@@ -120,11 +126,12 @@ export const webhookRoutes = [
     summary: "Delete a webhook",
     description: "With its secret and its deliveries.",
     tags,
-    input: { params: Id },
+    auth: "apiKeyOrUser",
+    input: { params: Id, query: Ws },
     status: 204,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }, _http, run) => {
-      await run(ctx, params.id);
+    handler: async (ctx, { params, query }, _http, run) => {
+      await run(ctx, params.id, query.workspace);
     },
   }),
   defineRoute({
@@ -134,11 +141,12 @@ export const webhookRoutes = [
     summary: "Rotate a webhook's secret",
     description: "A new secret, shown this once. For 24 hours the previous one signs too (two `v1,` signatures), so receivers can switch without a gap.",
     tags,
-    input: { params: Id },
+    auth: "apiKeyOrUser",
+    input: { params: Id, query: Ws },
     status: 200,
     response: WebhookWithSecretDto,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params }, _http, run) => new Reply(200, withSecret(await run(ctx, params.id)), noStore),
+    handler: async (ctx, { params, query }, _http, run) => new Reply(200, withSecret(await run(ctx, params.id, query.workspace)), noStore),
   }),
   defineRoute({
     method: "post",
@@ -147,11 +155,12 @@ export const webhookRoutes = [
     summary: "Send a test event",
     description: "Queues a `webhook.test` event (`data`: `webhook_id`, `message`) for this webhook, sent at once and retried like any other.",
     tags,
-    input: { params: Id },
+    auth: "apiKeyOrUser",
+    input: { params: Id, query: Ws },
     status: 202,
     response: DeliveryDto,
     problems: ["not-found", "forbidden", "conflict"],
-    handler: async (ctx, { params }, _http, run) => new Reply(202, toDeliveryDto(await run(ctx, params.id))),
+    handler: async (ctx, { params, query }, _http, run) => new Reply(202, toDeliveryDto(await run(ctx, params.id, query.workspace))),
   }),
   defineRoute({
     method: "get",
@@ -160,11 +169,12 @@ export const webhookRoutes = [
     summary: "List a webhook's deliveries",
     description: "Newest first: each event sent or to be sent, its status, attempts, and the last attempt's answer.",
     tags,
-    input: { params: Id, query: DeliveryListQuery },
+    auth: "apiKeyOrUser",
+    input: { params: Id, query: DeliveryListQuery.extend(Ws.shape) },
     status: 200,
     response: listEnvelope(DeliveryDto, "WebhookDeliveryList"),
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params, query }, _http, run) => toPageDto(await run(ctx, params.id, query), toDeliveryDto),
+    handler: async (ctx, { params, query }, _http, run) => toPageDto(await run(ctx, params.id, query, query.workspace), toDeliveryDto),
   }),
   defineRoute({
     method: "post",
@@ -173,10 +183,11 @@ export const webhookRoutes = [
     summary: "Retry a delivery",
     description: "Sends it again now, with the same `webhook-id` and body, whatever its status.",
     tags,
-    input: { params: z.object({ id: z.string().min(1).max(64), delivery_id: z.string().min(1).max(64) }) },
+    auth: "apiKeyOrUser",
+    input: { params: z.object({ id: z.string().min(1).max(64), delivery_id: z.string().min(1).max(64) }), query: Ws },
     status: 202,
     response: DeliveryDto,
     problems: ["not-found", "forbidden", "conflict"],
-    handler: async (ctx, { params }, _http, run) => new Reply(202, toDeliveryDto(await run(ctx, params.id, params.delivery_id))),
+    handler: async (ctx, { params, query }, _http, run) => new Reply(202, toDeliveryDto(await run(ctx, params.id, params.delivery_id, query.workspace))),
   }),
 ];

@@ -3625,6 +3625,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque: the `next_cursor` of the previous page. Omit it for the first page. */
                 cursor?: string;
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
             };
             header?: never;
             path?: never;
@@ -3700,7 +3702,10 @@ export interface operations {
     };
     createWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3813,7 +3818,10 @@ export interface operations {
     };
     webhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -3899,7 +3907,10 @@ export interface operations {
     };
     deleteWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -3983,7 +3994,10 @@ export interface operations {
     };
     updateWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -4100,7 +4114,10 @@ export interface operations {
     };
     rotateWebhookSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -4186,7 +4203,10 @@ export interface operations {
     };
     testWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -4286,6 +4306,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque: the `next_cursor` of the previous page. Omit it for the first page. */
                 cursor?: string;
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
             };
             header?: never;
             path: {
@@ -4372,7 +4394,10 @@ export interface operations {
     };
     retryWebhookDelivery: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
             header?: never;
             path: {
                 id: string;
