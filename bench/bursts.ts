@@ -11,20 +11,19 @@
 //   spares' memory     the proportional set size (PSS) of every spare's processes once the burst's
 //                      spares are up, and what the spares beyond VESSEL_BROWSER_WARM cost
 // Goals: burst and steady p50 ≤ 2× idle; back-to-back ≤ 1.3× the reused limit. Loopback only;
-// clients of the lifecycle run in a child process (bench/sessions-client.ts). Never part of the tests.
+// every client (creates, releases, lifecycles) runs in a child process (bench/sessions-client.ts). Never part of the tests.
 //
 //   npx tsx bench/bursts.ts
 //   BENCH_BURSTS=4 BENCH_STEADY_N=12 BENCH_B2B_N=10 BENCH_IDLE_N=6 BENCH_WARM_MAX=8 BENCH_FIXED=1
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import { launchChromium } from "../src/browser/chromium.ts";
 import { findChromium } from "../src/browser/chromium-command.ts";
 import { isLive, readPidFile, readProcStat } from "../src/browser/chromium-processes.ts";
 import { browserDataRoot } from "../src/deps.ts";
 import { createLogger } from "../src/logger.ts";
-import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
+import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { atMost, reportFigure } from "./figures.ts";
 import { call, sleep, startClient, stopClient } from "./sessions-harness.ts";
 import { f, median, num } from "./support.ts";
@@ -100,26 +99,26 @@ async function runPool(max: number, launchMs: number): Promise<PoolFigures> {
     const ws = await seedWorkspace(t, { rateLimitPerMinute: 100_000_000 });
     const api = { baseUrl: t.url, key: ws.key };
     const pool = t.app.deps.browsers;
+    // From the client process, as remote clients would: the server's event loop serves only the server.
     const create = async () => {
       const started = performance.now();
-      const res = await fetch(`${t.url}/v1/sessions`, {
-        method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": randomUUID() }, body: JSON.stringify({ region: "us-east1" }),
-      });
-      const body = (await res.json()) as { id: string };
-      if (res.status !== 201) throw new Error(`create: ${res.status} ${JSON.stringify(body)}`);
-      return { id: body.id, ms: performance.now() - started };
+      const { id } = await call("createSession", api);
+      return { id, ms: performance.now() - started };
     };
     const release = (id: string) => call("releaseSession", { ...api, id });
-    /** Until the spares stop changing for a second (the pool's refills are done). */
-    const settle = async () => {
+    /** Until `want` spares are ready (at most 60 s), then until they stop changing for 1.5 s. */
+    const settle = async (want = 1) => {
+      for (let i = 0; i < 600 && pool.report().warm < want; i++) await sleep(100);
       let last = -1;
-      for (let stable = 0, i = 0; stable < 10 && i < 400; i++) {
+      for (let stable = 0, i = 0; stable < 15 && i < 300; i++) {
         const now = pool.report().warm;
-        stable = now === last && now > 0 ? stable + 1 : 0;
+        stable = now === last ? stable + 1 : 0;
         last = now;
         await sleep(100);
       }
     };
+    // What the adaptive pool should reach once it has seen a burst.
+    const raised = max > 1 ? Math.min(BURST, max) : 1;
     const out: PoolFigures = { idle: [], firstBurst: [], burst: [], steady: [], b2b: [], running: [], spares: 0, sparesPssMiB: 0 };
     for (let i = 0; i < idleN; i++) {
       await settle();
@@ -128,7 +127,7 @@ async function runPool(max: number, launchMs: number): Promise<PoolFigures> {
       await release(s.id);
     }
     for (let b = 0; b < bursts; b++) {
-      await settle();
+      await settle(b === 0 ? 1 : raised);
       if (b === 1) {
         // The spares the first burst asked for, up now: what they cost.
         out.spares = pool.report().warm;

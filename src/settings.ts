@@ -105,7 +105,7 @@ export const settings: readonly Setting[] = [
   { key: "browser.warm", env: "VESSEL_BROWSER_WARM", kind: "number", description: "Spare browsers kept launched so a session starts without waiting", fallback: () => 1 },
   {
     key: "browser.warmMax", env: "VESSEL_WARM_POOL_MAX", kind: "number",
-    description: "Most spare browsers kept while recent demand (bursts, a steady stream of starts) needs more than `browser.warm` (not when that is 0); only within free slots and while 1 GiB of memory stays available (about 256 MB per spare)",
+    description: "Most spare browsers kept while recent demand (the last 3 minutes' bursts, a steady stream of starts) needs more than `browser.warm` (not when that is 0); only within free slots and while 1 GiB of memory stays available (about 256 MB per spare)",
     fallback: () => 8,
   },
   {

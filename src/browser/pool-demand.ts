@@ -16,7 +16,7 @@ export interface SpareDemandOptions {
   warm: number;
   /** Most spares kept under demand (VESSEL_WARM_POOL_MAX); no more than `warm` when lower. */
   max: number;
-  /** How long a start counts as recent demand. Default 60 s. */
+  /** How long a start counts as recent demand. Default 3 min: longer than refilling a burst's spares takes on a busy node. */
   windowMs?: number;
   /** Memory one spare takes (default 256 MiB, measured ~150–250 MiB for the headless shell). */
   spareBytes?: number;
@@ -36,7 +36,7 @@ export class SpareDemand {
 
   constructor(opts: SpareDemandOptions) {
     this.#opts = {
-      windowMs: 60_000,
+      windowMs: 180_000,
       spareBytes: 256 * 1024 * 1024,
       reserveBytes: 1024 * 1024 * 1024,
       availableBytes: () => os.freemem(),
