@@ -87,6 +87,9 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
     await page.getByRole("link", { name: "Open the dashboard" }).click();
     await page.waitForURL(/\/dashboard\/sign-in/);
     await shoot("sign-in");
+    // The signed-out visit (its `me` and refresh answered 401) logged nothing at error level.
+    const errors = node.log.filter((l) => l.startsWith("{") && (JSON.parse(l) as { level: number }).level >= 50);
+    expect(errors).toEqual([]);
   });
 
   it("opening the link lands on default, where a session made with the first API key is listed", async () => {

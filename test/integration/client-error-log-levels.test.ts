@@ -36,4 +36,15 @@ describe("the server log and client errors", () => {
     expect(logged.filter((l) => l.err?.stack)).toEqual([]);
     expect(logged.some((l) => l.level === 20 && /^client error: /.test(l.msg))).toBe(true);
   });
+
+  it("says when no sign-in mail went out (no SMTP, an address that may not sign in), without the address", async () => {
+    const before = lines.length;
+    const r = await gql(`mutation { requestSignIn(email: "stranger@nowhere.example", codeChallenge: "${"a".repeat(43)}") { linkLifetimeSeconds } }`, { "sec-fetch-site": "same-origin" });
+    expect(r.errors).toBeUndefined();
+    const said = lines.slice(before).filter((l) => /no sign-in mail sent/.test(l.msg));
+    expect(said).toHaveLength(1);
+    expect(said[0]!.level).toBe(40);
+    expect(JSON.stringify(said[0])).toContain("nowhere.example");
+    expect(JSON.stringify(lines.slice(before))).not.toContain("stranger@");
+  });
 });
