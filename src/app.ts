@@ -117,6 +117,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     next();
   });
   app.use(metrics.observe());
+  // A node that lost its lease (cluster/lease.ts) cannot reach the database: every call that would
+  // wait for it is answered at once instead (health, readiness, metrics and peers' calls go on).
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!cluster.fenced || ["/healthz", "/readyz", "/metrics"].includes(req.path) || req.path.startsWith(internalPrefix)) return next();
+    sendProblem(req, res, new AppError("service-unavailable", "This node cannot reach the database right now; retry shortly (through the load balancer).", {}, { "Retry-After": "2" }));
+  });
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });

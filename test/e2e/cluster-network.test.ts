@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ulid } from "ulid";
 import { loadConfig } from "../../src/config.ts";
@@ -135,6 +136,12 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     });
     return { status: res.status, ms: performance.now() - started, body: (await res.json()) as SessionBody & { detail?: string } };
   };
+  /** A create sent from inside a namespace (a client on that host's side of a partition): its status and time. */
+  const createFrom = async (ns: string, base: string) => {
+    const script = `const t = performance.now(); const r = await fetch(${JSON.stringify(`${base}/v1/sessions`)}, { method: "POST", headers: ${JSON.stringify({ ...bearer(key), "content-type": "application/json", "idempotency-key": randomUUID() })}, body: '{"region":"us-east1"}', signal: AbortSignal.timeout(30000) }); console.log(JSON.stringify({ status: r.status, ms: performance.now() - t }));`;
+    const { stdout } = await promisify(execFile)("ip", ["netns", "exec", ns, process.execPath, "--input-type=module", "-e", script]);
+    return JSON.parse(stdout) as { status: number; ms: number };
+  };
   const release = (base: string, id: string) =>
     fetch(`${base}/v1/sessions/${id}`, { method: "PATCH", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
   const row = (id: string) => tdb.db.prisma.session.findUniqueOrThrow({ where: { id } });
@@ -184,6 +191,10 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     expect(local.closed()).toBe(4503);
     expect(Math.max(...local.ran())).toBeLessThan(endedAt);
     expect(b.log.join("\n")).toContain("lease lost");
+    // A create sent to the fenced node itself (from its own side of the cut) is answered at once.
+    const onIsland = await createFrom(network.hosts[1]!.ns, b.url);
+    expect(onIsland.status).toBe(503);
+    expect(onIsland.ms).toBeLessThan(PLACEMENT_BOUND_MS + 2_500);
 
     await network.hosts[1]!.heal();
     await eventually(async () => (await fetch(`${b.url}/readyz`)).status, (s) => s === 200, 30_000);
