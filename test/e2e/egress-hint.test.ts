@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { egressHint } from "../../src/browser/session-log-network.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
-import { createSession, eventually, releaseSession } from "../support/sessions.ts";
+import { Vessel } from "@vessel/client";
+import { eventually, releaseSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const executablePath = chromiumPath();
@@ -31,9 +32,9 @@ describe.skipIf(!executablePath)("a refused destination in the session's log", (
 
   it("names the egress.refused event and VESSEL_EGRESS_ALLOW on the failed request", async () => {
     // 10.0.0.0/8 is a private range: refused by the default policy.
-    const { res, body } = await createSession(t, ws.key, { region: "us-east1", logs: true, start_url: "http://10.1.2.3/" });
-    expect(res.status).toBe(201);
-    id = body.id;
+    // Through the TypeScript client: its startUrl is the create's start_url.
+    const session = await new Vessel({ apiKey: ws.key, baseUrl: t.url }).sessions.create({ region: "us-east1", logs: true, startUrl: "http://10.1.2.3/" });
+    id = session.id;
     const failure = await eventually(async () => {
       const list = (await (await fetch(`${t.url}/v1/sessions/${id}/logs?type=network`, { headers: bearer(ws.key) })).json()) as { items: Array<{ url?: string; failure?: string | null }> };
       return list.items.find((e) => e.url?.startsWith("http://10.1.2.3"))?.failure;

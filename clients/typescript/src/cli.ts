@@ -108,11 +108,11 @@ const commands: Record<string, Command> = {
     },
   },
   "sessions create": {
-    usage: `vessel sessions create --region <region> [--profile <id>] [--metadata <key=value>]… [--recording] ${browserUsage} [--interactive] [--instructions <text>] [--timeout <s>] [--wait-for-done] [--done-timeout <s>]`,
+    usage: `vessel sessions create --region <region> [--profile <id>] [--metadata <key=value>]… [--recording] ${browserUsage} [--start-url <url>] [--interactive] [--instructions <text>] [--timeout <s>] [--wait-for-done] [--done-timeout <s>]`,
     summary: "Start a session; with --wait-for-done, wait until a person clicks Done in its live view.",
     options: {
       region: { type: "string" }, profile: { type: "string" }, interactive: { type: "boolean", default: false }, recording: { type: "boolean", default: false }, metadata: { type: "string", multiple: true },
-      instructions: { type: "string" }, timeout: { type: "string" }, "wait-for-done": { type: "boolean", default: false },
+      instructions: { type: "string" }, timeout: { type: "string" }, "start-url": { type: "string" }, "wait-for-done": { type: "boolean", default: false },
       "done-timeout": { type: "string" }, ...browserFlags,
     },
     async run({ vessel, values, io, json }) {
@@ -123,6 +123,7 @@ const commands: Record<string, Command> = {
         region: values.region,
         ...(typeof values.profile === "string" ? { profileId: values.profile } : {}),
         ...(values.recording ? { recording: true } : {}),
+        ...(typeof values["start-url"] === "string" ? { startUrl: values["start-url"] } : {}),
         ...(metadataOf(values.metadata) ? { metadata: metadataOf(values.metadata)! } : {}), ...browserOptionsOf(values),
         ...(values.interactive || values.instructions ? { liveView: { interactive: Boolean(values.interactive), ...(typeof values.instructions === "string" ? { instructions: values.instructions } : {}) } } : {}),
         ...(timeout ? { timeoutSeconds: timeout } : {}),

@@ -61,6 +61,8 @@ export interface CreateSessionOptions {
   extensionIds?: string[];
   /** Record the session's screen (default: the deployment's, off); `sessions.downloadRecording()` fetches it after the end. */
   recording?: boolean;
+  /** An http(s) address the first tab opens as the session starts (not waited for). */
+  startUrl?: string;
   /** How long to wait for a session that is not RUNNING yet (default 60 s). */
   waitSeconds?: number;
 }
@@ -170,6 +172,7 @@ export class Sessions {
       ...(options.extensionIds?.length ? { extension_ids: options.extensionIds } : {}),
       ...(options.logs !== undefined ? { logs: options.logs } : {}),
       ...(options.recording !== undefined ? { recording: options.recording } : {}),
+      ...(options.startUrl ? { start_url: options.startUrl } : {}),
     };
     const session = await this.vessel.call(() =>
       this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }),
