@@ -302,13 +302,23 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       const keys = (await log(tab)).filter((e) => e.type === "keydown");
       expect(keys.some((e) => e.key?.toLowerCase() === "a" && e.ctrl)).toBe(true);
 
-      // A phone-sized viewer: the frame is drawn much smaller, the click still lands.
+      // A phone-sized viewer of this interactive view (issue 25): while it watches, the tab is laid
+      // out for the phone (phone-fit.ts), so the page fills its screen; a tap on the field lands.
       await page.setViewportSize({ width: 420, height: 760 });
+      // (This page has no meta viewport, so a mobile layout is Chromium's 980 px, scaled to the screen.)
+      const phoneView = await eventually(() => tab.evaluate(() => ({ width: innerWidth, height: innerHeight })), (v) => v.width !== viewport.width);
       await showsColour(page, BLUE);
-      const smallScale = await clickTarget(page, tab, viewport);
-      expect(smallScale).toBeLessThan(bigScale * 0.6);
+      const stage = (await page.locator("#screen").boundingBox())!;
+      expect(Math.abs(stage.width / stage.height - phoneView.width / phoneView.height)).toBeLessThan(0.05);
+      const tapAt = await onScreen(page, { x: 200, y: 60 }, phoneView);
+      const beforeTap = (await log(tab)).length;
+      await page.mouse.click(tapAt.x, tapAt.y);
+      await eventually(async () => (await log(tab)).slice(beforeTap), (e) => e.some((x) => x.type === "mousedown" && x.target === "field"));
       await page.screenshot({ path: "test-results/live-view-phone.png" });
       await page.setViewportSize({ width: 1280, height: 800 });
+      // Back at a desktop size, the page is laid out as the session has it again.
+      await eventually(() => tab.evaluate(() => innerWidth), (w) => w === viewport.width);
+      expect(await clickTarget(page, tab, viewport)).toBeGreaterThan(bigScale * 0.9);
 
       // Pinch zoom in the session (page scale 2): the frame shows a quarter of the page, larger; a
       // click on what is drawn still lands on it (the field's middle, CSS 200,60, is drawn at 400,120).
