@@ -105,14 +105,13 @@ export class BrowserPool {
     if (this.#leases.has(sessionId) || this.#launching.has(sessionId)) {
       throw new AppError("conflict", `Session ${sessionId} already has a browser.`);
     }
-    if (this.#slotsTaken() >= this.#opts.capacity) {
-      throw poolFull(this.#opts);
-    }
+    if (this.#slotsTaken() >= this.#opts.capacity) throw poolFull(this.#opts);
 
     const fromSpare = this.acquireSpare(sessionId);
     if (fromSpare) return fromSpare;
 
     this.#launching.add(sessionId);
+    this.#demand.record(); // now, not once launched: a burst's starts are one burst
     let browser: ChromiumProcess;
     try {
       browser = await this.#launch();
@@ -126,7 +125,7 @@ export class BrowserPool {
       await browser.close();
       throw new AppError("service-unavailable", "The browser pool is shutting down.");
     }
-    const lease = this.#lease(sessionId, browser);
+    const lease = this.#lease(sessionId, browser, true);
     this.#refill();
     return lease;
   }
@@ -188,8 +187,8 @@ export class BrowserPool {
     return undefined;
   }
 
-  #lease(sessionId: string, browser: ChromiumProcess): BrowserLease {
-    this.#demand.record();
+  #lease(sessionId: string, browser: ChromiumProcess, recorded = false): BrowserLease {
+    if (!recorded) this.#demand.record();
     const lease = leaseBrowser(sessionId, browser, leaseParts(this.#parts.get(browser)), {
       holds: (l) => this.#leases.get(sessionId) === l,
       free: () => void this.#leases.delete(sessionId),
