@@ -32,7 +32,7 @@
 // Never part of the tests.
 //
 //   npm run bench:sessions
-//   BENCH_LIFECYCLE_N=20 BENCH_B2B_N=20 BENCH_WARM=2 BENCH_SETTLE_MS=300     (a)
+//   BENCH_LIFECYCLE_N=20 BENCH_B2B_N=20 BENCH_WARM=2 BENCH_WARM_MAX=8 BENCH_SETTLE_MS=300     (a)
 //   BENCH_CDP_ROUNDS=12 BENCH_CDP_SEQ=500 BENCH_CDP_PIPE=2000                 (b)
 //   BENCH_MEM_SESSIONS=5 BENCH_MEM_ROUNDS=5                                   (c)
 //   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
@@ -114,6 +114,8 @@ try {
   t = await startTestApp({
     env: {
       VESSEL_BROWSER_WARM: String(warm),
+      // The product's adaptive pool (test support fixes it at VESSEL_BROWSER_WARM for the tests).
+      VESSEL_WARM_POOL_MAX: process.env.BENCH_WARM_MAX ?? "8",
       VESSEL_BROWSER_CAPACITY: String(Math.max(8, memSessions + 3)),
       VESSEL_CHROMIUM_PATH: executablePath,
       ...(process.env.BENCH_JAIL ? { VESSEL_BROWSER_JAIL: process.env.BENCH_JAIL } : {}),
