@@ -1,3 +1,4 @@
+import { encodeTime } from "ulid";
 import type { Session } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
@@ -18,12 +19,19 @@ export async function creatorsOf(ctx: ServiceContext, sessions: Session[]): Prom
   if (sessions.length === 0) return out;
   const workspaceId = sessions[0]!.workspaceId;
   const keyIds = [...new Set(sessions.flatMap((s) => (s.apiKeyId ? [s.apiKeyId] : [])))];
-  const byUser = sessions.filter((s) => !s.apiKeyId).map((s) => s.id);
+  const fromUsers = sessions.filter((s) => !s.apiKeyId);
+  const byUser = fromUsers.map((s) => s.id);
+  // Audit ids are ULIDs of the call's time: bounding them by the sessions' creation (a minute either
+  // way) keeps the lookup to that stretch of the (workspace, action, id) index, however long the log.
+  const times = fromUsers.map((s) => s.createdAt.getTime());
+  const idRange = byUser.length
+    ? { gte: encodeTime(Math.max(0, Math.min(...times) - 60_000), 10) + "0".repeat(16), lte: encodeTime(Math.max(...times) + 60_000, 10) + "Z".repeat(16) }
+    : undefined;
   const [keys, entries] = await Promise.all([
     keyIds.length ? db.apiKey.findMany({ where: { id: { in: keyIds }, workspaceId }, select: { id: true, prefix: true, label: true } }) : [],
     byUser.length
       ? db.auditEntry.findMany({
-          where: { workspaceId, action: "session.create", target: { in: byUser }, actorUserId: { not: null }, httpStatus: { lt: 300 } },
+          where: { workspaceId, action: "session.create", id: idRange, target: { in: byUser }, actorUserId: { not: null }, httpStatus: { lt: 300 } },
           select: { target: true, actorUser: { select: { email: true } } },
         })
       : [],
