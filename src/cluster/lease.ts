@@ -94,12 +94,14 @@ export class Lease {
 
   #arm(): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#expire(), Math.max(0, this.#until - performance.now()));
+    this.#timer = setTimeout(() => this.#expire(), Math.max(1, Math.ceil(this.#until - performance.now())));
     this.#timer.unref();
   }
 
   #expire(): void {
-    if (performance.now() < this.#until || this.#fenced) return;
+    if (this.#fenced) return;
+    // Timers run on the event loop's millisecond clock and may fire a hair before `#until`: look again then.
+    if (performance.now() < this.#until) return this.#arm();
     this.#fenced = true;
     const { runtime } = this.#site.deps;
     const ids = runtime.ids();

@@ -108,11 +108,21 @@ export class Membership {
     this.#timer.unref();
   }
 
+  /** A heartbeat the database has not answered within two heartbeats is said at once (the lease may be next). */
+  #warnWhenSlow(write: Promise<void>): Promise<void> {
+    const afterMs = Math.max(1_000, 2 * this.#site.deps.config.cluster.heartbeatSeconds * 1000);
+    const timer = setTimeout(() => {
+      this.#site.log.warn({ waitedMs: afterMs, leaseLeftMs: Math.round(this.lease.remainingMs()) }, "the database has not answered a heartbeat yet; this node stops serving its sessions if its lease runs out");
+    }, afterMs);
+    timer.unref();
+    return write.finally(() => clearTimeout(timer));
+  }
+
   async #tick(): Promise<void> {
     const { deps, log } = this.#site;
     try {
       // Bounded by the lease: a statement stuck in TCP retransmits must not keep this node serving.
-      const write = () => heartbeat(deps.db.prisma, this.state());
+      const write = () => this.#warnWhenSlow(heartbeat(deps.db.prisma, this.state()));
       // A node that never joined (no browsers: tests drive its heartbeats) holds no lease to lose.
       await (this.#joined ? this.lease.renew(write, this.#minRenewWaitMs()) : write());
       if (this.#down) log.info("heartbeats recorded again");

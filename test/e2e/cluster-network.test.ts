@@ -190,6 +190,8 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     });
     expect(local.closed()).toBe(4503);
     expect(Math.max(...local.ran())).toBeLessThan(endedAt);
+    // It said so: first that the database was late, then that it fenced itself.
+    expect(b.log.join("\n")).toContain("the database has not answered a heartbeat yet");
     expect(b.log.join("\n")).toContain("lease lost");
     // A create sent to the fenced node itself (from its own side of the cut) is answered at once.
     const onIsland = await createFrom(network.hosts[1]!.ns, b.url);
