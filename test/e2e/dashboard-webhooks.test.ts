@@ -108,13 +108,23 @@ describe.skipIf(!executablePath)("the Webhooks page", () => {
     const hook = await t.app.deps.db.prisma.webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.workspace.id } });
     await t.app.deps.db.prisma.webhookEndpoint.update({ where: { id: hook.id }, data: { enabled: false, disabledAt: new Date(), disabledReason: "every delivery failed for 3 days" } });
     const { context, page } = await pageAs(owner);
-    await page.goto(`${t.url}/dashboard/w/${ws.workspace.slug}/webhooks`);
+    // Every page of the workspace says so to its admins, linking to the Webhooks page.
+    await page.goto(`${t.url}/dashboard/w/${ws.workspace.slug}/sessions`);
+    const banner = page.locator(".webhook-banner");
+    await banner.getByText("1 webhook disabled").waitFor();
+    await shoot(page, "disabled-banner");
+    await banner.getByRole("link", { name: "Review webhooks" }).click();
+    await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+    expect(await page.locator(".webhook-banner").count()).toBe(0);
     const notice = page.locator(".notice", { hasText: "Webhook disabled" });
     await notice.waitFor();
     expect(await notice.textContent()).toContain("every delivery failed for 3 days");
     await shoot(page, "disabled");
     await notice.getByRole("button", { name: "Turn it back on" }).click();
     await notice.waitFor({ state: "detached" });
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Sessions" }).click();
+    await page.locator("h1", { hasText: "Sessions" }).waitFor();
+    await expect.poll(() => page.locator(".webhook-banner").count()).toBe(0);
     expect((await t.app.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } })).enabled).toBe(true);
     await context.close();
   });

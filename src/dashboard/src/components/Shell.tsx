@@ -5,6 +5,7 @@ import { connectionState, onConnectionState } from "../lib/live.ts";
 import {
   AuditIcon, CheckIcon, ChevronIcon, CloseIcon, KeyIcon, Logo, MembersIcon, MenuIcon, PlusIcon, ProfilesIcon, PuzzleIcon, SessionsIcon, SignOutIcon, WebhookIcon,
 } from "./icons.tsx";
+import { DisabledWebhooksNotice } from "./webhook-notice.tsx";
 
 const sections = [
   { path: "sessions", label: "Sessions", icon: SessionsIcon },
@@ -123,7 +124,10 @@ export function Shell({ workspace, children }: { workspace: CurrentWorkspace | n
         </div>
       </aside>
       <main id="main" className="main" tabIndex={-1}>
-        <div className="content">{children}</div>
+        <div className="content">
+          {workspace ? <DisabledWebhooksNotice workspace={workspace} /> : null}
+          {children}
+        </div>
       </main>
     </div>
   );
