@@ -164,6 +164,10 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
       await other.goto(link);
       await other.getByRole("heading", { name: "This link no longer works" }).waitFor();
       expect(await other.getByText(/works once, within 15 minutes/).count()).toBe(1);
+      for (const [size, viewport] of [["desktop", desktop], ["phone", phone]] as const) {
+        await other.setViewportSize(viewport);
+        await other.screenshot({ path: path.join(shots, `firstrun-link-used-${size}.png`), fullPage: true });
+      }
     } finally {
       await other.close();
     }
