@@ -12,7 +12,7 @@ function leaseOf(seconds: number) {
   const lease = new Lease({ deps: { runtime } as unknown as AppDeps, log: createLogger("silent") }, seconds);
   return { lease, closed };
 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 describe("a node's lease", () => {
   it("holds from a renewal for the lease, timed from when the renewal was sent", async () => {
