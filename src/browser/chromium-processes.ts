@@ -77,23 +77,21 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /**
  * Polls until no live process is left in the group, or the deadline passes. A scan of the group reads
- * every process's stat file on the machine (most of a browser's close CPU when it was done every
- * poll), so one scan learns the members, the polls read only theirs, and one more scan confirms.
+ * every process's stat file on the machine (most of a browser's close time on this thread when it
+ * was done every poll), so the polls read only the members `known` (a scan made by the caller, or
+ * one made here) still has. Called after SIGKILL to the group: no member can fork a new one then
+ * (Linux aborts a fork that races with a fatal signal), so no later scan is needed.
  */
-export async function waitForGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+export async function waitForGroupGone(pgid: number, timeoutMs: number, known: ProcStat[] = liveGroupMembers(pgid)): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  let known = liveGroupMembers(pgid);
-  for (;;) {
-    if (known.length === 0) {
-      known = liveGroupMembers(pgid);
-      if (known.length === 0) return true;
-    }
-    if (Date.now() >= deadline) return false;
-    await sleep(25);
-    known = known.filter((was) => {
+  for (let left = known; ; ) {
+    left = left.filter((was) => {
       const now = readProcStat(was.pid);
       return isLive(now) && now.pgrp === pgid && now.startTime === was.startTime;
     });
+    if (left.length === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(25);
   }
 }
 

@@ -149,9 +149,10 @@ class Chromium implements ChromiumProcess {
     }
     // Children (zygotes, renderers) can outlive the main process for a moment; the group id stays
     // reserved while any of them (even a zombie) exists, so killing it cannot hit a stranger.
-    if (liveGroupMembers(this.pid).length > 0) {
+    const members = liveGroupMembers(this.pid);
+    if (members.length > 0) {
       signalGroup(this.pid, "SIGKILL");
-      if (!(await waitForGroupGone(this.pid, GROUP_EXIT_WAIT_MS))) {
+      if (!(await waitForGroupGone(this.pid, GROUP_EXIT_WAIT_MS, members))) {
         this.log.error({ browserId: this.id, browserPid: this.pid }, "Chromium processes survived SIGKILL");
       }
     }
