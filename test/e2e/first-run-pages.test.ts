@@ -61,6 +61,10 @@ describe.skipIf(!executablePath)("claiming, changes only, and the end of a sign-
   };
 
   it("offers the ownerless default to the organization admin, who claims it", async () => {
+    // Opened by its address, the ownerless workspace is no dead end ("Workspace not found") but a claim.
+    await page.goto(`${t.url}/dashboard/w/default/sessions`);
+    await page.getByRole("heading", { name: "Test has no owner" }).waitFor();
+    await shoot(page, "claim-unknown-workspace");
     await page.goto(`${t.url}/dashboard/`);
     await page.getByRole("button", { name: "Claim Test" }).waitFor();
     await shoot(page, "claim-workspace");
