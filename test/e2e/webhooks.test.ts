@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser as ViewerBrowser } from "playwright-core";
 import puppeteer from "puppeteer-core";
@@ -209,6 +210,28 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect(at("/flaky")[3]!.headers["webhook-id"]).toBe(d!.id);
     expect(at("/flaky")[3]!.body).toBe(got[0]!.body);
   }, 30_000);
+
+  it("keeps delivering to others while a receiver never answers (its attempts wait for their own timeouts)", async () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+    try {
+      const stuck = (await api("POST", "/v1/webhooks", { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, events: ["session.released"] })).body as unknown as Webhook;
+      for (let i = 0; i < 12; i++) expect((await api("POST", `/v1/webhooks/${stuck.id}:test`)).status).toBe(202);
+      await eventually(async () => sockets.size, (n) => n === 12);
+      const fine = await create("/beside-stuck", ["session.released"]);
+      await api("POST", `/v1/webhooks/${fine.id}:test`);
+      await eventually(async () => at("/beside-stuck").length, (n) => n === 1, 9_000);
+      // Delivered while all twelve silent attempts were still waiting for an answer.
+      const waiting = await t.app.deps.db.prisma.webhookDelivery.findMany({ where: { endpointId: stuck.id } });
+      expect(waiting.map((d) => [d.status, d.attempts, d.lastAttemptAt])).toEqual(waiting.map(() => ["pending", 1, null]));
+      const [d] = await eventually(() => deliveries(stuck.id), (l) => l.every((x) => x.last_error !== null), 20_000);
+      expect(d!.last_error).toBe("no answer within 10 s");
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 40_000);
 
   it("refuses a private or metadata address at delivery and records why", async () => {
     for (const url of ["http://10.1.2.3/hook", "http://169.254.169.254/latest/meta-data", "http://[fd00::1]/hook"]) {

@@ -16,7 +16,8 @@ import { recordOutcome, type Claimed } from "./webhook-outcomes.ts";
  * while one node sends an attempt no other node takes it; a node that dies mid-attempt leaves the
  * lease to run out, and another node sends that attempt again (at least once). An outcome is only
  * recorded by the claimer of that very attempt. Nodes look for due rows every second, and at once
- * when this node queued one.
+ * when this node queued one. Attempts run side by side, at most 32 per node, so a receiver that
+ * never answers holds only its own attempts (each for its 10 s), not the others'.
  */
 
 export interface DispatcherOptions {
@@ -30,6 +31,8 @@ export interface DispatcherOptions {
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const CLAIM_BATCH = 10;
+/** Attempts one node has in flight at most: a slow or dead receiver holds its own attempts, not everyone's. */
+const MAX_IN_FLIGHT = 32;
 
 
 type Deps = Pick<AppDeps, "db" | "log" | "now" | "nodeId" | "masterKey" | "config" | "pubsub">;
@@ -44,6 +47,7 @@ export class WebhookDispatcher {
   private woken = false;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly presence: EndpointPresence;
+  private sending = 0;
 
   constructor(private readonly deps: Deps, private readonly options: DispatcherOptions) {
     this.policy = new EgressPolicy(parseAllowlist(deps.config.browser.egressAllow));
@@ -87,15 +91,23 @@ export class WebhookDispatcher {
     this.presence.close();
   }
 
+  /**
+   * Claims due deliveries while there is room for more attempts, without waiting for the attempts
+   * it starts (each wakes the loop as it ends when the node was full); otherwise waits for the next
+   * poll or a wake.
+   */
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      let sent = 0;
-      try {
-        sent = await this.runOnce();
-      } catch (err) {
-        this.deps.log.warn({ err }, "webhook deliveries: could not claim");
+      const room = MAX_IN_FLIGHT - this.sending;
+      let claimed = 0;
+      if (room > 0) {
+        try {
+          claimed = (await this.claimAndSend(Math.min(CLAIM_BATCH, room))).length;
+        } catch (err) {
+          this.deps.log.warn({ err }, "webhook deliveries: could not claim");
+        }
       }
-      if (sent === CLAIM_BATCH || this.stopped) continue;
+      if ((claimed > 0 && claimed === Math.min(CLAIM_BATCH, room) && this.sending < MAX_IN_FLIGHT) || this.stopped) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.pollMs);
         timer.unref();
@@ -109,8 +121,15 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Claims what is due and sends those attempts; answers how many it claimed. */
+  /** Claims what is due and sends those attempts, waiting for them (tests run rounds with it); answers how many it claimed. */
   async runOnce(): Promise<number> {
+    const attempts = await this.claimAndSend(CLAIM_BATCH);
+    await Promise.all(attempts);
+    return attempts.length;
+  }
+
+  /** Claims up to `limit` due deliveries and starts their attempts; answers them, running. */
+  private async claimAndSend(limit: number): Promise<Promise<void>[]> {
     const now = this.deps.now();
     const lease = new Date(now.getTime() + this.timeoutMs + 20_000);
     const claimed = await queryStatement<Claimed>(
@@ -119,7 +138,7 @@ export class WebhookDispatcher {
           SELECT d."id" FROM "webhook_deliveries" d JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
           WHERE d."status" = 'pending' AND d."next_attempt_at" <= ${now}::timestamptz AND e."enabled"
             AND (d."locked_until" IS NULL OR d."locked_until" <= ${now}::timestamptz)
-          ORDER BY d."next_attempt_at" LIMIT ${CLAIM_BATCH} FOR UPDATE OF d SKIP LOCKED
+          ORDER BY d."next_attempt_at" LIMIT ${limit} FOR UPDATE OF d SKIP LOCKED
         ), claimed AS (
           UPDATE "webhook_deliveries" d SET "locked_until" = ${lease}::timestamptz, "locked_by" = ${this.deps.nodeId}, "attempts" = d."attempts" + 1
           FROM due WHERE d."id" = due."id"
@@ -128,8 +147,17 @@ export class WebhookDispatcher {
         SELECT c.*, e."url", e."secret", e."previous_secret", e."previous_expires_at"
         FROM claimed c JOIN "webhook_endpoints" e ON e."id" = c."endpoint_id"`,
     );
-    await Promise.all(claimed.map((c) => this.attempt(c)));
-    return claimed.length;
+    return claimed.map((c) => {
+      this.sending++;
+      const attempt = this.attempt(c).finally(() => {
+        const wasFull = this.sending >= MAX_IN_FLIGHT;
+        this.sending--;
+        this.inFlight.delete(attempt);
+        if (wasFull) this.wake();
+      });
+      this.inFlight.add(attempt);
+      return attempt;
+    });
   }
 
   private async attempt(c: Claimed): Promise<void> {
