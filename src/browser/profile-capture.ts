@@ -83,7 +83,7 @@ function originOf(url: string): string | undefined {
  *
  * Third-party (partitioned) storage of cross-site frames is not captured.
  */
-export async function captureProfile(pipe: CdpPipe, base?: ProfileDocument): Promise<CaptureResult> {
+export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | Promise<ProfileDocument | undefined>): Promise<CaptureResult> {
   const cdp = await CdpClient.open(pipe);
   try {
     const [{ cookies }, { targetInfos }, contexts] = await Promise.all([
@@ -155,6 +155,8 @@ export async function captureProfile(pipe: CdpPipe, base?: ProfileDocument): Pro
     }));
 
     // Origins known to the session that no tab has open now.
+    // Awaited only here: it may still be being read and decrypted while the tabs are (a save is waited on).
+    const base = await baseDoc;
     const baseOrigins = new Map((base?.origins ?? []).map((o) => [o.origin, o]));
     // An origin no document has loaded since the restore still has only the profile's localStorage.
     for (const [origin, kept] of heldBackLocalStorage(pipe)) if (!local.has(origin)) local.set(origin, kept);

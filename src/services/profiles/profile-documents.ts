@@ -70,7 +70,8 @@ export async function captureSession(deps: AppDeps, source: ServiceContext | und
 export async function captureSessionHere(deps: AppDeps, source: ServiceContext | undefined, sessionId: string, workspaceId: string, baseProfileId: string | null) {
   const lease = deps.runtime.endpoint(sessionId);
   if (!lease) throw new AppError("conflict", "The session's browser is not running (it may be ending).");
-  const base = await baseOf(deps, source, workspaceId, baseProfileId);
+  // Read beside the capture, which needs it only at its end.
+  const base = baseOf(deps, source, workspaceId, baseProfileId);
   const log = source?.log ?? deps.log;
   try {
     const { document, skipped } = await captureProfile(lease.cdp, base);
