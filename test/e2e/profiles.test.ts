@@ -225,6 +225,47 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     expect(names).toEqual(["saved_by_call", "saved_on_release", "token_a"]);
   });
 
+  it("seeds each origin's storage on its first load only, never another origin's; a save before any load keeps the restored storage exactly, one after keeps the page's change", async () => {
+    const profile = await profileFromLogin();
+    const stateOf = async () => (await (await api("GET", `/v1/profiles/${profile.profile_id}/storage-state`)).json()) as StorageStateBody;
+    const before = await stateOf();
+    const s = await createSession(t, ws.key, { region: "us-east1", profile_id: profile.profile_id });
+    expect(s.res.status).toBe(201);
+    // No page has loaded either origin yet: the save reads nothing of theirs and keeps what was restored.
+    let saved = await api("POST", `/v1/profiles/${profile.profile_id}:save`, { session_id: s.body.id });
+    expect(saved.status).toBe(200);
+    expect((await stateOf()).origins).toEqual(before.origins);
+
+    const browser = await puppeteer.connect({ browserWSEndpoint: s.body.connect_url!, defaultViewport: null });
+    try {
+      const tab = await browser.newPage();
+      const sawA = await sawOn(tab, a.origin);
+      expectLoggedIn(sawA, "a");
+      // Only a's own items: b's are never written into a's storage (and the reverse below).
+      expect(sawA.local).toEqual({ token_a: secrets.a.local });
+      expect(sawA.session).toEqual({ tab_a: secrets.a.session });
+      await tab.evaluate(() => localStorage.setItem("changed_a", "yes"));
+      // The tab moves on to b: a is no longer open anywhere, its storage is read through the throw-away tab.
+      const sawB = await sawOn(tab, b.origin);
+      expect(sawB.local).toEqual({ token_b: secrets.b.local });
+      // Loaded again in another tab, a is not seeded a second time: its storage is the page's.
+      const other = await browser.newPage();
+      await other.evaluate(() => 0);
+      const again = await sawOn(other, a.origin);
+      expect(again.local).toEqual({ token_a: secrets.a.local, changed_a: "yes" });
+      await other.close();
+    } finally {
+      await browser.disconnect();
+    }
+    saved = await api("POST", `/v1/profiles/${profile.profile_id}:save`, { session_id: s.body.id });
+    expect(saved.status).toBe(200);
+    const after = await stateOf();
+    const localOf = (o: string) => after.origins.find((x) => x.origin === o)?.localStorage.map((i) => i.name).sort();
+    expect(localOf(a.origin)).toEqual(["changed_a", "token_a"]);
+    expect(localOf(b.origin)).toEqual(["token_b"]);
+    expect((await releaseSession(t, ws.key, s.body.id)).status).toBe(204);
+  });
+
   it("exports Playwright's storageState (audited), imports it as a new profile, and Playwright takes the export as is", async () => {
     const profile = await profileFromLogin();
     const res = await api("GET", `/v1/profiles/${profile.profile_id}/storage-state`);
