@@ -74,6 +74,7 @@ async function lifecycle(base: string, key: string, region: string, [nodeA, node
 async function atLatency(rttMs: number, dbUrl: string, redisPort: number, masterKey: string, key: string): Promise<void> {
   const network = await createNetwork(2);
   const nodes: NodeProcess[] = [];
+  const dataDirs: string[] = [];
   try {
     const db = new URL(dbUrl);
     const pgForward = await network.forward(db.hostname, Number(db.port || 5432), rttMs);
@@ -85,11 +86,12 @@ async function atLatency(rttMs: number, dbUrl: string, redisPort: number, master
     for (const [i, region] of ["us-east1", "eu-west1"].entries()) {
       const host = network.hosts[i]!;
       const internal = await network.forward(host.address, ports[i]!, rttMs);
+      dataDirs.push(`${os.tmpdir()}/vessel-bench-hosts-${ulid()}`);
       nodes.push(
         await spawnNode(
           {
             PORT: String(ports[i]), DATABASE_URL: db.toString(), REDIS_URL: `redis://${network.gateway}:${redisForward.port}`, VESSEL_MASTER_KEY: masterKey,
-            VESSEL_NODE_ID: `hosts-${i}-${ulid()}`, VESSEL_DATA_DIR: `${os.tmpdir()}/vessel-bench-hosts-${ulid()}`, VESSEL_HOST: "0.0.0.0",
+            VESSEL_NODE_ID: `hosts-${i}-${ulid()}`, VESSEL_DATA_DIR: dataDirs.at(-1)!, VESSEL_HOST: "0.0.0.0",
             VESSEL_PUBLIC_BASE_URL: publicUrl, VESSEL_INTERNAL_URL: `http://${network.gateway}:${internal.port}`,
             VESSEL_REGIONS: "us-east1,eu-west1", VESSEL_NODE_REGION: region, VESSEL_BROWSER_CAPACITY: "2", VESSEL_BROWSER_WARM: "1", LOG_LEVEL: "warn",
           },
@@ -121,6 +123,7 @@ async function atLatency(rttMs: number, dbUrl: string, redisPort: number, master
   } finally {
     for (const n of nodes) await n.stop(10_000);
     await network.destroy();
+    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

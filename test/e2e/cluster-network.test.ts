@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +67,7 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
   let a: NodeProcess;
   let b: NodeProcess;
   let key: string;
+  const dataDirs: string[] = [];
   let startNode: (i: number, capacity: number) => Promise<NodeProcess>;
   const extra: NodeProcess[] = [];
   const pingers: Pinger[] = [];
@@ -85,6 +87,7 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
       const host = network.hosts[i]!;
       const port = 18_000 + Math.floor(Math.random() * 20_000);
       const internal = await network.forward(host.address, port, RTT_MS);
+      dataDirs.push(`/tmp/vessel-netns-${tag}-${port}`);
       return spawnNode(
         {
           PORT: String(port),
@@ -125,6 +128,7 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     await network?.destroy();
     await redis?.stop();
     await tdb?.dispose();
+    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   const create = async (base: string) => {
