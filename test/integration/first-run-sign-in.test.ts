@@ -7,7 +7,7 @@ import { CONSOLE_LINK_LIFETIME_SECONDS, issueConsoleSignIn } from "../../src/ser
 import { LOCAL_ADMIN_EMAIL } from "../../src/services/sign-ins/users.ts";
 import { consoleBanner } from "../../src/console-banner.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
-import { CookieJar, EXCHANGE_SIGN_IN, address, addMember, gql, signIn, startDashboardApp, testClock, type DashboardApp } from "../support/dashboard.ts";
+import { CookieJar, EXCHANGE_SIGN_IN, REQUEST_SIGN_IN, address, addMember, gql, pkce, signIn, startDashboardApp, testClock, type DashboardApp } from "../support/dashboard.ts";
 
 const ME = `{ me { email organizationAdmin workspaces { slug role } claimableWorkspaces { slug } } }`;
 
@@ -58,6 +58,27 @@ describe("first run of the embedded default: a console sign-in link for the owne
     clock.advance((CONSOLE_LINK_LIFETIME_SECONDS + 1) * 1000);
     const r = await gql(t, EXCHANGE_SIGN_IN, { token, codeVerifier: verifier }, { jar: new CookieJar() });
     expect(r.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("never mails (to the log) a link for the local administrator: only the console's link signs it in", async () => {
+    // The development mailer writes mail to the JSON log: asking for the local administrator's link
+    // would put a live owner sign-in there for anyone who can ask and read the log.
+    const mailed: string[] = [];
+    const mailer = t.app.deps.dashboard.mailer;
+    const send = mailer.send;
+    mailer.send = (mail) => (mailed.push(mail.to), send(mail));
+    try {
+      const { challenge } = pkce();
+      const r = await gql(t, REQUEST_SIGN_IN, { email: LOCAL_ADMIN_EMAIL.toUpperCase(), codeChallenge: challenge });
+      expect(r.errors).toBeUndefined();
+      await mailer.flush();
+      expect(mailed).toEqual([]);
+      const rows = await t.app.deps.db.prisma.loginToken.findMany({ where: { email: LOCAL_ADMIN_EMAIL, codeChallenge: challenge } });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.usedAt).not.toBeNull();
+    } finally {
+      mailer.send = send;
+    }
   });
 
   it("the console banner names the dashboard and the link; the link is never logged", () => {

@@ -9,7 +9,7 @@ import { writeAuditInTx } from "../audit/audit.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { markAudited, mintAccess, REUSE_GRACE_SECONDS, revokeFamily, startFamily, userAudit, type ClientInfo, type SignedIn } from "./refresh-families.ts";
 import { parseInput, prismaErrorCode, prismaOf } from "../../kernel/support.ts";
-import { EmailAddress, maySignIn } from "./users.ts";
+import { EmailAddress, LOCAL_ADMIN_EMAIL, maySignIn } from "./users.ts";
 
 /**
  * Magic-link sign-in with PKCE (spec 5.2, security.md §1.7 and tests E24–E32).
@@ -73,7 +73,10 @@ export async function requestSignIn(ctx: ServiceContext, input: RequestSignInInp
 
   const now = ctx.deps.now();
   const db = prismaOf(ctx);
-  const eligible = await maySignIn(ctx.deps, db, email, now);
+  // The local administrator's only way in is the link on the server's console (console-sign-in.ts):
+  // a mailed one would land in the log (the development mailer) for anyone who can ask and read it.
+  const consoleOnly = email === LOCAL_ADMIN_EMAIL;
+  const eligible = (await maySignIn(ctx.deps, db, email, now)) && !consoleOnly;
   const token = newOpaqueToken();
   await db.loginToken.create({
     data: {
@@ -95,7 +98,9 @@ export async function requestSignIn(ctx: ServiceContext, input: RequestSignInInp
     const level = mailer.kind === "log" ? "warn" : "info";
     ctx.log[level](
       { toDomain: email.split("@")[1], addressHash: tokenHash(email).slice(0, 12), mailer: mailer.kind },
-      "no sign-in mail sent: this address may not sign in (not an organization admin in VESSEL_BOOTSTRAP_ADMIN_EMAILS, a member, or invited)",
+      consoleOnly
+        ? "no sign-in mail sent: the local administrator signs in only with the one-time link printed on the server's console (restart for a new one)"
+        : "no sign-in mail sent: this address may not sign in (not an organization admin in VESSEL_BOOTSTRAP_ADMIN_EMAILS, a member, or invited)",
     );
   } else {
     const link = `${ctx.deps.config.publicBaseUrl}/dashboard/sign-in?token=${token}`;
