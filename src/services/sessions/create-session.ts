@@ -79,10 +79,10 @@ export async function createSession(
   if (placed) return placed;
   const plan = planSession(ctx, input, workspaceId, cap, profile);
   const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
-  // With a warm spare and nothing that changes the browser for good (a profile, extensions), the key is taken by the
-  // row's own statement; otherwise (a launch to wait for, a full node) by a statement of its own, so a
-  // replay never waits for, or is refused, a browser.
-  const fromSpare = changesBrowser(input) ? undefined : (claim: ClaimAnswer) => startOnSpare(plan, claim);
+  // With a warm spare and no extensions to load, the key is taken by the row's own statement (a browser
+  // a profile went into is closed if it turns out unused); otherwise (a launch to wait for, a full
+  // node, extensions) by a statement of its own, so a replay never waits for, or is refused, a browser.
+  const fromSpare = input.extension_ids?.length ? undefined : (claim: ClaimAnswer) => startOnSpare(plan, claim);
   return idempotent(ctx, key, (store: StoreAnswer) => startWithClaimedKey(plan, store), fromSpare).catch(async (err: unknown) => {
     // This node filled up meanwhile: another one may still have room.
     const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err, workspace });
@@ -164,7 +164,9 @@ async function startOnSpare(plan: Plan, claim: ClaimAnswer): Promise<SessionView
   );
   if (!row?.taken) {
     // The key was taken already, or (capped) there was no room: the two-statement way tells which.
-    unused(p);
+    // A browser a profile went into cannot be a spare again.
+    if (changesBrowser(plan.input)) await p.lease.release();
+    else unused(p);
     return null;
   }
   announceStarted(plan, p);
