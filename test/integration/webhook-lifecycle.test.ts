@@ -137,8 +137,10 @@ describe("a delivery's attempt and the egress policy", () => {
   it("refuses a name that resolves to a blocked address, without connecting (DNS rebinding gains nothing)", async () => {
     const closed = new EgressPolicy();
     const before = hits;
-    const outcome = await send(`http://rebind.example:${port}/`, closed, async () => ["127.0.0.1"]);
-    expect(outcome).toMatchObject({ kind: "refused", reason: expect.stringMatching(/^blocked-address/) });
+    const outcome = await send(`http://rebind.example:${port}/`, closed, async () => ["10.20.30.40", "127.0.0.1"]);
+    expect(outcome).toMatchObject({ kind: "refused", reason: expect.stringMatching(/^blocked-address: rebind\.example /), addresses: ["10.20.30.40", "127.0.0.1"] });
+    // The reason reaches the tenant (the delivery log): it must not map internal names to addresses.
+    expect((outcome as { reason: string }).reason).not.toMatch(/10\.20\.30\.40|127\.0\.0\.1/);
     expect(hits).toBe(before);
     expect(await send(`http://127.0.0.1:${port}/`, closed)).toMatchObject({ kind: "refused" });
     expect(await send(`http://[::ffff:127.0.0.1]:${port}/`, closed)).toMatchObject({ kind: "refused" });

@@ -46,7 +46,7 @@ export async function recordOutcome(deps: Deps, c: Claimed, outcome: AttemptOutc
     return null;
   }
   if (outcome.kind === "refused") {
-    deps.log.warn({ deliveryId: c.id, endpointId: c.endpoint_id, reason: outcome.reason }, "webhook delivery refused by the egress policy");
+    deps.log.warn({ deliveryId: c.id, endpointId: c.endpoint_id, reason: outcome.reason, addresses: outcome.addresses }, "webhook delivery refused by the egress policy");
     await prisma.webhookDelivery.updateMany({ where: mine, data: { ...common, status: "refused", lastError: outcome.reason } });
     return null;
   }

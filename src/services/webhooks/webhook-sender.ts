@@ -12,11 +12,14 @@ import { defaultResolve } from "../../browser/egress-shared.ts";
  * resolved here, the addresses checked, and the socket connects to the checked address (a custom
  * `lookup`), so a name answering differently the second time (DNS rebinding) gains nothing; the
  * socket's peer is checked once more on connect. Redirects are not followed (a 3xx is a failure).
+ * A refusal's reason (shown to the tenant in the delivery log) names the host, never the addresses it
+ * resolved to: those would map the deployment's internal DNS for anyone who can create a webhook.
+ * They are kept in `addresses`, for the server log.
  */
 
 export type AttemptOutcome =
   | { kind: "answered"; status: number }
-  | { kind: "refused"; reason: string }
+  | { kind: "refused"; reason: string; addresses?: string[] }
   | { kind: "failed"; error: string };
 
 export interface SendOptions {
@@ -26,7 +29,11 @@ export interface SendOptions {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-class Refusal extends Error {}
+class Refusal extends Error {
+  constructor(message: string, readonly addresses?: string[]) {
+    super(message);
+  }
+}
 
 const bare = (host: string) => host.replace(/^\[|\]$/g, "");
 
@@ -44,8 +51,10 @@ export function sendAttempt(target: string, headers: Record<string, string>, bod
         const allowed = addresses.filter((a) => byName || options.policy.addressAllowed(a));
         const address = allowed[0];
         if (!address) {
-          const why = addresses.length === 0 ? "unresolvable" : `blocked-address: ${hostname} resolves to ${addresses.join(", ")}, not allowed by the egress policy`;
-          callback(new Refusal(why), "", 0);
+          const refusal = addresses.length === 0
+            ? new Refusal("unresolvable")
+            : new Refusal(`blocked-address: ${hostname} resolves only to addresses the egress policy does not allow`, addresses);
+          callback(refusal, "", 0);
           return;
         }
         const family = net.isIP(address);
@@ -75,7 +84,7 @@ export function sendAttempt(target: string, headers: Record<string, string>, bod
     req.on("socket", (socket) => {
       socket.once("connect", () => {
         const peer = socket.remoteAddress ?? "";
-        if (!byName && !options.policy.addressAllowed(peer)) finish({ kind: "refused", reason: `blocked-address: connected to ${peer}, not allowed by the egress policy` });
+        if (!byName && !options.policy.addressAllowed(peer)) finish({ kind: "refused", reason: `blocked-address: ${host} led to an address the egress policy does not allow`, addresses: [peer] });
       });
     });
     req.on("response", (res) => {
@@ -83,7 +92,7 @@ export function sendAttempt(target: string, headers: Record<string, string>, bod
       res.destroy();
     });
     req.on("error", (err) => {
-      if (err instanceof Refusal) finish({ kind: "refused", reason: err.message });
+      if (err instanceof Refusal) finish({ kind: "refused", reason: err.message, ...(err.addresses ? { addresses: err.addresses } : {}) });
       else finish({ kind: "failed", error: err.message.slice(0, 300) });
     });
     req.end(body);
