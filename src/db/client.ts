@@ -80,6 +80,7 @@ async function openPglite(
     throw err;
   }
   const db = pglite;
+  yieldBeforeStatements(db);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
   const direct = async (sql: Prisma.Sql) => {
     const result = await db.query(sql.text, sql.values);
@@ -92,6 +93,22 @@ async function openPglite(
       await unlock();
     }),
     direct,
+  };
+}
+
+/**
+ * The embedded database runs each statement synchronously on this thread, and its promises resolve
+ * as microtasks: a chain of statements (a request's queries, and those of the requests behind it)
+ * ran without the event loop getting a turn, while CDP messages, live-view frames and every other
+ * socket waited (under 200 REST and GraphQL requests/s, event-loop delays of 0.35–0.75 s at p99 and
+ * at most, and CDP round trips as slow; bench/relay.ts). One turn of the loop before each statement
+ * bounds that wait to a single statement.
+ */
+function yieldBeforeStatements(db: PGlite): void {
+  const raw = db.execProtocolRaw.bind(db);
+  db.execProtocolRaw = async (...args: Parameters<PGlite["execProtocolRaw"]>) => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return raw(...args);
   };
 }
 
