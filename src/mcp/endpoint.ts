@@ -9,7 +9,8 @@
  * MCP session is bound to the key that opened it (another key is told it does not exist), is held in
  * this node's memory (behind a load balancer, route `/mcp` by that header or keep agents on one node),
  * and ends on DELETE, after `idleMs` without a request, when its key opens more than
- * maxSessionsPerKey (the least recently used goes), or when the node stops.
+ * maxSessionsPerKey or its workspace more than maxSessionsPerWorkspace (the least recently used of
+ * that key or workspace goes), or when the node stops.
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type Response } from "express";
@@ -26,9 +27,12 @@ import { authInfoFor } from "./tool-call.ts";
 
 /** MCP sessions one API key may hold open on a node (each keeps a server, a transport and its connections). */
 export const maxSessionsPerKey = 16;
+/** MCP sessions one workspace may hold open on a node, whatever number of keys it makes (keys cost nothing to create). */
+export const maxSessionsPerWorkspace = 64;
 
 interface McpSession {
   keyId: string;
+  workspaceId: string;
   transport: StreamableHTTPServerTransport;
   state: McpState;
   lastSeen: number;
@@ -83,17 +87,24 @@ export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, r
   }, Math.min(idleMs, 60_000));
   sweep.unref();
 
-  async function open(keyId: string): Promise<McpSession> {
-    // A key holds at most maxSessionsPerKey: opening one more ends its least recently used.
-    const own = [...sessions].filter(([, s]) => s.keyId === keyId).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
-    if (own.length >= maxSessionsPerKey) await end(own[0]![0]);
+  /** Ends the least recently used of `mine` when they number `max` already. */
+  const makeRoom = async (mine: (s: McpSession) => boolean, max: number) => {
+    const own = [...sessions].filter(([, s]) => mine(s)).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
+    if (own.length >= max) await end(own[0]![0]);
+  };
+
+  async function open(keyId: string, workspaceId: string): Promise<McpSession> {
+    // Opening one more ends the least recently used of the key's own, then of its workspace's: a
+    // tenant only ever ends its own, and cannot fill the node's memory by minting keys.
+    await makeRoom((s) => s.keyId === keyId, maxSessionsPerKey);
+    await makeRoom((s) => s.workspaceId === workspaceId, maxSessionsPerWorkspace);
     const state = new McpState(deps);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, entry),
       onsessionclosed: (id) => void end(id),
     });
-    const entry: McpSession = { keyId, transport, state, lastSeen: Date.now() };
+    const entry: McpSession = { keyId, workspaceId, transport, state, lastSeen: Date.now() };
     transport.onclose = () => {
       if (transport.sessionId) void end(transport.sessionId);
       else void state.close();
@@ -118,7 +129,7 @@ export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, r
         // Another key's MCP session is indistinguishable from one that ended: the client starts a new one.
         if (!session || session.keyId !== principal.keyId) return rpcError(res, 404, "No such MCP session (it ended, or another key opened it): initialize again.");
       } else if (req.method === "POST" && isInitializeRequest(req.body)) {
-        session = await open(principal.keyId);
+        session = await open(principal.keyId, principal.workspaceId);
       } else {
         return rpcError(res, 400, "Send initialize first, then the Mcp-Session-Id header it answered with.");
       }

@@ -13,7 +13,7 @@ import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/type
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "../../src/browser/chromium-command.ts";
-import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { addKey, bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { eventually, getSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
@@ -332,6 +332,36 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     expect(await status(ids[1]!)).toBe(200);
     expect(await status(ids[16]!)).toBe(200);
   });
+
+  it("keeps at most 64 MCP sessions per workspace whatever number of keys it makes, ending its own least recently used", async () => {
+    const own = await seedWorkspace(t);
+    const keys = [own.key, ...(await Promise.all([1, 2, 3, 4].map(async () => (await addKey(t, own.workspace.id)).key)))];
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const headers = (key: string) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(key) });
+    const bystander = await fetch(`${t.url}/mcp`, { method: "POST", headers: headers(ws.key), body });
+    const bystanderId = bystander.headers.get("mcp-session-id")!;
+    await bystander.body?.cancel();
+    const opened: Array<{ key: string; id: string }> = [];
+    // 13 on each of 5 keys: 65, within every key's 16.
+    for (let i = 0; i < 65; i++) {
+      const key = keys[i % keys.length]!;
+      const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: headers(key), body });
+      expect(res.status).toBe(200);
+      opened.push({ key, id: res.headers.get("mcp-session-id")! });
+      await res.body?.cancel();
+    }
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
+    const status = async (key: string, id: string) => {
+      const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers(key), "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" }, body: ping });
+      await res.body?.cancel();
+      return res.status;
+    };
+    expect(await status(opened[0]!.key, opened[0]!.id)).toBe(404);
+    expect(await status(opened[1]!.key, opened[1]!.id)).toBe(200);
+    expect(await status(opened[64]!.key, opened[64]!.id)).toBe(200);
+    // Another workspace's MCP session is not the one that made room.
+    expect(await status(ws.key, bystanderId)).toBe(200);
+  }, 60_000);
 
   it("spends the key's rate limit on every /mcp request", async () => {
     const limited = await seedWorkspace(t, { rateLimitPerMinute: 2 });
