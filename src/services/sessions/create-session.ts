@@ -173,13 +173,12 @@ async function startOnSpare(plan: Plan, claim: ClaimAnswer): Promise<SessionView
   return p.view;
 }
 
-/** The session's browser set up (upstream proxy, profile), and the row, event and answer that record it. */
+/** The session's browser set up (upstream proxy, settings, extensions; the profile follows in announceStarted), and the row, event and answer that record it. */
 async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
   const { ctx, input, workspaceId, id, now, expiresAt } = plan;
   try {
     // The upstream proxy lives only in this process's memory, for as long as the browser does.
     if (input.proxy && lease.egress) lease.egress.upstream = { ...input.proxy };
-    if (input.profile_id && plan.profile) restoreProfileIntoSession(ctx, input.profile_id, plan.profile, lease);
     const idle = input.idle_timeout_seconds ?? defaultIdleSeconds;
     const session: Session = {
       id, workspaceId, status: "RUNNING", region: input.region, endReason: null, nodeId: ctx.deps.nodeId,
@@ -225,6 +224,9 @@ function announceStarted(plan: Plan, p: Prepared): void {
   const { ctx, id, workspaceId, expiresAt, now } = plan;
   void ctx.deps.events.published([p.running]);
   void publishSessionChange(ctx.deps, id, workspaceId);
+  // Once the row is written (its work would otherwise hold up the statement on this thread), before
+  // any channel is opened: the browser's pipe holds them until the profile is in place.
+  if (plan.input.profile_id && plan.profile) restoreProfileIntoSession(ctx, plan.input.profile_id, plan.profile, p.lease);
   ctx.deps.runtime.add(id, p.lease, expiresAt, p.session.idleTimeoutSeconds, now);
   // The node's own capture, on channels of its own; written to the pipe before the create is answered.
   if (p.session.logs) startSessionLogs(ctx.deps, p.session, p.lease);
