@@ -13,7 +13,7 @@ import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/type
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "../../src/browser/chromium-command.ts";
-import { addKey, bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { eventually, getSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
@@ -362,6 +362,20 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     // Another workspace's MCP session is not the one that made room.
     expect(await status(ws.key, bystanderId)).toBe(200);
   }, 60_000);
+
+  it("refuses the very next request of an open MCP session once its key is revoked", async () => {
+    const extra = await addKey(t, ws.workspace.id);
+    const owner = await seedUser(t, ws.workspace.id, "OWNER");
+    const client = await connect(httpTransport(extra.key));
+    try {
+      expect((await client.listTools()).tools.length).toBe(expectedTools.length);
+      const revoked = await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${extra.keyId}`, { method: "DELETE", headers: userAuth(owner) });
+      expect(revoked.status).toBe(204);
+      await expect(client.listTools()).rejects.toThrow(/401/);
+    } finally {
+      await client.close();
+    }
+  });
 
   it("spends the key's rate limit on every /mcp request", async () => {
     const limited = await seedWorkspace(t, { rateLimitPerMinute: 2 });
