@@ -260,6 +260,48 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect(signedBy([hook.secret!, fresh.secret!], r).sort()).toEqual([hook.secret!, fresh.secret!].sort());
   });
 
+  it("answers every route and GraphQL twin with 404 for another workspace's webhook or delivery, changing nothing and showing no secret", async () => {
+    const hook = await create("/foreign", ["session.released"]);
+    const sent = (await api("POST", `/v1/webhooks/${hook.id}:test`)).body as unknown as { id: string };
+    const stranger = await seedWorkspace(t);
+    const strangerAdmin = await seedUser(t, stranger.workspace.id, "OWNER");
+    const before = await t.app.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    const routes: Array<[string, string, unknown?]> = [
+      ["GET", `/v1/webhooks/${hook.id}`], ["PATCH", `/v1/webhooks/${hook.id}`, { enabled: false, url: "http://example.com/x" }],
+      ["POST", `/v1/webhooks/${hook.id}:rotate-secret`], ["POST", `/v1/webhooks/${hook.id}:test`], ["GET", `/v1/webhooks/${hook.id}/deliveries`],
+      ["POST", `/v1/webhooks/${hook.id}/deliveries/${sent.id}:retry`], ["DELETE", `/v1/webhooks/${hook.id}`],
+    ];
+    for (const auth of [bearer(stranger.key), userAuth(strangerAdmin)]) {
+      const q = "authorization" in auth && String(auth.authorization).startsWith("Bearer vs_") ? "" : `?workspace=${stranger.workspace.slug}`;
+      for (const [method, path, body] of routes) {
+        const res = await api(method, `${path}${q}`, body, auth);
+        expect([method, path, res.status]).toEqual([method, path, 404]);
+        expect(JSON.stringify(res.body)).not.toMatch(/whsec_|foreign/);
+      }
+      const list = await api("GET", `/v1/webhooks${q}`, undefined, auth);
+      expect(list.body.items).toEqual([]);
+    }
+    // The stranger's own webhook id with the victim's delivery id: no retry either.
+    const theirs = await api("POST", "/v1/webhooks", { url: `${receiver.url}/theirs`, events: ["session.released"] }, bearer(stranger.key));
+    const theirId = (theirs.body as unknown as Webhook).id;
+    expect((await api("POST", `/v1/webhooks/${theirId}/deliveries/${sent.id}:retry`, undefined, bearer(stranger.key))).status).toBe(404);
+    const gql = (query: string) =>
+      fetch(`${t.url}/graphql`, { method: "POST", headers: { ...bearer(stranger.key), "content-type": "application/json" }, body: JSON.stringify({ query }) })
+        .then((r) => r.json() as Promise<{ errors?: Array<{ message: string; extensions: { code: string } }> }>);
+    for (const op of [
+      `{ webhook(id: "${hook.id}") { id } }`, `{ webhookDeliveries(id: "${hook.id}") { items { id } } }`,
+      `mutation { updateWebhook(id: "${hook.id}", enabled: false) { id } }`, `mutation { rotateWebhookSecret(id: "${hook.id}") { secret } }`,
+      `mutation { testWebhook(id: "${hook.id}") { id } }`, `mutation { retryWebhookDelivery(id: "${hook.id}", deliveryId: "${sent.id}") { id } }`,
+      `mutation { deleteWebhook(id: "${hook.id}") }`,
+    ]) {
+      const r = await gql(op);
+      expect([op, r.errors?.[0]?.extensions.code]).toEqual([op, "NOT_FOUND"]);
+      expect(JSON.stringify(r)).not.toMatch(/whsec_/);
+    }
+    const after = await t.app.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(after).toEqual(before);
+  });
+
   it("lets owners and admins manage webhooks over GraphQL, not members; keys of another workspace see nothing", async () => {
     const admin = await seedUser(t, ws.workspace.id, "ADMIN");
     const member = await seedUser(t, ws.workspace.id, "MEMBER");
