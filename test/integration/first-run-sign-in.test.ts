@@ -148,6 +148,16 @@ describe("claiming an ownerless workspace", () => {
     const byKey = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: { authorization: `Bearer ${ownerless.key}` } });
     expect(byKey.status).toBe(403);
 
+    // The sign-in cookie is ambient: a page elsewhere posting a bodiless form (no preflight) is refused, as every cookie call.
+    for (const crossSite of [{ "sec-fetch-site": "cross-site", origin: "https://evil.example" }, { origin: "https://evil.example" }, { "sec-fetch-site": "same-site" }]) {
+      const forged = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: { cookie: a.cookie, ...crossSite } });
+      expect(forged.status).toBe(403);
+    }
+    expect(await t.app.deps.db.prisma.membership.count({ where: { workspaceId: ownerless.workspace.id } })).toBe(0);
+    const sameOrigin = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: { cookie: a.cookie, "sec-fetch-site": "same-origin" } });
+    expect(sameOrigin.status).toBe(200);
+    await t.app.deps.db.prisma.membership.deleteMany({ where: { workspaceId: ownerless.workspace.id } });
+
     const claimed = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: a.bearer });
     expect(claimed.status).toBe(200);
     expect(await claimed.json()).toMatchObject({ slug: ownerless.workspace.slug, role: "OWNER" });
