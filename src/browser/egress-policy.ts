@@ -27,6 +27,8 @@ const blockedV4: Array<[string, number]> = [
 const blockedV6: Array<[string, number]> = [
   ["::", 128], // unspecified
   ["::1", 128], // loopback
+  ["::", 96], // IPv4-compatible (deprecated, RFC 4291): `::127.0.0.1` must not reach IPv4 space through an automatic tunnel
+  ["::ffff:0:0:0", 96], // IPv4-translated (SIIT, RFC 2765): the same, through a translator
   ["64:ff9b::", 96], // NAT64: would reach IPv4 space, private included
   ["64:ff9b:1::", 48], // local-use NAT64
   ["100::", 64], // discard
