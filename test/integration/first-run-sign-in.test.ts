@@ -149,7 +149,8 @@ describe("claiming an ownerless workspace", () => {
     expect(byKey.status).toBe(403);
 
     // The sign-in cookie is ambient: a page elsewhere posting a bodiless form (no preflight) is refused, as every cookie call.
-    for (const crossSite of [{ "sec-fetch-site": "cross-site", origin: "https://evil.example" }, { origin: "https://evil.example" }, { "sec-fetch-site": "same-site" }]) {
+    const crossSites: Array<Record<string, string>> = [{ "sec-fetch-site": "cross-site", origin: "https://evil.example" }, { origin: "https://evil.example" }, { "sec-fetch-site": "same-site" }];
+    for (const crossSite of crossSites) {
       const forged = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: { cookie: a.cookie, ...crossSite } });
       expect(forged.status).toBe(403);
     }
