@@ -6,7 +6,7 @@ import os from "node:os";
  * for launches (issue 24, goal 3).
  *
  * Demand is the most sessions started within any stretch of one spare's launch time (measured,
- * `launchMs`) over the last `windowMs`: that many spares would have served them all with no create
+ * `launchMs`, at least 2 s) over the last `windowMs`: that many spares would have served them all with no create
  * waiting while replacements launch. The target is that peak, at least `warm`, at most `max`, and
  * beyond `warm` only while the machine keeps `reserveBytes` available after `spareBytes` per extra
  * spare (a spare is a whole Chromium). When demand stops, the target falls back to `warm` once the
@@ -27,6 +27,11 @@ export interface SpareDemandOptions {
 }
 
 const DEFAULT_LAUNCH_MS = 1_000;
+/**
+ * The shortest stretch that counts as one burst: starts sent together reach the pool spread out by
+ * the node's own work (each launch's fork holds its thread), and a fast spare launch must not split them.
+ */
+const MIN_BURST_MS = 2_000;
 
 export class SpareDemand {
   readonly #opts: Required<SpareDemandOptions>;
@@ -76,12 +81,13 @@ export class SpareDemand {
     return warm + Math.max(0, Math.min(want - warm, room));
   }
 
-  /** The most starts within any stretch of one launch time, in the window. */
+  /** The most starts within any stretch of one launch time (at least MIN_BURST_MS), in the window. */
   peak(): number {
     const starts = this.#starts;
+    const stretch = Math.max(MIN_BURST_MS, this.#launchMs);
     let best = 0;
     for (let i = 0, j = 0; j < starts.length; j++) {
-      while (starts[j]! - starts[i]! >= this.#launchMs) i++;
+      while (starts[j]! - starts[i]! >= stretch) i++;
       best = Math.max(best, j - i + 1);
     }
     return best;

@@ -32,18 +32,28 @@ describe("spare demand (the warm pool's size)", () => {
     expect(capped.demand.target()).toBe(5);
   });
 
-  it("a steady stream asks for the starts that fall within one launch time", () => {
+  it("a steady stream asks for the starts that fall within one launch time (at least 2 s)", () => {
     const t = tracker();
-    t.demand.launched(1_000); // the moving average stays at 1 s
-    // One start every 400 ms: three within any second.
-    for (let ms = 0; ms <= 8_000; ms += 400) {
+    t.demand.launched(1_000); // the moving average stays at 1 s: the 2 s floor applies
+    // One start every 800 ms: three within any 2 s.
+    for (let ms = 0; ms <= 16_000; ms += 800) {
       t.at(ms);
       t.demand.record();
     }
     expect(t.demand.target()).toBe(3);
     // Launches that take longer make the same stream need more spares.
-    for (let i = 0; i < 20; i++) t.demand.launched(2_000);
+    for (let i = 0; i < 30; i++) t.demand.launched(4_000);
     expect(t.demand.target()).toBe(5);
+  });
+
+  it("a burst spread out by the node's own work (a fork per launch) is still one burst", () => {
+    const t = tracker();
+    for (let i = 0; i < 20; i++) t.demand.launched(200); // fast spares
+    for (let i = 0; i < 8; i++) {
+      t.at(i * 150); // 8 starts over 1.05 s
+      t.demand.record();
+    }
+    expect(t.demand.target()).toBe(8);
   });
 
   it("falls back to `warm` once the demand has left the window", () => {
