@@ -6,7 +6,8 @@ export interface OpenPage {
   url: string;
 }
 
-interface TargetInfo {
+/** What Target.getTargets / Target.targetInfoChanged say of a target. */
+export interface TargetInfo {
   targetId: string;
   type: string;
   title: string;
@@ -15,6 +16,9 @@ interface TargetInfo {
 
 const MAX_TITLE = 200;
 const MAX_URL = 2000;
+
+/** A page's title and address cut to a sane length (a page sets both, and may make them huge). */
+export const pageSummary = (t: TargetInfo): OpenPage => ({ title: t.title.slice(0, MAX_TITLE), url: t.url.slice(0, MAX_URL) });
 
 /** Pages of the browser, on a channel of their own that is closed again at once. */
 async function withClient<T>(pipe: CdpPipe, work: (cdp: CdpClient) => Promise<T>): Promise<T> {
@@ -33,7 +37,7 @@ const pagesOf = async (cdp: CdpClient): Promise<TargetInfo[]> =>
 export async function firstPage(pipe: CdpPipe): Promise<OpenPage | null> {
   return withClient(pipe, async (cdp) => {
     const page = (await pagesOf(cdp))[0];
-    return page ? { title: page.title.slice(0, MAX_TITLE), url: page.url.slice(0, MAX_URL) } : null;
+    return page ? pageSummary(page) : null;
   });
 }
 

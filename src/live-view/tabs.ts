@@ -1,15 +1,7 @@
 import type { CdpClient } from "../browser/cdp-client.ts";
+import { pageSummary, type TargetInfo } from "../browser/page-info.ts";
 import type { TabInfo } from "./protocol.ts";
 
-interface TargetInfo {
-  targetId: string;
-  type: string;
-  title: string;
-  url: string;
-}
-
-const MAX_TITLE = 200;
-const MAX_URL = 2000;
 /** Title and address changes arrive in bursts while a page loads; the viewer hears at most this often. */
 const NOTIFY_EVERY_MS = 150;
 /**
@@ -21,7 +13,7 @@ const REREAD_EVERY_MS = 3_000;
 const LOADED_AT_TIMEOUT_MS = 1_000;
 
 const isBlank = (url: string) => url === "" || url === "about:blank";
-const toTab = (t: TargetInfo): TabInfo => ({ id: t.targetId, title: t.title.slice(0, MAX_TITLE), url: t.url.slice(0, MAX_URL) });
+const toTab = (t: TargetInfo): TabInfo => ({ id: t.targetId, ...pageSummary(t) });
 
 /**
  * The session's page tabs, kept current from Target.setDiscoverTargets. Only `page` targets are
