@@ -79,13 +79,13 @@ describe.skipIf(!hasChromium)("session metadata", () => {
   it("refuses bad keys, bad values and too many entries with 400, creating nothing", async () => {
     const before = await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id } });
     const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, "v"]));
-    for (const metadata of [{ Team: "qa" }, { "a b": "x" }, { ["k".repeat(65)]: "v" }, { team: "x".repeat(513) }, { team: 42 }, tooMany, ["team"]]) {
+    for (const metadata of [{ Team: "qa" }, { "a b": "x" }, { ["k".repeat(65)]: "v" }, { team: "x".repeat(513) }, { team: 42 }, tooMany, ["team"], JSON.parse('{"__proto__": "qa"}') as object]) {
       const { res, body } = await createSession(t, ws.key, { region: "us-east1", metadata });
       expect(res.status, JSON.stringify(metadata).slice(0, 60)).toBe(400);
       expect((body as unknown as { type: string }).type).toMatch(/\/errors\/validation-failed$/);
     }
     expect(await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id } })).toBe(before);
-    for (const query of ["metadata[Team]=qa", "metadata[team]=a&metadata[team]=b", "metadata=qa&metadata[team]=qa"]) {
+    for (const query of ["metadata[Team]=qa", "metadata[team]=a&metadata[team]=b", "metadata=qa&metadata[team]=qa", "metadata[__proto__]=qa"]) {
       expect((await list(ws.key, query)).status, query).toBe(400);
     }
   });
@@ -113,6 +113,15 @@ describe.skipIf(!hasChromium)("session metadata", () => {
     const expected = made.filter((m) => m.team === "web" && m.run === "1").map((m) => m.id);
     expect(body.data.sessions.items.map((s) => s.id)).toEqual(expected);
     expect(body.data.sessions.items[0]?.metadata.map((e) => e.key)).toEqual(["build.id", "run", "team"]);
+
+    // A key zod would leave out of the object (so the filter would be ignored) is refused, as over REST.
+    const proto = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
+      body: JSON.stringify({ query, variables: { m: [{ key: "__proto__", value: "web" }] } }),
+    });
+    const refused = (await proto.json()) as { data: unknown; errors?: Array<{ extensions?: { code?: string } }> };
+    expect(refused.errors?.[0]?.extensions?.code).toBe("VALIDATION_FAILED");
   });
 
   it("is a filter of the client library and of the command line", async () => {

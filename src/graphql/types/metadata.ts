@@ -1,3 +1,4 @@
+import { validationError } from "../../kernel/errors.ts";
 import { builder } from "../builder.ts";
 
 /** A session's metadata in GraphQL: key/value pairs (an object of unknown keys has no GraphQL type). */
@@ -24,6 +25,10 @@ export function metadataEntries(metadata: unknown): Array<{ key: string; value: 
 export function metadataObject(entries: ReadonlyArray<{ key: string; value: string }> | null | undefined): Record<string, unknown> | undefined {
   if (!entries) return undefined;
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const { key, value } of entries) out[key] = key in out ? [out[key], value].flat() : value;
+  for (const { key, value } of entries) {
+    // An object key the service's schema would silently leave out (see the REST router's protoKeys).
+    if (key === "__proto__") throw validationError([{ field: "metadata.__proto__", message: "`__proto__` is not accepted as a key" }]);
+    out[key] = key in out ? [out[key], value].flat() : value;
+  }
   return { ...out };
 }
