@@ -211,24 +211,61 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect(at("/flaky")[3]!.body).toBe(got[0]!.body);
   }, 30_000);
 
-  it("keeps delivering to others while a receiver never answers (its attempts wait for their own timeouts)", async () => {
+  /** A receiver that takes connections and never answers; `sockets` are the attempts it holds. */
+  const blackHole = async () => {
     const sockets = new Set<net.Socket>();
-    const silent = net.createServer((socket) => void sockets.add(socket));
-    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+    const server = net.createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    return {
+      sockets,
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      close: () => {
+        for (const socket of sockets) socket.destroy();
+        server.close();
+      },
+    };
+  };
+
+  it("keeps delivering to others while a receiver never answers (its attempts wait for their own timeouts, 8 at a time)", async () => {
+    const silent = await blackHole();
     try {
-      const stuck = (await api("POST", "/v1/webhooks", { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, events: ["session.released"] })).body as unknown as Webhook;
+      const stuck = (await api("POST", "/v1/webhooks", { url: silent.url, events: ["session.released"] })).body as unknown as Webhook;
       for (let i = 0; i < 12; i++) expect((await api("POST", `/v1/webhooks/${stuck.id}:test`)).status).toBe(202);
-      await eventually(async () => sockets.size, (n) => n === 12);
+      await eventually(async () => silent.sockets.size, (n) => n === 8);
       const fine = await create("/beside-stuck", ["session.released"]);
       await api("POST", `/v1/webhooks/${fine.id}:test`);
       await eventually(async () => at("/beside-stuck").length, (n) => n === 1, 9_000);
-      // Delivered while all twelve silent attempts were still waiting for an answer.
+      // Delivered while eight silent attempts were still waiting for an answer, and the other four
+      // waited for a free place of their endpoint's eight.
       const waiting = await t.app.deps.db.prisma.webhookDelivery.findMany({ where: { endpointId: stuck.id } });
-      expect(waiting.map((d) => [d.status, d.attempts, d.lastAttemptAt])).toEqual(waiting.map(() => ["pending", 1, null]));
-      const [d] = await eventually(() => deliveries(stuck.id), (l) => l.every((x) => x.last_error !== null), 20_000);
-      expect(d!.last_error).toBe("no answer within 10 s");
+      expect(waiting.map((d) => [d.status, d.lastAttemptAt]).every(([status, last]) => status === "pending" && last === null)).toBe(true);
+      expect(waiting.map((d) => d.attempts).sort()).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
+      expect(silent.sockets.size).toBe(8);
+      const timedOut = await eventually(() => deliveries(stuck.id), (l) => l.filter((x) => x.last_error !== null).length >= 8, 20_000);
+      expect(timedOut.find((x) => x.last_error !== null)!.last_error).toBe("no answer within 10 s");
     } finally {
-      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 40_000);
+
+  it("lets one workspace's silent receivers hold 16 attempts at most, so another workspace's deliveries go on", async () => {
+    const hostile = await seedWorkspace(t);
+    const silent = await blackHole();
+    try {
+      for (let e = 0; e < 3; e++) {
+        const made = await api("POST", "/v1/webhooks", { url: `${silent.url}${e}`, events: ["session.released"] }, bearer(hostile.key));
+        expect(made.status).toBe(201);
+        const id = (made.body as unknown as Webhook).id;
+        for (let i = 0; i < 8; i++) expect((await api("POST", `/v1/webhooks/${id}:test`, undefined, bearer(hostile.key))).status).toBe(202);
+      }
+      await eventually(async () => silent.sockets.size, (n) => n === 16);
+      const fine = await create("/other-workspace", ["session.released"]);
+      await api("POST", `/v1/webhooks/${fine.id}:test`);
+      await eventually(async () => at("/other-workspace").length, (n) => n === 1, 9_000);
+      // The eight beyond the workspace's share were not sent meanwhile (a poll each second, and wakes).
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(silent.sockets.size).toBe(16);
+    } finally {
       silent.close();
     }
   }, 40_000);

@@ -17,7 +17,8 @@ import { recordOutcome, type Claimed } from "./webhook-outcomes.ts";
  * lease to run out, and another node sends that attempt again (at least once). An outcome is only
  * recorded by the claimer of that very attempt. Nodes look for due rows every second, and at once
  * when this node queued one. Attempts run side by side, at most 32 per node, so a receiver that
- * never answers holds only its own attempts (each for its 10 s), not the others'.
+ * never answers holds only its own attempts (each for its 10 s), not the others'; and at most 8 per
+ * endpoint and 16 per workspace are in flight cluster-wide, so neither can take all of a node's 32.
  */
 
 export interface DispatcherOptions {
@@ -33,6 +34,13 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 const CLAIM_BATCH = 10;
 /** Attempts one node has in flight at most: a slow or dead receiver holds its own attempts, not everyone's. */
 const MAX_IN_FLIGHT = 32;
+/**
+ * Attempts in flight at once, cluster-wide, for one endpoint and for one workspace: receivers that
+ * never answer (each attempt held for its 10 s) take at most these, so one tenant's endpoints cannot
+ * fill every node's slots and hold back everyone else's deliveries.
+ */
+export const PER_ENDPOINT = 8;
+export const PER_WORKSPACE = 16;
 
 
 type Deps = Pick<AppDeps, "db" | "log" | "now" | "nodeId" | "masterKey" | "config" | "pubsub">;
@@ -134,11 +142,31 @@ export class WebhookDispatcher {
     const lease = new Date(now.getTime() + this.timeoutMs + 20_000);
     const claimed = await queryStatement<Claimed>(
       this.deps.db,
-      Prisma.sql`WITH due AS (
-          SELECT d."id" FROM "webhook_deliveries" d JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
+      // `busy`: attempts in flight now, cluster-wide; `waiting`: due rows placed behind their endpoint's
+      // busy ones; `fair`: those within the endpoint's and then the workspace's share; `due` locks them.
+      Prisma.sql`WITH busy AS (
+          SELECT d."endpoint_id", e."workspace_id", count(*) AS n
+          FROM "webhook_deliveries" d JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
+          WHERE d."status" = 'pending' AND d."locked_until" > ${now}::timestamptz
+          GROUP BY d."endpoint_id", e."workspace_id"
+        ), waiting AS (
+          SELECT d."id", d."next_attempt_at", e."workspace_id",
+            row_number() OVER (PARTITION BY d."endpoint_id" ORDER BY d."next_attempt_at", d."id")
+              + coalesce((SELECT b.n FROM busy b WHERE b."endpoint_id" = d."endpoint_id"), 0) AS endpoint_place
+          FROM "webhook_deliveries" d JOIN "webhook_endpoints" e ON e."id" = d."endpoint_id"
           WHERE d."status" = 'pending' AND d."next_attempt_at" <= ${now}::timestamptz AND e."enabled"
             AND (d."locked_until" IS NULL OR d."locked_until" <= ${now}::timestamptz)
-          ORDER BY d."next_attempt_at" LIMIT ${limit} FOR UPDATE OF d SKIP LOCKED
+        ), fair AS (
+          SELECT p."id" FROM (
+            SELECT w."id", row_number() OVER (PARTITION BY w."workspace_id" ORDER BY w."next_attempt_at", w."id")
+              + coalesce((SELECT sum(b.n) FROM busy b WHERE b."workspace_id" = w."workspace_id"), 0) AS workspace_place
+            FROM waiting w WHERE w.endpoint_place <= ${PER_ENDPOINT}
+          ) p WHERE p.workspace_place <= ${PER_WORKSPACE}
+        ), due AS (
+          SELECT d."id" FROM "webhook_deliveries" d
+          WHERE d."id" IN (SELECT "id" FROM fair) AND d."status" = 'pending' AND d."next_attempt_at" <= ${now}::timestamptz
+            AND (d."locked_until" IS NULL OR d."locked_until" <= ${now}::timestamptz)
+          ORDER BY d."next_attempt_at" LIMIT ${limit} FOR UPDATE SKIP LOCKED
         ), claimed AS (
           UPDATE "webhook_deliveries" d SET "locked_until" = ${lease}::timestamptz, "locked_by" = ${this.deps.nodeId}, "attempts" = d."attempts" + 1
           FROM due WHERE d."id" = due."id"
