@@ -43,4 +43,18 @@ describe.skipIf(!executablePath)("a refused destination in the session's log", (
     const events = (await (await fetch(`${t.url}/v1/sessions/${id}/events?types=egress.refused`, { headers: bearer(ws.key) })).json()) as { items: Array<{ data: { host: string } }> };
     expect(events.items.some((e) => e.data.host === "10.1.2.3")).toBe(true);
   });
+
+  it("refuses a start_url that is not an http(s) address (a host file, a browser page, script), creating nothing", async () => {
+    const before = await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id } });
+    for (const start_url of ["file:///etc/passwd", "chrome://settings", "javascript:alert(1)", "view-source:http://127.0.0.1/", "devtools://devtools/bundled/inspector.html", "data:text/html,hi"]) {
+      const res = await fetch(`${t.url}/v1/sessions`, {
+        method: "POST",
+        headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
+        body: JSON.stringify({ region: "us-east1", start_url }),
+      });
+      expect(res.status, start_url).toBe(400);
+      expect(((await res.json()) as { type: string }).type).toMatch(/\/errors\/validation-failed$/);
+    }
+    expect(await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id } })).toBe(before);
+  });
 });
