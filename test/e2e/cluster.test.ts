@@ -56,7 +56,10 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
   const nodeOf = async (id: string) => (await tdb.db.prisma.session.findUniqueOrThrow({ where: { id } })).nodeId;
   /** Until no browser runs on either node (a release made elsewhere closes the owner's a moment later), and both have said so. */
   const idle = async () => {
-    await eventually(async () => a.app.deps.runtime.ids().length + b.app.deps.runtime.ids().length, (n) => n === 0);
+    // Both the runtimes and the pools: a session leaves the runtime a moment before its teardown
+    // gives its browser's slot back, and a create in between would find this node full.
+    const busy = (n: TestApp) => n.app.deps.runtime.ids().length + n.app.deps.browsers.report().inUse;
+    await eventually(async () => busy(a) + busy(b), (n) => n === 0);
     await a.app.cluster.tick();
     await b.app.cluster.tick();
   };
