@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bearer, seedWorkspace, type Seeded, type TestApp, startTestApp } from "../support/app.ts";
 import { startCluster, type TestCluster } from "../support/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
+import { eventually } from "../support/sessions.ts";
 import { endSession } from "../../src/services/sessions/sessions.ts";
 import { chromiumPath, postgresReachable, redisReachable, servicesRequired, testRedisUrl } from "../support/services.ts";
 
@@ -131,6 +132,9 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("the workspac
   const live = (ws: Seeded) => tdb.db.prisma.session.count({ where: { workspaceId: ws.workspace.id, status: "RUNNING" } });
   async function releaseAll(ws: Seeded) {
     for (const s of await tdb.db.prisma.session.findMany({ where: { workspaceId: ws.workspace.id, status: "RUNNING" } })) await release(a.url, ws.key, s.id);
+    // Until both nodes have their slots back: a release is answered before the session's teardown
+    // gives its browser's slot back, and the next round's creates would find a node full (503).
+    await eventually(async () => a.app.deps.browsers.report().inUse + b.app.deps.browsers.report().inUse, (n) => n === 0);
   }
 
   it("cap 2: one session on each node, then the 3rd create is 429 on either node", async () => {
