@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { installLastLineOfDefence } from "./last-line.ts";
 import { provisionFirstKey } from "./services/api-keys/first-start.ts";
@@ -10,7 +10,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (err) {
@@ -28,6 +28,9 @@ await app.start().catch((err: Error) => fail(`Vessel could not listen on ${confi
 // is left ends with node_shutdown, pending audit entries are written, and the process exits 0.
 // SIGINT (Ctrl-C), or a second signal during a drain: stop now.
 let stopping = false;
+// A signal during the first start's writes (its key, the console sign-in link) waits for them: the
+// database is closed under nothing.
+let firstStart: Promise<void> = Promise.resolve();
 const stop = () =>
   app.stop().then(
     () => process.exit(0),
@@ -46,20 +49,26 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     stopping = true;
     if (signal === "SIGINT") {
       app.deps.log.info({ signal }, "shutting down");
-      void stop();
+      void firstStart.then(stop);
       return;
     }
     app.deps.log.info({ signal, drainSeconds: config.drainSeconds }, "draining, then shutting down");
-    app.drain().then(stop, (err: unknown) => {
-      app.deps.log.error({ err }, "drain failed; shutting down");
-      void stop();
-    });
+    app.drain().then(
+      () => firstStart.then(stop),
+      (err: unknown) => {
+        app.deps.log.error({ err }, "drain failed; shutting down");
+        void firstStart.then(stop);
+      },
+    );
   });
 }
 
-// After the signal handlers, so a stop during the first start is still graceful.
-const dashboardUrl = `${config.publicBaseUrl}/dashboard/`;
-if (!config.database.url) {
+async function greet(): Promise<void> {
+  const dashboardUrl = `${config.publicBaseUrl}/dashboard/`;
+  if (config.database.url) {
+    app.deps.log.info({ dashboardUrl }, "dashboard ready");
+    return;
+  }
   const file = await provisionFirstKey(app.deps, config.database.dataDir);
   if (file) app.deps.log.warn({ file }, 'first start: created workspace "default" and an API key, written to this file (export VESSEL_API_KEY=$(cat <file>))');
   // The link goes to stderr only, never through the logger: the log may be shipped elsewhere, the console is the operator's.
@@ -72,6 +81,7 @@ if (!config.database.url) {
     { dashboardUrl, consoleSignInExpiresAt: signIn?.expiresAt ?? null },
     signIn ? "dashboard ready; a one-time sign-in link was printed on the console (stderr)" : "dashboard ready",
   );
-} else {
-  app.deps.log.info({ dashboardUrl }, "dashboard ready");
 }
+
+// After the signal handlers, so a stop during the first start is still graceful.
+firstStart = greet().catch((err: Error) => fail(`Vessel could not finish its first start: ${err.message}`));

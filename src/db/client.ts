@@ -81,6 +81,7 @@ async function openPglite(
   }
   const db = pglite;
   yieldBeforeStatements(db);
+  const statements = guardClose(db);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
   const direct = async (sql: Prisma.Sql) => {
     const result = await db.query(sql.text, sql.values);
@@ -88,8 +89,10 @@ async function openPglite(
   };
   return {
     ...database(prisma, "pglite", async () => {
+      const idle = await statements.closeWhenIdle(closeWaitMs);
       await prisma.$disconnect();
-      await db.close();
+      if (idle) await db.close();
+      else log(`pglite: statements still running after ${closeWaitMs} ms; the database is left open, not closed under them`);
       await unlock();
     }),
     direct,
@@ -109,6 +112,46 @@ function yieldBeforeStatements(db: PGlite): void {
   db.execProtocolRaw = async (...args: Parameters<PGlite["execProtocolRaw"]>) => {
     await new Promise<void>((resolve) => setImmediate(resolve));
     return raw(...args);
+  };
+}
+
+/** How long a close waits for the statements already running. */
+const closeWaitMs = 15_000;
+
+/**
+ * PGlite's close() runs its own end-of-session protocol at once, not after the statements already
+ * queued or running: a statement in flight at that moment left the process spinning at full CPU
+ * for ever (a SIGTERM during the first start's writes never exited). So a close waits for every
+ * call that has begun, and calls after it are refused, as they would be on a closed database.
+ */
+function guardClose(db: PGlite): { closeWhenIdle(timeoutMs: number): Promise<boolean> } {
+  let running = 0;
+  let closing = false;
+  let idle: (() => void) | undefined;
+  for (const method of ["query", "exec", "transaction"] as const) {
+    const call = (db[method] as (...args: unknown[]) => Promise<unknown>).bind(db);
+    (db as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+      if (closing) throw new Error("the database is closed");
+      running++;
+      try {
+        return await call(...args);
+      } finally {
+        if (--running === 0) idle?.();
+      }
+    };
+  }
+  return {
+    async closeWhenIdle(timeoutMs) {
+      closing = true;
+      if (running === 0) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        new Promise<true>((resolve) => (idle = () => resolve(true))),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+      ]);
+      clearTimeout(timer);
+      return drained;
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { openDatabase } from "../../src/db/client.ts";
 import type { Database } from "../../src/db/client.ts";
 import { readMigrations } from "../../src/db/migrate.ts";
+import { Prisma } from "../../src/generated/prisma/client.ts";
 import { createEmptyDatabase, createTestDatabase, describeEachBackend, describePostgres, withAdmin } from "../support/db.ts";
 import type { EmptyDatabase, TestDatabase } from "../support/db.ts";
 
@@ -39,6 +40,25 @@ describe("embedded PGlite in a data folder", () => {
     const row = await second.prisma.workspace.findUnique({ where: { id: "01JTESTWORKSPACE" } });
     expect(row).toMatchObject({ slug: "kept", name: "Kept" });
   });
+
+  // PGlite's own close() ran under a statement in flight and left the process spinning for ever.
+  test("a close waits for the statements already begun, then refuses new ones", async () => {
+    const db = await openHere();
+    await db.prisma.$queryRaw`SELECT 1`;
+    const transaction = db.prisma.$transaction(async (tx) => {
+      await tx.workspace.create({ data: { id: "01JCLOSEWAITS0000000000000", slug: "during-close", name: "During close" } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return tx.workspace.count();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await db.close();
+    expect(await transaction).toBeGreaterThanOrEqual(1);
+    await expect(db.prisma.$queryRaw`SELECT 3`).rejects.toThrow(/the database is closed/);
+    await expect(db.direct!(Prisma.sql`SELECT 4`)).rejects.toThrow(/the database is closed/);
+
+    const reopened = await openHere();
+    expect(await reopened.prisma.workspace.findUnique({ where: { slug: "during-close" } })).toMatchObject({ name: "During close" });
+  }, 30_000);
 
   test("a second open of the same folder is refused while the first is open, and allowed after close", async () => {
     const first = await openHere();

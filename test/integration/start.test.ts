@@ -22,6 +22,22 @@ function runMain(env: Record<string, string>): { child: ChildProcess; output: ()
   return { child, output: () => output, exited };
 }
 
+/** The exit code, or a failure that shows what the process printed when it does not exit in time. */
+async function exitCode(run: ReturnType<typeof runMain>, boundMs = 60_000): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      run.child.kill("SIGKILL");
+      reject(new Error(`still running ${boundMs} ms after the signal:\n${run.output().slice(-4000)}`));
+    }, boundMs);
+  });
+  try {
+    return await Promise.race([run.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function listeningUrl(run: ReturnType<typeof runMain>): Promise<string> {
   for (let i = 0; i < 600; i++) {
     const match = /"url":"(http:\/\/[^"]+)"[^\n]*Vessel is listening/.exec(run.output());
@@ -35,7 +51,7 @@ async function listeningUrl(run: ReturnType<typeof runMain>): Promise<string> {
 describe("the service process", () => {
   it("refuses an invalid configuration, naming each problem, and exits non-zero", async () => {
     const run = runMain({ PORT: "abc", VESSEL_REGIONS: "us-east1,", VESSEL_PUBLIC_BASE_URL: "not a url" });
-    expect(await run.exited).toBe(1);
+    expect(await exitCode(run)).toBe(1);
     expect(run.output()).toMatch(/PORT: /);
     expect(run.output()).toMatch(/VESSEL_REGIONS \(entry 2\): a region name cannot be empty/);
     expect(run.output()).toMatch(/VESSEL_PUBLIC_BASE_URL: /);
@@ -58,7 +74,7 @@ describe("the service process", () => {
       expect((await fetch(`${url}/v1/health`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
       expect(first.output()).not.toContain(key);
       first.child.kill("SIGTERM");
-      expect(await first.exited).toBe(0);
+      expect(await exitCode(first)).toBe(0);
 
       // Write through the database directly (no API writes data yet), then restart the service.
       const db = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
@@ -70,11 +86,35 @@ describe("the service process", () => {
       expect((await fetch(`${url2}/readyz`)).status).toBe(200);
       expect(second.output()).not.toMatch(/applied migration/);
       second.child.kill("SIGTERM");
-      expect(await second.exited).toBe(0);
+      expect(await exitCode(second)).toBe(0);
 
       const reopened = await openDatabase({ dataDir: path.join(dataDir, "pglite") });
       expect(await reopened.prisma.workspace.findUnique({ where: { slug: "kept" } })).toMatchObject({ name: "Kept" });
       await reopened.close();
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  // A SIGTERM while the first start still writes its key and sign-in link: the database used to be
+  // closed under a running statement, and the process spun at full CPU without ever exiting.
+  it("exits 0 on a SIGTERM at once after it listens, and starts again on the same data", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "vessel-data-"));
+    const env = { PORT: "0", VESSEL_DATA_DIR: dataDir };
+    try {
+      for (let round = 0; round < 2; round++) {
+        const run = runMain(env);
+        await listeningUrl(run);
+        run.child.kill("SIGTERM");
+        expect(await exitCode(run)).toBe(0);
+        expect(run.output()).not.toMatch(/"level":(50|60)/);
+      }
+      const again = runMain(env);
+      const url = await listeningUrl(again);
+      const key = (await fs.readFile(path.join(dataDir, "first-api-key"), "utf8")).trim();
+      expect((await fetch(`${url}/v1/health`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      again.child.kill("SIGTERM");
+      expect(await exitCode(again)).toBe(0);
     } finally {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
