@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../logger.ts";
 import { CdpPipe } from "./cdp-pipe.ts";
 import { jailedCommand } from "./jail.ts";
 import { GROUP_EXIT_WAIT_MS, BROWSER_ID, readProcStat, isLive, liveGroupMembers, signalGroup, sleep, waitForGroupGone, writePidFile } from "./chromium-processes.ts";
 import { chromiumArgs, chromiumEnv } from "./chromium-command.ts";
+import { spawnBrowserProcess, type ProcessExit, type SpawnedProcess } from "./launcher.ts";
 
 /**
  * One Chromium process, launched by us with our flags, in a folder of its own:
@@ -21,13 +20,12 @@ import { chromiumArgs, chromiumEnv } from "./chromium-command.ts";
  * the folder removes everything the browser wrote.
  *
  * The process is spawned detached (setsid): it leads its own process group, so one kill(-pid)
- * reaches the zygotes, renderers and utility processes too.
+ * reaches the zygotes, renderers and utility processes too. It is spawned by the launcher, a small
+ * process of its own (launcher.ts), so that the fork does not pause this one.
  */
 
-export interface ChromiumExit {
-  code: number | null;
-  signal: string | null;
-}
+/** How the main process ended; both null when its launcher died before it and nobody could learn. */
+export type ChromiumExit = ProcessExit;
 
 export interface ChromiumProcess {
   /** The folder name under dataRoot. */
@@ -93,16 +91,11 @@ class Chromium implements ChromiumProcess {
     readonly id: string,
     readonly dir: string,
     readonly pid: number,
-    readonly child: ChildProcess,
+    readonly child: SpawnedProcess,
     readonly cdp: CdpPipe,
     readonly log: Logger,
   ) {
-    this.exited = new Promise((resolve) => {
-      child.once("exit", (code, signal) => {
-        this.#exit = { code, signal };
-        resolve(this.#exit);
-      });
-    });
+    this.exited = child.exited.then((exit) => (this.#exit = exit));
   }
 
   get alive(): boolean {
@@ -156,7 +149,7 @@ class Chromium implements ChromiumProcess {
         this.log.error({ browserId: this.id, browserPid: this.pid }, "Chromium processes survived SIGKILL");
       }
     }
-    for (const stream of this.child.stdio) stream?.destroy();
+    for (const stream of [this.child.stderr, this.child.cdpIn, this.child.cdpOut]) stream.destroy();
     await fs.promises.rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
     this.log.debug({ browserId: this.id, browserPid: this.pid, ms: Date.now() - started }, "Chromium closed");
   }
@@ -185,32 +178,22 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   const args = chromiumArgs(executablePath, path.join(dir, "profile"), opts.extraArgs);
   const command = opts.jail ? jailedCommand({ executablePath, args, dir, ...opts.jail }) : { command: executablePath, args };
   // fd 3 carries commands into the browser, fd 4 its answers and events (--remote-debugging-pipe).
-  const child = spawn(command.command, command.args, {
-    cwd: path.join(dir, "home"),
-    env: chromiumEnv(dir),
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
-  });
-
-  const spawned = await new Promise<Error | undefined>((resolve) => {
-    child.once("spawn", () => resolve(undefined));
-    child.once("error", (err) => resolve(err));
-  });
-  if (spawned || child.pid === undefined) {
+  let child: SpawnedProcess;
+  try {
+    child = await spawnBrowserProcess({ ...command, cwd: path.join(dir, "home"), env: chromiumEnv(dir) }, log);
+  } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
-    throw new Error(`cannot start Chromium at ${executablePath}: ${spawned?.message ?? "no pid"}`);
+    throw new Error(`cannot start Chromium at ${executablePath}: ${(err as Error).message}`, { cause: err });
   }
-  // Later errors (a failed kill) must not become uncaught exceptions.
-  child.on("error", (err) => log.warn({ err, browserId: id }, "Chromium child process error"));
 
-  const pipe = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
+  const pipe = new CdpPipe(child.cdpIn, child.cdpOut);
   const browser = new Chromium(id, dir, child.pid, child, pipe, log);
   const stat = readProcStat(child.pid);
   writePidFile(dir, { pid: child.pid, startTime: stat?.startTime ?? "", executablePath });
 
   // stderr is drained for the browser's whole life: a full pipe would block Chromium.
-  child.stderr!.setEncoding("utf8");
-  child.stderr!.on("data", (chunk: string) => browser.onStderr(chunk));
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => browser.onStderr(chunk));
 
   const timeoutMs = opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS;
   try {

@@ -442,12 +442,15 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     expect(trees.length).toBeGreaterThan(0);
 
     await pool.stop();
-    // Checked before anything else is awaited: stop() itself must have ended everything.
-    const children = fs
+    // Checked before anything else is awaited: stop() itself must have ended everything. Browsers
+    // are children of the launcher (a child of this process), or of this process without one.
+    const stats = fs
       .readdirSync("/proc")
       .filter((e) => /^\d+$/.test(e))
-      .map((e) => readProcStat(Number(e)))
-      .filter((s) => s?.ppid === process.pid && s.state !== "Z")
+      .map((e) => readProcStat(Number(e)));
+    const ours = new Set([process.pid, ...stats.filter((s) => s?.ppid === process.pid).map((s) => s!.pid)]);
+    const children = stats
+      .filter((s) => s !== undefined && ours.has(s.ppid) && s.state !== "Z")
       .filter((s) => fs.readFileSync(`/proc/${s!.pid}/cmdline`, "utf8").includes("chromium"));
     expect(children).toEqual([]);
     expect(noneRunning(trees)).toBe(true);
