@@ -13,6 +13,8 @@ export interface LeaseHooks {
   /** Whether this lease still holds its slot. */
   holds(lease: BrowserLease): boolean;
   free(): void;
+  /** The slot will come back soon (BrowserLease.ending). */
+  ending(): void;
   /** Starts launching spares if the pool has room for more. */
   refill(): void;
   /** A browser no client has seen: a spare again, or closed when the pool no longer runs. */
@@ -62,6 +64,9 @@ export function leaseBrowser(
     ...(logCapture ? { logCapture } : {}),
     release,
     unused,
+    ending: () => {
+      if (hooks.holds(lease)) hooks.ending();
+    },
   };
   void browser.exited.then((exit: ChromiumExit) => {
     if (!hooks.holds(lease)) return; // released: expected

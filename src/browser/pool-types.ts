@@ -32,6 +32,11 @@ export interface BrowserLease {
   /** Frees the slot at once, then closes the browser and removes its folder. Idempotent. */
   release(): Promise<void>;
   /**
+   * The session has ended and release() follows once its captures are finished (a few ms, at most
+   * seconds): an acquire on a full node waits for this slot instead of refusing.
+   */
+  ending(): void;
+  /**
    * Frees the slot and offers the browser as a spare again: for a lease whose session was never
    * started (its creating call turned out to be a replay), so no client has seen the browser.
    */

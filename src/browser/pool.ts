@@ -4,6 +4,7 @@ import { stderrTail, type ChromiumProcess } from "./chromium.ts";
 import { launchPoolBrowser, leaseParts, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pool-browser.ts";
 import { leaseBrowser } from "./pool-lease.ts";
 import { SpareDemand } from "./pool-demand.ts";
+import { EndingSlots } from "./ending-slots.ts";
 import type { Isolation } from "./jail.ts";
 import { type BrowserLease, type BrowserPoolOptions, type BrowserPoolReport } from "./pool-types.ts";
 
@@ -40,6 +41,7 @@ export class BrowserPool {
   readonly #leases = new Map<string, BrowserLease>();
   /** Session ids whose browser is being launched (each holds a slot). */
   readonly #launching = new Set<string>();
+  readonly #ending = new EndingSlots();
   #spareLaunches = 0;
   readonly #demand: SpareDemand;
   #demandTimer: NodeJS.Timeout | undefined;
@@ -65,19 +67,13 @@ export class BrowserPool {
   }
 
   /** Whether browsers run under the egress and CDP method policy (always, outside benchmarks). */
-  get enforcesPolicy(): boolean {
-    return this.#opts.egress !== undefined && this.enforcesCdpPolicy;
-  }
+  get enforcesPolicy(): boolean { return this.#opts.egress !== undefined && this.enforcesCdpPolicy; }
 
   /** Whether clients' CDP commands are judged by the method policy (cdp-policy.ts). */
-  get enforcesCdpPolicy(): boolean {
-    return this.#opts.cdpPolicy !== false;
-  }
+  get enforcesCdpPolicy(): boolean { return this.#opts.cdpPolicy !== false; }
 
   /** Whether this node's browsers run jailed (jail.ts), and why not. */
-  get isolation(): Isolation {
-    return this.#opts.isolation ?? { level: "none", reason: "not configured" };
-  }
+  get isolation(): Isolation { return this.#opts.isolation ?? { level: "none", reason: "not configured" }; }
 
   /** Kills processes and removes folders left in dataRoot by an earlier run (pid files), then launches the warm spares in the background. */
   async start(): Promise<{ orphansKilled: number; foldersRemoved: number }> {
@@ -105,7 +101,10 @@ export class BrowserPool {
     if (this.#leases.has(sessionId) || this.#launching.has(sessionId)) {
       throw new AppError("conflict", `Session ${sessionId} already has a browser.`);
     }
-    if (this.#slotsTaken() >= this.#opts.capacity) throw poolFull(this.#opts);
+    // Full: a session that has ended gives its slot back in a moment (ending-slots.ts).
+    const full = () => this.#state === "running" && this.#slotsTaken() >= this.#opts.capacity;
+    if (full()) await this.#ending.wait(full);
+    if (this.#slotsTaken() >= this.#opts.capacity || this.#state !== "running") throw poolFull(this.#opts);
 
     const fromSpare = this.acquireSpare(sessionId);
     if (fromSpare) return fromSpare;
@@ -161,6 +160,7 @@ export class BrowserPool {
 
   async #stop(): Promise<void> {
     this.#state = "stopping";
+    this.#ending.clear();
     clearTimeout(this.#refillTimer);
     clearTimeout(this.#demandTimer);
     if (this.#refillDeferred) clearTimeout(this.#refillDeferred);
@@ -191,7 +191,8 @@ export class BrowserPool {
     if (!recorded) this.#demand.record();
     const lease = leaseBrowser(sessionId, browser, leaseParts(this.#parts.get(browser)), {
       holds: (l) => this.#leases.get(sessionId) === l,
-      free: () => void this.#leases.delete(sessionId),
+      free: () => (this.#leases.delete(sessionId), this.#ending.freed(sessionId)),
+      ending: () => this.#ending.mark(sessionId),
       refill: () => this.#refill(),
       giveBack: (b) => (this.#state === "running" && b.alive ? this.#offer(b, true) : void b.close()),
       log: this.#log,
@@ -201,9 +202,7 @@ export class BrowserPool {
   }
 
   /** How many browsers this pool has launched (spares and sessions), successful or not. */
-  get launches(): number {
-    return this.#launches;
-  }
+  get launches(): number { return this.#launches; }
 
   /** Launches one browser, tracked so stop() can wait for it and close it. */
   #launch(): Promise<ChromiumProcess> {

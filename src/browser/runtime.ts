@@ -178,6 +178,7 @@ export class SessionRuntime {
     if (!entry) return;
     entry.ending = true;
     this.running.delete(sessionId);
+    entry.lease.ending();
     clearTimeout(entry.hardTimer);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     for (const socket of entry.sockets) {

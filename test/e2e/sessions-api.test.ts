@@ -215,6 +215,28 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
     await releaseAll(ws.workspace.id, ws.key);
   });
 
+  // A release is answered before the session's browser goes: its captures (log, recording, a
+  // profile to save) finish first, up to seconds for a large profile. A create at once after it, on
+  // a node that was full, was answered 503 for those moments.
+  it("a create right after a release on a full node gets the released session's slot", async () => {
+    const live = [];
+    for (let i = 0; i < 3; i++) live.push((await createSession(t, ws.key)).body);
+    for (let round = 0; round < 3; round++) {
+      const ending = live.shift()!.id;
+      // A capture that takes its time, as a large profile's save does (the runtime's own finisher hook).
+      expect(t.app.deps.runtime.addFinisher(ending, () => new Promise((r) => setTimeout(r, 400)))).toBe(true);
+      expect((await releaseSession(t, ws.key, ending)).status).toBe(204);
+      expect(inUse()).toBe(3);
+      const next = await createSession(t, ws.key);
+      expect(next.res.status, `round ${round}: ${JSON.stringify(next.body)}`).toBe(201);
+      live.push(next.body);
+    }
+    // Full, with no session ending: 503 at once.
+    const full = await createSession(t, ws.key);
+    expect(full.res.status).toBe(503);
+    await releaseAll(ws.workspace.id, ws.key);
+  });
+
   it("another workspace's session is 404; force-stop is for owners and admins, never keys", async () => {
     const other = await seedWorkspace(t);
     const mine = await createSession(t, ws.key);
