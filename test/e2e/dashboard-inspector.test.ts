@@ -19,6 +19,8 @@ const root = path.resolve(import.meta.dirname, "../..");
 const shots = path.join(root, ".scratch/screenshots");
 const desktop = { width: 1280, height: 900 };
 const phone = { width: 390, height: 844 };
+/** A wider desktop, for the delete-recording pictures. */
+const wide = { width: 1440, height: 900 };
 
 /** The page the session visits: a counter that changes the picture four times a second, and a /missing that is 404. */
 async function startSite(): Promise<{ url: string; close(): Promise<void> }> {
@@ -48,7 +50,8 @@ const RECORDING_INFO = `query ($workspace: String!, $id: String!) {
  * The session inspector in Chromium: a session with a recording and logs visits a loopback page
  * that logs a console error and makes a request that fails, watched live from its page in the
  * dashboard; after release, once the recording is ready, the page plays it, and picking the console
- * error on the timeline (and the failed request in the network table) moves the video to that moment.
+ * error on the timeline (and the failed request in the network table) moves the video to that moment;
+ * then a member deletes the recording with the inspector's button.
  * Any console error, page error or CSP violation in the dashboard fails the run.
  */
 describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
@@ -99,6 +102,15 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
     await page.setViewportSize(desktop);
   };
 
+  /** The page at 1440x900, then at phone width (the viewport stays wide after). */
+  const shootAt = async (name: string) => {
+    await page.screenshot({ path: path.join(shots, `${name}-desktop.png`), fullPage: true });
+    await page.setViewportSize(phone);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(shots, `${name}-phone.png`), fullPage: true });
+    await page.setViewportSize(wide);
+  };
+
   it("offers logs (on) and a recording (off) in the new-session dialog", async () => {
     await page.goto(`${t.url}/dashboard/w/${ws.workspace.slug}/sessions`);
     await page.getByRole("button", { name: /New session|Start a session/ }).first().click();
@@ -112,7 +124,7 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
     expect(problems).toEqual([]);
   });
 
-  it("streams the logs live, then plays the recording and seeks to the console error and the failed request", async () => {
+  it("streams the logs live, then plays the recording, seeks to the console error and the failed request, and deletes it", async () => {
     const made = await createSession(t, ws.key, { region: "us-east1", recording: true, logs: true });
     expect(made.res.status).toBe(201);
     const id = made.body.id;
@@ -209,14 +221,62 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
     await chips.getByRole("button", { name: /^Console/ }).click();
     expect(await page.locator('[data-lane="errors"] .mark[data-kind="console"]').count()).toBe(0);
 
-    // A recording deleted since: the page says it is gone, and the logs stay.
-    const deleted = await gql(t, "mutation ($id: String!, $workspace: String) { deleteRecording(id: $id, workspace: $workspace) }", { id, workspace: ws.workspace.slug }, { jar: owner.jar });
-    expect(deleted.errors).toBeUndefined();
-    await page.reload();
-    await page.getByText("The recording is gone").waitFor();
-    expect(await page.locator(".player video").count()).toBe(0);
-    await page.locator(".log-row", { hasText: "inspector-boom" }).waitFor();
-    await page.screenshot({ path: path.join(shots, "inspector-recording-gone-desktop.png"), fullPage: true });
+    await deleteFromTheInspector(id);
     expect(problems).toEqual([]);
   });
+
+  /**
+   * Deleted with the inspector's button by a MEMBER, the least of the roles: the service lets every
+   * role delete a recording (it acts for any member of the session's workspace), so there is no role
+   * the button is hidden from. Escape keeps it; confirmed, the player goes at once, the bytes answer
+   * 404, the audit log names the member, and a reload shows no recording and no button.
+   */
+  async function deleteFromTheInspector(id: string) {
+    const member = await signIn(t, await addMember(t, ws.workspace.id, "MEMBER"));
+    await context.clearCookies();
+    await context.addCookies([...member.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })));
+    await page.setViewportSize(wide);
+    await page.goto(`${t.url}/dashboard/w/${ws.workspace.slug}/sessions/${id}`);
+    await page.locator(".player video").waitFor();
+    const button = page.getByRole("button", { name: "Delete recording" });
+    await page.locator(".log-row", { hasText: "inspector-boom" }).waitFor();
+    await shootAt("inspector-delete-button");
+
+    // By keyboard: Enter opens the question, Escape leaves everything as it was.
+    await button.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Delete this recording?" });
+    await dialog.waitFor();
+    await shootAt("inspector-delete-confirm");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    expect(await page.locator(".player video").count()).toBe(1);
+
+    await button.click();
+    await dialog.getByRole("button", { name: "Delete recording" }).click();
+    const note = page.getByRole("status").filter({ hasText: "The recording was deleted." });
+    await note.waitFor();
+    expect(await page.locator(".player video").count()).toBe(0);
+    expect(await button.count()).toBe(0);
+    expect(await note.evaluate((el) => el === document.activeElement)).toBe(true);
+    await shootAt("inspector-delete-done");
+
+    const bytes = await fetch(`${t.url}/v1/sessions/${id}/recording`, { headers: bearer(ws.key) });
+    expect(bytes.status).toBe(404);
+    await t.app.deps.audit.flush();
+    const entries = await t.app.deps.db.prisma.auditEntry.findMany({
+      where: { workspaceId: ws.workspace.id, action: "session.recording.delete" },
+      select: { actorUserId: true, keyPrefix: true, target: true, httpStatus: true },
+    });
+    expect(entries).toEqual([{ actorUserId: member.userId, keyPrefix: null, target: id, httpStatus: 200 }]);
+
+    // Seen again: no recording (the player says it is gone), nothing to delete, and the logs stay.
+    await page.reload();
+    await page.getByText("The recording is gone").waitFor();
+    await page.locator(".log-row", { hasText: "inspector-boom" }).waitFor();
+    expect(await page.locator(".player video").count()).toBe(0);
+    expect(await button.count()).toBe(0);
+    await page.screenshot({ path: path.join(shots, "inspector-recording-gone-desktop.png"), fullPage: true });
+    await page.setViewportSize(desktop);
+  }
 });

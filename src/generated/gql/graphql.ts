@@ -471,6 +471,14 @@ export type SessionRecordingQueryVariables = Exact<{
 
 export type SessionRecordingQuery = { session: { id: string, recordingInfo: { status: RecordingStatus, sizeBytes: number | null, durationMs: number | null, width: number | null, height: number | null, startedAt: string, endedAt: string | null, readyAt: string | null, expiresAt: string, failure: string | null } | null } };
 
+export type DeleteRecordingMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type DeleteRecordingMutation = { deleteRecording: boolean };
+
 export type WebhookFieldsFragment = { id: string, url: string, events: Array<string>, description: string | null, enabled: boolean, disabledAt: string | null, disabledReason: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string };
 
 export type WebhookDeliveryFieldsFragment = { id: string, webhookId: string, event: string, eventId: string | null, status: string, attempts: number, nextAttemptAt: string | null, lastAttemptAt: string | null, lastResponseCode: number | null, lastError: string | null, createdAt: string };
@@ -1332,6 +1340,11 @@ export const SessionRecordingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SessionRecordingQuery, SessionRecordingQueryVariables>;
+export const DeleteRecordingDocument = new TypedDocumentString(`
+    mutation DeleteRecording($workspace: String!, $id: String!) {
+  deleteRecording(workspace: $workspace, id: $id)
+}
+    `) as unknown as TypedDocumentString<DeleteRecordingMutation, DeleteRecordingMutationVariables>;
 export const WebhooksDocument = new TypedDocumentString(`
     query Webhooks($workspace: String!, $cursor: String) {
   webhooks(workspace: $workspace, limit: 100, cursor: $cursor) {

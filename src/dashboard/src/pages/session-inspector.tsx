@@ -9,6 +9,7 @@ import { eventItem, filters, logItem, shown, type Filter, type Item } from "./in
 import { InspectorTimeline } from "./inspector-timeline.tsx";
 import { NetworkTable } from "./network-table.tsx";
 import { Player, recordingUrl } from "./player.tsx";
+import { DeleteRecordingButton } from "./recording-delete.tsx";
 import { LogList } from "./session-logs.tsx";
 import type { TimelineEvent } from "./session-timeline.ts";
 
@@ -23,7 +24,7 @@ function useRecordingInfo(workspace: string, session: SessionFieldsFragment) {
   const q = useQuery(SessionRecordingDocument, { workspace, id: session.id }, { skip: !session.recording });
   const info = q.data?.session.recordingInfo ?? null;
   const settling = !live && (info?.status === "RECORDING" || info?.status === "PROCESSING");
-  const { reload } = q;
+  const { reload, set } = q;
   // The session's end changes where the recording stands: read it again then.
   useEffect(() => {
     if (session.recording && !live) void reload();
@@ -33,7 +34,9 @@ function useRecordingInfo(workspace: string, session: SessionFieldsFragment) {
     const timer = setInterval(() => void reload(), PROCESSING_POLL_MS);
     return () => clearInterval(timer);
   }, [settling, reload]);
-  return { info, loaded: q.data !== undefined, error: q.error };
+  // Once it is known to be gone, the page (and the cache it is seen again from) holds no recording.
+  const forget = useCallback(() => set((prev) => prev && { session: { ...prev.session, recordingInfo: null } }), [set]);
+  return { info, loaded: q.data !== undefined, error: q.error, forget };
 }
 
 /**
@@ -53,6 +56,12 @@ export function SessionInspector({ session: s, events }: { session: SessionField
   const [on, setOn] = useState<ReadonlySet<Filter>>(() => new Set(firstFilters));
   const [tab, setTab] = useState<"log" | "network">("log");
   const [selected, setSelected] = useState<string | undefined>();
+  const [deleted, setDeleted] = useState(false);
+  const deletedNote = useRef<HTMLParagraphElement | null>(null);
+  // The button that opened the dialog is gone with the recording: focus goes to what says so.
+  useEffect(() => {
+    if (deleted) deletedNote.current?.focus();
+  }, [deleted]);
 
   const items = useMemo(() => [...logs.entries.map(logItem), ...events.map(eventItem)].sort((a, b) => a.at - b.at), [logs.entries, events]);
   const visible = useMemo(() => items.filter((i) => shown(i, on)), [items, on]);
@@ -98,6 +107,16 @@ export function SessionInspector({ session: s, events }: { session: SessionField
       return next;
     });
 
+  const { forget } = recording;
+  const gone = useCallback(
+    (how: "deleted" | "missing") => {
+      setSeconds(null);
+      setDeleted(how === "deleted");
+      forget();
+    },
+    [forget],
+  );
+
   const title = s.recording && s.logs ? "Recording and logs" : s.recording ? "Recording" : "Logs";
   return (
     <section className="card inspector" aria-labelledby="inspector-title">
@@ -105,14 +124,21 @@ export function SessionInspector({ session: s, events }: { session: SessionField
         <h2 id="inspector-title" className="card-title">
           {title}
         </h2>
-        {s.logs ? (
-          <span className="muted small" aria-live="polite">
-            {logs.state === "loading" ? "Loading…" : logs.state === "live" ? "Live" : logs.state === "complete" ? `${logs.entries.length.toLocaleString()} log ${logs.entries.length === 1 ? "entry" : "entries"}` : "Not live"}
-          </span>
-        ) : null}
+        <div className="card-actions">
+          {s.logs ? (
+            <span className="muted small" aria-live="polite">
+              {logs.state === "loading" ? "Loading…" : logs.state === "live" ? "Live" : logs.state === "complete" ? `${logs.entries.length.toLocaleString()} log ${logs.entries.length === 1 ? "entry" : "entries"}` : "Not live"}
+            </span>
+          ) : null}
+          {info && !deleted ? <DeleteRecordingButton sessionId={s.id} onGone={gone} /> : null}
+        </div>
       </div>
 
-      {s.recording && recording.loaded ? (
+      {deleted ? (
+        <p ref={deletedNote} className="muted small pad" role="status" tabIndex={-1}>
+          The recording was deleted.
+        </p>
+      ) : s.recording && recording.loaded ? (
         <Player src={recordingUrl(ws.slug, s.id)} info={info} live={live} label={`Recording of session ${shortId(s.id)}`} videoRef={video} onTime={setSeconds} />
       ) : null}
       {recording.error ? <ErrorNotice error={recording.error} compact /> : null}
