@@ -71,15 +71,16 @@ class BrowserLauncher {
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
   readonly #running = new Map<number, Running>();
-  /** Launches awaiting an answer, per launcher. */
+  /**
+   * Per launcher, the launches awaiting its answer and the browsers whose exit it has not reported:
+   * while there are any, its channel keeps this process alive (as a spawned child's handle does).
+   */
   readonly #waiters = new Map<ChildProcess, number>();
 
   async spawn(request: SpawnRequest, log: Logger, retry = true): Promise<SpawnedProcess> {
     if (!this.#unusable && !this.#child) this.#ready = this.#start(log);
     const child = this.#child;
     if (this.#unusable || !child) return spawnDirect(request, log);
-    // While an answer is awaited (its readiness, then the spawn's) the channel keeps this process
-    // alive; between launches it must not.
     this.#waiting(child, +1);
     try {
       if (!(await this.#ready)) return await spawnDirect(request, log);
@@ -160,6 +161,7 @@ class BrowserLauncher {
       const running = this.#running.get(message.exit);
       if (running?.launcher !== child) return;
       this.#running.delete(message.exit);
+      this.#waiting(child, -1);
       running.resolve({ code: message.code, signal: message.signal });
       return;
     }
@@ -175,6 +177,7 @@ class BrowserLauncher {
     } else if ("pid" in message) {
       const pid = message.pid;
       pending.pid = pid;
+      this.#waiting(child, +1);
       // Read now, while the launcher has not reaped it: with the pid it tells this browser from a later process given the same pid.
       const startTime = readProcStat(pid)?.startTime;
       pending.exited = new Promise((resolve) => this.#running.set(pid, { launcher: child, startTime, resolve }));
@@ -197,6 +200,7 @@ class BrowserLauncher {
   #onGone(child: ChildProcess, log: Logger): void {
     if (this.#gone.has(child)) return; // told twice: by its exit and by its channel's end
     this.#gone.add(child);
+    this.#waiters.delete(child);
     if (this.#child === child) {
       this.#child = undefined;
       this.#ready = undefined;
@@ -227,7 +231,8 @@ class BrowserLauncher {
       if (this.#running.get(pid) === running) this.#running.delete(pid);
       running.resolve({ code: null, signal: null }); // its parent, who alone could know, is gone
     };
-    const timer = setInterval(check, ORPHAN_POLL_MS).unref();
+    // Not unref()'d: until the exit is seen this process stays up for it, as it did for a child of its own.
+    const timer = setInterval(check, ORPHAN_POLL_MS);
     running.cdpOut?.once("close", check);
     check();
   }
