@@ -142,7 +142,8 @@ class BrowserLauncher {
       });
       // Its spawn failed, or a kill did: never an uncaught exception.
       child.on("error", (err) => (clearTimeout(timer), resolve(false), log.warn({ err }, "browser launcher error")));
-      child.once("exit", () => (clearTimeout(timer), resolve(false)));
+      // Its channel's end may come first, and the loop may have nothing else to wait for.
+      for (const end of ["exit", "disconnect"]) child.once(end, () => (clearTimeout(timer), resolve(false)));
     });
     child.once("disconnect", () => this.#onGone(child, log));
     child.once("exit", () => this.#onGone(child, log));
