@@ -258,9 +258,8 @@ export class BrowserPool {
     if (this.#demand.raised && !this.#demandTimer) {
       this.#demandTimer = setTimeout(() => ((this.#demandTimer = undefined), this.#refill()), 15_000).unref();
     }
-    // The launch starts a little later: spawn() forks this whole process synchronously (20–45 ms
-    // at a few hundred MB), and the session that just took a spare should get its answer and its
-    // client's connection through before that freeze.
+    // The launch starts a little later: a starting Chromium takes the cores for ~100 ms, and the
+    // session that just took a spare should get its client connected and its first page going first.
     this.#refillDeferred ??= setTimeout(() => {
       this.#refillDeferred = undefined;
       this.#launchSpare();
