@@ -110,10 +110,16 @@ async function openPglite(
 function yieldBeforeStatements(db: PGlite): void {
   const raw = db.execProtocolRaw.bind(db);
   db.execProtocolRaw = async (...args: Parameters<PGlite["execProtocolRaw"]>) => {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // A statement is several protocol messages (parse, describe, bind, execute, sync), each its own
+    // call: the turn is taken before the one that starts it (Parse, or a simple Query) only.
+    if (startsStatement(args[0])) await new Promise<void>((resolve) => setImmediate(resolve));
     return raw(...args);
   };
 }
+
+const PARSE = 0x50; // 'P'
+const QUERY = 0x51; // 'Q'
+const startsStatement = (message: Uint8Array) => message[0] === PARSE || message[0] === QUERY;
 
 /** How long a close waits for the statements already running. */
 const closeWaitMs = 15_000;

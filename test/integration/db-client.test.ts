@@ -41,6 +41,23 @@ describe("embedded PGlite in a data folder", () => {
     expect(row).toMatchObject({ slug: "kept", name: "Kept" });
   });
 
+  // The embedded database runs statements on this thread and answers them as microtasks: without a
+  // turn of the event loop between them, a chain of statements held every socket waiting.
+  test("a chain of statements lets the event loop turn between them", async () => {
+    const db = await openHere();
+    let done = 0;
+    const chain = (async () => {
+      for (let i = 0; i < 20; i++) {
+        await db.direct!(Prisma.sql`SELECT ${i}::int AS n`);
+        done++;
+      }
+    })();
+    const doneWhenTheLoopTurned = await new Promise<number>((resolve) => setImmediate(() => resolve(done)));
+    await chain;
+    expect(done).toBe(20);
+    expect(doneWhenTheLoopTurned).toBeLessThanOrEqual(1);
+  });
+
   // PGlite's own close() ran under a statement in flight and left the process spinning for ever.
   test("a close waits for the statements already begun, then refuses new ones", async () => {
     const db = await openHere();
