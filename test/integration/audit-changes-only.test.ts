@@ -44,7 +44,9 @@ describe("the audit log's changes-only view", () => {
     const changes = await rest("?changes_only=true");
     expect(changes).toContain("api_key.create");
     expect(changes.filter(isReadAction)).toEqual([]);
-    expect(await rest("?changes_only=false")).toEqual(await rest(""));
+    // Each listing is itself audited (audit.list), written a moment later: one call may see the entry of the one before it.
+    const withoutListings = (actions: string[]) => actions.filter((a) => a !== "audit.list");
+    expect(withoutListings(await rest("?changes_only=false"))).toEqual(withoutListings(await rest("")));
     const bad = await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/audit-log?changes_only=yes`, { headers: userAuth(owner) });
     expect(bad.status).toBe(400);
 
