@@ -67,6 +67,31 @@ describe("the browser launcher (real Chromium)", () => {
     expect(two.alive).toBe(true);
   }, 60_000);
 
+  // The launcher's channel to the node carries launch requests and pipe ends: a browser holding it (a
+  // tenant's browser is assumed hostile) could ask for processes of its own.
+  it("leaves nothing of its channel to the node in the browsers: neither its descriptor nor NODE_CHANNEL_FD", async () => {
+    const browser = await launch(tempDir(), "one");
+    const launcher = parentOf(browser.pid);
+    const environ = (pid: number) => fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+    const channelFd = environ(launcher).find((v) => v.startsWith("NODE_CHANNEL_FD="))?.split("=")[1];
+    expect(channelFd).toMatch(/^\d+$/);
+    const channel = fs.readlinkSync(`/proc/${launcher}/fd/${channelFd}`);
+    expect(channel).toMatch(/^socket:\[\d+\]$/);
+    const members = liveGroupMembers(browser.pid).map((m) => m.pid);
+    expect(members).toContain(browser.pid);
+    for (const pid of members) {
+      expect(environ(pid).filter((v) => v.startsWith("NODE_")), `process ${pid}`).toEqual([]);
+      const held = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+        } catch {
+          return ""; // closed meanwhile
+        }
+      });
+      expect(held, `process ${pid}`).not.toContain(channel);
+    }
+  }, 60_000);
+
   it("replaces a launcher killed with SIGKILL, and still sees the exit of a browser it had started", async () => {
     const dataRoot = tempDir();
     const before = await launch(dataRoot, "before");
