@@ -4,6 +4,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { cacheStatements } from "./statement-cache.ts";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
 import { applyMigrations, fromPgClient, pendingMigrations } from "./migrate.ts";
 import { poolConfig } from "./pg-timeouts.ts";
@@ -81,6 +82,7 @@ async function openPglite(
   }
   const db = pglite;
   yieldBeforeStatements(db);
+  cacheStatements(db, { turn: () => new Promise<void>((resolve) => setImmediate(resolve)) });
   const statements = guardClose(db);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
   const direct = async (sql: Prisma.Sql) => {
