@@ -11,49 +11,24 @@ import { z } from "zod";
 export const PROFILE_FORMAT = "vessel.profile";
 export const CURRENT_FORMAT_VERSION = 1;
 
-/** Far above what Chromium keeps (about 3,300 cookies in all, 180 per domain). */
-export const MAX_COOKIES = 5_000;
-export const MAX_ORIGINS = 1_000;
-/** Items per storage area (localStorage or sessionStorage) of one origin. */
-export const MAX_ITEMS = 10_000;
-/** Chromium refuses cookies whose name and value together exceed 4,096 bytes. */
-export const MAX_COOKIE_BYTES = 4_096;
-export const MAX_STORAGE_NAME = 16_384;
-/** Unix seconds of 9999-12-31T23:59:59Z; Chromium caps expiry at 400 days from setting anyway. */
-const MAX_EXPIRES = 253_402_300_799;
+import {
+  MAX_COOKIE_BYTES, MAX_COOKIES, MAX_DOMAIN_CHARS, MAX_ITEMS, MAX_ORIGINS, MAX_PATH_CHARS, MAX_STORAGE_NAME, MAX_URL_CHARS,
+  checkCookie, cookieNameChars, cookieValueChars, hostName, isExpires, isOrigin, isPlainDocumentV1, isSite, pathChars,
+} from "./profile-rules.ts";
 
-const bytes = (s: string) => Buffer.byteLength(s, "utf8");
-// Control characters (tab aside) and `;` cannot appear in a cookie; `=` ends a name.
-const cookieValueChars = /^[^\x00-\x08\x0a-\x1f\x7f;]*$/;
-const cookieNameChars = /^[^\x00-\x08\x0a-\x1f\x7f;=]*$/;
-const hostName = /^\.?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$|^\[[0-9A-Fa-f:.]+\]$/;
-const pathChars = /^\/[^\x00-\x1f\x7f;]*$/;
+export { MAX_COOKIE_BYTES, MAX_COOKIES, MAX_ITEMS, MAX_ORIGINS, MAX_STORAGE_NAME } from "./profile-rules.ts";
 
 /** `http(s)://host[:port]`, exactly as browsers serialise an origin (no path, no trailing slash). */
 export const Origin = z
   .string({ error: "must be a string" })
-  .max(2048, "must be at most 2048 characters")
-  .refine((o) => {
-    try {
-      const u = new URL(o);
-      return (u.protocol === "http:" || u.protocol === "https:") && u.origin === o;
-    } catch {
-      return false;
-    }
-  }, "must be an http(s) origin such as https://example.com (scheme, host and optional port; no path or trailing slash)");
+  .max(MAX_URL_CHARS, `must be at most ${MAX_URL_CHARS} characters`)
+  .refine(isOrigin, "must be an http(s) origin such as https://example.com (scheme, host and optional port; no path or trailing slash)");
 
 /** A site (`scheme://registrable-domain`), the unit cookie partitions are keyed by. */
 const Site = z
   .string({ error: "must be a string" })
-  .max(2048, "must be at most 2048 characters")
-  .refine((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === "http:" || u.protocol === "https:") && `${u.protocol}//${u.host}` === s && u.port === "";
-    } catch {
-      return false;
-    }
-  }, "must be a site such as https://example.com (scheme and host, no port or path)");
+  .max(MAX_URL_CHARS, `must be at most ${MAX_URL_CHARS} characters`)
+  .refine(isSite, "must be a site such as https://example.com (scheme and host, no port or path)");
 
 const SameSite = z.enum(["Strict", "Lax", "None"], { error: 'must be "Strict", "Lax" or "None"' });
 
@@ -62,39 +37,20 @@ const CookieValue = z.string({ error: "must be a string" }).max(MAX_COOKIE_BYTES
 const CookieDomain = z
   .string({ error: "must be a string" })
   .min(1, "cannot be empty")
-  .max(254, "must be at most 254 characters")
+  .max(MAX_DOMAIN_CHARS, `must be at most ${MAX_DOMAIN_CHARS} characters`)
   .regex(hostName, "must be a host name (a leading dot makes it a domain cookie) or a bracketed IPv6 address");
-const CookiePath = z.string({ error: "must be a string" }).max(1024, "must be at most 1024 characters").regex(pathChars, "must start with / and contain no control characters or `;`");
+const CookiePath = z.string({ error: "must be a string" }).max(MAX_PATH_CHARS, `must be at most ${MAX_PATH_CHARS} characters`).regex(pathChars, "must start with / and contain no control characters or `;`");
 const Expires = z
   .number({ error: "must be a number" })
-  .refine((n) => n === -1 || (Number.isFinite(n) && n >= 0 && n <= MAX_EXPIRES), "must be -1 (a session cookie) or Unix seconds");
+  .refine(isExpires, "must be -1 (a session cookie) or Unix seconds");
 
 const PartitionKey = z.strictObject({
   topLevelSite: Site,
   hasCrossSiteAncestor: z.boolean({ error: "must be a boolean" }),
 });
 
-interface CookieShape {
-  name: string;
-  value: string;
-  domain: string;
-  path: string;
-  secure: boolean;
-  sameSite: "Strict" | "Lax" | "None" | null;
-  partitioned: boolean;
-}
-
-/** The rules Chromium applies when a cookie is set, checked up front so a stored profile never fails to restore over one. */
-function checkCookie(c: CookieShape, ctx: z.RefinementCtx): void {
-  const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
-  if (bytes(c.name) + bytes(c.value) > MAX_COOKIE_BYTES) issue("value", `name and value together must be at most ${MAX_COOKIE_BYTES} bytes`);
-  if (c.name === "" && c.value === "") issue("name", "a cookie needs a name or a value");
-  if (c.sameSite === "None" && !c.secure) issue("secure", "a SameSite=None cookie must be secure");
-  if (c.partitioned && !c.secure) issue("secure", "a partitioned cookie must be secure");
-  const lower = c.name.toLowerCase();
-  if ((lower.startsWith("__secure-") || lower.startsWith("__host-")) && !c.secure) issue("secure", "a __Secure- or __Host- cookie must be secure");
-  if (lower.startsWith("__host-") && (c.path !== "/" || c.domain.startsWith("."))) issue("domain", "a __Host- cookie must be host-only with path /");
-}
+/** Chromium's rules for setting a cookie (profile-rules.ts), as issues of the schema. */
+const cookieRules = (ctx: z.RefinementCtx) => (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
 
 /** One cookie as a profile stores it. `expires` is Unix seconds, or -1 for a session cookie. */
 export const ProfileCookie = z
@@ -111,7 +67,7 @@ export const ProfileCookie = z
     /** CHIPS: the partition of a `Partitioned` cookie; null for an ordinary one. */
     partitionKey: PartitionKey.nullable(),
   })
-  .superRefine((c, ctx) => checkCookie({ ...c, partitioned: c.partitionKey !== null }, ctx));
+  .superRefine((c, ctx) => checkCookie({ ...c, partitioned: c.partitionKey !== null }, cookieRules(ctx)));
 export type ProfileCookie = z.output<typeof ProfileCookie>;
 
 const StorageItem = z.strictObject({
@@ -169,6 +125,9 @@ export class ProfileFormatError extends Error {
 export function parseProfileDocument(json: unknown): ProfileDocument {
   const version = (json as { formatVersion?: unknown } | null)?.formatVersion;
   if (version !== 1) throw new ProfileFormatError(`unknown profile format version ${JSON.stringify(version ?? null).slice(0, 20)}`);
+  // The usual stored document passes the plain check as it is (profile-rules.ts says why); the
+  // schema judges the rest, and says what is wrong.
+  if (isPlainDocumentV1(json)) return json as ProfileDocument;
   const result = ProfileDocumentV1.safeParse(json);
   if (!result.success) {
     const first = result.error.issues[0];
@@ -222,7 +181,7 @@ const StorageStateCookie = z
     partitionKey: Site.optional(),
     _crHasCrossSiteAncestor: z.boolean({ error: "must be a boolean" }).optional(),
   })
-  .superRefine((c, ctx) => checkCookie({ ...c, sameSite: c.sameSite ?? null, partitioned: c.partitionKey !== undefined }, ctx));
+  .superRefine((c, ctx) => checkCookie({ ...c, sameSite: c.sameSite ?? null, partitioned: c.partitionKey !== undefined }, cookieRules(ctx)));
 
 const StorageStateOrigin = z.strictObject({
   origin: Origin,
