@@ -82,7 +82,8 @@ async function openPglite(
   }
   const db = pglite;
   yieldBeforeStatements(db);
-  cacheStatements(db, { turn: () => new Promise<void>((resolve) => setImmediate(resolve)) });
+  // Its statements skip the Parse that yieldBeforeStatements takes the turn before: it takes it itself.
+  cacheStatements(db, { turn: loopTurn });
   const statements = guardClose(db);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
   const direct = async (sql: Prisma.Sql) => {
@@ -114,11 +115,12 @@ function yieldBeforeStatements(db: PGlite): void {
   db.execProtocolRaw = async (...args: Parameters<PGlite["execProtocolRaw"]>) => {
     // A statement is several protocol messages (parse, describe, bind, execute, sync), each its own
     // call: the turn is taken before the one that starts it (Parse, or a simple Query) only.
-    if (startsStatement(args[0])) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (startsStatement(args[0])) await loopTurn();
     return raw(...args);
   };
 }
 
+const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const PARSE = 0x50; // 'P'
 const QUERY = 0x51; // 'Q'
 const startsStatement = (message: Uint8Array) => message[0] === PARSE || message[0] === QUERY;
