@@ -37,6 +37,8 @@ export class ApiKeyAuthenticator {
   private readonly verified = new VerifiedKeyCache();
   private readonly records = new Map<string, { record: KeyRecord | null; loadedAt: number }>();
   private readonly lastUsed = new Map<string, number>();
+  /** Told of each key this node revokes, at once (other nodes learn it from the revocation list). */
+  private readonly revokedListeners = new Set<(keyId: string) => void>();
 
   constructor(
     private readonly deps: {
@@ -126,12 +128,19 @@ export class ApiKeyAuthenticator {
   async revoked(keyId: string): Promise<void> {
     this.records.delete(keyId);
     this.verified.forget(keyId);
+    for (const listener of this.revokedListeners) listener(keyId);
     try {
       await this.deps.revocations.add(keyId);
     } catch (err) {
       // The revocation is committed; other nodes still refuse the key once their cached record (≤ 60 s) expires.
       this.deps.log.error({ err, apiKeyId: keyId }, "could not broadcast a key revocation; other nodes will see it within a minute");
     }
+  }
+
+  /** Calls `listener` with each key revoked on this node from now on; answers the unsubscribe. */
+  onRevoked(listener: (keyId: string) => void): () => void {
+    this.revokedListeners.add(listener);
+    return () => void this.revokedListeners.delete(listener);
   }
 
   private async record(id: string): Promise<KeyRecord | null> {
@@ -145,7 +154,8 @@ export class ApiKeyAuthenticator {
     return record;
   }
 
-  private async isRevoked(id: string): Promise<boolean> {
+  /** Whether the key is revoked (the shared list, else the database). */
+  async isRevoked(id: string): Promise<boolean> {
     try {
       return await this.deps.revocations.isRevoked(id);
     } catch (err) {

@@ -81,9 +81,19 @@ export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, r
     await s.state.close();
     await s.transport.close().catch(() => {});
   };
+  // A revoked key's MCP sessions end with it, so they no longer hold their browsers' CDP connections
+  // (every request of theirs is refused from the revocation on anyway): at once when this node
+  // revokes it, within a sweep when another node did.
+  const endKey = (keyId: string) => {
+    for (const [id, s] of sessions) if (s.keyId === keyId) void end(id);
+  };
+  const unsubscribe = deps.auth.onRevoked(endKey);
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const [id, s] of sessions) if (now - s.lastSeen > idleMs) void end(id);
+    for (const keyId of new Set([...sessions.values()].map((s) => s.keyId))) {
+      deps.auth.isRevoked(keyId).then((revoked) => revoked && endKey(keyId), () => {});
+    }
   }, Math.min(idleMs, 60_000));
   sweep.unref();
 
@@ -142,6 +152,7 @@ export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, r
     },
     async close() {
       clearInterval(sweep);
+      unsubscribe();
       await Promise.all([...sessions.keys()].map(end));
     },
   };

@@ -363,15 +363,26 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     expect(await status(ws.key, bystanderId)).toBe(200);
   }, 60_000);
 
-  it("refuses the very next request of an open MCP session once its key is revoked", async () => {
+  it("refuses the very next request of an open MCP session once its key is revoked, and lets go of its browser connection", async () => {
     const extra = await addKey(t, ws.workspace.id);
     const owner = await seedUser(t, ws.workspace.id, "OWNER");
     const client = await connect(httpTransport(extra.key));
     try {
       expect((await client.listTools()).tools.length).toBe(expectedTools.length);
+      const created = await call(client, "create_session");
+      expect(created.isError, textOf(created)).toBeFalsy();
+      const sessionId = created.structuredContent!.id as string;
+      expect(textOf(await call(client, "navigate", { url: fixtureUrl }))).toContain("HTTP 200");
+      expect(t.app.deps.runtime.clientCount(sessionId)).toBe(1);
       const revoked = await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${extra.keyId}`, { method: "DELETE", headers: userAuth(owner) });
       expect(revoked.status).toBe(204);
       await expect(client.listTools()).rejects.toThrow(/401/);
+      // The MCP session ended with its key: its CDP connection to the browser is closed, not kept until it idles out.
+      const deadline = Date.now() + 10_000;
+      while (t.app.deps.runtime.clientCount(sessionId) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(t.app.deps.runtime.clientCount(sessionId)).toBe(0);
+      const released = await fetch(`${t.url}/v1/sessions/${sessionId}`, { method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+      expect(released.status).toBe(204);
     } finally {
       await client.close();
     }
