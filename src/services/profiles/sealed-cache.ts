@@ -6,7 +6,7 @@
  *
  * Only ciphertext is kept, never a data key or a plaintext: a copy is exactly as safe as the row.
  * Whether it is the row's current payload is settled in the read's statement: the row's
- * authentication tag and the MD5 of its payload are compared with the copy's, and the stored
+ * authentication tag and the SHA-256 of its payload are compared with the copy's, and the stored
  * payload is sent when either differs (a payload damaged in the database is refused as before, not
  * masked by an intact copy). AES-GCM settles the rest: a copy that is not the payload the row's tag
  * authenticates does not decrypt (the reader then reads the row in full).
@@ -24,8 +24,11 @@ export interface CachedPayload {
   workspaceId: string;
   authTag: Buffer;
   ciphertext: Uint8Array;
-  /** Hex MD5 of the ciphertext, as Postgres's md5(bytea) writes it: a fingerprint, not a seal. */
-  md5: string;
+  /**
+   * Hex SHA-256 of the ciphertext, as Postgres's encode(sha256(bytea), 'hex') writes it: a
+   * fingerprint, not a seal. Not MD5: a PostgreSQL server in FIPS mode refuses md5().
+   */
+  sha256: string;
 }
 
 class SealedCache {
@@ -41,9 +44,9 @@ class SealedCache {
     return entry;
   }
 
-  put(id: string, payload: Omit<CachedPayload, "md5">): void {
+  put(id: string, payload: Omit<CachedPayload, "sha256">): void {
     this.drop(id);
-    const entry = { ...payload, md5: createHash("md5").update(payload.ciphertext).digest("hex") };
+    const entry = { ...payload, sha256: createHash("sha256").update(payload.ciphertext).digest("hex") };
     if (entry.ciphertext.byteLength > MAX_CACHED_BYTES / 4) return;
     this.#entries.set(id, entry);
     this.#bytes += entry.ciphertext.byteLength;
