@@ -13,7 +13,7 @@ import type { PGlite } from "@electric-sql/pglite";
  * the Parse is sent with a name; after that the Parse is not sent at all, and the Describe and the
  * Bind of the same exchange name the statement instead of the unnamed one. PostgreSQL then skips the
  * parse, and after five executions uses a generic plan where it costs no more than a custom one (its
- * usual rule for prepared statements, as with Prisma's own on a PostgreSQL server). The answers
+ * usual rule for prepared statements). The answers
  * to a statement's Describe (its parameter and row types) never change, so they are kept and given
  * back without the call.
  *
@@ -28,7 +28,11 @@ const BIND = 0x42; // 'B'
 const DESCRIBE = 0x44; // 'D'
 const SYNC = 0x53; // 'S'
 const STATEMENT = 0x53; // 'S' in a Describe: a statement (not a portal)
-/** PostgreSQL's invalid_sql_statement_name: a named statement is gone (never expected; see below). */
+/**
+ * PostgreSQL's invalid_sql_statement_name: a named statement is gone. Never expected (nothing here
+ * deallocates one), but if it happens the kept texts are forgotten and each is prepared again, under
+ * a new name, the next time it runs.
+ */
 const STATEMENT_GONE = "26000";
 
 type Stream = PGlite["execProtocolStream"];
@@ -66,6 +70,8 @@ export function cacheStatements(db: PGlite, opts: { limit?: number; turn?: () =>
   const limit = opts.limit ?? 200;
   const down: Stream = db.execProtocolStream.bind(db);
   const byText = new Map<string, Prepared>();
+  /** Names are never reused, so a name prepared again cannot collide with one PostgreSQL still holds. */
+  let named = 0;
   /** The statement of the exchange under way (from its Parse to its Sync), when it is a named one. */
   let current: Prepared | undefined;
 
@@ -88,7 +94,7 @@ export function cacheStatements(db: PGlite, opts: { limit?: number; turn?: () =>
       }
       current = undefined;
       if (byText.size >= limit) return down(bytes, options);
-      const prepared: Prepared = { name: `vessel_${byText.size + 1}` };
+      const prepared: Prepared = { name: `vessel_${++named}` };
       const answer = await down(message(PARSE, [cstring(prepared.name), body.subarray(1)]), options);
       byText.set(text, prepared);
       current = prepared;
