@@ -2,6 +2,7 @@
 // one into a new session, and saving back on release.
 import { auditRecord } from "../audit/request-audit.ts";
 import { captureProfile } from "../../browser/profile-capture.ts";
+import { isPlainDocumentV1 } from "../../browser/profile-rules.ts";
 import { CURRENT_FORMAT_VERSION, ProfileDocumentV1, ProfileFormatError, parseProfileDocument, serializeDocument, type DocumentStats, type ProfileDocument } from "../../browser/profile-format.ts";
 import { restoreProfile } from "../../browser/profile-restore.ts";
 import { ProfileDecryptError, openProfile, sealProfile, type SealedProfile } from "../../crypto/profile-crypto.ts";
@@ -30,8 +31,11 @@ export function sealDocument(deps: AppDeps, row: { id: string; workspaceId: stri
       );
     }
     // Never store what restore would refuse to read: a capture that breaks the schema is a fault of ours.
-    const check = ProfileDocumentV1.safeParse(doc);
-    if (!check.success) throw new Error(`profile document breaks its schema at ${check.error.issues[0]?.path.join(".") ?? "?"}`);
+    // The plain check first, as a read does (profile-rules.ts); the schema only for what it does not accept.
+    if (!isPlainDocumentV1(doc)) {
+      const check = ProfileDocumentV1.safeParse(doc);
+      if (!check.success) throw new Error(`profile document breaks its schema at ${check.error.issues[0]?.path.join(".") ?? "?"}`);
+    }
     const sealed = sealProfile(deps.masterKey, row, CURRENT_FORMAT_VERSION, json);
     // Kept for the next read (a start from the profile): if this write does not happen, the row's tag says so.
     sealedCache(deps.db).put(row.id, { workspaceId: row.workspaceId, authTag: Buffer.from(sealed.authTag), ciphertext: sealed.ciphertext });
