@@ -73,6 +73,34 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/**
+ * Live processes that lead their own group and were started with every one of `args` (a launch's
+ * arguments name its own folder, so they match that launch alone): a browser whose spawner died
+ * before it could report the pid.
+ */
+export function groupLeadersStartedWith(args: readonly string[]): ProcStat[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const found: ProcStat[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProcStat(Number(entry));
+    if (!isLive(stat) || stat.pgrp !== stat.pid) continue;
+    let argv: Set<string>;
+    try {
+      argv = new Set(fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0"));
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (args.every((arg) => argv.has(arg))) found.push(stat);
+  }
+  return found;
+}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**

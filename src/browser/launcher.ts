@@ -6,7 +6,7 @@ import type { Socket } from "node:net";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../logger.ts";
-import { isLive, readProcStat, signalGroup } from "./chromium-processes.ts";
+import { GROUP_EXIT_WAIT_MS, groupLeadersStartedWith, isLive, readProcStat, signalGroup, waitForGroupGone } from "./chromium-processes.ts";
 
 export interface ProcessExit {
   code: number | null;
@@ -38,6 +38,9 @@ const ORPHAN_POLL_MS = 250;
 
 interface Pending {
   launcher: ChildProcess;
+  request: SpawnRequest;
+  /** A launch the launcher's death interrupts is made again, once. */
+  retry: boolean;
   resolve(spawned: SpawnedProcess): void;
   reject(err: Error): void;
   pid?: number;
@@ -93,13 +96,11 @@ class BrowserLauncher {
   #ask(child: ChildProcess, request: SpawnRequest, log: Logger, retry: boolean): Promise<SpawnedProcess> {
     const id = this.#nextId++;
     return new Promise<SpawnedProcess>((resolve, reject) => {
-      this.#pending.set(id, { launcher: child, resolve, reject, pipes: {} });
+      this.#pending.set(id, { launcher: child, request, retry, resolve, reject, pipes: {} });
+      // Not delivered: the launcher has gone, and this process may not have heard yet. Its going
+      // makes this launch again, with a new launcher (or, if that one fails as well, this process).
       child.send({ id, ...request }, (err) => {
-        if (!err || !this.#pending.delete(id)) return;
-        // Never delivered: the launcher has gone, and this process has not heard yet. Nothing was
-        // spawned, so a new launcher (or, if that one fails as well, this process) spawns it.
-        this.#onGone(child, log);
-        (retry ? this.spawn(request, log, false) : spawnDirect(request, log)).then(resolve, reject);
+        if (err) this.#onGone(child, log);
       });
     });
   }
@@ -211,14 +212,28 @@ class BrowserLauncher {
     }
     for (const [id, pending] of this.#pending) {
       if (pending.launcher !== child) continue;
-      if (pending.pid !== undefined) signalGroup(pending.pid, "SIGKILL");
       for (const pipe of Object.values(pending.pipes)) pipe.destroy();
       this.#pending.delete(id);
-      pending.reject(new Error("the browser launcher exited during the launch"));
+      if (pending.pid !== undefined) {
+        signalGroup(pending.pid, "SIGKILL");
+        pending.reject(new Error("the browser launcher exited during the launch"));
+      } else {
+        // No pid came back: the request may never have reached it (its end of the channel can be
+        // read before the failed send is reported), or it spawned the browser and died before saying
+        // so. That browser would hold this launch's folder, so it goes before the launch is made again.
+        void this.#relaunch(pending, log).then(pending.resolve, pending.reject);
+      }
     }
     for (const [pid, running] of this.#running) {
       if (running.launcher === child) this.#watchOrphan(pid, running);
     }
+  }
+
+  async #relaunch({ request, retry }: Pending, log: Logger): Promise<SpawnedProcess> {
+    const strays = groupLeadersStartedWith(request.args);
+    for (const stray of strays) signalGroup(stray.pid, "SIGKILL");
+    await Promise.all(strays.map((stray) => waitForGroupGone(stray.pid, GROUP_EXIT_WAIT_MS)));
+    return retry ? this.spawn(request, log, false) : spawnDirect(request, log);
   }
 
   #watchOrphan(pid: number, running: Running): void {

@@ -71,12 +71,13 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
         const pool = warm.app.deps.browsers;
         const spareReady = () => vi.waitFor(() => expect(pool.report().warm).toBe(1), { timeout: 30_000, interval: 20 });
         await spareReady();
-        // The statements the embedded database runs directly (the session paths), as SQL.
+        // The statements the embedded database runs directly on the session paths, as SQL. The webhook
+        // dispatcher's poll (once a second) runs there too, and is left out: it is not this request's.
         const db = warm.app.deps.db;
         const direct = db.direct!;
         const statements: string[] = [];
         db.direct = (sql) => {
-          statements.push(sql.text);
+          if (!sql.text.includes('"webhook_deliveries"')) statements.push(sql.text);
           return direct(sql);
         };
         const key = randomUUID();

@@ -5,7 +5,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium.ts";
 import { findChromium } from "../../src/browser/chromium-command.ts";
-import { isLive, liveGroupMembers, readProcStat } from "../../src/browser/chromium-processes.ts";
+import { groupLeadersStartedWith, isLive, liveGroupMembers, readProcStat, signalGroup } from "../../src/browser/chromium-processes.ts";
+import { spawnBrowserProcess } from "../../src/browser/launcher.ts";
 import { createLogger } from "../../src/logger.ts";
 
 // Real Chromium, spawned by the launcher process (src/browser/launcher.ts): the browsers are its
@@ -112,6 +113,41 @@ describe("the browser launcher (real Chromium)", () => {
     await before.close();
     expect(fs.existsSync(before.dir)).toBe(false);
   }, 60_000);
+
+  // The launch is asked of the dead launcher before this process has seen it die: the end of its
+  // channel may be read before the failed send is reported. Either way the launch is made again.
+  it("makes a launch asked of a launcher that was killed a moment before", async () => {
+    const cwd = tempDir();
+    const spawnOne = async (marker: string) => {
+      const request = { command: process.execPath, args: ["-e", "setTimeout(() => {}, 30000)", marker], cwd, env: {} };
+      const spawned = await spawnBrowserProcess(request, log);
+      cleanups.push(() => signalGroup(spawned.pid, "SIGKILL"));
+      return spawned;
+    };
+    for (let i = 0; i < 5; i++) {
+      const launcher = parentOf((await spawnOne(`before${i}`)).pid);
+      process.kill(launcher, "SIGKILL");
+      for (const deadline = Date.now() + 5_000; running(launcher) && Date.now() < deadline; ); // no turn of the loop
+      const after = await spawnOne(`after${i}`); // asked in this same turn
+      expect(parentOf(after.pid)).not.toBe(launcher);
+      expect(cmdline(after.pid)).toContain(`after${i}`);
+    }
+  }, 60_000);
+
+  it("finds a browser by its launch's arguments when nobody reported its pid, and only that one", async () => {
+    const marker = `vessel-test-${process.pid}-${Date.now()}`;
+    const start = (args: string[], detached: boolean) => {
+      const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)", ...args], { detached, stdio: "ignore" });
+      cleanups.push(() => child.kill("SIGKILL"));
+      return child.pid!;
+    };
+    const leader = start([marker, "other"], true);
+    start([marker], true); // lacks one of the arguments
+    start([marker, "other"], false); // in this process's group: not a browser's own
+    await until("the processes have their arguments", () => groupLeadersStartedWith([marker]).length === 2);
+    expect(groupLeadersStartedWith([marker, "other"]).map((p) => p.pid)).toEqual([leader]);
+    expect(groupLeadersStartedWith([`${marker}-not`])).toEqual([]);
+  }, 30_000);
 
   it.each(["close", "wait"])("leaves no launcher behind when its node goes (%s)", async (mode) => {
     const dataRoot = tempDir();
