@@ -3,6 +3,7 @@ import type { AppDeps } from "../../kernel/context.ts";
 import { purgeExpiredRecordings } from "../recordings/recording-retention.ts";
 import { purgeExpiredSessionLogs } from "../session-logs/log-retention.ts";
 import { purgeOldDeliveries } from "../webhooks/delivery-retention.ts";
+import { makeMissedDeliveries, MISSED_DELIVERIES_EVERY_MS } from "../webhooks/missed-deliveries.ts";
 
 /** A revoked API key stays listed, greyed out, for 90 days, then is deleted (spec §3). */
 export const REVOKED_KEY_RETENTION_DAYS = 90;
@@ -37,5 +38,7 @@ export function maintenanceJobs(deps: AppDeps, everyMs: number): Job[] {
     { name: "purge-expired-recordings", everyMs, firstAfterMs, run: () => purgeExpiredRecordings(deps) },
     { name: "purge-expired-session-logs", everyMs, firstAfterMs, run: () => purgeExpiredSessionLogs(deps) },
     { name: "purge-old-webhook-deliveries", everyMs, firstAfterMs, run: () => purgeOldDeliveries(deps) },
+    // Not the maintenance interval: a lost delivery is late by at most about a minute.
+    { name: "make-missed-webhook-deliveries", everyMs: MISSED_DELIVERIES_EVERY_MS, run: () => makeMissedDeliveries(deps) },
   ];
 }

@@ -16,7 +16,7 @@ import { carriesSession, deliveryBody, eventPayload, sessionPayload } from "./we
  * webhook events cost one read when its workspace has no endpoint for them.
  */
 
-const wanted: ReadonlySet<string> = new Set(webhookEventTypes);
+export const wanted: ReadonlySet<string> = new Set(webhookEventTypes);
 
 interface EndpointRow { id: string; events: string[] }
 
@@ -48,15 +48,27 @@ async function enqueueSession(deps: Pick<AppDeps, "db" | "log">, sessionId: stri
       WHERE s."id" = ${sessionId} AND e."enabled" AND e."events" && ${types}::text[]`,
   );
   if (endpoints.length === 0) return 0;
+  return makeDeliveries(deps, sessionId, events, (event) => endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((e) => e.id));
+}
+
+/**
+ * One delivery row per event and endpoint (`endpointsOf`), its body built now from the event (or the
+ * session's row as it is now); a pair that has its row already is skipped. Answers how many were made.
+ */
+export async function makeDeliveries(
+  deps: Pick<AppDeps, "db">,
+  sessionId: string,
+  events: readonly SessionEventView[],
+  endpointsOf: (event: SessionEventView) => readonly string[],
+): Promise<number> {
   const session = events.some((e) => carriesSession(e.type)) ? await deps.db.prisma.session.findUnique({ where: { id: sessionId } }) : null;
   const rows: Prisma.WebhookDeliveryCreateManyInput[] = [];
   for (const event of events) {
     const data = carriesSession(event.type) ? (session ? sessionPayload(session) : null) : eventPayload(event);
     if (!data) continue;
     const payload = deliveryBody(event.type, event.createdAt, data);
-    for (const endpoint of endpoints) {
-      if (!endpoint.events.includes(event.type)) continue;
-      rows.push({ id: `msg_${ulid()}`, endpointId: endpoint.id, eventType: event.type, eventId: event.id, payload, nextAttemptAt: event.createdAt, createdAt: event.createdAt });
+    for (const endpointId of endpointsOf(event)) {
+      rows.push({ id: `msg_${ulid()}`, endpointId, eventType: event.type, eventId: event.id, payload, nextAttemptAt: event.createdAt, createdAt: event.createdAt });
     }
   }
   if (rows.length === 0) return 0;
