@@ -1,8 +1,8 @@
 /**
  * The jail's egress forwarder (jail.ts): one long-lived process per browser that accepts on
  * 127.0.0.1:<port> of the jail's own loopback and joins each connection to a new connection to the
- * egress listener's Unix socket, byte for byte, both ways. It understands no protocol and judges
- * nothing: every connection is still judged by the egress listener outside the jail, and the jail
+ * egress listener's Unix socket, byte for byte, both ways. It judges nothing (it answers only a
+ * SOCKS5 greeting, below): every connection is still judged by the egress listener outside the jail, and the jail
  * has no other way out, so a fault here can only break this browser's own traffic.
  *
  * Perl because Debian always has it (perl-base is an Essential package, in the slim images too) and
@@ -14,6 +14,15 @@
  * 1.5–1.8 ms (0.2 ms without any proxy, 1.1–1.6 ms through the egress listener unjailed).
  * Memory: one process of ~3–3.6 MiB PSS (1.8–2.6 MiB private) whatever the number of connections;
  * socat's listener was ~0.9 MiB PSS plus ~0.3 MiB per open connection (6 after one page load).
+ *
+ * It understands one thing: a SOCKS5 greeting (Chromium's first bytes on each connection) that
+ * offers "no authentication" is answered here at once (05 00), and the egress listener's own answer
+ * to it, which must be exactly that, is dropped (anything else cuts the pair). The greeting still
+ * goes to the listener, which parses and judges the whole request as before; Chromium only stops
+ * waiting a round trip through the node's event loop for an answer that cannot be another. Any
+ * other first bytes (an HTTP proxy request, a greeting without that method) pass untouched.
+ * Chromium's connect time to a page's server (its own Network timing, medians of 48 loads, a
+ * reference Chromium without any proxy at 0.2 ms in the same runs): 3.0–3.2 ms before, 2.5–2.7 after.
  *
  * What it must get right, and why:
  * - TCP_NODELAY on every accepted connection: with Nagle on, an answer written in several pieces
@@ -82,7 +91,7 @@ while (1) {
       if (!socket($u, AF_UNIX, SOCK_STREAM, 0)) { close $c; $full = 1; last }
       if (fileno $u >= 1020 || !connect($u, pack_sockaddr_un($path))) { close $c; close $u; next }
       nb($c); nb($u);
-      my $cs = { fh => $c, out => "" }; my $us = { fh => $u, out => "", peer => $cs };
+      my $cs = { fh => $c, out => "", hello => "" }; my $us = { fh => $u, out => "", peer => $cs };
       $cs->{peer} = $us; $side{fileno $c} = $cs; $side{fileno $u} = $us;
     }
   }
@@ -94,6 +103,21 @@ while (1) {
     my $k = sysread($s->{fh}, my $buf, $MAX);
     if (!defined $k) { drop($s) unless $! == EAGAIN || $! == EINTR; next }
     if ($k == 0) { $s->{rdone} = 1; $p->{eof} = 1; flush($p); next }
+    if ($s->{skip}) {
+      my $n = $s->{skip} < $k ? $s->{skip} : $k;
+      if (substr($buf, 0, $n) ne substr("\x05\x00", 2 - $s->{skip}, $n)) { drop($s); next }
+      $s->{skip} -= $n; substr($buf, 0, $n) = "";
+    }
+    if (defined $s->{hello}) {
+      my $h = $s->{hello} .= $buf;
+      if (length $h >= 2) {
+        my $socks = ord($h) == 5;
+        if (!$socks || length $h >= 2 + ord(substr($h, 1, 1))) {
+          if ($socks && index(substr($h, 2, ord(substr($h, 1, 1))), "\x00") >= 0) { $s->{out} .= "\x05\x00"; $p->{skip} = 2; next if !flush($s) }
+          delete $s->{hello};
+        }
+      }
+    }
     $p->{out} .= $buf;
     flush($p);
   }
