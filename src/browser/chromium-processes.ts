@@ -79,6 +79,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
  * before it could report the pid.
  */
 export function groupLeadersStartedWith(args: readonly string[]): ProcStat[] {
+  if (args.length === 0) return []; // would match every group leader
   let entries: string[];
   try {
     entries = fs.readdirSync("/proc");
