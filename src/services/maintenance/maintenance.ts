@@ -3,7 +3,7 @@ import type { AppDeps } from "../../kernel/context.ts";
 import { purgeExpiredRecordings } from "../recordings/recording-retention.ts";
 import { purgeExpiredSessionLogs } from "../session-logs/log-retention.ts";
 import { purgeOldDeliveries } from "../webhooks/delivery-retention.ts";
-import { makeMissedDeliveries, MISSED_DELIVERIES_EVERY_MS } from "../webhooks/missed-deliveries.ts";
+import { MissedDeliveries, MISSED_DELIVERIES_EVERY_MS } from "../webhooks/missed-deliveries.ts";
 
 /** A revoked API key stays listed, greyed out, for 90 days, then is deleted (spec §3). */
 export const REVOKED_KEY_RETENTION_DAYS = 90;
@@ -32,6 +32,7 @@ export async function purgeExpiredSignIns(deps: AppDeps): Promise<{ loginTokens:
 export function maintenanceJobs(deps: AppDeps, everyMs: number): Job[] {
   // The first runs come soon after start, so nodes that restart often still purge.
   const firstAfterMs = Math.min(everyMs, 60_000);
+  const missedDeliveries = new MissedDeliveries(deps);
   return [
     { name: "purge-revoked-api-keys", everyMs, firstAfterMs, run: () => purgeRevokedApiKeys(deps) },
     { name: "purge-expired-sign-ins", everyMs, firstAfterMs, run: () => purgeExpiredSignIns(deps) },
@@ -39,6 +40,6 @@ export function maintenanceJobs(deps: AppDeps, everyMs: number): Job[] {
     { name: "purge-expired-session-logs", everyMs, firstAfterMs, run: () => purgeExpiredSessionLogs(deps) },
     { name: "purge-old-webhook-deliveries", everyMs, firstAfterMs, run: () => purgeOldDeliveries(deps) },
     // Not the maintenance interval: a lost delivery is late by at most about a minute.
-    { name: "make-missed-webhook-deliveries", everyMs: MISSED_DELIVERIES_EVERY_MS, run: () => makeMissedDeliveries(deps) },
+    { name: "make-missed-webhook-deliveries", everyMs: MISSED_DELIVERIES_EVERY_MS, run: () => missedDeliveries.run() },
   ];
 }
