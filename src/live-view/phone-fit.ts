@@ -31,8 +31,10 @@ export function phoneFitter(cdp: CdpClient, viewport: () => { w: number; h: numb
   return async (session: string): Promise<void> => {
     const metrics = phoneMetrics(viewport(), subject);
     if (metrics) {
-      await cdp.send("Emulation.setDeviceMetricsOverride", metrics, session);
+      // Marked before the send: an undo asked while it is in flight must see it (the tab's session
+      // runs the two commands in the order sent, so the undo wins).
       fitted.add(session);
+      await cdp.send("Emulation.setDeviceMetricsOverride", metrics, session);
     } else if (fitted.delete(session)) {
       await cdp.send("Emulation.clearDeviceMetricsOverride", {}, session);
     }
