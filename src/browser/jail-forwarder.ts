@@ -1,9 +1,9 @@
 /**
  * The jail's egress forwarder (jail.ts): one long-lived process per browser that accepts on
  * 127.0.0.1:<port> of the jail's own loopback and joins each connection to a new connection to the
- * egress listener's Unix socket, byte for byte, both ways. It judges nothing (it answers only a
- * SOCKS5 greeting, below): every connection is still judged by the egress listener outside the jail, and the jail
- * has no other way out, so a fault here can only break this browser's own traffic.
+ * egress listener's Unix socket, byte for byte, both ways (it answers only a SOCKS5 greeting, see
+ * below). It judges nothing: every connection is still judged by the egress listener outside the
+ * jail, and the jail has no other way out, so a fault here can only break this browser's own traffic.
  *
  * Perl because Debian always has it (perl-base is an Essential package, in the slim images too) and
  * it can do this with its base modules in one process. It replaced `socat … fork`, which forked a
