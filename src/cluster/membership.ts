@@ -26,6 +26,7 @@ export interface MembershipSite {
 export class Membership {
   readonly #site: MembershipSite;
   #timer: NodeJS.Timeout | undefined;
+  #overdue: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #stopped = false;
   /** When the last heartbeat failed (performance.now()); reaping waits a node timeout after it. */
@@ -65,6 +66,7 @@ export class Membership {
     // At start-up the database may be slow to answer a first connection: the whole lease, at least 5 s.
     await this.lease.renew(() => registerNode(this.#site.deps.db.prisma, this.state()), Math.max(this.lease.leaseMs, 5_000));
     this.#joined = true;
+    this.#armOverdueWarning();
     this.#schedule();
   }
 
@@ -90,6 +92,7 @@ export class Membership {
   stopHeartbeats(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#overdue);
     this.lease.stop();
     return this.#ticking ?? Promise.resolve();
   }
@@ -108,23 +111,35 @@ export class Membership {
     this.#timer.unref();
   }
 
-  /** A heartbeat the database has not answered within two heartbeats is said at once (the lease may be next). */
-  #warnWhenSlow(write: Promise<void>): Promise<void> {
-    const afterMs = Math.max(1_000, 2 * this.#site.deps.config.cluster.heartbeatSeconds * 1000);
-    const timer = setTimeout(() => {
-      this.#site.log.warn({ waitedMs: afterMs, leaseLeftMs: Math.round(this.lease.remainingMs()) }, "the database has not answered a heartbeat yet; this node stops serving its sessions if its lease runs out");
-    }, afterMs);
-    timer.unref();
-    return write.finally(() => clearTimeout(timer));
+  /**
+   * Armed by every recorded heartbeat: when no other is recorded within two heartbeats after the
+   * next one was due, that is said at once (the lease may be next). Not tied to one write: a round
+   * can also be held up by the statements after its heartbeat (reaping.ts), and then no next
+   * heartbeat is even sent.
+   */
+  #armOverdueWarning(): void {
+    clearTimeout(this.#overdue);
+    if (!this.#joined || this.#stopped) return;
+    const everyMs = this.#site.deps.config.cluster.heartbeatSeconds * 1000;
+    const afterMs = Math.max(1_000, 2 * everyMs);
+    const recordedAt = performance.now();
+    this.#overdue = setTimeout(() => {
+      this.#site.log.warn(
+        { sinceLastMs: Math.round(performance.now() - recordedAt), leaseLeftMs: Math.round(this.lease.remainingMs()) },
+        "the database has not answered a heartbeat yet; this node stops serving its sessions if its lease runs out",
+      );
+    }, everyMs + afterMs);
+    this.#overdue.unref();
   }
 
   async #tick(): Promise<void> {
     const { deps, log } = this.#site;
     try {
       // Bounded by the lease: a statement stuck in TCP retransmits must not keep this node serving.
-      const write = () => this.#warnWhenSlow(heartbeat(deps.db.prisma, this.state()));
+      const write = () => heartbeat(deps.db.prisma, this.state());
       // A node that never joined (no browsers: tests drive its heartbeats) holds no lease to lose.
       await (this.#joined ? this.lease.renew(write, this.#minRenewWaitMs()) : write());
+      this.#armOverdueWarning();
       if (this.#down) log.info("heartbeats recorded again");
       this.#down = false;
     } catch (err) {

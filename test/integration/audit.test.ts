@@ -193,7 +193,8 @@ describeEachBackend("audit trail", (backend) => {
     const w2 = await newWorkspace();
     const batched = new AuditWriter(prisma, { flushIntervalMs: 600_000, maxBatch: 10, log: capturingLogger().log });
     for (let i = 0; i < 10; i++) batched.enqueue(record(w2.id));
-    await waitFor(async () => (await countOf(w2.id)) === 10, "the max-batch flush");
+    // Its flush done (an entry queued while it runs would go with it): stored, nothing in flight.
+    await waitFor(async () => batched.pending === 0 && (await countOf(w2.id)) === 10, "the max-batch flush");
     batched.enqueue(record(w2.id));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await countOf(w2.id)).toBe(10); // one entry is below maxBatch and the interval is long
