@@ -69,7 +69,11 @@ export class MissedDeliveries {
     // A full page may have left some behind: the next run looks at this window again.
     if (rows.length < PER_RUN) this.#coveredUntil = until;
     const bySession = new Map<string, MissedRow[]>();
-    for (const row of rows) bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), row]);
+    for (const row of rows) {
+      const list = bySession.get(row.session_id);
+      if (list) list.push(row);
+      else bySession.set(row.session_id, [row]);
+    }
     let made = 0;
     for (const [sessionId, missed] of bySession) {
       const events = [...new Map(missed.map((r) => [r.id, eventView({ id: r.id, sessionId, type: r.type, data: r.data, createdAt: r.created_at })])).values()];
