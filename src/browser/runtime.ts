@@ -181,6 +181,12 @@ export class SessionRuntime {
     entry.lease.ending();
     clearTimeout(entry.hardTimer);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    // From here on the session is no longer offered (endpoint() is undefined). What follows (its
+    // sockets' close frames, the capture stopping and writing its last log entries, the browser's
+    // close) starts on the next turn of the event loop: the call that ended the session has its
+    // answer written first. Run in the same turn, the log's last write alone (a statement on the
+    // embedded database, in this thread) held up a release's 204 by about a millisecond.
+    await new Promise((resolve) => setImmediate(resolve));
     for (const socket of entry.sockets) {
       socket.close(code, closeReason(code));
       setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
@@ -189,9 +195,6 @@ export class SessionRuntime {
     for (const viewer of entry.viewers) viewer.close(message, code);
     entry.viewers.clear();
     if (entry.finishers.length > 0) await this.finish(sessionId, entry.finishers);
-    // The browser's close starts on the next turn of the event loop: the call that ended the
-    // session has its answer written first (the close opens a connection to the browser).
-    await new Promise((resolve) => setImmediate(resolve));
     await entry.lease.release();
   }
 
