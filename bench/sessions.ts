@@ -37,6 +37,7 @@
 //   BENCH_MEM_SESSIONS=5 BENCH_MEM_ROUNDS=5                                   (c)
 //   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
 //   BENCH_JAIL=off                              (VESSEL_BROWSER_JAIL for the apps; default: the default, auto)
+//   BENCH_SCHEDULING=normal                     (VESSEL_BROWSER_SCHEDULING for the apps; default: the default, batch)
 //   BENCH_LOGS=0|1                              sessions' logs off | on with no entry bound, so every CDP command is logged (default: the default, on)
 import os from "node:os";
 import { Writable } from "node:stream";
@@ -119,6 +120,7 @@ try {
       VESSEL_BROWSER_CAPACITY: String(Math.max(8, memSessions + 3)),
       VESSEL_CHROMIUM_PATH: executablePath,
       ...(process.env.BENCH_JAIL ? { VESSEL_BROWSER_JAIL: process.env.BENCH_JAIL } : {}),
+      ...(process.env.BENCH_SCHEDULING ? { VESSEL_BROWSER_SCHEDULING: process.env.BENCH_SCHEDULING } : {}),
       ...(process.env.BENCH_LOGS === "0" ? { VESSEL_LOGS: "false" } : process.env.BENCH_LOGS === "1" ? { VESSEL_LOGS: "true", VESSEL_LOGS_MAX_ENTRIES: "1000000" } : {}),
     },
     checkResponses: false,

@@ -172,6 +172,7 @@ export async function createDeps(
     cdpPolicy: options.browserPolicy !== false && config.browser.cdpPolicy === "on",
     logCapture: config.logs.enabled,
     isolation,
+    scheduling: config.browser.scheduling,
   });
   const runtime = new SessionRuntime({
     log,

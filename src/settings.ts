@@ -132,6 +132,11 @@ export const settings: readonly Setting[] = [
     fallback: () => "auto",
   },
   {
+    key: "browser.scheduling", env: "VESSEL_BROWSER_SCHEDULING", kind: "string",
+    description: "How the browsers' processes are scheduled: `batch` (Linux SCHED_BATCH: a browser waking up does not preempt the node's event loop) or `normal`",
+    fallback: () => "batch",
+  },
+  {
     key: "browser.cdpPolicy", env: "VESSEL_CDP_POLICY", kind: "string",
     description: "The CDP method policy, `on` or `off`; `off` is for tests of the other isolation layers only",
     fallback: () => "on",

@@ -6,6 +6,7 @@ import { jailedCommand } from "./jail.ts";
 import { GROUP_EXIT_WAIT_MS, BROWSER_ID, readProcStat, isLive, liveGroupMembers, signalGroup, sleep, waitForGroupGone, writePidFile } from "./chromium-processes.ts";
 import { chromiumArgs, chromiumEnv } from "./chromium-command.ts";
 import { spawnBrowserProcess, type ProcessExit, type SpawnedProcess } from "./launcher.ts";
+import type { BrowserScheduling } from "./scheduling.ts";
 
 /**
  * One Chromium process, launched by us with our flags, in a folder of its own:
@@ -59,6 +60,8 @@ export interface LaunchOptions {
    * network), reaching the world only through the egress listener at `egressSocket`.
    */
   jail?: { egressSocket?: string };
+  /** How the browser's processes are scheduled next to the node (scheduling.ts); default `normal`. */
+  scheduling?: BrowserScheduling;
 }
 
 const LAUNCH_TIMEOUT_MS = 15_000;
@@ -180,7 +183,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   // fd 3 carries commands into the browser, fd 4 its answers and events (--remote-debugging-pipe).
   let child: SpawnedProcess;
   try {
-    child = await spawnBrowserProcess({ ...command, cwd: path.join(dir, "home"), env: chromiumEnv(dir) }, log);
+    child = await spawnBrowserProcess({ ...command, cwd: path.join(dir, "home"), env: chromiumEnv(dir), scheduling: opts.scheduling }, log);
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`cannot start Chromium at ${executablePath}: ${(err as Error).message}`, { cause: err });

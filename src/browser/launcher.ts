@@ -6,6 +6,7 @@ import type { Socket } from "node:net";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../logger.ts";
+import { scheduledCommand, type BrowserScheduling } from "./scheduling.ts";
 import { GROUP_EXIT_WAIT_MS, groupLeadersStartedWith, isLive, readProcStat, signalGroup, waitForGroupGone } from "./chromium-processes.ts";
 
 export interface ProcessExit {
@@ -18,6 +19,8 @@ export interface SpawnRequest {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Started under this scheduling policy (scheduling.ts); `command` and `args` stay what the process is found by. */
+  scheduling?: BrowserScheduling;
 }
 
 /** A browser's main process, spawned detached with stderr and the CDP pipe (fd 3 in, fd 4 out) open to us. */
@@ -99,7 +102,8 @@ class BrowserLauncher {
       this.#pending.set(id, { launcher: child, request, retry, resolve, reject, pipes: {} });
       // Not delivered: the launcher has gone, and this process may not have heard yet. Its going
       // makes this launch again, with a new launcher (or, if that one fails as well, this process).
-      child.send({ id, ...request }, (err) => {
+      const { command, args } = scheduledCommand(request.command, request.args, request.scheduling);
+      child.send({ id, ...request, command, args }, (err) => {
         if (err) this.#onGone(child, log);
       });
     });
@@ -256,7 +260,8 @@ class BrowserLauncher {
 
 /** The spawn as this process made it before the launcher: its fork copies this whole process. */
 function spawnDirect(request: SpawnRequest, log: Logger): Promise<SpawnedProcess> {
-  const child = spawn(request.command, request.args, {
+  const { command, args } = scheduledCommand(request.command, request.args, request.scheduling);
+  const child = spawn(command, args, {
     cwd: request.cwd,
     env: request.env,
     detached: true,

@@ -44,6 +44,7 @@ export async function launchPoolBrowser(opts: BrowserPoolOptions, log: Logger): 
       extraArgs: listener ? proxyArgs(jailed ? JAIL_PROXY_PORT : listener.port) : [],
       // Without an egress listener a jailed browser has no network at all.
       jail: jailed ? { egressSocket: listener?.socketPath } : undefined,
+      scheduling: opts.scheduling,
     });
   } catch (err) {
     await listener?.close();

@@ -4,6 +4,7 @@ import type { DownloadGuard, DownloadNotice } from "./download-guard.ts";
 import type { SessionLogCapture } from "./session-log-capture.ts";
 import { type EgressOptions, type EgressRoute } from "./egress-shared.ts";
 import { type Isolation } from "./jail.ts";
+import type { BrowserScheduling } from "./scheduling.ts";
 
 // What the browser pool hands out and how it is configured (pool.ts runs it).
 
@@ -60,6 +61,8 @@ export interface BrowserPoolOptions {
   cdpPolicy?: boolean;
   /** This node's isolation (jail.ts detectIsolation): level "jail" launches every browser jailed. Default none. */
   isolation?: Isolation;
+  /** How every browser's processes are scheduled next to the node (scheduling.ts); default `normal`. */
+  scheduling?: BrowserScheduling;
   /**
    * Open each browser's session log capture as it launches (session-log-capture.ts), so a session
    * that keeps logs finds it attached and its setup is off the session's path; a session that does
