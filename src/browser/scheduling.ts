@@ -11,8 +11,9 @@ import fs from "node:fs";
  * ran the browser at once and left the node's event loop (the CDP relay, the API, every other
  * session) descheduled inside its write: measured in bench/bursts, a write of `Browser.close` took
  * 4.6 ms of the event loop on average, `Browser.setDownloadBehavior` 1.6 ms (1.2 and 0.3 ms with
- * `batch`). The lifecycle through Vessel went from 1.34–1.39× to 1.26–1.27× an already-running
- * Chromium in the same runs (bench/sessions (a), four runs alternated).
+ * `batch`). The lifecycle through Vessel went from a median 1.35× to 1.30× an already-running
+ * Chromium (bench/sessions (a), 7 and 9 runs alternated); the CDP round trip (quiet and under load)
+ * and profile starts, where a browser must answer at once, did not move (docs/performance.md).
  *
  * `normal` leaves the browsers under the default policy. Setting SCHED_BATCH needs no privilege;
  * it is applied by util-linux's `chrt` (Essential on Debian), exec'd in place so the pid stays the
