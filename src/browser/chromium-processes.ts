@@ -20,6 +20,8 @@ export interface ProcStat {
   pgrp: number;
   /** Clock ticks after boot; with the pid it identifies a process across pid reuse. */
   startTime: string;
+  /** Its scheduling policy (0 normal, 3 batch: scheduling.ts). */
+  policy: number;
 }
 
 export function readProcStat(pid: number): ProcStat | undefined {
@@ -34,7 +36,7 @@ export function readProcStat(pid: number): ProcStat | undefined {
   const [state, ppid, pgrp] = rest;
   const startTime = rest[19];
   if (!state || !ppid || !pgrp || !startTime) return undefined;
-  return { pid, state, ppid: Number(ppid), pgrp: Number(pgrp), startTime };
+  return { pid, state, ppid: Number(ppid), pgrp: Number(pgrp), startTime, policy: Number(rest[38] ?? 0) };
 }
 
 /** Zombies (Z) and dead (X) entries hold no memory and run nothing; they only wait to be reaped. */

@@ -40,15 +40,3 @@ export function scheduledCommand(command: string, args: readonly string[], sched
   const wrapper = scheduling === "batch" ? workingChrt() : null;
   return wrapper ? { command: wrapper, args: ["--batch", "0", command, ...args] } : { command, args: [...args] };
 }
-
-/** The scheduling policy of a running process (field 41 of /proc/<pid>/stat): 0 normal, 3 batch; undefined when gone. */
-export function schedulingPolicyOf(pid: number): number | undefined {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields from the 3rd on follow the command name, which is in parentheses and may hold spaces.
-    const policy = text.slice(text.lastIndexOf(")") + 2).split(" ")[38];
-    return policy === undefined ? undefined : Number(policy);
-  } catch {
-    return undefined;
-  }
-}

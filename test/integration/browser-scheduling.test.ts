@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { launchChromium } from "../../src/browser/chromium.ts";
 import { findChromium } from "../../src/browser/chromium-command.ts";
 import { liveGroupMembers } from "../../src/browser/chromium-processes.ts";
-import { schedulingPolicyOf, type BrowserScheduling } from "../../src/browser/scheduling.ts";
+import type { BrowserScheduling } from "../../src/browser/scheduling.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 
@@ -35,7 +35,7 @@ async function launchWithPage(scheduling: BrowserScheduling | undefined, jailed:
   return browser;
 }
 
-const policies = (pid: number) => liveGroupMembers(pid).map((p) => schedulingPolicyOf(p.pid));
+const policies = (pid: number) => liveGroupMembers(pid).map((p) => p.policy);
 
 describe("how the browsers are scheduled", () => {
   it("batch: the browser and every process it starts run under SCHED_BATCH; the watched pid is the browser's own", async () => {
