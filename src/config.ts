@@ -108,6 +108,8 @@ const ConfigSchema = z.object({
     jail: z.enum(["auto", "required", "off"], { error: "must be auto, required or off" }),
     /** `batch` runs every browser under SCHED_BATCH so its wake-ups do not preempt the node (src/browser/scheduling.ts); `normal` does not. */
     scheduling: z.enum(["batch", "normal"], { error: "must be batch or normal" }),
+    /** `process` relays CDP clients in a process of their own (src/browser/relay-host.ts); `inline` on the node's main thread. */
+    cdpRelay: z.enum(["process", "inline"], { error: "must be process or inline" }),
     /** The CDP method policy; `off` exists for the isolation tests that check the other layers alone. */
     cdpPolicy: z.enum(["on", "off"], { error: "must be on or off" }),
     /**

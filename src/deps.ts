@@ -16,6 +16,7 @@ import type { EgressRefusal, EgressRoute } from "./browser/egress-shared.ts";
 import { detectIsolation, type Isolation } from "./browser/jail.ts";
 import { BrowserPool } from "./browser/pool.ts";
 import { CloseCode } from "./browser/close-codes.ts";
+import { sharedRelayHost } from "./browser/relay-host.ts";
 import { SessionRuntime } from "./browser/runtime.ts";
 import { loadMasterKey } from "./crypto/master-key.ts";
 import type { Config } from "./config.ts";
@@ -173,6 +174,7 @@ export async function createDeps(
     logCapture: config.logs.enabled,
     isolation,
     scheduling: config.browser.scheduling,
+    ...(config.browser.cdpRelay === "process" ? { relay: sharedRelayHost(log.child({ component: "relay" })) } : {}),
   });
   const runtime = new SessionRuntime({
     log,

@@ -137,6 +137,11 @@ export const settings: readonly Setting[] = [
     fallback: () => "batch",
   },
   {
+    key: "browser.cdpRelay", env: "VESSEL_CDP_RELAY", kind: "string",
+    description: "Where the sessions' CDP clients are relayed: `process` (a process of its own that owns the browsers' pipes, so a client's messages never wait for the API) or `inline` (the node's main thread)",
+    fallback: () => "process",
+  },
+  {
     key: "browser.cdpPolicy", env: "VESSEL_CDP_POLICY", kind: "string",
     description: "The CDP method policy, `on` or `off`; `off` is for tests of the other isolation layers only",
     fallback: () => "on",

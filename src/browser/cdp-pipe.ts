@@ -1,7 +1,9 @@
 import type { Readable, Writable } from "node:stream";
-import { CdpCallError, CdpPipeClosed, sessionOf, TAIL_LENGTH } from "./cdp-wire.ts";
+import { CdpChannel } from "./cdp-channel.ts";
+import { CdpCallError, CdpPipeClosed, nulFramed, sessionOf } from "./cdp-wire.ts";
+import type { RelayLink } from "./relay-host.ts";
 
-export { CdpCallError, CdpPipeClosed };
+export { CdpCallError, CdpChannel, CdpPipeClosed };
 
 /**
  * The one connection to a browser: Chromium's `--remote-debugging-pipe` (fd 3 into the browser,
@@ -22,13 +24,7 @@ export { CdpCallError, CdpPipeClosed };
  * `Target.detachedFromTarget`, recognised by their first bytes) and the pipe's own answers are parsed.
  */
 
-export type PipeMessage = Buffer;
-
-const ATTACHED = Buffer.from('{"method":"Target.attachedToTarget"', "latin1");
-const DETACHED = Buffer.from('{"method":"Target.detachedFromTarget"', "latin1");
-const CLOSE_BRACE = Buffer.from("}", "latin1");
-/** Commands that bring a page to the front: the pipe tells its listeners (onFront). */
-const FRONT = new Set(["Target.activateTarget", "Page.bringToFront"]);
+export type { PipeMessage } from "./cdp-channel.ts";
 
 /** How long a call of the pipe's own (attach, detach, version, close) may take before it fails. */
 const ROOT_CALL_TIMEOUT_MS = 10_000;
@@ -40,91 +36,6 @@ interface RootCall {
   timer: NodeJS.Timeout;
 }
 
-/** A user of the pipe: a browser-level (or target-level) session of its own, and the sessions it attached. */
-export class CdpChannel {
-  /** Chromium's messages for this channel's user, its root session id removed. */
-  onMessage: (message: PipeMessage) => void = () => {};
-  /** Called once when the channel ends (closed by its user, its root detached, or the pipe gone). */
-  onClose: () => void = () => {};
-  /** The sessions it attached, each to its target. */
-  readonly #sessions = new Map<string, string>();
-  #open = true;
-
-  constructor(
-    readonly pipe: CdpPipe,
-    readonly root: string,
-    /** The target a page endpoint's channel is rooted at (undefined: the browser). */
-    readonly rootTarget?: string,
-  ) {}
-
-  get isOpen(): boolean {
-    return this.#open;
-  }
-
-  /** Whether `sessionId` is one this channel attached (its root excluded). */
-  owns(sessionId: string): boolean {
-    return this.#sessions.has(sessionId);
-  }
-
-  /**
-   * Sends one command: to the root session when `sessionId` is undefined, else to a session this
-   * channel owns (false when it does not: the caller answers the error). `message` is already judged.
-   */
-  send(message: { id: number; method: string; params?: unknown; sessionId?: string }): boolean {
-    if (!this.#open) return false;
-    if (message.sessionId !== undefined && !this.#sessions.has(message.sessionId)) return false;
-    if (FRONT.has(message.method)) {
-      const target = message.method === "Page.bringToFront"
-        ? (message.sessionId === undefined ? this.rootTarget : this.#sessions.get(message.sessionId))
-        : (message.params as { targetId?: unknown } | undefined)?.targetId;
-      if (typeof target === "string") this.pipe.fronted(target);
-    }
-    const out = { id: message.id, method: message.method, params: message.params ?? {}, sessionId: message.sessionId ?? this.root };
-    return this.pipe.write(JSON.stringify(out));
-  }
-
-  /** Detaches every session of this channel (children first); nothing more is delivered. Idempotent. */
-  close(): void {
-    if (!this.#open) return;
-    this.#open = false;
-    for (const session of [...this.#sessions.keys()].reverse()) this.pipe.detach(session);
-    this.pipe.detach(this.root);
-    this.#sessions.clear();
-    this.onClose();
-  }
-
-  /** @internal the pipe hands over a message for one of this channel's sessions. */
-  deliver(message: Buffer, session: string): void {
-    if (!this.#open) return;
-    if (message.subarray(0, ATTACHED.length).equals(ATTACHED)) this.#adopt(message);
-    else if (message.subarray(0, DETACHED.length).equals(DETACHED)) this.#release(message);
-    if (session === this.root) {
-      this.onMessage(Buffer.concat([message.subarray(0, message.length - TAIL_LENGTH), CLOSE_BRACE]));
-    } else {
-      this.onMessage(message);
-    }
-  }
-
-  /** @internal the pipe ended, or the root session was detached by the browser. */
-  ended(): void {
-    if (!this.#open) return;
-    this.#open = false;
-    for (const session of this.#sessions.keys()) this.pipe.unclaim(session, this);
-    this.#sessions.clear();
-    this.onClose();
-  }
-
-  #adopt(message: Buffer): void {
-    const { sessionId, targetInfo } = (JSON.parse(message.toString("utf8")) as { params?: { sessionId?: unknown; targetInfo?: { targetId?: unknown } } }).params ?? {};
-    if (typeof sessionId === "string" && this.pipe.claim(sessionId, this)) this.#sessions.set(sessionId, String(targetInfo?.targetId ?? ""));
-  }
-
-  #release(message: Buffer): void {
-    const sessionId = (JSON.parse(message.toString("utf8")) as { params?: { sessionId?: unknown } }).params?.sessionId;
-    if (typeof sessionId === "string" && this.#sessions.delete(sessionId)) this.pipe.unclaim(sessionId, this);
-  }
-}
-
 export class CdpPipe {
   /** Resolves once the pipe has ended (the browser exited or closed its end). */
   readonly closed: Promise<void>;
@@ -133,19 +44,32 @@ export class CdpPipe {
   readonly #owners = new Map<string, CdpChannel>();
   readonly #calls = new Map<number, RootCall>();
   readonly #front = new Set<(targetId: string) => void>();
-  #nextId = 1;
+  #nextId: number;
   #open = true;
-  #partial: Buffer[] = [];
   /** While set, channels opened wait for it, and are refused when it fails (profile-restore.ts: a browser being prepared). */
   held: Promise<void> | undefined;
+  /**
+   * Set when the browser's pipe is owned by the relay host (relay-host.ts): this pipe is then the
+   * node's link to it, and the host's own messages (`{"vessel":…}`, never Chromium's) go to `onControl`.
+   */
+  link: RelayLink | undefined;
+  onControl: ((message: Record<string, unknown>) => void) | undefined;
+  readonly #end: () => void;
 
+  /**
+   * Reads `input` when given; without it, the owner hands over each message (`receive`) and the end
+   * (`finish`): the relay host's mux (relay-mux.ts), which shares one browser pipe with the node.
+   * `firstCallId` keeps the pipe's own call ids apart from another pipe's on the same browser.
+   */
   constructor(
     private readonly out: Writable,
-    input: Readable,
+    input?: Readable,
+    options: { firstCallId?: number } = {},
   ) {
+    this.#nextId = options.firstCallId ?? 1;
     let done!: () => void;
     this.closed = new Promise((resolve) => (done = resolve));
-    const end = () => {
+    this.#end = () => {
       if (!this.#open) return;
       this.#open = false;
       for (const call of this.#calls.values()) {
@@ -157,13 +81,29 @@ export class CdpPipe {
       this.#owners.clear();
       done();
     };
-    input.on("data", (chunk: Buffer) => this.#read(chunk));
-    input.once("end", end);
-    input.once("close", end);
-    input.on("error", end);
+    if (input) {
+      const read = nulFramed((message) => this.receive(message));
+      input.on("data", (chunk: Buffer) => {
+        this.lastMessageAt = performance.now();
+        read(chunk);
+      });
+      input.once("end", this.#end);
+      input.once("close", this.#end);
+      input.on("error", this.#end);
+    }
     // The browser's answers may still be on their way when its input side breaks (EPIPE): the pipe
     // ends with the output side, and writes after a break simply fail.
     out.on("error", () => {});
+  }
+
+  /** The browser's output has ended (for a pipe without `input`). */
+  finish(): void {
+    this.#end();
+  }
+
+  /** Whether a channel of this pipe holds `sessionId` (the relay host's mux routes by it). */
+  holds(sessionId: string): boolean {
+    return this.#owners.has(sessionId);
   }
 
   get isOpen(): boolean {
@@ -252,21 +192,8 @@ export class CdpPipe {
     return channel;
   }
 
-  #read(chunk: Buffer): void {
-    this.lastMessageAt = performance.now();
-    let start = 0;
-    for (let nul = chunk.indexOf(0); nul !== -1; nul = chunk.indexOf(0, start)) {
-      const piece = chunk.subarray(start, nul);
-      const message = this.#partial.length === 0 ? piece : Buffer.concat([...this.#partial, piece]);
-      this.#partial = [];
-      start = nul + 1;
-      this.#route(message);
-    }
-    // Pieces of a message that goes on in a later chunk: joined once, when its end arrives.
-    if (start < chunk.length) this.#partial.push(chunk.subarray(start));
-  }
-
-  #route(message: Buffer): void {
+  /** One whole message from the browser (its NUL removed). */
+  receive(message: Buffer): void {
     const session = sessionOf(message);
     if (session !== undefined) {
       this.#owners.get(session)?.deliver(message, session);
@@ -276,6 +203,10 @@ export class CdpPipe {
     try {
       parsed = JSON.parse(message.toString("utf8"));
     } catch {
+      return;
+    }
+    if ("vessel" in parsed) {
+      this.onControl?.(parsed as Record<string, unknown>);
       return;
     }
     if (typeof parsed.id === "number") {

@@ -1,15 +1,16 @@
 import type { IncomingMessage } from "node:http";
-import type net from "node:net";
+import net from "node:net";
+import { TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
 import { AppError } from "../kernel/errors.ts";
 import { problemBody, toAppError } from "../kernel/problems.ts";
 import type { Logger } from "../logger.ts";
-import { WebSocketServer } from "ws";
 import { CommandLog, type CommandLogSink } from "./cdp-command-log.ts";
 import { CdpCallError, CdpPipeClosed, type CdpChannel } from "./cdp-pipe.ts";
-import { relayClient, type RelayOptions } from "./cdp-relay.ts";
+import { clientsOf, relayClient, type RelayOptions } from "./cdp-relay.ts";
 import { CloseCode, closeReason } from "./close-codes.ts";
 import type { BrowserLease } from "./pool-types.ts";
+import type { RelayLink } from "./relay-host.ts";
 import type { SessionRuntime } from "./runtime.ts";
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
@@ -54,12 +55,54 @@ export async function handleCdpUpgrade(ports: CdpProxyPorts, req: IncomingMessag
   let channel: CdpChannel;
   try {
     grant = await ports.authorize(req, url);
+    const link = grant.lease.cdp.link;
+    if (link && socket instanceof net.Socket && !(socket instanceof TLSSocket)) {
+      // A profile going into the browser first (cdp-pipe.ts held): the host opens channels unheld.
+      if (grant.lease.cdp.held) await grant.lease.cdp.held;
+      return handOver(ports, grant, link, { req, socket, head, url });
+    }
     channel = await attach(ports, grant, url);
   } catch (err) {
     refuse(ports, socket, url, err);
     return;
   }
   relay(ports, grant, channel, { req, socket, head, url });
+}
+
+/**
+ * The relay host owns the browser's pipe (relay-host.ts): the handshake, authorised here, is
+ * completed and relayed there. What the relay reports comes back as the client's events.
+ */
+function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrade: { req: IncomingMessage; socket: net.Socket; head: Buffer; url: URL }): void {
+  const { sessionId, lease } = grant;
+  const { req, socket, head, url } = upgrade;
+  if (!ports.runtime.endpoint(sessionId) || socket.destroyed) {
+    if (!socket.destroyed) refuse(ports, socket, url, new AppError("gone", "The session has ended."));
+    return;
+  }
+  const opts = relayOptions(ports, sessionId, lease);
+  const client = link.handOver(socket, {
+    ...(pagePath.exec(url.pathname) ? { page: pagePath.exec(url.pathname)![1] } : {}),
+    policy: opts.policy,
+    downloads: opts.downloads,
+    maxPayload: ports.maxMessageBytes,
+    logs: opts.commands !== undefined,
+    req: { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers },
+    head: head.toString("base64"),
+    refusals: {
+      gone: refusal(ports, url, new CdpPipeClosed()),
+      notFound: refusal(ports, url, new AppError("not-found", "No such target in this session's browser.")),
+      unavailable: refusal(ports, url, new CdpCallError("Target.attachToBrowserTarget", "timed out")),
+    },
+  });
+  client.on("refused", opts.onRefused);
+  client.on("redirected", (method: string) => opts.onRedirected?.(method));
+  client.on("downloads", (context: string | null) => opts.onDownloadBehaviour?.(context));
+  client.on("browserClose", () => opts.onBrowserClose?.());
+  client.on("command", ([method, at, durationMs, refused, run]: Parameters<CommandLogSink>) => opts.commandSink?.(method, at, durationMs, refused, run ?? undefined));
+  client.once("open", () => {
+    if (!ports.runtime.attach(sessionId, client)) client.close(CloseCode.sessionEnded, closeReason(CloseCode.sessionEnded));
+  });
 }
 
 /** A channel of its own on the browser's pipe: rooted at the page a page endpoint names, else the browser. */
@@ -95,10 +138,10 @@ function relay(ports: CdpProxyPorts, grant: CdpGrant, channel: CdpChannel, upgra
 }
 
 /** What the relay reports back: refusals to the session's events, a client's Browser.close to the runtime. */
-function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLease): RelayOptions {
+function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLease): RelayOptions & { commandSink?: CommandLogSink } {
   const commandLog = ports.commandLog?.(sessionId);
   return {
-    ...(commandLog ? { commands: new CommandLog(commandLog) } : {}),
+    ...(commandLog ? { commands: new CommandLog(commandLog), commandSink: commandLog } : {}),
     policy: ports.enforcesPolicy,
     downloads: lease.downloadsDir,
     onDownloadBehaviour: (context) => lease.downloads?.clientConfigured(context),
@@ -114,28 +157,21 @@ function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLea
   };
 }
 
-/**
- * The WebSocket server for clients whose messages may be up to `maxPayload` bytes
- * (`VESSEL_CDP_MAX_MESSAGE_BYTES`): ws closes a client that sends more with 1009 as soon as the
- * frame header announces it, before buffering it. One per size (in practice one per process).
- */
-const clientServers = new Map<number, WebSocketServer>();
-function clientsOf(maxPayload: number): WebSocketServer {
-  let server = clientServers.get(maxPayload);
-  if (!server) clientServers.set(maxPayload, (server = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload })));
-  return server;
-}
-
 /** Answers a handshake that cannot go on with its problem document, on the raw socket (no WebSocket yet). */
 function refuse(ports: CdpProxyPorts, socket: Duplex, url: URL, err: unknown): void {
+  socket.end(refusal(ports, url, err));
+}
+
+/** The HTTP response that refuses a handshake with `err`'s problem document. */
+function refusal(ports: CdpProxyPorts, url: URL, err: unknown): string {
   const known = handshakeProblem(err);
   if (!known) ports.log.error({ err }, "cdp proxy: upgrade failed");
   const error = known ?? new AppError("internal-error", "The connection could not be set up.");
   const body = JSON.stringify(problemBody(error, ports.publicBaseUrl, url.pathname, ""));
   const headers = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  socket.end(
+  return (
     `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   );
 }
 

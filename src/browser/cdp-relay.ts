@@ -1,4 +1,4 @@
-import WebSocket from "ws";
+import WebSocket, { WebSocketServer } from "ws";
 import type { CommandLog } from "./cdp-command-log.ts";
 import { commandOutcome, errorAnswer, type Outcome } from "./cdp-command.ts";
 import { judgeOffLoop, OFF_LOOP_BYTES, type JudgeResult } from "./cdp-judge-thread.ts";
@@ -157,4 +157,16 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
   client.on("error", (err: Error & { code?: string }) => {
     if (!err.code?.startsWith("WS_ERR_")) client.terminate();
   });
+}
+
+/**
+ * The WebSocket server for clients whose messages may be up to `maxPayload` bytes
+ * (`VESSEL_CDP_MAX_MESSAGE_BYTES`): ws closes a client that sends more with 1009 as soon as the
+ * frame header announces it, before buffering it. One per size (in practice one per process).
+ */
+const clientServers = new Map<number, WebSocketServer>();
+export function clientsOf(maxPayload: number): WebSocketServer {
+  let server = clientServers.get(maxPayload);
+  if (!server) clientServers.set(maxPayload, (server = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload })));
+  return server;
 }

@@ -26,3 +26,25 @@ export class CdpCallError extends Error {
     this.name = "CdpCallError";
   }
 }
+
+/**
+ * Splits a byte stream of NUL-terminated messages (Chromium's pipe, the relay host's links): fed
+ * chunks as they come, it calls `onMessage` with each whole message (without its NUL) and `nul`,
+ * the index of that NUL in the chunk (-1 for a message joined from pieces of earlier chunks).
+ */
+export function nulFramed(onMessage: (message: Buffer, chunk: Buffer, nul: number) => void): (chunk: Buffer) => void {
+  let partial: Buffer[] = [];
+  return (chunk) => {
+    let start = 0;
+    for (let nul = chunk.indexOf(0); nul !== -1; nul = chunk.indexOf(0, start)) {
+      const piece = chunk.subarray(start, nul);
+      const joined = partial.length > 0;
+      const message = joined ? Buffer.concat([...partial, piece]) : piece;
+      partial = [];
+      start = nul + 1;
+      onMessage(message, chunk, joined ? -1 : nul);
+    }
+    // Pieces of a message that goes on in a later chunk: joined once, when its end arrives.
+    if (start < chunk.length) partial.push(chunk.subarray(start));
+  };
+}

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import type { Socket } from "node:net";
 import path from "node:path";
 import type { Logger } from "../logger.ts";
 import { CdpPipe } from "./cdp-pipe.ts";
@@ -6,6 +7,7 @@ import { jailedCommand } from "./jail.ts";
 import { GROUP_EXIT_WAIT_MS, BROWSER_ID, readProcStat, isLive, liveGroupMembers, signalGroup, sleep, waitForGroupGone, writePidFile } from "./chromium-processes.ts";
 import { chromiumArgs, chromiumEnv } from "./chromium-command.ts";
 import { spawnBrowserProcess, type ProcessExit, type SpawnedProcess } from "./launcher.ts";
+import type { RelayHost } from "./relay-host.ts";
 import type { BrowserScheduling } from "./scheduling.ts";
 
 /**
@@ -62,6 +64,8 @@ export interface LaunchOptions {
   jail?: { egressSocket?: string };
   /** How the browser's processes are scheduled next to the node (scheduling.ts); default `normal`. */
   scheduling?: BrowserScheduling;
+  /** The process that owns the browser's pipe and relays its CDP clients (relay-host.ts); unset, this process does. */
+  relay?: RelayHost;
 }
 
 const LAUNCH_TIMEOUT_MS = 15_000;
@@ -189,8 +193,17 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
     throw new Error(`cannot start Chromium at ${executablePath}: ${(err as Error).message}`, { cause: err });
   }
 
-  const pipe = new CdpPipe(child.cdpIn, child.cdpOut);
-  const browser = new Chromium(id, dir, child.pid, child, pipe, log);
+  // With the relay host, the pipe's ends go there, and this process reads and writes its link instead.
+  const link = opts.relay
+    ? await opts.relay.adopt(child.cdpIn as Socket, child.cdpOut as Socket).catch((err: unknown) => {
+      signalGroup(child.pid, "SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw new Error(`cannot hand Chromium's pipe to the relay host: ${(err as Error).message}`, { cause: err });
+    })
+    : undefined;
+  const pipe = link ? new CdpPipe(link.socket, link.socket) : new CdpPipe(child.cdpIn, child.cdpOut);
+  link?.bind(pipe);
+  const browser = new Chromium(id, dir, child.pid, link ? { ...child, cdpIn: link.socket, cdpOut: link.socket } : child, pipe, log);
   const stat = readProcStat(child.pid);
   writePidFile(dir, { pid: child.pid, startTime: stat?.startTime ?? "", executablePath });
 

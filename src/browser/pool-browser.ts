@@ -45,6 +45,7 @@ export async function launchPoolBrowser(opts: BrowserPoolOptions, log: Logger): 
       // Without an egress listener a jailed browser has no network at all.
       jail: jailed ? { egressSocket: listener?.socketPath } : undefined,
       scheduling: opts.scheduling,
+      ...(opts.relay ? { relay: opts.relay } : {}),
     });
   } catch (err) {
     await listener?.close();

@@ -4,6 +4,7 @@ import type { DownloadGuard, DownloadNotice } from "./download-guard.ts";
 import type { SessionLogCapture } from "./session-log-capture.ts";
 import { type EgressOptions, type EgressRoute } from "./egress-shared.ts";
 import { type Isolation } from "./jail.ts";
+import type { RelayHost } from "./relay-host.ts";
 import type { BrowserScheduling } from "./scheduling.ts";
 
 // What the browser pool hands out and how it is configured (pool.ts runs it).
@@ -63,6 +64,8 @@ export interface BrowserPoolOptions {
   isolation?: Isolation;
   /** How every browser's processes are scheduled next to the node (scheduling.ts); default `normal`. */
   scheduling?: BrowserScheduling;
+  /** The process that owns the browsers' pipes and relays their CDP clients (relay-host.ts); unset, the node does. */
+  relay?: RelayHost;
   /**
    * Open each browser's session log capture as it launches (session-log-capture.ts), so a session
    * that keeps logs finds it attached and its setup is off the session's path; a session that does

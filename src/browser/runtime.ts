@@ -1,4 +1,3 @@
-import type WebSocket from "ws";
 import type { Logger } from "../logger.ts";
 import type { CdpChannel } from "./cdp-pipe.ts";
 import { CloseCode, closeCodeForEnd, closeReason } from "./close-codes.ts";
@@ -14,6 +13,13 @@ export interface Viewer {
   close(message: string, code: number): void;
 }
 
+/** A CDP client's connection: its WebSocket, or the relay host's client (relay-host.ts RemoteClient). */
+export interface ClientConnection {
+  close(code: number, reason: string): void;
+  terminate(): void;
+  once(event: "close", listener: () => void): unknown;
+}
+
 /** A client that does not answer our close frame within this long is cut (a stop must not wait on it). */
 const CLOSE_GRACE_MS = 2_000;
 /** The most a session's finishers may hold up its browser's close (a hung browser must not keep it). */
@@ -22,7 +28,7 @@ const FINISH_MS = 3_000;
 interface Running {
   lease: BrowserLease;
   /** The CDP clients' WebSockets: closed with a code that says why (close-codes.ts), never just cut. */
-  sockets: Set<WebSocket>;
+  sockets: Set<ClientConnection>;
   viewers: Set<Viewer>;
   hardTimer: NodeJS.Timeout;
   idleTimer?: NodeJS.Timeout;
@@ -69,7 +75,13 @@ export class SessionRuntime {
     };
     this.running.set(sessionId, entry);
     this.armIdle(sessionId, entry);
-    if (this.opts.openChannelAhead !== false) {
+    const link = lease.cdp.link;
+    if (this.opts.openChannelAhead !== false && link) {
+      // The relay host opens it and keeps it; not before a profile going in is in place (cdp-pipe.ts held).
+      const held = lease.cdp.held;
+      if (held) void held.then(() => link.openAhead(), () => {});
+      else link.openAhead();
+    } else if (this.opts.openChannelAhead !== false) {
       lease.cdp.open().then(
         (channel) => {
           if (this.running.get(sessionId) === entry && !entry.ending) entry.channel = channel;
@@ -112,7 +124,7 @@ export class SessionRuntime {
   }
 
   /** A CDP client attached: the session is not idle while any client is connected. */
-  attach(sessionId: string, socket: WebSocket): boolean {
+  attach(sessionId: string, socket: ClientConnection): boolean {
     const entry = this.running.get(sessionId);
     if (!entry || entry.ending) return false;
     entry.sockets.add(socket);

@@ -1,0 +1,230 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { createRequire } from "node:module";
+import net from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Logger } from "../logger.ts";
+import type { CdpPipe } from "./cdp-pipe.ts";
+import type { ClientHandOver } from "./relay-host-clients.ts";
+
+/**
+ * The relay host, seen from the node: a process of its own that owns every browser's pipe and
+ * relays the sessions' CDP clients (relay-host-process.ts). Why: on the node's main thread a
+ * client's message waited behind whatever else that thread was doing (the API, GraphQL, the
+ * embedded database's statements): under a steady API load a round trip took 10–20× one straight
+ * to Chromium (docs/performance.md). In the host nothing else runs.
+ *
+ * The node keeps everything else: it launches the browsers and hands their pipe ends over as they
+ * start; it authorises each client's handshake and hands the socket over unanswered; its own users
+ * of a browser (live view, logs, profiles, downloads, recorder, watchdog) speak to the browser
+ * over a link to the host that carries the pipe's own protocol, so their CdpPipe is unchanged.
+ * A socket crosses with its file descriptor (subprocess.send with a handle): no byte of a client
+ * passes through the node after its handshake.
+ */
+
+/** How long the host may take to start before browsers stay in the node (VESSEL_CDP_RELAY=inline). */
+const START_TIMEOUT_MS = 15_000;
+const HOST_SCRIPT = path.join(import.meta.dirname, "relay-host-process.ts");
+// tsx's loader for the host's TypeScript (the `.` export of tsx, what `node --import tsx` loads).
+const TSX_LOADER = pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")).href;
+
+export class RelayHost {
+  #child: ChildProcess | undefined;
+  #ready: Promise<{ child: ChildProcess; socketPath: string } | undefined> | undefined;
+  #warned = false;
+
+  constructor(private readonly log: Logger) {}
+
+  /**
+   * Hands a launched browser's pipe ends (fd 3 into it, fd 4 out of it) to the host and answers the
+   * node's link to them; undefined when the host cannot run (the ends stay here, nothing was sent).
+   */
+  async adopt(cdpIn: net.Socket, cdpOut: net.Socket): Promise<RelayLink | undefined> {
+    const host = await this.#start();
+    if (!host) return undefined;
+    const key = randomBytes(32).toString("hex");
+    // Nothing may be read here first: what the node read would never reach the host.
+    (cdpOut as unknown as { _handle?: { readStop?(): void } })._handle?.readStop?.();
+    await send(host.child, { op: "pipe", key, fd: 3 }, cdpIn);
+    await send(host.child, { op: "pipe", key, fd: 4 }, cdpOut);
+    const socket = net.connect(host.socketPath);
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", resolve);
+      socket.once("error", reject);
+    });
+    socket.write(JSON.stringify({ vessel: "hello", key }) + "\0");
+    return new RelayLink(host.child, key, socket, this.log);
+  }
+
+  #start(): Promise<{ child: ChildProcess; socketPath: string } | undefined> {
+    this.#ready ??= this.#fork();
+    return this.#ready;
+  }
+
+  #fork(): Promise<{ child: ChildProcess; socketPath: string } | undefined> {
+    let child: ChildProcess;
+    try {
+      const { NODE_OPTIONS: _, ...env } = process.env;
+      child = fork(HOST_SCRIPT, [], { execArgv: ["--import", TSX_LOADER], env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    } catch (err) {
+      return Promise.resolve(this.#unusable(err));
+    }
+    this.#child = child;
+    child.unref();
+    child.channel?.unref();
+    const gone = () => {
+      if (this.#child !== child) return;
+      this.#child = undefined;
+      this.#ready = undefined; // the next browser starts a new host
+      this.log.warn({ relayPid: child.pid, exitCode: child.exitCode, signal: child.signalCode }, "the CDP relay host exited; its browsers' sessions end, and the next browser starts a new one");
+    };
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(this.#unusable(new Error("the relay host did not start in time")));
+      }, START_TIMEOUT_MS);
+      timer.unref();
+      child.on("message", (message: { ready?: boolean; socketPath?: string }) => {
+        if (!message?.ready || typeof message.socketPath !== "string") return;
+        clearTimeout(timer);
+        resolve({ child, socketPath: message.socketPath });
+      });
+      child.on("error", (err) => {
+        clearTimeout(timer);
+        resolve(this.#unusable(err));
+      });
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve(undefined);
+        gone();
+      });
+    });
+  }
+
+  #unusable(err: unknown): undefined {
+    if (!this.#warned) this.log.warn({ err }, "cannot start the CDP relay host: CDP clients are relayed by the node's main thread");
+    this.#warned = true;
+    this.#ready = Promise.resolve(undefined);
+    return undefined;
+  }
+
+  /** Ends the host (tests; the node's exit ends it anyway). */
+  stop(): void {
+    this.#child?.kill("SIGKILL");
+  }
+}
+
+function send(child: ChildProcess, message: object, handle: net.Socket): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (!child.connected) return reject(new Error("the relay host has gone"));
+    child.send(message, handle, {}, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+/** A client whose handshake went to the host: what the session's runtime tracks and may close. */
+export class RemoteClient extends EventEmitter {
+  #closed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly link: RelayLink,
+  ) {
+    super();
+  }
+
+  close(code: number, reason: string): void {
+    if (!this.#closed) this.link.tell({ vessel: "close", client: this.id, code, reason });
+  }
+
+  terminate(): void {
+    if (!this.#closed) this.link.tell({ vessel: "terminate", client: this.id });
+  }
+
+  /** @internal the host reported something of this client. */
+  report(message: Record<string, unknown>): void {
+    switch (message.vessel) {
+      case "open":
+        return void this.emit("open");
+      case "closed":
+        return this.ended();
+      case "refused":
+        return void this.emit("refused", String(message.method), String(message.reason));
+      case "redirected":
+        return void this.emit("redirected", String(message.method));
+      case "downloads":
+        return void this.emit("downloads", typeof message.context === "string" ? message.context : null);
+      case "browserClose":
+        return void this.emit("browserClose");
+      case "command":
+        if (Array.isArray(message.entry)) this.emit("command", message.entry);
+    }
+  }
+
+  /** @internal closed, or its browser's link gone. */
+  ended(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.emit("close");
+  }
+}
+
+/** The node's side of one browser whose pipe the host owns: its control messages and clients. */
+export class RelayLink {
+  readonly #clients = new Map<string, RemoteClient>();
+
+  constructor(
+    private readonly child: ChildProcess,
+    readonly key: string,
+    /** The link itself: the node's CdpPipe for this browser reads and writes it. */
+    readonly socket: net.Socket,
+    private readonly log: Logger,
+  ) {}
+
+  /** Joins the node's pipe over this link: the host's reports reach it in order with the browser's messages. */
+  bind(pipe: CdpPipe): void {
+    pipe.link = this;
+    pipe.onControl = (message) => {
+      if (message.vessel === "front" && typeof message.targetId === "string") return pipe.fronted(message.targetId);
+      const client = typeof message.client === "string" ? this.#clients.get(message.client) : undefined;
+      client?.report(message);
+      if (message.vessel === "closed") this.#clients.delete(String(message.client));
+    };
+    void pipe.closed.then(() => {
+      for (const client of this.#clients.values()) client.ended();
+      this.#clients.clear();
+    });
+  }
+
+  /** Asks the host to open a channel now for the session's first client (runtime.ts says why). */
+  openAhead(): void {
+    this.tell({ vessel: "ahead" });
+  }
+
+  /** Hands a client's authorised, unanswered handshake to the host; the client reports `open` once relayed. */
+  handOver(socket: net.Socket, handshake: Omit<ClientHandOver, "key" | "client">): RemoteClient {
+    const client = new RemoteClient(randomBytes(12).toString("hex"), this);
+    this.#clients.set(client.id, client);
+    send(this.child, { op: "client", key: this.key, client: client.id, ...handshake }, socket).catch((err: unknown) => {
+      this.log.warn({ err }, "could not hand a CDP client to the relay host");
+      socket.destroy();
+      this.#clients.delete(client.id);
+      client.ended();
+    });
+    return client;
+  }
+
+  /** @internal a control message to the host, in order with the node's CDP traffic. */
+  tell(message: Record<string, unknown>): void {
+    if (this.socket.writable) this.socket.write(JSON.stringify(message) + "\0");
+  }
+}
+
+let shared: RelayHost | undefined;
+
+/** The process's one relay host (every app in a process shares it, as they share the launcher). */
+export function sharedRelayHost(log: Logger): RelayHost {
+  shared ??= new RelayHost(log);
+  return shared;
+}
