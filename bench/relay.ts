@@ -3,21 +3,25 @@
 //  (a) CDP Runtime.evaluate("1+1") round trips (p50, p99) and pipelined throughput through Vessel's
 //      /cdp (jailed browser, policy on, logs as configured) next to: direct, a reference Chromium's
 //      own DevTools WebSocket; the peer reference, a plain Node.js WebSocket proxy in a process of
-//      its own to that same Chromium (bench/ws-proxy.ts, no parsing); and the candidate design, the
-//      same relay code with the pipe in a process of its own (bench/relay-candidate.ts). Measured
+//      its own to that same Chromium (bench/ws-proxy.ts, no parsing); and the relay as it was before
+//      the relay host, on the node's main thread (a second app with VESSEL_CDP_RELAY=inline, in this
+//      same process, so the same main thread and the same load). Measured
 //      quiet, then while the node serves a steady REST/GraphQL load (session lists and events, both
 //      surfaces) and three other sessions are busy (bench/relay-load.ts); rounds alternate the order.
 //  (b) control-plane CPU per session (create → connect → new page → goto → release, the pool's
-//      refill included) and per relayed command, with V8's profile of where it goes (cpu-profile.ts).
+//      refill included) and per relayed command, the node's main process and its relay host
+//      (src/browser/relay-host.ts) together, with V8's profile of where the node's goes (cpu-profile.ts).
 // The server runs in this process; every client runs in forked children. Never part of the tests.
 //
 //   npx tsx bench/relay.ts   BENCH_RELAY_ROUNDS=8 BENCH_RELAY_SEQ=400 BENCH_RELAY_PIPE=2000
 //   BENCH_RELAY_RATE=200 (REST/GraphQL req/s)  BENCH_RELAY_BUSY_CPS=100 (commands/s per busy session)
 //   BENCH_RELAY_COST_N=20 (lifecycles for (b))  BENCH_CPU_PROFILE_DIR=dir (keep the .cpuprofile files)
 import { fork, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { findChromium } from "../src/browser/chromium-command.ts";
+import { sharedRelayHost } from "../src/browser/relay-host.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { startCpuProfile } from "./cpu-profile.ts";
 import { atLeast, atMost, reportFigure } from "./figures.ts";
@@ -48,6 +52,19 @@ function helper<T>(script: string, args: string[]): Promise<{ child: ChildProces
 }
 
 let t: TestApp | undefined;
+let inline: TestApp | undefined;
+
+/** CPU milliseconds the relay host has used so far (its user + system clock ticks), 0 without one. */
+function relayHostCpuMs(): number {
+  const pid = sharedRelayHost(t!.app.deps.log).pid;
+  if (pid === undefined) return 0;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime at 100 ticks/s
+  } catch {
+    return 0;
+  }
+}
 const warm = 2;
 async function settle(): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -55,13 +72,13 @@ async function settle(): Promise<void> {
   await sleep(300);
 }
 
-const sides = ["direct", "peer", "proxy", "candidate"] as const;
+const sides = ["direct", "peer", "proxy", "inline"] as const;
 type Side = (typeof sides)[number];
 const label: Record<Side, string> = {
   direct: "direct to a Chromium",
   peer: "plain ws proxy (peer)",
   proxy: "Vessel /cdp",
-  candidate: "relay + pipe, own process",
+  inline: "/cdp relayed inline (before)",
 };
 type Samples = { rtt: Record<Side, number[]>; rate: Record<Side, number[]> };
 const perSide = <T>(make: () => T) => Object.fromEntries(sides.map((s) => [s, make()])) as Record<Side, T>;
@@ -91,6 +108,11 @@ try {
     env: { VESSEL_BROWSER_WARM: String(warm), VESSEL_BROWSER_CAPACITY: "10", VESSEL_CHROMIUM_PATH: executablePath },
     checkResponses: false,
   });
+  inline = await startTestApp({
+    env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "2", VESSEL_CHROMIUM_PATH: executablePath, VESSEL_CDP_RELAY: "inline" },
+    checkResponses: false,
+  });
+  const inlineApi = { baseUrl: inline.url, key: (await seedWorkspace(inline, { rateLimitPerMinute: 100_000_000 })).key };
   const seeded = await seedWorkspace(t, { rateLimitPerMinute: 100_000_000 });
   const api = { baseUrl: t.url, key: seeded.key };
   startClient();
@@ -104,11 +126,11 @@ try {
   const reference = await call("referenceLaunch", {});
   const refPath = new URL(reference.wsEndpoint).pathname;
   const peer = await helper<number>("./ws-proxy.ts", [String(reference.port)]);
-  const candidate = await helper<number>("./relay-candidate.ts", [executablePath]);
+  const before = await call("createSession", inlineApi);
   await call("cdpOpen", { name: "direct", url: reference.wsEndpoint });
   await call("cdpOpen", { name: "peer", url: `ws://127.0.0.1:${peer.first}${refPath}` });
   await call("cdpOpen", { name: "proxy", url: measured.connectUrl });
-  await call("cdpOpen", { name: "candidate", url: `ws://127.0.0.1:${candidate.first}/` });
+  await call("cdpOpen", { name: "inline", url: before.connectUrl });
   await settle();
   for (const side of sides) await call("cdpSeq", { name: side, n: 200 }), await call("cdpPipe", { name: side, n: pipeN });
 
@@ -149,11 +171,12 @@ try {
   atLeast(GROUP, "pipelined throughput ÷ direct, under load", (rateOf("proxy") / rateOf("direct")) * 100, 95, "%", `${Math.round(rateOf("proxy"))} vs ${Math.round(rateOf("direct"))} msg/s`);
   reportFigure({ group: GROUP, name: "round trip p50 ÷ direct, quiet node", value: median(quiet.rtt.proxy) / median(quiet.rtt.direct), unit: "×",
     detail: `${f(median(quiet.rtt.proxy), 3)} vs ${f(median(quiet.rtt.direct), 3)} ms` });
-  reportFigure({ group: GROUP, name: "candidate (relay and pipe in a process of their own): p50 ÷ direct, p99 ÷ direct p99, under load", value: p50("candidate") / p50("direct"), unit: "×",
-    detail: `p99 ${f(p99("candidate") / p99("direct"), 2)}×, pipelined ${f((rateOf("candidate") / rateOf("direct")) * 100, 0)}%` });
+  reportFigure({ group: GROUP, name: "before: relayed on the node's main thread (VESSEL_CDP_RELAY=inline), p50 ÷ direct under load", value: p50("inline") / p50("direct"), unit: "×",
+    detail: `p99 ${f(p99("inline") / p99("direct"), 2)}×, pipelined ${f((rateOf("inline") / rateOf("direct")) * 100, 0)}%` });
   reportFigure({ group: GROUP, name: "plain ws proxy (peer) p50 ÷ direct, under load", value: p50("peer") / p50("direct"), unit: "×", detail: `p99 ${f(p99("peer") / p99("direct"), 2)}×` });
   await call("cdpClose", {});
   await call("releaseSession", { ...api, id: measured.id });
+  await call("releaseSession", { ...inlineApi, id: before.id });
   for (const s of busy) await call("releaseSession", { ...api, id: s.id });
   print();
 
@@ -163,35 +186,43 @@ try {
   await settle();
   const profile = await startCpuProfile();
   const cpu0 = process.cpuUsage();
+  const host0 = relayHostCpuMs();
   for (let i = 0; i < costN; i++) await call("lifecycleVessel", api);
   await settle();
   const cpu1 = process.cpuUsage(cpu0);
+  const hostPerSession = (relayHostCpuMs() - host0) / costN;
   const where = await profile.stop("lifecycles");
-  const perSession = (cpu1.user + cpu1.system) / 1000 / costN;
-  print(`(b) control-plane CPU per session, ${costN} lifecycles (create → connect → newPage → goto → release; the pool's refill included): ${f(perSession, 1)} ms`);
+  const mainPerSession = (cpu1.user + cpu1.system) / 1000 / costN;
+  const perSession = mainPerSession + hostPerSession;
+  print(`(b) control-plane CPU per session, ${costN} lifecycles (create → connect → newPage → goto → release; the pool's refill included): ${f(perSession, 1)} ms ` +
+    `(the node's main process ${f(mainPerSession, 1)} ms, its relay host ${f(hostPerSession, 1)} ms); the main process's by place:`);
   // The profile's samples give shares; the CPU clock gives the total they are shares of.
   const share = (ms: number) => ms / where.totalMs;
-  for (const [place, ms] of where.places.slice(0, 10)) print(`    ${pad(place, 62)} ${f(share(ms) * 100, 0)}% ≈ ${f(share(ms) * perSession, 1)} ms per session`);
-  const relayMs = where.places.filter(([p]) => p.startsWith("relay") || p.startsWith("CDP policy") || p.startsWith("ws ")).reduce((s, [, ms]) => s + share(ms) * perSession, 0);
-  reportFigure({ group: "Per session", name: "control-plane CPU per session (create → release, refill included)", value: perSession, unit: "ms", detail: `relay, policy and ws ${f(relayMs, 1)} ms of it` });
+  for (const [place, ms] of where.places.slice(0, 10)) print(`    ${pad(place, 62)} ${f(share(ms) * 100, 0)}% ≈ ${f(share(ms) * mainPerSession, 1)} ms per session`);
+  reportFigure({ group: "Per session", name: "control-plane CPU per session (create → release, refill included)", value: perSession, unit: "ms",
+    detail: `main process ${f(mainPerSession, 1)} ms, relay host ${f(hostPerSession, 1)} ms` });
 
   const cmd = await call("createSession", api);
   await call("cdpOpen", { name: "cost", url: cmd.connectUrl });
   await call("cdpPipe", { name: "cost", n: pipeN });
   const commandProfile = await startCpuProfile();
   const c0 = process.cpuUsage();
+  const h0 = relayHostCpuMs();
   for (let i = 0; i < 5; i++) await call("cdpPipe", { name: "cost", n: pipeN });
   const c1 = process.cpuUsage(c0);
+  const hostPerCommand = ((relayHostCpuMs() - h0) * 1000) / (5 * pipeN);
   const commandWhere = await commandProfile.stop("commands");
-  const perCommand = (c1.user + c1.system) / (5 * pipeN);
-  print(`    node CPU per relayed command (pipelined Runtime.evaluate through /cdp): ${f(perCommand, 1)} µs`);
+  const mainPerCommand = (c1.user + c1.system) / (5 * pipeN);
+  const perCommand = mainPerCommand + hostPerCommand;
+  print(`    CPU per relayed command (pipelined Runtime.evaluate through /cdp): ${f(perCommand, 1)} µs (the node's main process ${f(mainPerCommand, 1)}, its relay host ${f(hostPerCommand, 1)})`);
   for (const [place, ms] of commandWhere.places.slice(0, 6)) print(`    ${pad(place, 62)} ${f((ms / commandWhere.totalMs) * 100, 0)}% ≈ ${f((ms / commandWhere.totalMs) * perCommand, 1)} µs per command`);
-  reportFigure({ group: "Per session", name: "node CPU per relayed CDP command", value: perCommand, unit: "µs" });
+  reportFigure({ group: "Per session", name: "node CPU per relayed CDP command", value: perCommand, unit: "µs", detail: `main process ${f(mainPerCommand, 1)}, relay host ${f(hostPerCommand, 1)} µs` });
   await call("cdpClose", {});
   await call("releaseSession", { ...api, id: cmd.id });
 } finally {
   for (const child of children) child.kill();
   await stopClient();
   await t?.stop();
+  await inline?.stop();
 }
 process.exit(0);

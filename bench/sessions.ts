@@ -38,6 +38,7 @@
 //   BENCH_CHROMIUM=/usr/lib/chromium/chromium   (default: findChromium(), the headless shell)
 //   BENCH_JAIL=off                              (VESSEL_BROWSER_JAIL for the apps; default: the default, auto)
 //   BENCH_SCHEDULING=normal                     (VESSEL_BROWSER_SCHEDULING for the apps; default: the default, batch)
+//   BENCH_RELAY=inline                          (VESSEL_CDP_RELAY for the apps; default: the default, process)
 //   BENCH_LOGS=0|1                              sessions' logs off | on with no entry bound, so every CDP command is logged (default: the default, on)
 import os from "node:os";
 import { Writable } from "node:stream";
@@ -121,6 +122,7 @@ try {
       VESSEL_CHROMIUM_PATH: executablePath,
       ...(process.env.BENCH_JAIL ? { VESSEL_BROWSER_JAIL: process.env.BENCH_JAIL } : {}),
       ...(process.env.BENCH_SCHEDULING ? { VESSEL_BROWSER_SCHEDULING: process.env.BENCH_SCHEDULING } : {}),
+      ...(process.env.BENCH_RELAY ? { VESSEL_CDP_RELAY: process.env.BENCH_RELAY } : {}),
       ...(process.env.BENCH_LOGS === "0" ? { VESSEL_LOGS: "false" } : process.env.BENCH_LOGS === "1" ? { VESSEL_LOGS: "true", VESSEL_LOGS_MAX_ENTRIES: "1000000" } : {}),
     },
     checkResponses: false,

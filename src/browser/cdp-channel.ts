@@ -1,7 +1,15 @@
-import type { CdpPipe } from "./cdp-pipe.ts";
 import { TAIL_LENGTH } from "./cdp-wire.ts";
 
 /** One user's share of a browser's pipe (cdp-pipe.ts says how users share it). */
+
+/** What a channel needs of its pipe (CdpPipe; named here so the two files do not import each other). */
+export interface ChannelPipe {
+  write(json: string | Buffer): boolean;
+  detach(sessionId: string): void;
+  claim(sessionId: string, channel: CdpChannel): boolean;
+  unclaim(sessionId: string, channel: CdpChannel): void;
+  fronted(targetId: string): void;
+}
 
 export type PipeMessage = Buffer;
 
@@ -22,7 +30,7 @@ export class CdpChannel {
   #open = true;
 
   constructor(
-    readonly pipe: CdpPipe,
+    readonly pipe: ChannelPipe,
     readonly root: string,
     /** The target a page endpoint's channel is rooted at (undefined: the browser). */
     readonly rootTarget?: string,

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { CdpChannel } from "./cdp-channel.ts";
 import { CdpCallError, CdpPipeClosed, nulFramed, sessionOf } from "./cdp-wire.ts";
-import type { RelayLink } from "./relay-host.ts";
+import type { RelayLink } from "./relay-link.ts";
 
 export { CdpCallError, CdpChannel, CdpPipeClosed };
 

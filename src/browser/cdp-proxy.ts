@@ -10,7 +10,7 @@ import { CdpCallError, CdpPipeClosed, type CdpChannel } from "./cdp-pipe.ts";
 import { clientsOf, relayClient, type RelayOptions } from "./cdp-relay.ts";
 import { CloseCode, closeReason } from "./close-codes.ts";
 import type { BrowserLease } from "./pool-types.ts";
-import type { RelayLink } from "./relay-host.ts";
+import type { RelayLink } from "./relay-link.ts";
 import type { SessionRuntime } from "./runtime.ts";
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
@@ -81,6 +81,7 @@ function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrad
     return;
   }
   const opts = relayOptions(ports, sessionId, lease);
+  const early = stopReading(socket);
   const client = link.handOver(socket, {
     ...(pagePath.exec(url.pathname) ? { page: pagePath.exec(url.pathname)![1] } : {}),
     policy: opts.policy,
@@ -88,7 +89,7 @@ function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrad
     maxPayload: ports.maxMessageBytes,
     logs: opts.commands !== undefined,
     req: { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers },
-    head: head.toString("base64"),
+    head: Buffer.concat([head, early]).toString("base64"),
     refusals: {
       gone: refusal(ports, url, new CdpPipeClosed()),
       notFound: refusal(ports, url, new AppError("not-found", "No such target in this session's browser.")),
@@ -135,6 +136,21 @@ function relay(ports: CdpProxyPorts, grant: CdpGrant, channel: CdpChannel, upgra
     // meanwhile refuses the attach: the client is told so at once.
     if (!ports.runtime.attach(sessionId, client)) client.close(CloseCode.sessionEnded, closeReason(CloseCode.sessionEnded));
   });
+}
+
+/**
+ * Stops this process reading a socket about to be handed over, and answers what it read already.
+ * Until the handover completes, both processes hold the socket; whatever this one read would be
+ * lost (a client sends its first command as soon as it reads the 101 the host writes).
+ */
+function stopReading(socket: net.Socket): Buffer {
+  socket.pause();
+  const read: Buffer[] = [];
+  for (let chunk: Buffer | null = socket.read(); chunk !== null; chunk = socket.read()) read.push(chunk);
+  // After the reads above (which may start the handle reading again); nothing is read before the
+  // event loop polls, and from here on nothing will be.
+  (socket as unknown as { _handle?: { readStop?(): void } })._handle?.readStop?.();
+  return Buffer.concat(read);
 }
 
 /** What the relay reports back: refusals to the session's events, a client's Browser.close to the runtime. */

@@ -4,27 +4,8 @@ import { CommandLog } from "./cdp-command-log.ts";
 import type { CdpChannel } from "./cdp-channel.ts";
 import { CdpPipeClosed } from "./cdp-wire.ts";
 import { clientsOf, relayClient, type RelayOptions } from "./cdp-relay.ts";
+import type { ClientHandOver } from "./relay-link.ts";
 import type { Control, PipeMux } from "./relay-mux.ts";
-
-/**
- * A client's handshake as the node hands it over (relay-host.ts): authorised there, answered here.
- * The node writes the refusals (full HTTP responses) because only it knows the problem documents.
- */
-export interface ClientHandOver {
-  key: string;
-  client: string;
-  /** A page endpoint's target; undefined for the browser endpoint. */
-  page?: string;
-  policy: boolean;
-  downloads: string;
-  maxPayload: number;
-  /** The session's logs are on: the client's commands are reported (`command`). */
-  logs: boolean;
-  req: { method: string; url: string; headers: Record<string, string | string[] | undefined> };
-  /** The bytes that came after the handshake's headers, base64. */
-  head: string;
-  refusals: { gone: string; notFound: string; unavailable: string };
-}
 
 class NoSuchPage extends Error {}
 

@@ -14,7 +14,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { nulFramed } from "./cdp-wire.ts";
-import { HostClients, type ClientHandOver } from "./relay-host-clients.ts";
+import { HostClients } from "./relay-host-clients.ts";
+import type { ClientHandOver } from "./relay-link.ts";
 import { PipeMux, type Control } from "./relay-mux.ts";
 
 interface Browser {

@@ -1,13 +1,11 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { EventEmitter } from "node:events";
 import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "../logger.ts";
-import type { CdpPipe } from "./cdp-pipe.ts";
-import type { ClientHandOver } from "./relay-host-clients.ts";
+import { RelayLink, send } from "./relay-link.ts";
 
 /**
  * The relay host, seen from the node: a process of its own that owns every browser's pipe and
@@ -110,116 +108,17 @@ export class RelayHost {
     return undefined;
   }
 
+  /** The host's pid while it runs (the benches read its CPU time). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
   /** Ends the host (tests; the node's exit ends it anyway). */
   stop(): void {
     this.#child?.kill("SIGKILL");
   }
 }
 
-function send(child: ChildProcess, message: object, handle: net.Socket): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (!child.connected) return reject(new Error("the relay host has gone"));
-    child.send(message, handle, {}, (err) => (err ? reject(err) : resolve()));
-  });
-}
-
-/** A client whose handshake went to the host: what the session's runtime tracks and may close. */
-export class RemoteClient extends EventEmitter {
-  #closed = false;
-
-  constructor(
-    readonly id: string,
-    private readonly link: RelayLink,
-  ) {
-    super();
-  }
-
-  close(code: number, reason: string): void {
-    if (!this.#closed) this.link.tell({ vessel: "close", client: this.id, code, reason });
-  }
-
-  terminate(): void {
-    if (!this.#closed) this.link.tell({ vessel: "terminate", client: this.id });
-  }
-
-  /** @internal the host reported something of this client. */
-  report(message: Record<string, unknown>): void {
-    switch (message.vessel) {
-      case "open":
-        return void this.emit("open");
-      case "closed":
-        return this.ended();
-      case "refused":
-        return void this.emit("refused", String(message.method), String(message.reason));
-      case "redirected":
-        return void this.emit("redirected", String(message.method));
-      case "downloads":
-        return void this.emit("downloads", typeof message.context === "string" ? message.context : null);
-      case "browserClose":
-        return void this.emit("browserClose");
-      case "command":
-        if (Array.isArray(message.entry)) this.emit("command", message.entry);
-    }
-  }
-
-  /** @internal closed, or its browser's link gone. */
-  ended(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.emit("close");
-  }
-}
-
-/** The node's side of one browser whose pipe the host owns: its control messages and clients. */
-export class RelayLink {
-  readonly #clients = new Map<string, RemoteClient>();
-
-  constructor(
-    private readonly child: ChildProcess,
-    readonly key: string,
-    /** The link itself: the node's CdpPipe for this browser reads and writes it. */
-    readonly socket: net.Socket,
-    private readonly log: Logger,
-  ) {}
-
-  /** Joins the node's pipe over this link: the host's reports reach it in order with the browser's messages. */
-  bind(pipe: CdpPipe): void {
-    pipe.link = this;
-    pipe.onControl = (message) => {
-      if (message.vessel === "front" && typeof message.targetId === "string") return pipe.fronted(message.targetId);
-      const client = typeof message.client === "string" ? this.#clients.get(message.client) : undefined;
-      client?.report(message);
-      if (message.vessel === "closed") this.#clients.delete(String(message.client));
-    };
-    void pipe.closed.then(() => {
-      for (const client of this.#clients.values()) client.ended();
-      this.#clients.clear();
-    });
-  }
-
-  /** Asks the host to open a channel now for the session's first client (runtime.ts says why). */
-  openAhead(): void {
-    this.tell({ vessel: "ahead" });
-  }
-
-  /** Hands a client's authorised, unanswered handshake to the host; the client reports `open` once relayed. */
-  handOver(socket: net.Socket, handshake: Omit<ClientHandOver, "key" | "client">): RemoteClient {
-    const client = new RemoteClient(randomBytes(12).toString("hex"), this);
-    this.#clients.set(client.id, client);
-    send(this.child, { op: "client", key: this.key, client: client.id, ...handshake }, socket).catch((err: unknown) => {
-      this.log.warn({ err }, "could not hand a CDP client to the relay host");
-      socket.destroy();
-      this.#clients.delete(client.id);
-      client.ended();
-    });
-    return client;
-  }
-
-  /** @internal a control message to the host, in order with the node's CDP traffic. */
-  tell(message: Record<string, unknown>): void {
-    if (this.socket.writable) this.socket.write(JSON.stringify(message) + "\0");
-  }
-}
 
 let shared: RelayHost | undefined;
 

@@ -75,20 +75,22 @@ export class SessionRuntime {
     };
     this.running.set(sessionId, entry);
     this.armIdle(sessionId, entry);
-    const link = lease.cdp.link;
-    if (this.opts.openChannelAhead !== false && link) {
-      // The relay host opens it and keeps it; not before a profile going in is in place (cdp-pipe.ts held).
-      const held = lease.cdp.held;
-      if (held) void held.then(() => link.openAhead(), () => {});
-      else link.openAhead();
-    } else if (this.opts.openChannelAhead !== false) {
-      lease.cdp.open().then(
-        (channel) => {
-          if (this.running.get(sessionId) === entry && !entry.ending) entry.channel = channel;
-          else channel.close();
-        },
-        () => {}, // the browser is gone: its exit ends the session
-      );
+    if (this.opts.openChannelAhead !== false) {
+      const link = lease.cdp.link;
+      if (link) {
+        // The relay host opens it and keeps it; not before a profile going in is in place (cdp-pipe.ts held).
+        const held = lease.cdp.held;
+        if (held) void held.then(() => link.openAhead(), () => {});
+        else link.openAhead();
+      } else {
+        lease.cdp.open().then(
+          (channel) => {
+            if (this.running.get(sessionId) === entry && !entry.ending) entry.channel = channel;
+            else channel.close();
+          },
+          () => {}, // the browser is gone: its exit ends the session
+        );
+      }
     }
     void lease.exited.then(() => {
       // A browser that exits while its session is still live crashed (or was killed).
