@@ -62,8 +62,12 @@ export class HostClients {
     if (message.vessel === "ahead") return this.#openAhead(key);
     const client = typeof message.client === "string" ? this.#sockets.get(message.client) : undefined;
     if (!client) return;
-    if (message.vessel === "close" && typeof message.code === "number") client.close(message.code, typeof message.reason === "string" ? message.reason : "");
-    else if (message.vessel === "terminate") client.terminate();
+    try {
+      if (message.vessel === "close" && typeof message.code === "number") client.close(message.code, typeof message.reason === "string" ? message.reason : "");
+      else if (message.vessel === "terminate") client.terminate();
+    } catch {
+      client.terminate(); // a code or reason ws refuses: the client is cut instead
+    }
   }
 
   /** The browser's link has gone (the browser closed): its clients went with its pipe. */

@@ -111,7 +111,8 @@ process.on("message", (message: { op?: string; key?: unknown; fd?: unknown } & P
     handle.pause();
     pair(message.key, browser);
   } else if (message.op === "client" && handle) {
-    clients.handOver(message as ClientHandOver, handle);
+    // A failure costs only this client's socket, never the host (and with it every session's pipe).
+    clients.handOver(message as ClientHandOver, handle).catch(() => handle.destroy());
   } else {
     handle?.destroy();
   }
