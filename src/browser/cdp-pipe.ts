@@ -46,6 +46,7 @@ export class CdpPipe {
   readonly #front = new Set<(targetId: string) => void>();
   #nextId: number;
   #open = true;
+  #corked = false;
   /** While set, channels opened wait for it, and are refused when it fails (profile-restore.ts: a browser being prepared). */
   held: Promise<void> | undefined;
   /**
@@ -159,6 +160,16 @@ export class CdpPipe {
   /** @internal writes one message (bytes: with their NUL already); false once the pipe has ended. */
   write(json: string | Buffer): boolean {
     if (!this.#open || !this.out.writable) return false;
+    // The messages written in one turn (a client's pipelined burst, judged one by one) leave in one
+    // system call when the turn ends, not one each.
+    if (!this.#corked) {
+      this.#corked = true;
+      this.out.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        this.out.uncork();
+      });
+    }
     this.out.write(typeof json === "string" ? json + "\0" : json);
     return true;
   }
