@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
@@ -32,6 +33,7 @@ export class RelayHost {
   #child: ChildProcess | undefined;
   #ready: Promise<{ child: ChildProcess; socketPath: string } | undefined> | undefined;
   #warned = false;
+  #socketPath: string | undefined;
 
   constructor(private readonly log: Logger) {}
 
@@ -72,7 +74,10 @@ export class RelayHost {
     this.#child = child;
     child.unref();
     child.channel?.unref();
+    let socketPath: string | undefined;
     const gone = () => {
+      // Its folder (the link's socket) goes with it; a host killed outright cannot remove it itself.
+      if (socketPath) fs.rmSync(path.dirname(socketPath), { recursive: true, force: true });
       if (this.#child !== child) return;
       this.#child = undefined;
       this.#ready = undefined; // the next browser starts a new host
@@ -86,6 +91,7 @@ export class RelayHost {
       timer.unref();
       child.on("message", (message: { ready?: boolean; socketPath?: string }) => {
         if (!message?.ready || typeof message.socketPath !== "string") return;
+        socketPath = this.#socketPath = message.socketPath;
         clearTimeout(timer);
         resolve({ child, socketPath: message.socketPath });
       });
@@ -111,6 +117,11 @@ export class RelayHost {
   /** The host's pid while it runs (the benches read its CPU time). */
   get pid(): number | undefined {
     return this.#child?.pid;
+  }
+
+  /** Where the running host listens for the node's links (tests and diagnostics). */
+  get socketPath(): string | undefined {
+    return this.#child ? this.#socketPath : undefined;
   }
 
   /** Ends the host (tests; the node's exit ends it anyway). */

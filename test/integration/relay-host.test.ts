@@ -118,9 +118,14 @@ describe("when the relay host goes", () => {
     const seeded = await seedWorkspace(t);
     const { body } = await createSession(t, seeded.key);
     expect(body.status).toBe("RUNNING");
-    sharedRelayHost(createLogger("silent")).stop(); // SIGKILL: the process's one host, this app's
+    const host = sharedRelayHost(createLogger("silent")); // the process's one host, this app's
+    const folder = path.dirname(host.socketPath!);
+    expect(fs.existsSync(folder)).toBe(true);
+    host.stop(); // SIGKILL
     const ended = await eventually(() => getSession(t, seeded.key, body.id), (s) => s.status !== "RUNNING");
     expect([ended.status, ended.end_reason]).toEqual(["FAILED", "browser_crash"]);
+    // Its folder (the link's socket) went with it, though it could not remove it itself.
+    expect(await eventually(async () => fs.existsSync(folder), (exists) => !exists)).toBe(false);
     const next = await createSession(t, seeded.key);
     expect(next.body.status).toBe("RUNNING");
     const pinger = spawn(process.execPath, ["--import", "tsx", "test/support/cdp-pinger.ts", next.body.connect_url!, "50"], { stdio: ["ignore", "pipe", "inherit"] });
