@@ -159,7 +159,8 @@ describe("the browser launcher (real Chromium)", () => {
       node.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString()));
       void exited.then((code) => reject(new Error(`the node exited (${code}) before its browser answered`)));
     });
-    const { browser, launcher, launcherParent } = JSON.parse(line) as { browser: number; launcher: number; launcherParent: number };
+    const { browser, launcher, launcherParent, holder } = JSON.parse(line) as { browser: number; launcher: number; launcherParent: number; holder?: number };
+    if (holder) cleanups.push(() => killIfRunning(holder));
     expect(launcherParent).toBe(node.pid);
     if (mode === "close") {
       await exited; // ended on its own: the launcher does not keep its node alive
@@ -170,6 +171,15 @@ describe("the browser launcher (real Chromium)", () => {
     }
     await until("the launcher has exited", () => !running(launcher));
     // The launcher does not take the browsers with it; a node's shutdown or its next start does.
+    // (The fixture's holder keeps the browser's pipe open: Chromium would end itself on its end.)
     if (mode === "wait") expect(running(browser)).toBe(true);
   }, 60_000);
 });
+
+function killIfRunning(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
+}
