@@ -27,6 +27,11 @@ export class HostClients {
     socket.on("error", () => socket.destroy());
     const mux = this.muxOf(m.key);
     if (!mux || !mux.pipe.isOpen) return void socket.end(m.refusals.gone);
+    // A handshake refused here is over for the node too (it forgets the client).
+    const refuse = (refusal: string) => {
+      socket.end(refusal);
+      mux.tell({ vessel: "closed", client: m.client });
+    };
     let channel: CdpChannel;
     try {
       channel = m.page
@@ -35,13 +40,11 @@ export class HostClients {
         })
         : (this.#takeAhead(m.key) ?? (await mux.pipe.open()));
     } catch (err) {
-      const refusal = err instanceof NoSuchPage ? m.refusals.notFound : err instanceof CdpPipeClosed ? m.refusals.gone : m.refusals.unavailable;
-      return void socket.end(refusal);
+      return refuse(err instanceof NoSuchPage ? m.refusals.notFound : err instanceof CdpPipeClosed ? m.refusals.gone : m.refusals.unavailable);
     }
     if (socket.destroyed || !channel.isOpen) {
       channel.close();
-      if (!socket.destroyed) socket.end(m.refusals.gone);
-      return;
+      return refuse(m.refusals.gone);
     }
     socket.setNoDelay(true);
     // ws reads only the method and headers of the request it completes.

@@ -9,7 +9,7 @@ import { sharedRelayHost } from "../../src/browser/relay-host.ts";
 import { HOST_CALL_IDS, PipeMux, type Control } from "../../src/browser/relay-mux.ts";
 import { createLogger } from "../../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
-import { createSession, eventually, getSession } from "../support/sessions.ts";
+import { createSession, eventually, getSession, handshake } from "../support/sessions.ts";
 
 // The relay host (src/browser/relay-host.ts): a session's CDP client is relayed by a process of
 // its own, so its commands reach the browser while the node's main thread is busy. Checked with a
@@ -100,7 +100,7 @@ function rawCall(connectUrl: string, firstWithHandshake: boolean): Promise<strin
 }
 
 describe("a client's handshake handed to the relay host", () => {
-  it("loses no byte: a command sent with the handshake, or the moment the 101 is read, is answered", async () => {
+  it("loses no byte: a command sent with the handshake, or the moment the 101 is read, is answered; a page the browser lacks is refused 404", async () => {
     const t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_CDP_RELAY: "process" } });
     cleanups.push(() => t.stop());
     const seeded = await seedWorkspace(t);
@@ -108,6 +108,10 @@ describe("a client's handshake handed to the relay host", () => {
     for (let i = 0; i < 10; i++) {
       expect(await rawCall(body.connect_url!, i % 2 === 0)).toContain("Chrome");
     }
+    // Refused by the host (no such page in this browser) with the node's problem document, and the session's clients still work.
+    const url = new URL(body.connect_url!);
+    expect(await handshake(`${url.origin}/cdp/devtools/page/ABCDEF0123${url.search}`)).toBe(404);
+    expect(await rawCall(body.connect_url!, false)).toContain("Chrome");
   });
 });
 
