@@ -102,6 +102,17 @@ export class CdpPipe {
     this.#end();
   }
 
+  /**
+   * Hands a message of `sessionId` (read off its tail) to the channel holding that session; false
+   * when none does here (the relay host's mux then sends it to the node).
+   */
+  receiveFor(sessionId: string, message: Buffer): boolean {
+    const channel = this.#owners.get(sessionId);
+    if (!channel) return false;
+    channel.deliver(message, sessionId);
+    return true;
+  }
+
   /** Whether a channel of this pipe holds `sessionId` (the relay host's mux routes by it). */
   holds(sessionId: string): boolean {
     return this.#owners.has(sessionId);

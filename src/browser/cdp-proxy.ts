@@ -81,13 +81,16 @@ function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrad
     return;
   }
   const opts = relayOptions(ports, sessionId, lease);
+  // The host keeps the command log (it sees the answers); its entries come back here to the session's logs.
+  const commandLog = ports.commandLog?.(sessionId);
+  const page = pagePath.exec(url.pathname)?.[1];
   const early = stopReading(socket);
   const client = link.handOver(socket, {
-    ...(pagePath.exec(url.pathname) ? { page: pagePath.exec(url.pathname)![1] } : {}),
+    ...(page ? { page } : {}),
     policy: opts.policy,
     downloads: opts.downloads,
     maxPayload: ports.maxMessageBytes,
-    logs: opts.commands !== undefined,
+    logs: commandLog !== undefined,
     req: { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers },
     head: Buffer.concat([head, early]).toString("base64"),
     refusals: {
@@ -100,7 +103,7 @@ function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrad
   client.on("redirected", (method: string) => opts.onRedirected?.(method));
   client.on("downloads", (context: string | null) => opts.onDownloadBehaviour?.(context));
   client.on("browserClose", () => opts.onBrowserClose?.());
-  client.on("command", ([method, at, durationMs, refused, run]: Parameters<CommandLogSink>) => opts.commandSink?.(method, at, durationMs, refused, run ?? undefined));
+  client.on("command", ([method, at, durationMs, refused, run]: Parameters<CommandLogSink>) => commandLog?.(method, at, durationMs, refused, run ?? undefined));
   client.once("open", () => {
     if (!ports.runtime.attach(sessionId, client)) client.close(CloseCode.sessionEnded, closeReason(CloseCode.sessionEnded));
   });
@@ -130,7 +133,8 @@ function relay(ports: CdpProxyPorts, grant: CdpGrant, channel: CdpChannel, upgra
   }
   (socket as net.Socket).setNoDelay?.(true);
   clientsOf(ports.maxMessageBytes).handleUpgrade(req, socket, head, (client) => {
-    relayClient(client, channel, relayOptions(ports, sessionId, lease));
+    const commandLog = ports.commandLog?.(sessionId);
+    relayClient(client, channel, { ...relayOptions(ports, sessionId, lease), ...(commandLog ? { commands: new CommandLog(commandLog) } : {}) });
     // Counted (and its cdp.connected recorded, runtime.ts's onClient) once it really is connected;
     // the runtime closes it with the code that says why its session ended. A session that ends
     // meanwhile refuses the attach: the client is told so at once.
@@ -154,10 +158,8 @@ function stopReading(socket: net.Socket): Buffer {
 }
 
 /** What the relay reports back: refusals to the session's events, a client's Browser.close to the runtime. */
-function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLease): RelayOptions & { commandSink?: CommandLogSink } {
-  const commandLog = ports.commandLog?.(sessionId);
+function relayOptions(ports: CdpProxyPorts, sessionId: string, lease: BrowserLease): Omit<RelayOptions, "commands"> {
   return {
-    ...(commandLog ? { commands: new CommandLog(commandLog), commandSink: commandLog } : {}),
     policy: ports.enforcesPolicy,
     downloads: lease.downloadsDir,
     onDownloadBehaviour: (context) => lease.downloads?.clientConfigured(context),

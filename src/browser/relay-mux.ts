@@ -102,8 +102,7 @@ export class PipeMux {
   #route(message: Buffer, raw: Buffer | undefined): void {
     const session = sessionOf(message);
     if (session !== undefined) {
-      if (this.pipe.holds(session)) this.pipe.receive(message);
-      else this.#toNode(message, raw);
+      if (!this.pipe.receiveFor(session, message)) this.#toNode(message, raw);
       return;
     }
     let parsed: { id?: unknown; method?: string; params?: { sessionId?: unknown }; vessel?: unknown };
