@@ -115,6 +115,37 @@ describe("a client's handshake handed to the relay host", () => {
   });
 });
 
+describe("the relay host's own socket, from a local process without a browser's key", () => {
+  it("closes a connection that does not start with a hello, and gives one with an unknown key nothing of any browser", async () => {
+    const t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_CDP_RELAY: "process" } });
+    cleanups.push(() => t.stop());
+    const seeded = await seedWorkspace(t);
+    const { body } = await createSession(t, seeded.key);
+    const socketPath = sharedRelayHost(createLogger("silent")).socketPath!;
+    expect((fs.statSync(path.dirname(socketPath)).mode & 0o777).toString(8)).toBe("700");
+    const open = (first: string) => {
+      const socket = net.connect(socketPath);
+      cleanups.push(() => socket.destroy());
+      const got: Buffer[] = [];
+      socket.on("data", (chunk: Buffer) => got.push(chunk));
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      socket.on("error", () => {});
+      socket.write(first);
+      return { got, closed };
+    };
+    // CDP straight away, no hello: cut, unanswered.
+    const raw = open('{"id":1,"method":"Browser.getVersion","params":{}}\0');
+    await raw.closed;
+    expect(Buffer.concat(raw.got).length).toBe(0);
+    // A well-formed hello with a key no browser has, then CDP: nothing comes back while the session's own client is answered.
+    const guess = open(`{"vessel":"hello","key":"${"ab".repeat(32)}"}\0{"id":1,"method":"Browser.getVersion","params":{}}\0{"id":2,"method":"Target.getTargets","params":{}}\0`);
+    expect(await rawCall(body.connect_url!, false)).toContain("Chrome");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(Buffer.concat(guess.got).length).toBe(0);
+    expect((await getSession(t, seeded.key, body.id)).status).toBe("RUNNING");
+  });
+});
+
 describe("when the relay host goes", () => {
   it("its browsers' sessions fail as crashed (they lost their only connection), and the next session gets a new host", async () => {
     const t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_CDP_RELAY: "process" } });
