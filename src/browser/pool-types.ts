@@ -6,6 +6,7 @@ import { type EgressOptions, type EgressRoute } from "./egress-shared.ts";
 import { type Isolation } from "./jail.ts";
 import type { RelayHost } from "./relay-host.ts";
 import type { BrowserScheduling } from "./scheduling.ts";
+import type { IdleWait } from "./cpu-idle.ts";
 
 // What the browser pool hands out and how it is configured (pool.ts runs it).
 
@@ -64,6 +65,8 @@ export interface BrowserPoolOptions {
   isolation?: Isolation;
   /** How every browser's processes are scheduled next to the node (scheduling.ts); default `normal`. */
   scheduling?: BrowserScheduling;
+  /** How a spare nobody waits for waits for quiet CPUs (cpu-idle.ts; pool.ts has the defaults); tests give their own CPU times. */
+  quietRefill?: Partial<IdleWait>;
   /** The process that owns the browsers' pipes and relays their CDP clients (relay-host.ts); unset, the node does. */
   relay?: RelayHost;
   /**

@@ -3,6 +3,7 @@ import type { Logger } from "../logger.ts";
 import { stderrTail, type ChromiumProcess } from "./chromium.ts";
 import { launchPoolBrowser, leaseParts, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pool-browser.ts";
 import { leaseBrowser } from "./pool-lease.ts";
+import { whenCpuIdle, type IdleWait } from "./cpu-idle.ts";
 import { SpareDemand } from "./pool-demand.ts";
 import { EndingSlots } from "./ending-slots.ts";
 import type { Isolation } from "./jail.ts";
@@ -11,8 +12,10 @@ import { type BrowserLease, type BrowserPoolOptions, type BrowserPoolReport } fr
 type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
 
 const MAX_REFILL_BACKOFF_MS = 60_000;
-/** How long after a spare is taken its replacement starts launching (see #refill). */
+/** How long after a spare is taken its replacement starts launching at the soonest (see #refill). */
 const REFILL_DELAY_MS = 250;
+/** A replacement nobody waits for waits for the CPUs to be quiet (cpu-idle.ts), but no longer than this. */
+const QUIET_REFILL: IdleWait = { idleShare: 0.6, windowMs: 100, minMs: REFILL_DELAY_MS, maxMs: 2_000 };
 /** Spares launched side by side when several are missing (a burst): more only contend for the CPU. */
 const SPARE_LAUNCHES = 2;
 
@@ -56,7 +59,9 @@ export class BrowserPool {
   #refillFailures = 0;
   #launches = 0;
   #refillTimer: NodeJS.Timeout | undefined;
-  #refillDeferred: NodeJS.Timeout | undefined;
+  /** Cancels the wait before the next background launch (#refill). */
+  #refillDeferred: (() => void) | undefined;
+  #waitingForQuiet = false;
   #stopping: Promise<void> | undefined;
 
   constructor(opts: BrowserPoolOptions) {
@@ -163,7 +168,7 @@ export class BrowserPool {
     this.#ending.clear();
     clearTimeout(this.#refillTimer);
     clearTimeout(this.#demandTimer);
-    if (this.#refillDeferred) clearTimeout(this.#refillDeferred);
+    this.#refillDeferred?.();
     // Launches in flight finish first: each sees "stopping" and closes its own browser.
     await Promise.allSettled([...this.#inflight]);
     this.#spares.length = 0;
@@ -258,12 +263,23 @@ export class BrowserPool {
     if (this.#demand.raised && !this.#demandTimer) {
       this.#demandTimer = setTimeout(() => ((this.#demandTimer = undefined), this.#refill()), 15_000).unref();
     }
-    // The launch starts a little later: a starting Chromium takes the cores for ~100 ms, and the
-    // session that just took a spare should get its client connected and its first page going first.
-    this.#refillDeferred ??= setTimeout(() => {
+    if (this.#spares.length + this.#spareLaunches >= this.#spareTarget()) return;
+    // The launch starts later: a starting Chromium takes the cores for a while, and the session that
+    // just took a spare should get its client connected and its first page loaded first. While a
+    // spare is still ready and no burst is on, nobody waits for this one: it waits for quiet CPUs.
+    const quiet = this.#spares.length > 0 && !this.#demand.raised;
+    if (this.#refillDeferred && (quiet || !this.#waitingForQuiet)) return;
+    this.#refillDeferred?.(); // a wait for quiet, when a launch is now wanted soon
+    const launch = () => {
       this.#refillDeferred = undefined;
       this.#launchSpare();
-    }, REFILL_DELAY_MS);
+    };
+    this.#waitingForQuiet = quiet;
+    if (quiet) this.#refillDeferred = whenCpuIdle(launch, { ...QUIET_REFILL, ...this.#opts.quietRefill });
+    else {
+      const timer = setTimeout(launch, REFILL_DELAY_MS);
+      this.#refillDeferred = () => clearTimeout(timer);
+    }
   }
 
   #launchSpare(): void {

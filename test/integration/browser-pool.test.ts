@@ -186,6 +186,35 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     await Promise.all([...burst, ...next].map((l) => l.release()));
   }, 120_000);
 
+  it("launches a replacement nobody waits for only once the CPUs are quiet, and at once when no spare is left", async () => {
+    // The machine's CPU times as the pool reads them: busy (10% idle) until told otherwise.
+    const cpu = { idleShare: 0.1, idle: 0, total: 0 };
+    const readTimes = () => ((cpu.total += 100), (cpu.idle += 100 * cpu.idleShare), { idle: cpu.idle, total: cpu.total });
+    const dataRoot = tempDir();
+    const pool = newPool({ dataRoot, capacity: 4, warm: 2, quietRefill: { readTimes, maxMs: 120_000 } });
+    await pool.start();
+    await until("two warm spares", () => pool.report().warm === 2, 60_000);
+    for (const pid of pidFiles(dataRoot)) killGroupAfterwards(pid);
+    const launched = pool.launches;
+
+    // One spare is still ready: its replacement waits while the CPUs stay busy...
+    const first = await pool.acquire("q1");
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(pool.launches).toBe(launched);
+    // ...and starts once they are quiet.
+    cpu.idleShare = 0.9;
+    await until("the replacement", () => pool.report().warm === 2, 60_000);
+    expect(pool.launches).toBe(launched + 1);
+    for (const pid of pidFiles(dataRoot)) killGroupAfterwards(pid);
+
+    // Busy again: taking both spares leaves none, so a replacement starts without waiting for quiet.
+    cpu.idleShare = 0.1;
+    const more = [await pool.acquire("q2"), await pool.acquire("q3")];
+    await until("a launch with the CPUs busy", () => pool.launches > launched + 1, 60_000);
+    for (const pid of pidFiles(dataRoot)) killGroupAfterwards(pid);
+    await Promise.all([first, ...more].map((l) => l.release()));
+  }, 180_000);
+
   it("keeps no spare at all with warm 0, whatever warmMax says", async () => {
     const dataRoot = tempDir();
     const pool = newPool({ dataRoot, capacity: 3, warm: 0, warmMax: 3 });
