@@ -204,8 +204,8 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   const pipe = link ? new CdpPipe(link.socket, link.socket) : new CdpPipe(child.cdpIn, child.cdpOut);
   link?.bind(pipe);
   const browser = new Chromium(id, dir, child.pid, link ? { ...child, cdpIn: link.socket, cdpOut: link.socket } : child, pipe, log);
-  const stat = readProcStat(child.pid);
-  writePidFile(dir, { pid: child.pid, startTime: stat?.startTime ?? "", executablePath });
+  const startTime = child.startTime ?? readProcStat(child.pid)?.startTime ?? ""; // the launcher read it already
+  writePidFile(dir, { pid: child.pid, startTime, executablePath });
 
   // stderr is drained for the browser's whole life: a full pipe would block Chromium.
   child.stderr.setEncoding("utf8");

@@ -31,6 +31,8 @@ export interface SpawnedProcess {
   readonly cdpOut: Readable;
   /** Resolves (never rejects) when the process has exited. */
   readonly exited: Promise<ProcessExit>;
+  /** Its start time from /proc (with the pid, it names this process), when already read. */
+  readonly startTime?: string;
 }
 
 const LAUNCHER_SCRIPT = path.join(import.meta.dirname, "launcher-process.mjs");
@@ -194,7 +196,7 @@ class BrowserLauncher {
       this.#pending.delete(message.id);
       const running = this.#running.get(pending.pid);
       if (running) running.cdpOut = cdpOut;
-      pending.resolve({ pid: pending.pid, stderr, cdpIn, cdpOut, exited: pending.exited });
+      pending.resolve({ pid: pending.pid, stderr, cdpIn, cdpOut, exited: pending.exited, ...(running?.startTime ? { startTime: running.startTime } : {}) });
     }
   }
 

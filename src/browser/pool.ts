@@ -3,7 +3,7 @@ import type { Logger } from "../logger.ts";
 import { stderrTail, type ChromiumProcess } from "./chromium.ts";
 import { launchPoolBrowser, leaseParts, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pool-browser.ts";
 import { leaseBrowser } from "./pool-lease.ts";
-import { whenCpuIdle, type IdleWait } from "./cpu-idle.ts";
+import { RefillWait } from "./pool-refill.ts";
 import { SpareDemand } from "./pool-demand.ts";
 import { EndingSlots } from "./ending-slots.ts";
 import type { Isolation } from "./jail.ts";
@@ -12,10 +12,6 @@ import { type BrowserLease, type BrowserPoolOptions, type BrowserPoolReport } fr
 type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
 
 const MAX_REFILL_BACKOFF_MS = 60_000;
-/** How long after a spare is taken its replacement starts launching at the soonest (see #refill). */
-const REFILL_DELAY_MS = 250;
-/** A replacement nobody waits for waits for the CPUs to be quiet (cpu-idle.ts), but no longer than this. */
-const QUIET_REFILL: IdleWait = { idleShare: 0.6, windowMs: 100, minMs: REFILL_DELAY_MS, maxMs: 2_000 };
 /** Spares launched side by side when several are missing (a burst): more only contend for the CPU. */
 const SPARE_LAUNCHES = 2;
 
@@ -59,9 +55,8 @@ export class BrowserPool {
   #refillFailures = 0;
   #launches = 0;
   #refillTimer: NodeJS.Timeout | undefined;
-  /** Cancels the wait before the next background launch (#refill). */
-  #refillDeferred: (() => void) | undefined;
-  #waitingForQuiet = false;
+  /** The wait before the next background launch (#refill). */
+  readonly #refillWait: RefillWait;
   #stopping: Promise<void> | undefined;
 
   constructor(opts: BrowserPoolOptions) {
@@ -69,6 +64,7 @@ export class BrowserPool {
     this.#log = opts.log.child({ component: "browser-pool" });
     // warm 0 (no spares) stays so; otherwise demand may raise them up to warmMax.
     this.#demand = new SpareDemand({ warm: opts.warm, max: opts.warm > 0 ? (opts.warmMax ?? 0) : 0 });
+    this.#refillWait = new RefillWait(opts.quietRefill);
   }
 
   /** Whether browsers run under the egress and CDP method policy (always, outside benchmarks). */
@@ -168,7 +164,7 @@ export class BrowserPool {
     this.#ending.clear();
     clearTimeout(this.#refillTimer);
     clearTimeout(this.#demandTimer);
-    this.#refillDeferred?.();
+    this.#refillWait.cancel();
     // Launches in flight finish first: each sees "stopping" and closes its own browser.
     await Promise.allSettled([...this.#inflight]);
     this.#spares.length = 0;
@@ -264,22 +260,9 @@ export class BrowserPool {
       this.#demandTimer = setTimeout(() => ((this.#demandTimer = undefined), this.#refill()), 15_000).unref();
     }
     if (this.#spares.length + this.#spareLaunches >= this.#spareTarget()) return;
-    // The launch starts later: a starting Chromium takes the cores for a while, and the session that
-    // just took a spare should get its client connected and its first page loaded first. While a
-    // spare is still ready and no burst is on, nobody waits for this one: it waits for quiet CPUs.
-    const quiet = this.#spares.length > 0 && !this.#demand.raised;
-    if (this.#refillDeferred && (quiet || !this.#waitingForQuiet)) return;
-    this.#refillDeferred?.(); // a wait for quiet, when a launch is now wanted soon
-    const launch = () => {
-      this.#refillDeferred = undefined;
-      this.#launchSpare();
-    };
-    this.#waitingForQuiet = quiet;
-    if (quiet) this.#refillDeferred = whenCpuIdle(launch, { ...QUIET_REFILL, ...this.#opts.quietRefill });
-    else {
-      const timer = setTimeout(launch, REFILL_DELAY_MS);
-      this.#refillDeferred = () => clearTimeout(timer);
-    }
+    // Later, out of the way of the session that just took a spare; while a spare is still ready and
+    // no burst is on, nobody waits for this one: it waits for quiet CPUs (pool-refill.ts).
+    this.#refillWait.arm(this.#spares.length > 0 && !this.#demand.raised, () => this.#launchSpare());
   }
 
   #launchSpare(): void {

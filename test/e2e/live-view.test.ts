@@ -372,8 +372,12 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       await driver.disconnect();
       await releaseSession(t, ws.key, session.id);
     }
-    // The viewer's coming and going is on the session's record too.
-    const types = (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: session.id }, orderBy: { id: "asc" } })).map((e) => e.type);
+    // The viewer's coming and going is on the session's record too (its close is recorded as the
+    // viewer's socket ends, which may come just after the release's answer).
+    const types = await eventually(
+      async () => (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: session.id }, orderBy: { id: "asc" } })).map((e) => e.type),
+      (seen) => seen.includes("live_view.closed"),
+    );
     expect(types).toEqual(expect.arrayContaining(["live_view.opened", "live_view.closed"]));
   }, 120_000);
 
