@@ -5,9 +5,10 @@ import fs from "node:fs";
  * takes a core or two for a while (its browser process, GPU and network service, the warm-up), and
  * on a small node that time comes out of whatever runs beside it: the session that just took a
  * spare and is connecting, opening its first page and loading it. Measured on 2 cores (bench/sessions
- * (a), warm spares 2): with the replacement starting 250 ms after the take, it landed in the
- * session's first page load (goto 95 against 47 ms on an already-running browser); started once
- * that had settled, goto took 71 ms and the lifecycle went from 1.37× to 1.22× the running browser.
+ * (a), warm spares 2, alternated): with the replacement starting 250 ms after the take, it landed in
+ * the session's first page load (goto 78–120 ms against 44–48 ms on an already-running browser);
+ * started once the CPUs were quiet, goto took 61–73 ms and the lifecycle 1.20–1.31× the running
+ * browser instead of 1.35–1.52× (docs/performance.md).
  *
  * So a launch that nobody waits for (a spare is still ready, no burst) waits here for a quiet
  * moment: one window in which the machine's CPUs were idle at least `idleShare` of the time, read

@@ -65,7 +65,7 @@ export interface BrowserPoolOptions {
   isolation?: Isolation;
   /** How every browser's processes are scheduled next to the node (scheduling.ts); default `normal`. */
   scheduling?: BrowserScheduling;
-  /** How a spare nobody waits for waits for quiet CPUs (cpu-idle.ts; pool.ts has the defaults); tests give their own CPU times. */
+  /** How a spare nobody waits for waits for quiet CPUs (cpu-idle.ts; pool-refill.ts has the defaults); tests give their own CPU times. */
   quietRefill?: Partial<IdleWait>;
   /** The process that owns the browsers' pipes and relays their CDP clients (relay-host.ts); unset, the node does. */
   relay?: RelayHost;
