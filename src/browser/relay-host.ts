@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "../logger.ts";
@@ -28,6 +29,12 @@ const START_TIMEOUT_MS = 15_000;
 const HOST_SCRIPT = path.join(import.meta.dirname, "relay-host-process.ts");
 // tsx's loader for the host's TypeScript (the `.` export of tsx, what `node --import tsx` loads).
 const TSX_LOADER = pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")).href;
+
+/** The host's folder (`<tmp>/vessel-relay-XXXXXX`, relay-host-process.ts) holding `socketPath`; undefined for a path anywhere else. */
+export function relayFolder(socketPath: string): string | undefined {
+  const folder = path.dirname(path.resolve(socketPath));
+  return path.dirname(folder) === path.resolve(os.tmpdir()) && /^vessel-relay-[A-Za-z0-9]{6}$/.test(path.basename(folder)) ? folder : undefined;
+}
 
 export class RelayHost {
   #child: ChildProcess | undefined;
@@ -77,7 +84,8 @@ export class RelayHost {
     let socketPath: string | undefined;
     const gone = () => {
       // Its folder (the link's socket) goes with it; a host killed outright cannot remove it itself.
-      if (socketPath) fs.rmSync(path.dirname(socketPath), { recursive: true, force: true });
+      const folder = socketPath && relayFolder(socketPath);
+      if (folder) fs.rmSync(folder, { recursive: true, force: true });
       if (this.#child !== child) return;
       this.#child = undefined;
       this.#ready = undefined; // the next browser starts a new host
@@ -90,7 +98,9 @@ export class RelayHost {
       }, START_TIMEOUT_MS);
       timer.unref();
       child.on("message", (message: { ready?: boolean; socketPath?: string }) => {
-        if (!message?.ready || typeof message.socketPath !== "string") return;
+        // Once, and only a socket in a folder of the host's own kind: the node removes that folder
+        // when the host goes, and the host (which reads every client's CDP) must not name another.
+        if (socketPath || !message?.ready || typeof message.socketPath !== "string" || !relayFolder(message.socketPath)) return;
         socketPath = this.#socketPath = message.socketPath;
         clearTimeout(timer);
         resolve({ child, socketPath: message.socketPath });

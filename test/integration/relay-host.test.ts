@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { sharedRelayHost } from "../../src/browser/relay-host.ts";
+import { relayFolder, sharedRelayHost } from "../../src/browser/relay-host.ts";
 import { HOST_CALL_IDS, PipeMux, type Control } from "../../src/browser/relay-mux.ts";
 import { createLogger } from "../../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
@@ -226,5 +226,17 @@ describe("the relay host's mux of one browser pipe", () => {
     await settle();
     expect(got).toEqual(['{"id":3,"result":{}}']);
     expect(nodeGot).toEqual([`{"id":4,"result":{},"sessionId":"${nodes}"}`]);
+  });
+});
+
+describe("the folder the node removes when its relay host goes", () => {
+  it("is only ever a vessel-relay-XXXXXX folder in the temp folder, whatever socket path the host names", () => {
+    const tmp = os.tmpdir();
+    expect(relayFolder(path.join(tmp, "vessel-relay-Ab12Cd", "link.sock"))).toBe(path.join(tmp, "vessel-relay-Ab12Cd"));
+    for (const named of [
+      "/", "/link.sock", path.join(tmp, "link.sock"), path.join(tmp, "vessel-relay-Ab12Cd"),
+      path.join(tmp, "vessel-relay-Ab12Cd", "deeper", "link.sock"), path.join(tmp, "vessel-relay-Ab12Cd", "..", "x", "link.sock"),
+      path.join(tmp, "other-Ab12Cd", "link.sock"), "/var/lib/vessel/vessel-relay-Ab12Cd/link.sock", "vessel-relay-Ab12Cd/link.sock",
+    ]) expect(relayFolder(named), named).toBeUndefined();
   });
 });
