@@ -5,6 +5,7 @@ import { CdpClient } from "./cdp-client.ts";
 import type { CdpPipe } from "./cdp-pipe.ts";
 import { evaluateIn, withOriginTab } from "./profile-origin-tab.ts";
 import { heldBackLocalStorage } from "./profile-seeding.ts";
+import { cookieOk } from "./profile-rules.ts";
 
 /** A cookie as Chromium's `Storage.getCookies` reports it (the fields a profile keeps). */
 interface CdpCookie {
@@ -45,11 +46,14 @@ function toProfileCookie(c: CdpCookie): ProfileCookie | undefined {
       : typeof c.partitionKey === "string"
         ? { topLevelSite: c.partitionKey, hasCrossSiteAncestor: false }
         : { topLevelSite: c.partitionKey.topLevelSite, hasCrossSiteAncestor: c.partitionKey.hasCrossSiteAncestor };
-  const parsed = ProfileCookie.safeParse({
+  const cookie = {
     name: c.name, value: c.value, domain: c.domain, path: c.path,
     expires: c.session || c.expires < 0 ? -1 : c.expires,
     httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite ?? null, partitionKey,
-  });
+  };
+  // The plain check first (profile-rules.ts says why); the schema only for what it does not accept.
+  if (cookieOk(cookie)) return cookie as ProfileCookie;
+  const parsed = ProfileCookie.safeParse(cookie);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -108,12 +112,15 @@ export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | 
       return out;
     };
 
-    const readFrame = async (frame: Frame, sessionId: string) => {
+    const readFrame = async (frame: Frame, sessionId: string, top: boolean) => {
       const origin = frame.securityOrigin;
       if (!origin || !webOrigin.test(origin)) return;
-      const storageKey = await cdp
-        .send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, sessionId)
-        .then((r) => r.storageKey, () => `${origin}/`);
+      // A tab's top frame always has its origin's first-party key; only a child frame's may be partitioned.
+      const storageKey = top
+        ? `${origin}/`
+        : await cdp
+          .send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, sessionId)
+          .then((r) => r.storageKey, () => `${origin}/`);
       // A first-party key is the origin and a slash; anything longer is partitioned under another top-level site.
       if (storageKey !== `${origin}/`) return;
       const read = (isLocalStorage: boolean) =>
@@ -146,11 +153,12 @@ export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | 
           const origin = originOf(url);
           if (origin) visited.add(origin);
         }
-        await Promise.all(framesOf(frameTree).map((frame) => readFrame(frame, sessionId)));
+        await Promise.all(framesOf(frameTree).map((frame) => readFrame(frame, sessionId, frame === frameTree.frame)));
       } catch {
         // The tab went away or navigated while being read; what it still had is lost with it.
       } finally {
-        await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+        // Not waited for: nothing here depends on it, and closing the client detaches whatever is left.
+        cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
       }
     }));
 

@@ -96,7 +96,8 @@ const PARTITION_KEYS = new Set(["topLevelSite", "hasCrossSiteAncestor"]);
 const ORIGIN_KEYS = new Set(["origin", "localStorage", "sessionStorage"]);
 const ITEM_KEYS = new Set(["name", "value"]);
 
-function cookieOk(c: unknown): boolean {
+/** True when the schema's ProfileCookie accepts `c` as it is (a cookie of a capture, or of a stored document). */
+export function cookieOk(c: unknown): boolean {
   if (!exactly(c, COOKIE_KEYS)) return false;
   const { name, value, domain, path, expires, httpOnly, secure, sameSite, partitionKey: pk } = c;
   if (!str(name, MAX_COOKIE_BYTES) || !cookieNameChars.test(name) || !str(value, MAX_COOKIE_BYTES) || !cookieValueChars.test(value)) return false;

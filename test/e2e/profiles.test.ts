@@ -266,6 +266,39 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     expect((await releaseSession(t, ws.key, s.body.id)).status).toBe(204);
   });
 
+  it("reads a tab's own storage and a same-origin frame's, never a cross-site frame's (partitioned under the tab's site)", async () => {
+    const { body } = await createSession(t, ws.key);
+    const browser = await puppeteer.connect({ browserWSEndpoint: body.connect_url!, defaultViewport: null });
+    try {
+      const [tab] = await browser.pages();
+      await tab!.goto(`${a.origin}/app`);
+      await tab!.evaluate(async (urls: string[]) => {
+        localStorage.setItem("top_a", "1");
+        sessionStorage.setItem("top_tab_a", "2");
+        await Promise.all(urls.map((url) => new Promise((loaded) => {
+          const frame = document.createElement("iframe");
+          frame.src = url;
+          frame.onload = loaded;
+          document.body.append(frame);
+        })));
+      }, [`${a.origin}/app?framed`, `${b.origin}/app?framed`]);
+      const frameOf = (origin: string) => tab!.frames().find((f) => f !== tab!.mainFrame() && f.url().startsWith(origin))!;
+      await frameOf(a.origin).evaluate(() => localStorage.setItem("framed_a", "3"));
+      // The cross-site frame's storage is b's partitioned under a's site: not b's own.
+      await frameOf(b.origin).evaluate(() => localStorage.setItem("framed_b", "4"));
+      const res = await api("POST", "/v1/profiles", { session_id: body.id, label: "frames" });
+      expect(res.status).toBe(201);
+      const { profile_id } = (await res.json()) as ProfileBody;
+      const state = (await (await api("GET", `/v1/profiles/${profile_id}/storage-state`)).json()) as StorageStateBody;
+      const names = (o: string, area: "localStorage" | "sessionStorage") => state.origins.find((x) => x.origin === o)?.[area].map((i) => i.name).sort();
+      expect(names(a.origin, "localStorage")).toEqual(["framed_a", "top_a"]);
+      expect(names(a.origin, "sessionStorage")).toEqual(["top_tab_a"]);
+      expect(state.origins.map((o) => o.origin)).toEqual([a.origin]);
+    } finally {
+      await browser.disconnect();
+    }
+  });
+
   it("exports Playwright's storageState (audited), imports it as a new profile, and Playwright takes the export as is", async () => {
     const profile = await profileFromLogin();
     const res = await api("GET", `/v1/profiles/${profile.profile_id}/storage-state`);

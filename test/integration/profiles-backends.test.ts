@@ -3,6 +3,10 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { open, seal } from "../../src/crypto/envelope.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotation.ts";
+import { fromStorageState } from "../../src/browser/profile-format.ts";
+import { Prisma } from "../../src/generated/prisma/client.ts";
+import { auditInsertSql } from "../../src/services/audit/audit.ts";
+import { readDocument, sealDocument, storeSealed } from "../../src/services/profiles/profile-documents.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
 
@@ -74,6 +78,51 @@ describeEachBackend("profiles without a browser", (backend) => {
       expect((await call(t, ws!, "GET", `/v1/profiles/${tampered!}/storage-state`)).status).toBe(422);
       expect((await call(t, ws!, "DELETE", `/v1/profiles/${id!}`)).status).toBe(204);
       expect(await tdb.db.prisma.profile.count({ where: { id: id! } })).toBe(0);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("a save replaces the sealed document and its counts in one statement, audited only when the profile is there", async () => {
+    const t = await startTestApp({ db: tdb.db, startBrowsers: false, env: { VESSEL_MASTER_KEY: oldKey } });
+    try {
+      const ws = await seedWorkspace(t);
+      const first = { cookies: [], origins: [{ origin: "https://a.example", localStorage: [{ name: "k", value: "1" }], sessionStorage: [] }] };
+      const created = await call(t, ws, "POST", "/v1/profiles", { label: "p", storage_state: first });
+      const before = (await created.json()) as { profile_id: string; created_at: string };
+      const id = before.profile_id;
+      const row = { id, workspaceId: ws.workspace.id };
+      const now = new Date();
+      const { id: sessionId } = await tdb.db.prisma.session.create({
+        data: { id: `ses_${randomUUID()}`, workspaceId: ws.workspace.id, status: "RUNNING", region: "us-east1", timeoutSeconds: 60, idleTimeoutSeconds: 60, createdAt: now, expiresAt: new Date(now.getTime() + 60_000) },
+        select: { id: true },
+      });
+      const doc = fromStorageState({
+        cookies: [{ name: "sid", value: `v-${randomUUID()}`, domain: ".example.com", path: "/", expires: -1, httpOnly: true, secure: true, sameSite: "Lax" }],
+        origins: [{ origin: "https://b.example", localStorage: [{ name: "x", value: "2" }, { name: "y", value: "3" }], sessionStorage: [{ name: "s", value: "4" }] }],
+      });
+      const { sealed, stats } = sealDocument(t.app.deps, row, doc);
+      const at = new Date(Date.parse(before.created_at) + 5_000);
+      const entry = (status: number) => (when?: Prisma.Sql) =>
+        auditInsertSql({ workspaceId: ws.workspace.id, keyPrefix: ws.prefix, actorUserId: null, action: "profile.save", target: id, httpStatus: status, requestId: null, ip: null }, when);
+      const returning = Prisma.sql`id, cookie_count AS "cookieCount", key_count AS "keyCount", updated_at AS "updatedAt"`;
+
+      const saved = await storeSealed<{ id: string; cookieCount: number; keyCount: number; updatedAt: Date }>(
+        t.app.deps.db, row, sealed, stats, { sourceSessionId: sessionId, at, returning }, entry(200));
+      expect(saved).toEqual([{ id, cookieCount: 1, keyCount: 3, updatedAt: at }]);
+      const stored = await tdb.db.prisma.profile.findUniqueOrThrow({ where: { id } });
+      expect(Buffer.from(stored.ciphertext).equals(Buffer.from(sealed.ciphertext))).toBe(true);
+      expect(stored).toMatchObject({ sourceSessionId: sessionId, cookieCount: 1, originCount: 1, keyCount: 3, sizeBytes: stats.sizeBytes });
+      expect(await readDocument(t.app.deps, undefined, ws.workspace.id, id)).toEqual(doc);
+      expect(await tdb.db.prisma.auditEntry.count({ where: { action: "profile.save", target: id, httpStatus: 200 } })).toBe(1);
+
+      // Another workspace's row, and a row that is gone: nothing changes and no entry is written.
+      const other = await seedWorkspace(t);
+      const later = { sourceSessionId: sessionId, at: new Date(at.getTime() + 5_000), returning };
+      expect(await storeSealed(t.app.deps.db, { id, workspaceId: other.workspace.id }, sealed, stats, later, entry(201))).toEqual([]);
+      expect(await storeSealed(t.app.deps.db, { id: "prof_gone", workspaceId: ws.workspace.id }, sealed, stats, later, entry(202))).toEqual([]);
+      expect((await tdb.db.prisma.profile.findUniqueOrThrow({ where: { id } })).updatedAt).toEqual(at);
+      expect(await tdb.db.prisma.auditEntry.count({ where: { action: "profile.save", httpStatus: { in: [201, 202] } } })).toBe(0);
     } finally {
       await t.stop();
     }

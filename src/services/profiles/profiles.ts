@@ -2,13 +2,13 @@ import { ulid } from "../../ids.ts";
 import { z } from "zod";
 import { StorageState, fromStorageState, toStorageState, type StorageStateExport } from "../../browser/profile-format.ts";
 import { AppError } from "../../kernel/errors.ts";
-import type { Profile } from "../../generated/prisma/client.ts";
-import { auditedTransaction } from "../audit/audited.ts";
+import { Prisma, type Profile } from "../../generated/prisma/client.ts";
+import { auditedStatement, auditedTransaction } from "../audit/audited.ts";
 import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { paginate, PageQuery, type Page } from "../../kernel/pagination.ts";
 import { prismaOf } from "../../kernel/support.ts";
-import { sealDocument, captureFromSession, readDocument, writeSealed } from "./profile-documents.ts";
+import { sealDocument, captureFromSession, readDocument, storeSealed } from "./profile-documents.ts";
 
 /** A profile as the service hands it out: everything but the sealed payload and its keys. */
 export type ProfileRecord = Pick<
@@ -21,6 +21,10 @@ const publicColumns = {
   id: true, workspaceId: true, label: true, sourceSessionId: true, formatVersion: true,
   sizeBytes: true, cookieCount: true, originCount: true, keyCount: true, createdAt: true, updatedAt: true,
 } as const satisfies Record<keyof ProfileRecord, true>;
+/** The same columns for a statement of our own (storeSealed), named as Prisma names them. */
+const publicColumnsSql = Prisma.raw(
+  Object.keys(publicColumns).map((key) => `"${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}" AS "${key}"`).join(", "),
+);
 
 export const ProfileLabel = z
   .string({ error: "must be a string" })
@@ -98,12 +102,9 @@ export async function saveProfile(ctx: ServiceContext, id: string, input: z.outp
   if (captured.status === "rejected") throw captured.reason;
   const doc = captured.value;
   const { sealed, stats } = sealDocument(ctx.deps, { id, workspaceId }, doc);
-  const profile = await auditedTransaction(ctx, async (tx, audit) => {
-    const count = await writeSealed(tx, { id, workspaceId }, sealed, stats, input.session_id, ctx.deps.now());
-    if (count === 0) throw new AppError("not-found", "No profile with this id in this workspace.");
-    await audit(id);
-    return tx.profile.findFirstOrThrow({ where: { id }, select: publicColumns });
-  });
+  const saved = { sourceSessionId: input.session_id, at: ctx.deps.now(), returning: publicColumnsSql };
+  const [profile] = await auditedStatement(ctx, id, (audit) => storeSealed<ProfileRecord>(ctx.deps.db, { id, workspaceId }, sealed, stats, saved, audit), (rows) => rows.length > 0);
+  if (!profile) throw new AppError("not-found", "No profile with this id in this workspace.");
   ctx.log.info({ profileId: id, sessionId: input.session_id, ...stats }, "profile saved");
   return profile;
 }
