@@ -54,6 +54,22 @@ describe("profile payloads kept by the process", () => {
     }
   });
 
+  it("keeps each payload's digest itself: a write that also sets the digest of the kept payload cannot pass a damaged one off", async () => {
+    const id = await importProfile("digest");
+    expect((await read(id)).cookies[0]!.value).toBe("digest");
+    const db = t.app.deps.db.prisma;
+    const { ciphertextSha256: kept } = await db.profile.findUniqueOrThrow({ where: { id }, select: { ciphertextSha256: true } });
+    expect(kept).not.toBeNull();
+    await db.$executeRawUnsafe(
+      "UPDATE profiles SET ciphertext = set_byte(ciphertext, 3, get_byte(ciphertext, 3) # 1), ciphertext_sha256 = $2 WHERE id = $1", id, Buffer.from(kept!),
+    );
+    const [row] = await db.$queryRawUnsafe<Array<{ same: boolean; changed: boolean }>>(
+      "SELECT ciphertext_sha256 = sha256(ciphertext) AS same, ciphertext_sha256 <> $2 AS changed FROM profiles WHERE id = $1", id, Buffer.from(kept!),
+    );
+    expect(row).toEqual({ same: true, changed: true });
+    await expect(read(id)).rejects.toMatchObject({ status: 422 });
+  });
+
   it("is 404 once the row is gone", async () => {
     const id = await importProfile("gone");
     await read(id);

@@ -145,7 +145,7 @@ export async function readDocument(deps: AppDeps, source: ServiceContext | undef
   const [row] = await queryStatement<SealedRow>(
     deps.db,
     Prisma.sql`SELECT id, workspace_id AS "workspaceId", format_version AS "formatVersion",
-      CASE WHEN auth_tag = decode(${cached?.authTag.toString("base64") ?? ""}, 'base64') AND encode(sha256(ciphertext), 'hex') = ${cached?.sha256 ?? ""} THEN NULL
+      CASE WHEN auth_tag = decode(${cached?.authTag.toString("base64") ?? ""}, 'base64') AND encode(ciphertext_sha256, 'hex') = ${cached?.sha256 ?? ""} THEN NULL
         ELSE encode(ciphertext, 'base64') END AS ciphertext,
       encode(nonce, 'base64') AS nonce, encode(auth_tag, 'base64') AS "authTag", encode(wrapped_key, 'base64') AS "wrappedKey",
       master_key_id AS "masterKeyId" FROM profiles WHERE id = ${id} AND workspace_id = ${workspaceId}`,

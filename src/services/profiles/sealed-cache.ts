@@ -6,7 +6,8 @@
  *
  * Only ciphertext is kept, never a data key or a plaintext: a copy is exactly as safe as the row.
  * Whether it is the row's current payload is settled in the read's statement: the row's
- * authentication tag and the SHA-256 of its payload are compared with the copy's, and the stored
+ * authentication tag and the SHA-256 of its payload (kept by the database on every write of the
+ * payload: the ciphertext_sha256 column and its trigger) are compared with the copy's, and the stored
  * payload is sent when either differs (a payload damaged in the database is refused as before, not
  * masked by an intact copy). AES-GCM settles the rest: a copy that is not the payload the row's tag
  * authenticates does not decrypt (the reader then reads the row in full).
