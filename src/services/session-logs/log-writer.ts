@@ -148,11 +148,13 @@ export class SessionLogWriter {
     const seqs = rows.map((r) => r.seq);
     const types = rows.map((r) => r.type);
     const ats = rows.map((r) => r.at);
-    const data = rows.map((r) => sealEntry(this.#key.dataKey, id, r.seq, r.json));
+    // Sealed entries go as base64 text decoded by the database: the embedded database's own encoding
+    // of a bytea parameter (hex, in JavaScript) took twice as long for a batch of 40 entries.
+    const data = rows.map((r) => sealEntry(this.#key.dataKey, id, r.seq, r.json).toString("base64"));
     return Prisma.sql`WITH "key" AS (${key})
       INSERT INTO "session_log_entries" ("session_id", "seq", "type", "at", "data")
-      SELECT ${id}, "u"."seq", "u"."type", "u"."at", "u"."data"
-      FROM unnest(${seqs}::int[], ${types}::text[], ${ats}::timestamptz[], ${data}::bytea[]) AS "u"("seq", "type", "at", "data")
+      SELECT ${id}, "u"."seq", "u"."type", "u"."at", decode("u"."data", 'base64')
+      FROM unnest(${seqs}::int[], ${types}::text[], ${ats}::timestamptz[], ${data}::text[]) AS "u"("seq", "type", "at", "data")
       ON CONFLICT ("session_id", "seq") DO NOTHING`;
   }
 
