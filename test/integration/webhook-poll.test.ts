@@ -33,7 +33,7 @@ describe("webhook poll without endpoints", () => {
         return Reflect.get(target, name, receiver) as unknown;
       },
     });
-    const dispatcher = new WebhookDispatcher({ ...t.app.deps, db: { ...db, prisma, ...(db.direct ? { direct: counting } : {}) } }, { pollMs: 20 });
+    const dispatcher = new WebhookDispatcher({ ...t.app.deps, db: { ...db, prisma, ...(db.direct ? { direct: counting } : {}) } }, { pollMs: 20, retryBaseMs: t.app.deps.config.webhooks.retryBaseMs });
     dispatcher.start();
     try {
       await sleep(400);

@@ -27,6 +27,10 @@ export async function provisionFirstKey(deps: AppDeps, dataDir: string): Promise
   await deps.db.prisma.membership.create({ data: { workspaceId: workspace.id, userId: owner.id, role: "OWNER", createdAt: now } });
   const { secret } = await createApiKey(ctx, { workspaceId: workspace.id, label: "first start" });
   const file = path.join(dataDir, firstKeyFileName);
-  await fs.writeFile(file, `${secret}\n`, { mode: 0o600 });
+  // Written aside and renamed into place: whoever sees the file (a person, a script polling for it)
+  // reads the whole key, never the empty file between its creation and its write.
+  const partial = `${file}.${process.pid}.partial`;
+  await fs.writeFile(partial, `${secret}\n`, { mode: 0o600 });
+  await fs.rename(partial, file);
   return file;
 }
