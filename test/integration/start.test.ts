@@ -2,11 +2,18 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "../support/sessions.ts";
 import { openDatabase } from "../../src/db/client.ts";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+
+/** Services a test started and has not seen exit: a test that fails half-way leaves none running. */
+const started = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of started) child.kill("SIGKILL");
+  started.clear();
+});
 
 /** The real entry point, as `npm start` runs it (set-up already done by the test command). */
 function runMain(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
@@ -15,6 +22,8 @@ function runMain(env: Record<string, string>): { child: ChildProcess; output: ()
     env: { PATH: process.env.PATH, HOME: process.env.HOME, VESSEL_HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  started.add(child);
+  child.once("exit", () => started.delete(child));
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
