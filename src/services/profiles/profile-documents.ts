@@ -92,14 +92,37 @@ export async function captureSessionHere(deps: AppDeps, source: ServiceContext |
 }
 
 /**
- * Replaces a profile's sealed document and counts in place (a save), with its audit entry, in one
- * statement: the entry (`audit`, null for none) is written only when the row was there, and the
- * answer is the row's `returning` columns, none when it is gone (another workspace's, or deleted).
+ * A profile's sealed document and its counts as columns and values. The bytes go as base64 text
+ * decoded by the database: as a bytea parameter the embedded database's own encoding of 150 KiB
+ * took 30–50 ms.
+ */
+function sealedColumns(sealed: SealedProfile, stats: DocumentStats): Array<[string, Prisma.Sql]> {
+  const bytes = (b: Uint8Array) => Prisma.sql`decode(${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("base64")}, 'base64')`;
+  return [
+    ["format_version", Prisma.sql`${sealed.formatVersion}`], ["ciphertext", bytes(sealed.ciphertext)], ["nonce", bytes(sealed.nonce)],
+    ["auth_tag", bytes(sealed.authTag)], ["wrapped_key", bytes(sealed.wrappedKey)], ["master_key_id", Prisma.sql`${sealed.masterKeyId}`],
+    ["size_bytes", Prisma.sql`${stats.sizeBytes}`], ["cookie_count", Prisma.sql`${stats.cookieCount}`],
+    ["origin_count", Prisma.sql`${stats.originCount}`], ["key_count", Prisma.sql`${stats.keyCount}`],
+  ];
+}
+
+/**
+ * `write` (an INSERT or UPDATE of profiles, RETURNING what the caller wants) and the call's audit
+ * entry (`audit`, null for none), written only when a row was written, in one statement; its rows.
  *
- * Why one statement, run directly on the embedded database (kernel/support.ts): through Prisma's
- * layer in a transaction the UPDATE alone cost 22–29 ms of a 150 KiB document, then the audit
- * entry and the re-read ~7 ms more; this is 5–8 ms. The bytes go as base64 text decoded by the
- * database: as a bytea parameter the embedded database's own encoding takes 30–50 ms.
+ * Why one statement, run directly on the embedded database (kernel/support.ts): a save through
+ * Prisma's layer in a transaction spent 22–29 ms on the UPDATE of a 150 KiB document alone, then
+ * ~7 ms on the audit entry and a re-read of the row; this is 5–8 ms in all.
+ */
+function writeAudited<T>(db: AppDeps["db"], write: Prisma.Sql, audit: ((when?: Prisma.Sql) => Prisma.Sql) | null): Promise<T[]> {
+  return queryStatement<T>(db, Prisma.sql`WITH "saved" AS (${write})${audit ? Prisma.sql`, "save_audit" AS (${audit(Prisma.sql`EXISTS (SELECT 1 FROM "saved")`)})` : Prisma.empty}
+    SELECT * FROM "saved"`);
+}
+
+/**
+ * Replaces a profile's sealed document and counts in place (a save), with its audit entry, in one
+ * statement: the answer is the row's `returning` columns, none when it is gone (another
+ * workspace's, or deleted), and then no entry is written.
  */
 export function storeSealed<T>(
   db: AppDeps["db"],
@@ -109,16 +132,26 @@ export function storeSealed<T>(
   saved: { sourceSessionId: string; at: Date; returning: Prisma.Sql },
   audit: ((when?: Prisma.Sql) => Prisma.Sql) | null,
 ): Promise<T[]> {
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
-  return queryStatement<T>(db, Prisma.sql`WITH "saved" AS (
-      UPDATE profiles SET format_version = ${sealed.formatVersion}, ciphertext = decode(${b64(sealed.ciphertext)}, 'base64'),
-        nonce = decode(${b64(sealed.nonce)}, 'base64'), auth_tag = decode(${b64(sealed.authTag)}, 'base64'), wrapped_key = decode(${b64(sealed.wrappedKey)}, 'base64'),
-        master_key_id = ${sealed.masterKeyId}, size_bytes = ${stats.sizeBytes}, cookie_count = ${stats.cookieCount}, origin_count = ${stats.originCount},
-        key_count = ${stats.keyCount}, source_session_id = ${saved.sourceSessionId}, updated_at = ${saved.at}
-      WHERE id = ${row.id} AND workspace_id = ${row.workspaceId}
-      RETURNING ${saved.returning}
-    )${audit ? Prisma.sql`, "save_audit" AS (${audit(Prisma.sql`EXISTS (SELECT 1 FROM "saved")`)})` : Prisma.empty}
-    SELECT * FROM "saved"`);
+  const set: Array<[string, Prisma.Sql]> = [...sealedColumns(sealed, stats), ["source_session_id", Prisma.sql`${saved.sourceSessionId}`], ["updated_at", Prisma.sql`${saved.at}`]];
+  return writeAudited<T>(db, Prisma.sql`UPDATE profiles SET ${Prisma.join(set.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}`))}
+    WHERE id = ${row.id} AND workspace_id = ${row.workspaceId} RETURNING ${saved.returning}`, audit);
+}
+
+/** A new profile row holding a sealed document, with its audit entry, in one statement; the row's `returning` columns. */
+export function insertSealed<T>(
+  db: AppDeps["db"],
+  row: { id: string; workspaceId: string; label: string; sourceSessionId: string | null; at: Date },
+  sealed: SealedProfile,
+  stats: DocumentStats,
+  returning: Prisma.Sql,
+  audit: ((when?: Prisma.Sql) => Prisma.Sql) | null,
+): Promise<T[]> {
+  const values: Array<[string, Prisma.Sql]> = [
+    ["id", Prisma.sql`${row.id}`], ["workspace_id", Prisma.sql`${row.workspaceId}`], ["label", Prisma.sql`${row.label}`],
+    ["source_session_id", Prisma.sql`${row.sourceSessionId}`], ...sealedColumns(sealed, stats), ["created_at", Prisma.sql`${row.at}`], ["updated_at", Prisma.sql`${row.at}`],
+  ];
+  return writeAudited<T>(db, Prisma.sql`INSERT INTO profiles (${Prisma.raw(values.map(([column]) => column).join(", "))})
+    VALUES (${Prisma.join(values.map(([, value]) => value))}) RETURNING ${returning}`, audit);
 }
 
 /** A profile row's sealed columns, bytes as base64 (see readDocument); ciphertext null when it is the payload the cache holds. */

@@ -8,7 +8,7 @@ import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { paginate, PageQuery, type Page } from "../../kernel/pagination.ts";
 import { prismaOf } from "../../kernel/support.ts";
-import { sealDocument, captureFromSession, readDocument, storeSealed } from "./profile-documents.ts";
+import { sealDocument, captureFromSession, insertSealed, readDocument, storeSealed } from "./profile-documents.ts";
 
 /** A profile as the service hands it out: everything but the sealed payload and its keys. */
 export type ProfileRecord = Pick<
@@ -21,7 +21,7 @@ const publicColumns = {
   id: true, workspaceId: true, label: true, sourceSessionId: true, formatVersion: true,
   sizeBytes: true, cookieCount: true, originCount: true, keyCount: true, createdAt: true, updatedAt: true,
 } as const satisfies Record<keyof ProfileRecord, true>;
-/** The same columns for a statement of our own (storeSealed), named as Prisma names them. */
+/** The same columns for a statement of our own (storeSealed, insertSealed), named as Prisma names them. */
 const publicColumnsSql = Prisma.raw(
   Object.keys(publicColumns).map((key) => `"${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}" AS "${key}"`).join(", "),
 );
@@ -80,15 +80,9 @@ export async function createProfile(ctx: ServiceContext, input: CreateProfileInp
   const doc = input.session_id !== undefined ? await captureFromSession(ctx, workspaceId, input.session_id) : fromStorageState(input.storage_state!);
   const id = `prof_${ulid()}`;
   const { sealed, stats } = sealDocument(ctx.deps, { id, workspaceId }, doc);
-  const now = ctx.deps.now();
-  const profile = await auditedTransaction(ctx, async (tx, audit) => {
-    const row = await tx.profile.create({
-      data: { id, workspaceId, label: input.label, sourceSessionId: input.session_id ?? null, ...sealed, ...stats, createdAt: now, updatedAt: now },
-      select: publicColumns,
-    });
-    await audit(id);
-    return row;
-  });
+  const row = { id, workspaceId, label: input.label, sourceSessionId: input.session_id ?? null, at: ctx.deps.now() };
+  const [profile] = await auditedStatement(ctx, id, (audit) => insertSealed<ProfileRecord>(ctx.deps.db, row, sealed, stats, publicColumnsSql, audit));
+  if (!profile) throw new Error("the new profile's row was not written");
   ctx.log.info({ profileId: id, from: input.session_id ? "session" : "storage_state", ...stats }, "profile created");
   return profile;
 }
