@@ -99,12 +99,9 @@ async function runPool(max: number, launchMs: number): Promise<PoolFigures> {
     const ws = await seedWorkspace(t, { rateLimitPerMinute: 100_000_000 });
     const api = { baseUrl: t.url, key: ws.key };
     const pool = t.app.deps.browsers;
-    // From the client process, as remote clients would: the server's event loop serves only the server.
-    const create = async () => {
-      const started = performance.now();
-      const { id } = await call("createSession", api);
-      return { id, ms: performance.now() - started };
-    };
+    // Sent and timed in the client process, as remote clients would: the server's event loop serves only the server.
+    const createMany = (n: number) => call("createTimed", { ...api, n });
+    const create = async () => (await createMany(1))[0]!;
     const release = (id: string) => call("releaseSession", { ...api, id });
     /** Until `want` spares are ready (at most 60 s), then until they stop changing for 1.5 s. */
     const settle = async (want = 1) => {
@@ -133,7 +130,7 @@ async function runPool(max: number, launchMs: number): Promise<PoolFigures> {
         out.spares = pool.report().warm;
         out.sparesPssMiB = pssKiB(browserDataRoot(t.app.deps.config)) / 1024;
       }
-      const made = await Promise.all(Array.from({ length: BURST }, create));
+      const made = await createMany(BURST);
       (b === 0 ? out.firstBurst : out.burst).push(...made.map((s) => s.ms));
       await Promise.all(made.map((s) => release(s.id)));
     }

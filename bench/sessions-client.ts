@@ -34,6 +34,11 @@ export interface Ops {
   /** A fresh reference Chromium (flags of the pool, plus a DevTools port) for raw CDP clients; closed by cdpClose/shutdown. */
   referenceLaunch: { args: Record<string, never>; result: { wsEndpoint: string; port: number } };
   createSession: { args: { baseUrl: string; key: string; body?: Record<string, unknown> }; result: { id: string; connectUrl: string } };
+  /**
+   * n creates sent together, each timed here, as a remote client sees it (timed in the server's
+   * process, an answer would also wait for that busy loop to read the reply).
+   */
+  createTimed: { args: { baseUrl: string; key: string; n: number }; result: Array<{ id: string; ms: number }> };
   releaseSession: { args: { baseUrl: string; key: string; id: string }; result: null };
   /**
    * A raw CDP client on a browser endpoint (or, with `url` "pipe:reference", on a channel of the last
@@ -194,6 +199,14 @@ const handlers: { [K in OpName]: (args: Ops[K]["args"]) => Promise<Ops[K]["resul
   },
 
   createSession: ({ baseUrl, key, body }) => createSession(baseUrl, key, body),
+  createTimed: ({ baseUrl, key, n }) =>
+    Promise.all(
+      Array.from({ length: n }, async () => {
+        const started = performance.now();
+        const { id } = await createSession(baseUrl, key);
+        return { id, ms: performance.now() - started };
+      }),
+    ),
 
   async releaseSession({ baseUrl, key, id }) {
     await releaseSession(baseUrl, key, id);

@@ -132,6 +132,8 @@ describe.skipIf(!hasPostgres)("webhook deliveries across node processes (Postgre
     expect(hook.status).toBe(201);
     const id = await create();
     const got = await eventually(async () => receiver.received.filter((r) => r.path === "/fresh"), (r) => r.length === 2, 20_000);
-    expect(got.map((r) => JSON.parse(r.body) as { type: string; data: { id: string } }).map((e) => [e.type, e.data.id])).toEqual([["session.running", id], ["session.released", id]]);
+    // Attempts run side by side, so the two may arrive in either order; the events' timestamps order them.
+    const events = got.map((r) => JSON.parse(r.body) as { type: string; timestamp: string; data: { id: string } }).sort((x, y) => x.timestamp.localeCompare(y.timestamp));
+    expect(events.map((e) => [e.type, e.data.id])).toEqual([["session.running", id], ["session.released", id]]);
   }, 120_000);
 });
