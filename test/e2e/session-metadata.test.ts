@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "@vessel/client/cli";
 import { Vessel } from "@vessel/client";
+import { monotonicFactory } from "../../src/ids.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, releaseSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
@@ -20,16 +21,28 @@ describe.skipIf(!hasChromium)("session metadata", () => {
     t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "3", VESSEL_LOGS: "false" } });
     ws = await seedWorkspace(t);
     other = await seedWorkspace(t);
-    // 60 sessions over three teams; each released at once so the node never runs more than one.
+    // 60 sessions over three teams. The first 12 (every team and run once) go through the API, each
+    // released at once so the node never runs more than one; the other 48 are copies of the last
+    // one's row with ids of their own (later ULIDs): a browser each would add a minute to the suite
+    // and nothing to what a list finds.
     const teams = ["qa", "web", "data"];
-    for (let i = 0; i < 60; i++) {
-      const metadata = { team: teams[i % 3]!, run: String(i % 4), "build.id": `b-${i}` };
+    const metadataOf = (i: number) => ({ team: teams[i % 3]!, run: String(i % 4), "build.id": `b-${i}` });
+    for (let i = 0; i < 12; i++) {
+      const metadata = metadataOf(i);
       const { res, body } = await createSession(t, ws.key, { region: "us-east1", metadata });
       expect(res.status).toBe(201);
       expect(body).toMatchObject({ metadata });
       made.push({ id: body.id, team: metadata.team, run: metadata.run });
       expect((await releaseSession(t, ws.key, body.id)).status).toBe(204);
     }
+    const { prisma } = t.app.deps.db;
+    // `browser` (no settings given: null) is left to its default, as Prisma takes no plain null for JSON.
+    const { browser: _, ...template } = await prisma.session.findUniqueOrThrow({ where: { id: made.at(-1)!.id } });
+    expect(_).toBeNull();
+    const laterId = monotonicFactory();
+    const copies = Array.from({ length: 48 }, (_, k) => ({ ...template, id: `ses_${laterId()}`, metadata: metadataOf(12 + k) }));
+    await prisma.session.createMany({ data: copies });
+    made.push(...copies.map((c) => ({ id: c.id, team: c.metadata.team, run: c.metadata.run })));
   }, 180_000);
   afterAll(async () => t?.stop());
 
