@@ -54,16 +54,18 @@ function helper<T>(script: string, args: string[]): Promise<{ child: ChildProces
 let t: TestApp | undefined;
 let inline: TestApp | undefined;
 
-/** CPU milliseconds the relay host has used so far (its user + system clock ticks), 0 without one. */
+/** CPU milliseconds the relay hosts have used so far (their user + system clock ticks), 0 without one. */
 function relayHostCpuMs(): number {
-  const pid = sharedRelayHost(t!.app.deps.log).pid;
-  if (pid === undefined) return 0;
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime at 100 ticks/s
-  } catch {
-    return 0;
+  let ms = 0;
+  for (const pid of sharedRelayHost(t!.app.deps.log, t!.app.deps.config.browser.cdpRelayHosts).pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime at 100 ticks/s
+    } catch {
+      // gone meanwhile
+    }
   }
+  return ms;
 }
 const warm = 2;
 async function settle(): Promise<void> {
@@ -105,7 +107,8 @@ function show(title: string, s: Samples): void {
 
 try {
   t = await startTestApp({
-    env: { VESSEL_BROWSER_WARM: String(warm), VESSEL_BROWSER_CAPACITY: "10", VESSEL_CHROMIUM_PATH: executablePath },
+    // VESSEL_CDP_RELAY_HOSTS=1 measures every session on one relay host, as before there were several.
+    env: { VESSEL_BROWSER_WARM: String(warm), VESSEL_BROWSER_CAPACITY: "10", VESSEL_CHROMIUM_PATH: executablePath, ...(process.env.VESSEL_CDP_RELAY_HOSTS ? { VESSEL_CDP_RELAY_HOSTS: process.env.VESSEL_CDP_RELAY_HOSTS } : {}) },
     checkResponses: false,
   });
   inline = await startTestApp({

@@ -110,6 +110,8 @@ const ConfigSchema = z.object({
     scheduling: z.enum(["batch", "normal"], { error: "must be batch or normal" }),
     /** `process` relays CDP clients in a process of their own (src/browser/relay-host.ts); `inline` on the node's main thread. */
     cdpRelay: z.enum(["process", "inline"], { error: "must be process or inline" }),
+    /** Relay host processes the browsers are spread over, the fewest-loaded first (src/browser/relay-host.ts). */
+    cdpRelayHosts: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(16, "must be at most 16"),
     /** The CDP method policy; `off` exists for the isolation tests that check the other layers alone. */
     cdpPolicy: z.enum(["on", "off"], { error: "must be on or off" }),
     /**

@@ -174,7 +174,7 @@ export async function createDeps(
     logCapture: config.logs.enabled,
     isolation,
     scheduling: config.browser.scheduling,
-    ...(config.browser.cdpRelay === "process" ? { relay: sharedRelayHost(log.child({ component: "relay" })) } : {}),
+    ...(config.browser.cdpRelay === "process" ? { relay: sharedRelayHost(log.child({ component: "relay" }), config.browser.cdpRelayHosts) } : {}),
   });
   const runtime = new SessionRuntime({
     log,

@@ -142,6 +142,11 @@ export const settings: readonly Setting[] = [
     fallback: () => "process",
   },
   {
+    key: "browser.cdpRelayHosts", env: "VESSEL_CDP_RELAY_HOSTS", kind: "number",
+    description: "How many relay host processes the browsers are spread over (with `process`): each relays the sessions of the browsers given to it, so one client's traffic holds up only the sessions sharing its host. Default: one per core, at most 4",
+    fallback: () => Math.min(4, os.availableParallelism()),
+  },
+  {
     key: "browser.cdpPolicy", env: "VESSEL_CDP_POLICY", kind: "string",
     description: "The CDP method policy, `on` or `off`; `off` is for tests of the other isolation layers only",
     fallback: () => "on",

@@ -7,7 +7,6 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { relayFolder, sharedRelayHost } from "../../src/browser/relay-host.ts";
 import { HOST_CALL_IDS, PipeMux, type Control } from "../../src/browser/relay-mux.ts";
-import { createLogger } from "../../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
 import { createSession, eventually, getSession, handshake } from "../support/sessions.ts";
 
@@ -18,6 +17,9 @@ import { createSession, eventually, getSession, handshake } from "../support/ses
 // relay (`inline`) is the contrast, and shows the check can fail.
 
 const cleanups: (() => unknown)[] = [];
+
+/** The relay hosts an app's browsers go to (the process shares them between apps of one count). */
+const hostsOf = (t: TestApp) => sharedRelayHost(t.app.deps.log, t.app.deps.config.browser.cdpRelayHosts);
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -121,7 +123,7 @@ describe("the relay host's own socket, from a local process without a browser's 
     cleanups.push(() => t.stop());
     const seeded = await seedWorkspace(t);
     const { body } = await createSession(t, seeded.key);
-    const socketPath = sharedRelayHost(createLogger("silent")).socketPath!;
+    const socketPath = hostsOf(t).socketPaths[0]!;
     expect((fs.statSync(path.dirname(socketPath)).mode & 0o777).toString(8)).toBe("700");
     const open = (first: string) => {
       const socket = net.connect(socketPath);
@@ -148,13 +150,13 @@ describe("the relay host's own socket, from a local process without a browser's 
 
 describe("when the relay host goes", () => {
   it("its browsers' sessions fail as crashed (they lost their only connection), and the next session gets a new host", async () => {
-    const t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_CDP_RELAY: "process" } });
+    const t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_CDP_RELAY: "process", VESSEL_CDP_RELAY_HOSTS: "1" } });
     cleanups.push(() => t.stop());
     const seeded = await seedWorkspace(t);
     const { body } = await createSession(t, seeded.key);
     expect(body.status).toBe("RUNNING");
-    const host = sharedRelayHost(createLogger("silent")); // the process's one host, this app's
-    const folder = path.dirname(host.socketPath!);
+    const host = hostsOf(t); // this app's, shared by the process
+    const folder = path.dirname(host.socketPaths[0]!);
     expect(fs.existsSync(folder)).toBe(true);
     host.stop(); // SIGKILL
     const ended = await eventually(() => getSession(t, seeded.key, body.id), (s) => s.status !== "RUNNING");
@@ -167,6 +169,28 @@ describe("when the relay host goes", () => {
     cleanups.push(() => pinger.kill("SIGKILL"));
     const firstLine = await new Promise<string>((resolve) => pinger.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString("utf8"))));
     expect(firstLine).toContain('"ready":true');
+  });
+
+  it("with two hosts, two sessions' browsers are on different ones: killing one host fails its session only", async () => {
+    const t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "2", VESSEL_CDP_RELAY: "process", VESSEL_CDP_RELAY_HOSTS: "2" } });
+    cleanups.push(() => t.stop());
+    const seeded = await seedWorkspace(t);
+    const host = hostsOf(t);
+    expect(host.count).toBe(2);
+    // The two spares started side by side, one on each host.
+    await eventually(async () => host.pids.length, (n) => n === 2);
+    const [a, b] = await Promise.all([createSession(t, seeded.key), createSession(t, seeded.key)]);
+    for (const s of [a, b]) expect(await rawCall(s.body.connect_url!, false)).toContain("Chrome");
+    process.kill(host.pids[0]!, "SIGKILL");
+    const ended = await eventually(
+      () => Promise.all([a, b].map((s) => getSession(t, seeded.key, s.body.id))),
+      (both) => both.some((s) => s.status !== "RUNNING"),
+    );
+    // Exactly one failed; the other's client is still relayed, by the other host.
+    expect(ended.map((s) => s.status).sort()).toEqual(["FAILED", "RUNNING"]);
+    const survivor = [a, b][ended.findIndex((s) => s.status === "RUNNING")]!;
+    expect(await rawCall(survivor.body.connect_url!, false)).toContain("Chrome");
+    expect((await getSession(t, seeded.key, survivor.body.id)).status).toBe("RUNNING");
   });
 });
 
