@@ -12,10 +12,10 @@ import { RelayLink, send } from "./relay-link.ts";
 /**
  * One relay host process, seen from the node (relay-host.ts keeps the node's set of them): a
  * process of its own that owns its browsers' pipes and relays their sessions' CDP clients
- * (relay-host-process.ts). Why: on the node's main thread a
- * client's message waited behind whatever else that thread was doing (the API, GraphQL, the
- * embedded database's statements): under a steady API load a round trip took 10–20× one straight
- * to Chromium (docs/performance.md). In the host nothing else runs.
+ * (relay-host-process.ts). Why: on the node's main thread a client's message waited behind
+ * whatever else that thread was doing (the API, GraphQL, the embedded database's statements):
+ * under a steady API load a round trip took 10–20× one straight to Chromium
+ * (docs/performance.md). In the host nothing else runs.
  *
  * The node keeps everything else: it launches the browsers and hands their pipe ends over as they
  * start; it authorises each client's handshake and hands the socket over unanswered; its own users
