@@ -112,15 +112,20 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       await paint(page, "rgb(200, 30, 160)", true);
       const started = performance.now();
       const from = sink.got.length;
+      const viewedFrom = viewerFrames;
       await sleep(2000);
       const elapsed = performance.now() - started;
       const recorded = sink.got.length - from;
+      const viewed = viewerFrames - viewedFrom;
       expect(recorded).toBeGreaterThan(0);
-      expect(viewerFrames).toBeGreaterThan(0);
+      expect(viewed).toBeGreaterThan(0);
       // One ack per 40 ms, plus the frames Chromium may send before any is acknowledged.
       expect(recorded).toBeLessThanOrEqual(Math.ceil(elapsed / 40) + 3);
-      // The viewer, acking at once, is not held to the recorder's pace.
-      expect(viewerFrames).toBeGreaterThan(recorded);
+      // The viewer, acking at once, is not held to the recorder's pace: it gets more frames once the
+      // recorder is at its 25 a second. (A loaded machine can paint fewer than that: seen once in CI,
+      // 16 frames in 2 s to each, give or take the frame in flight as the window opened.)
+      if (recorded >= elapsed / 40 - 3) expect(viewed).toBeGreaterThan(recorded);
+      else expect(viewed).toBeGreaterThanOrEqual(recorded - 1);
       // A sink that falls behind holds the acks: Chromium stops sending.
       sink.ready = false;
       await sleep(300);
