@@ -79,10 +79,10 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     const client = await CDP({ target: body.connect_url!, local: true });
     const { targetId } = (await client.send("Target.createTarget", { url: page.url })) as { targetId: string };
     const { sessionId } = (await client.send("Target.attachToTarget", { targetId, flatten: true })) as { sessionId: string };
-    await new Promise((r) => setTimeout(r, 300));
-    const evaluated = (await client.send("Runtime.evaluate", { expression: "document.querySelector('#greeting').textContent", returnByValue: true }, sessionId)) as {
-      result: { value: string };
-    };
+    // Until the page has loaded (a fixed 300 ms was too short once in CI, on a loaded machine).
+    const greeting = () =>
+      client.send("Runtime.evaluate", { expression: "document.querySelector('#greeting')?.textContent ?? null", returnByValue: true }, sessionId) as Promise<{ result: { value: string | null } }>;
+    const evaluated = await eventually(greeting, (e) => e.result.value !== null);
     expect(evaluated.result.value).toBe("hello from loopback");
     await client.close();
     await releaseSession(t, ws.key, body.id);
