@@ -21,13 +21,13 @@ describe.skipIf(!hasChromium)("session metadata", () => {
     t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "3", VESSEL_LOGS: "false" } });
     ws = await seedWorkspace(t);
     other = await seedWorkspace(t);
-    // 60 sessions over three teams. The first 12 (every team and run once) go through the API, each
-    // released at once so the node never runs more than one; the other 48 are copies of the last
-    // one's row with ids of their own (later ULIDs): a browser each would add a minute to the suite
-    // and nothing to what a list finds.
+    // 60 sessions over three teams. The first 4 (every team, every run) go through the API, each
+    // released at once so the node never runs more than one; the other 56 are copies of the last
+    // one's row with ids of their own (later ULIDs): a browser each (a launch after each release)
+    // would add a minute to the suite and nothing to what a list finds.
     const teams = ["qa", "web", "data"];
     const metadataOf = (i: number) => ({ team: teams[i % 3]!, run: String(i % 4), "build.id": `b-${i}` });
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 4; i++) {
       const metadata = metadataOf(i);
       const { res, body } = await createSession(t, ws.key, { region: "us-east1", metadata });
       expect(res.status).toBe(201);
@@ -40,7 +40,7 @@ describe.skipIf(!hasChromium)("session metadata", () => {
     const { browser: _, ...template } = await prisma.session.findUniqueOrThrow({ where: { id: made.at(-1)!.id } });
     expect(_).toBeNull();
     const laterId = monotonicFactory();
-    const copies = Array.from({ length: 48 }, (_, k) => ({ ...template, id: `ses_${laterId()}`, metadata: metadataOf(12 + k) }));
+    const copies = Array.from({ length: 56 }, (_, k) => ({ ...template, id: `ses_${laterId()}`, metadata: metadataOf(4 + k) }));
     await prisma.session.createMany({ data: copies });
     made.push(...copies.map((c) => ({ id: c.id, team: c.metadata.team, run: c.metadata.run })));
   }, 180_000);
