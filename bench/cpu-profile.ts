@@ -2,6 +2,9 @@
 // profiler over the inspector protocol of this very process (what `node --cpu-prof` records), its
 // self time summed by where the code lives, so that a run says "the relay", "ws", "the embedded
 // database", … without opening a .cpuprofile. BENCH_CPU_PROFILE_DIR keeps the raw profiles too.
+// The sampler is not free: at one sample per 200 µs it took more CPU than a session's whole
+// lifecycle (a thread of its own, and each sample interrupts the main thread), so nothing should
+// be timed or its CPU counted while a profile runs; profile a separate stretch for the shares.
 import fs from "node:fs";
 import { Session } from "node:inspector/promises";
 import path from "node:path";
@@ -54,7 +57,7 @@ export async function startCpuProfile(): Promise<{ stop(label: string): Promise<
   const session = new Session();
   session.connect();
   await session.post("Profiler.enable");
-  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.setSamplingInterval", { interval: 1000 }); // µs, V8's default
   await session.post("Profiler.start");
   return {
     async stop(label) {
