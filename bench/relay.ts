@@ -3,7 +3,9 @@
 //  (a) CDP Runtime.evaluate("1+1") round trips (p50, p99) and pipelined throughput through Vessel's
 //      /cdp (jailed browser, policy on, logs as configured) next to: direct, a reference Chromium's
 //      own DevTools WebSocket; the peer reference, a plain Node.js WebSocket proxy in a process of
-//      its own to that same Chromium (bench/ws-proxy.ts, no parsing); and the relay as it was before
+//      its own to that same Chromium (bench/ws-proxy.ts, no parsing); the floor of one hop, a bare
+//      WebSocket→pipe relay to that same Chromium in a process of its own (bench/pipe-floor.ts,
+//      which launches the reference); and the relay as it was before
 //      the relay host, on the node's main thread (a second app with VESSEL_CDP_RELAY=inline, in this
 //      same process, so the same main thread and the same load). Measured
 //      quiet, then while the node serves a steady REST/GraphQL load (session lists and events, both
@@ -76,11 +78,12 @@ async function settle(): Promise<void> {
   await sleep(300);
 }
 
-const sides = ["direct", "peer", "proxy", "inline"] as const;
+const sides = ["direct", "peer", "floor", "proxy", "inline"] as const;
 type Side = (typeof sides)[number];
 const label: Record<Side, string> = {
   direct: "direct to a Chromium",
   peer: "plain ws proxy (peer)",
+  floor: "bare ws→pipe relay (floor)",
   proxy: "Vessel /cdp",
   inline: "/cdp relayed inline (before)",
 };
@@ -128,11 +131,12 @@ try {
   const busy = [];
   for (let i = 0; i < 3; i++) busy.push(await call("createSession", api));
   const measured = await call("createSession", api);
-  const reference = await call("referenceLaunch", {});
+  const { first: reference } = await helper<{ wsEndpoint: string; port: number; floorUrl: string }>("./pipe-floor.ts", []);
   const refPath = new URL(reference.wsEndpoint).pathname;
   const peer = await helper<number>("./ws-proxy.ts", [String(reference.port)]);
   const before = await call("createSession", inlineApi);
   await call("cdpOpen", { name: "direct", url: reference.wsEndpoint });
+  await call("cdpOpen", { name: "floor", url: reference.floorUrl });
   await call("cdpOpen", { name: "peer", url: `ws://127.0.0.1:${peer.first}${refPath}` });
   await call("cdpOpen", { name: "proxy", url: measured.connectUrl });
   await call("cdpOpen", { name: "inline", url: before.connectUrl });
@@ -181,6 +185,8 @@ try {
     detail: `${f(median(quiet.rtt.proxy), 3)} vs ${f(median(quiet.rtt.direct), 3)} ms` });
   reportFigure({ group: GROUP, name: "before: relayed on the node's main thread (VESSEL_CDP_RELAY=inline), p50 ÷ direct under load", value: p50("inline") / p50("direct"), unit: "×",
     detail: `p99 ${f(p99("inline") / p99("direct"), 2)}×, pipelined ${f((rateOf("inline") / rateOf("direct")) * 100, 0)}%` });
+  reportFigure({ group: GROUP, name: "one hop's floor (a bare ws→pipe relay in its own process) p50 ÷ direct, under load", value: p50("floor") / p50("direct"), unit: "×",
+    detail: `quiet ${f(median(quiet.rtt.floor) / median(quiet.rtt.direct), 2)}×; Vessel ÷ floor ${f(p50("proxy") / p50("floor"), 2)}× under load, ${f(median(quiet.rtt.proxy) / median(quiet.rtt.floor), 2)}× quiet` });
   reportFigure({ group: GROUP, name: "plain ws proxy (peer) p50 ÷ direct, under load", value: p50("peer") / p50("direct"), unit: "×", detail: `p99 ${f(p99("peer") / p99("direct"), 2)}×` });
   await call("cdpClose", {});
   await call("releaseSession", { ...api, id: measured.id });
