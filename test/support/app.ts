@@ -7,12 +7,12 @@ import { ulid } from "ulid";
 import { createApp, type App, type AppOptions } from "../../src/app.ts";
 import type { UserPrincipal } from "../../src/auth/request-auth.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
-import { pgliteDump } from "../../scripts/lib/pglite-dumps.ts";
-import { openDatabase, type Database } from "../../src/db/client.ts";
+import type { Database } from "../../src/db/client.ts";
 import { browserDataRoot, internalContext } from "../../src/deps.ts";
 import type { Role } from "../../src/generated/prisma/client.ts";
 import { createApiKey } from "../../src/services/api-keys/api-keys.ts";
 import { createWorkspace } from "../../src/services/workspaces/workspaces.ts";
+import { openMigratedPglite } from "./db.ts";
 
 export interface TestApp {
   app: App;
@@ -46,9 +46,7 @@ export async function startTestApp(
     },
     "/nonexistent",
   );
-  // Loaded from a migrated cluster's dump (built once per migration set): a fresh initdb and the
-  // migrations take 3–5 s per app, loading the dump under 2.
-  const ownDb: Database | undefined = options.db ? undefined : await openDatabase({ dataDir: "memory://", loadDataDir: await pgliteDump("migrated") });
+  const ownDb: Database | undefined = options.db ? undefined : await openMigratedPglite();
   const db = options.db ?? ownDb!;
   const app = await createApp(config, { checkResponses: true, users: fixtureUsers(db), nodeId: `test-${ulid()}`, ...options, db });
   await app.start();

@@ -147,8 +147,13 @@ export async function withAdmin<T>(fn: (admin: pg.Client) => Promise<T>): Promis
   }
 }
 
+/** An in-memory PGlite loaded from the migrated cluster's dump: initdb and the migrations take 3–5 s, the dump under 2. */
+export async function openMigratedPglite(): Promise<Database> {
+  return openDatabase({ dataDir: "memory://", loadDataDir: await pgliteDump("migrated") });
+}
+
 async function createPgliteDatabase(): Promise<TestDatabase> {
-  const db = await openDatabase({ dataDir: "memory://", loadDataDir: await pgliteDump("migrated") });
+  const db = await openMigratedPglite();
   return { backend: "pglite", db, dispose: () => db.close() };
 }
 
