@@ -1,6 +1,7 @@
 // Placement: a create that should not run on this node (full, draining, another region) runs on a
 // peer with room, through an authenticated, sealed internal call (internal-api.ts answers it).
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
+import { restartDatabaseBudget } from "../db/budget.ts";
 import { AppError } from "../kernel/errors.ts";
 import type { Idempotent } from "../kernel/idempotency.ts";
 import type { Logger } from "../logger.ts";
@@ -163,6 +164,8 @@ async function createOn(
     // The request may have reached the node: a retry with the same key replays what it did.
     ctx.log.warn({ err: (err as Error).message, node: node.id }, "a placed create got no answer");
     throw new AppError("service-unavailable", "The session's node did not answer in time; retry with the same Idempotency-Key.", {}, { "Retry-After": "1" });
+  } finally {
+    restartDatabaseBudget(); // the peer's time (it may launch a browser) is not this node's database's
   }
   if (!answer.ok || !answer.outcome) {
     const error = problemFromPeer(answer.problem);

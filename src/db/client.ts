@@ -7,7 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { cacheStatements } from "./statement-cache.ts";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
 import { applyMigrations, fromPgClient, pendingMigrations } from "./migrate.ts";
-import { poolConfig } from "./pg-timeouts.ts";
+import { BudgetPool, poolConfig } from "./pg-timeouts.ts";
 import type { MigrationConnection } from "./migrate.ts";
 
 export interface DatabaseOptions {
@@ -52,8 +52,9 @@ async function openPostgres(url: string, mode: MigrateMode, log: Log): Promise<D
     await client.end();
   }
   // Bounded waits while PostgreSQL is unreachable or stops answering (pg-timeouts.ts): calls answer
-  // 503 instead of hanging, and the pool reconnects by itself afterwards.
-  const prisma = new PrismaClient({ adapter: new PrismaPg(poolConfig(url)) });
+  // 503 instead of hanging, and the pool reconnects by itself afterwards. The pool is ours so that
+  // a checkout honours the budget of the call that waits for it (budget.ts); Prisma ends it on disconnect.
+  const prisma = new PrismaClient({ adapter: new PrismaPg(new BudgetPool(poolConfig(url)), { disposeExternalPool: true }) });
   return database(prisma, "postgres", () => prisma.$disconnect());
 }
 

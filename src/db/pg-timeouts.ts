@@ -1,4 +1,7 @@
+import net from "node:net";
+import tls from "node:tls";
 import pg from "pg";
+import { budgetMessage, databaseBudgetLeft } from "./budget.ts";
 
 /**
  * How long PostgreSQL may take before a call gives up, so that a database that stops answering
@@ -13,7 +16,10 @@ import pg from "pg";
  *   server's own cancel comes first when the server is alive. The connection is then dropped, never
  *   returned to the pool: it may still owe the answer, or hold an open transaction;
  * - a transaction whose client went away without ending it is rolled back by the server after
- *   IDLE_IN_TRANSACTION_MS (its locks would otherwise stay taken).
+ *   IDLE_IN_TRANSACTION_MS (its locks would otherwise stay taken);
+ * - inside a call with a budget (budget.ts: a create, VESSEL_PLACEMENT_TIMEOUT_MS), a checkout from
+ *   the pool and a statement are bounded by what is left of it, whichever is sooner: a statement
+ *   past it is dropped with its connection, as at the deadline.
  *
  * Migrations connect without these (src/db/client.ts): they may rightly take longer.
  */
@@ -39,7 +45,11 @@ export class DeadlineClient extends pg.Client {
     const first = args[0] as { submit?: unknown } | undefined;
     // Submittables (cursors, streams) report through their own events; Prisma never sends one.
     if (first && typeof first.submit === "function") return (super.query as (...a: unknown[]) => unknown)(...args);
-    const timer = setTimeout(() => this.#drop(), QUERY_DEADLINE_MS);
+    // Within a call's budget (budget.ts), its end comes first. A spent budget sends nothing and drops
+    // the connection (it may hold the call's open transaction: it must not go back to the pool).
+    const left = databaseBudgetLeft();
+    if (left === 0) return this.#refuse(args.at(-1));
+    const timer = left !== undefined && left < QUERY_DEADLINE_MS ? setTimeout(() => this.#drop(budgetMessage), left) : setTimeout(() => this.#drop(deadlineMessage), QUERY_DEADLINE_MS);
     timer.unref();
     const last = args.at(-1);
     if (typeof last === "function") {
@@ -54,9 +64,51 @@ export class DeadlineClient extends pg.Client {
     return answer;
   }
 
-  #drop(): void {
-    const stream = (this as unknown as { connection?: { stream?: { destroy(err?: Error): void } } }).connection?.stream;
-    stream?.destroy(new Error(deadlineMessage));
+  #drop(message: string): void {
+    const stream = (this as unknown as { connection?: { stream?: net.Socket } }).connection?.stream;
+    if (!stream) return;
+    // A reset, not a close: a close still delivers what the kernel holds unsent (the statement, in a
+    // network that drops packets) once the network heals, and the server would run it after the
+    // caller was told it failed; a reset discards it. The query then fails as "Connection terminated
+    // unexpectedly" (errors.ts: 503). TLS streams have no reset of their own: closed, with the reason.
+    if (!(stream instanceof tls.TLSSocket) && typeof stream.resetAndDestroy === "function" && !stream.destroyed) stream.resetAndDestroy();
+    else stream.destroy(new Error(message));
+  }
+
+  #refuse(last: unknown): Promise<never> | undefined {
+    this.#drop(budgetMessage);
+    const err = new Error(budgetMessage);
+    if (typeof last === "function") return void setImmediate(() => (last as Callback)(err));
+    return Promise.reject(err);
+  }
+}
+
+/**
+ * The pool: a checkout inside a call's budget (budget.ts) waits at most what is left of it, not the
+ * pool's own CONNECT_TIMEOUT_MS (a dead database holds every connection, and a new one hangs in its
+ * handshake). A client that arrives after the caller gave up goes back to the pool unused.
+ */
+export class BudgetPool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+    const left = databaseBudgetLeft();
+    if (left === undefined) return callback ? super.connect(callback) : super.connect();
+    const got = new Promise<{ client: pg.PoolClient; done: (release?: unknown) => void }>((resolve, reject) => {
+      let over = false;
+      const timer = setTimeout(() => {
+        over = true;
+        reject(new Error(budgetMessage));
+      }, left);
+      super.connect((err, client, done) => {
+        clearTimeout(timer);
+        if (over) return void (client && done());
+        if (err || !client) return reject(err ?? new Error(budgetMessage));
+        resolve({ client, done });
+      });
+    });
+    if (!callback) return got.then(({ client }) => client);
+    got.then(({ client, done }) => callback(undefined, client, done), (err: Error) => callback(err, undefined, () => {}));
   }
 }
 

@@ -102,7 +102,11 @@ export interface TestCluster {
  */
 export async function startCluster(
   count: number,
-  opts: { db: Database; redisUrl: string; env?: Record<string, string>; nodeEnv?: Array<Record<string, string>>; options?: AppOptions },
+  opts: {
+    db: Database; redisUrl: string; env?: Record<string, string>; nodeEnv?: Array<Record<string, string>>; options?: AppOptions;
+    /** A database connection of node `i`'s own (e.g. through a relay the test can cut), instead of `db`. */
+    nodeDb?: Array<Database | undefined>;
+  },
 ): Promise<TestCluster> {
   const lb = await startLoadBalancer();
   const prefix = `vessel-test-${randomUUID()}:`;
@@ -113,7 +117,7 @@ export async function startCluster(
     for (let i = 0; i < count; i++) {
       nodes.push(
         await startTestApp({
-          db: opts.db,
+          db: opts.nodeDb?.[i] ?? opts.db,
           redisPrefix: prefix,
           ...opts.options,
           env: {

@@ -1,5 +1,7 @@
 // Starting a session: its browser, the row, its first event, the audit entry and the stored answer.
 import { createHmac } from "node:crypto";
+import { databaseBudgetLeft, outsideDatabaseBudget, restartDatabaseBudget, withDatabaseBudget } from "../../db/budget.ts";
+import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { ulid } from "../../ids.ts";
 import type { BrowserLease } from "../../browser/pool-types.ts";
 import { AppError } from "../../kernel/errors.ts";
@@ -66,8 +68,33 @@ interface Prepared {
  * Starts a session: a browser from the pool (503 when the node is full), the row RUNNING with its
  * event, audit entry and stored answer in one statement. At most once per Idempotency-Key (24 hours).
  * A workspace at its cap of live sessions is refused (429, session-cap.ts), replays never.
+ *
+ * Its database waits share one budget, VESSEL_PLACEMENT_TIMEOUT_MS (db/budget.ts), given back after
+ * each browser step: a node whose own database stopped answering (its peers and Redis still up)
+ * answers 503 with Retry-After within the budget, not after the driver's 5–7 s, and the client's
+ * retry (same Idempotency-Key) reaches a node that can serve it.
  */
-export async function createSession(
+export function createSession(
+  ctx: ServiceContext,
+  input: CreateSessionInput,
+  idempotencyKey: string,
+  workspace?: string,
+): Promise<Idempotent<SessionView>> {
+  return withDatabaseBudget(ctx.deps.config.cluster.placementTimeoutMs, () =>
+    startSession(ctx, input, idempotencyKey, workspace).catch((err: unknown) => {
+      if (databaseBudgetLeft() === 0 && isDatabaseUnavailable(err)) throw outOfBudget(ctx);
+      throw err;
+    }),
+  );
+}
+
+function outOfBudget(ctx: ServiceContext): AppError {
+  const ms = ctx.deps.config.cluster.placementTimeoutMs;
+  ctx.log.warn({ budgetMs: ms }, "a create gave up: this node's database did not answer within the create's budget");
+  return new AppError("service-unavailable", `This node's database did not answer within ${ms} ms; retry shortly with the same Idempotency-Key.`, {}, { "Retry-After": "2" });
+}
+
+async function startSession(
   ctx: ServiceContext,
   input: CreateSessionInput,
   idempotencyKey: string,
@@ -126,7 +153,10 @@ async function startWithClaimedKey(plan: Plan, storeAnswer: StoreAnswer) {
   const { ctx, input, cap, room, id, workspaceId } = plan;
   // A workspace plainly at its cap is refused before a browser is taken (or launched).
   if (cap !== null && (await plainlyFull(ctx, workspaceId, cap))) throw workspaceFull(cap);
-  const p = await prepare(plan, await ctx.deps.browsers.acquire(id));
+  const browser = await ctx.deps.browsers.acquire(id);
+  restartDatabaseBudget(); // a launch is the browser's time, not the database's
+  const p = await prepare(plan, browser);
+  restartDatabaseBudget();
   const stored = await recordOrRelease(p, () =>
     auditedStatement(
       ctx,
@@ -151,6 +181,7 @@ async function startOnSpare(plan: Plan, claim: ClaimAnswer): Promise<SessionView
   const spare = ctx.deps.browsers.acquireSpare(id);
   if (!spare) return null;
   const p = await prepare(plan, spare);
+  restartDatabaseBudget(); // setting the browser up is not the database's time
   const [row] = await recordOrRelease(p, () =>
     auditedStatement(
       ctx,
@@ -219,8 +250,12 @@ function unused(p: Prepared): void {
   p.lease.unused();
 }
 
-/** Recorded: readers hear of it, and the runtime starts its timers. */
+/** Recorded: readers hear of it, and the runtime starts its timers (outside the create's database budget: they outlive it). */
 function announceStarted(plan: Plan, p: Prepared): void {
+  outsideDatabaseBudget(() => startedWork(plan, p));
+}
+
+function startedWork(plan: Plan, p: Prepared): void {
   const { ctx, id, workspaceId, expiresAt, now } = plan;
   void ctx.deps.events.published([p.running]);
   void publishSessionChange(ctx.deps, id, workspaceId);
