@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Request, Response } from "express";
 import type { ProfileDocument } from "../browser/profile-format.ts";
+import { CloseCode } from "../browser/close-codes.ts";
 import { BrowserWatchdog } from "../browser/watchdog.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import type { Idempotent } from "../kernel/idempotency.ts";
@@ -128,13 +129,17 @@ export class Cluster implements ClusterHooks {
     this.#drain.cut();
   }
 
-  /** Stops heartbeats and the watchdog, cuts the relays this node carries, and tells peers it stopped. */
+  /**
+   * Stops heartbeats and the watchdog, closes the relays this node carries (1001, going away, as the
+   * session's own node closes the sockets it serves), and tells peers it stopped.
+   */
   async stop(): Promise<void> {
     const heartbeatsStopped = this.#membership.stopHeartbeats();
     this.#drain.refuseNew();
     this.#watchdog.stop();
+    const relaysClosed = this.#router.closeRelays(CloseCode.goingAway);
     await heartbeatsStopped;
-    this.#router.cutRelays();
+    await relaysClosed;
     await this.#membership.leave();
   }
 

@@ -9,6 +9,8 @@ import { AppError } from "../kernel/errors.ts";
 import type { NodeInfo } from "../services/nodes/nodes.ts";
 import type { InternalAuth } from "./internal-auth.ts";
 import { isInternalHeader } from "./internal-auth.ts";
+import { RelayedConnection } from "./relayed-connection.ts";
+import { closeFrame } from "./ws-frames.ts";
 
 /**
  * Forwarding to the node that runs a session. A WebSocket upgrade is relayed raw: the client's own
@@ -26,25 +28,14 @@ export type OwnerCheck = "held" | "lost" | "unknown";
 
 /** How a relayed upgrade is watched (routing.ts). */
 export interface RelayOptions {
-  /** Receives the client socket, so a stopping node can cut the relays it carries. */
-  track(socket: Duplex): void;
+  /** Receives the relayed connection, so a stopping node can close the relays it carries (1001). */
+  track(connection: RelayedConnection): void;
   /** Whether the owner still holds its lease on the session (bounded). */
   check(): Promise<OwnerCheck>;
   /** Owner silent this long with client bytes unanswered: a stall. */
   stallMs: number;
   /** Bound on connecting to the owner (VESSEL_PLACEMENT_TIMEOUT_MS). */
   connectMs: number;
-}
-
-/** A WebSocket close frame from the server's side (unmasked), for a relay that ends the client's socket itself. */
-export function closeFrame(code: number, reason: string): Buffer {
-  const text = Buffer.from(reason, "utf8").subarray(0, 123);
-  const frame = Buffer.alloc(4 + text.length);
-  frame[0] = 0x88;
-  frame[1] = 2 + text.length;
-  frame.writeUInt16BE(code, 2);
-  text.copy(frame, 4);
-  return frame;
 }
 
 function connect(internalUrl: string): Duplex & net.Socket {
@@ -80,7 +71,7 @@ export function refuse(socket: Duplex, error: AppError): void {
 
 /**
  * Relays an upgrade to `target`. Resolves once the relay is set up (or refused); `relay.track`
- * receives the client socket so a stopping node can cut the relays it carries. `client` is the
+ * receives the connection so a stopping node can close the relays it carries (relayed-connection.ts). `client` is the
  * caller's address as this node resolved it.
  *
  * The owner's answers flow back untouched. The client's bytes go on untouched too, except after a
@@ -102,8 +93,11 @@ export function forwardUpgrade(
   return new Promise((resolve) => {
     const upstream = connect(target.internalUrl);
     let connected = false;
+    let relayed: RelayedConnection | undefined;
     const timer = setTimeout(() => upstream.destroy(new Error("connect timeout")), relay.connectMs);
     const close = () => {
+      // A close in progress ends both sides itself, its frames written first.
+      if (relayed?.closing) return resolve();
       clearTimeout(timer);
       upstream.destroy();
       socket.destroy();
@@ -125,17 +119,17 @@ export function forwardUpgrade(
       upstream.setNoDelay(true);
       (socket as net.Socket).setNoDelay?.(true);
       upstream.write(requestHead(req, client, auth.sign(target.id, req.method ?? "GET", req.url ?? "/")));
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(socket);
-      guardClientBytes(socket, upstream, relay);
-      relay.track(socket);
+      relayed = new RelayedConnection(socket, upstream);
+      if (head.length > 0) relayed.toOwner(head);
+      guardClientBytes(socket, upstream, relayed, relay);
+      relay.track(relayed);
       resolve();
     });
   });
 }
 
 /** Client → owner, with the lease check after a stall (see forwardUpgrade). */
-function guardClientBytes(socket: Duplex, upstream: net.Socket, relay: RelayOptions): void {
+function guardClientBytes(socket: Duplex, upstream: net.Socket, relayed: RelayedConnection, relay: RelayOptions): void {
   /** When the oldest client bytes the owner has not answered since were sent (undefined: none). */
   let unansweredSince: number | undefined;
   let held: Buffer[] | undefined;
@@ -144,7 +138,7 @@ function guardClientBytes(socket: Duplex, upstream: net.Socket, relay: RelayOpti
   });
   const send = (chunk: Buffer) => {
     unansweredSince ??= performance.now();
-    if (!upstream.write(chunk)) {
+    if (!relayed.toOwner(chunk)) {
       socket.pause();
       upstream.once("drain", () => socket.resume());
     }
@@ -163,9 +157,11 @@ function guardClientBytes(socket: Duplex, upstream: net.Socket, relay: RelayOpti
         socket.resume();
         return;
       }
-      // Nothing of what waited goes on; the owner's half-sent frame, if any, is not finished either.
-      upstream.unpipe(socket);
+      // Nothing of what waited goes on; the owner's half-sent frame, if any, is not finished either
+      // (so a close frame can only follow a whole frame: else the client's socket is cut).
+      relayed.detachOwner();
       upstream.destroy();
+      if (!relayed.clientAtBoundary) return void socket.destroy();
       const code = answer === "lost" ? CloseCode.leaseLost : CloseCode.tryAgain;
       socket.end(closeFrame(code, closeReason(code)));
       setTimeout(() => socket.destroy(), 1000).unref();

@@ -9,7 +9,9 @@ import type { Logger } from "../logger.ts";
 import { AppError } from "../kernel/errors.ts";
 import { ownerHoldsLease, ownerOf, type NodeInfo } from "../services/nodes/nodes.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
+import { closeReason } from "../browser/close-codes.ts";
 import { forwardRequest, forwardUpgrade, refuse, type OwnerCheck } from "./forward.ts";
+import type { RelayedConnection } from "./relayed-connection.ts";
 import { internalHeaders, type InternalAuth } from "./internal-auth.ts";
 
 /** The session a request is for, read from it without checking anything (the owner checks). */
@@ -31,8 +33,8 @@ const fencedRefusal = () =>
 
 export class SessionRouter {
   readonly #site: RouterSite;
-  /** Connections this node relays for other nodes' sessions (cut when it stops). */
-  readonly #relays = new Set<Duplex>();
+  /** Connections this node relays for other nodes' sessions (closed when it stops). */
+  readonly #relays = new Set<RelayedConnection>();
   /** Whether a peer relayed a request, decided once per request (a signature's nonce verifies only once). */
   readonly #relayed = new WeakMap<IncomingMessage, boolean>();
 
@@ -40,9 +42,14 @@ export class SessionRouter {
     this.#site = site;
   }
 
-  cutRelays(): void {
-    for (const socket of this.#relays) socket.destroy();
+  /**
+   * Closes every relayed connection with `code` (a stop: 1001, going away), a close frame to the
+   * client and to the session's node each; resolves once all are closed (or cut, bounded).
+   */
+  async closeRelays(code: number): Promise<void> {
+    const relays = [...this.#relays];
     this.#relays.clear();
+    await Promise.all(relays.map((r) => r.close(code, closeReason(code))));
   }
 
   /**
@@ -75,7 +82,7 @@ export class SessionRouter {
       const owner = await this.#ownerElsewhere(req, sessionId);
       if (!owner || !sessionId) return local(req, socket, head);
       this.#site.deps.metrics?.forwarded.inc({ kind });
-      const relay = { track: (s: Duplex) => this.#track(s), check: () => this.#ownerCheck(sessionId, owner.id), stallMs: this.#stallMs(), connectMs: this.#site.deps.config.cluster.placementTimeoutMs };
+      const relay = { track: (c: RelayedConnection) => this.#track(c, socket), check: () => this.#ownerCheck(sessionId, owner.id), stallMs: this.#stallMs(), connectMs: this.#site.deps.config.cluster.placementTimeoutMs };
       await forwardUpgrade(this.#site.auth, owner, req, this.#site.deps.clientAddress(req), socket, head, relay);
     };
   }
@@ -91,9 +98,9 @@ export class SessionRouter {
     };
   }
 
-  #track(socket: Duplex): void {
-    this.#relays.add(socket);
-    socket.once("close", () => this.#relays.delete(socket));
+  #track(connection: RelayedConnection, socket: Duplex): void {
+    this.#relays.add(connection);
+    socket.once("close", () => this.#relays.delete(connection));
   }
 
   /** Silence from the owner this long, with bytes of the client's unanswered, is a stall (forward.ts). */

@@ -134,6 +134,7 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("one node of 
     relayedCdp.ws.send(JSON.stringify({ id: 1, method: "Target.getTargets" }));
     await eventually(async () => relayedCdp.messages.find((m) => m.id === 1), (m) => m !== undefined);
 
+    const onBDirect = cluster.direct(1, onB.body.connect_url!);
     // The sessions run on past the deadline: A ends its own and lets go of the relayed ones.
     await a.app.drain(1_000);
     cluster.nodes.splice(0, 1); // stopped here, not again by cluster.stop()
@@ -143,7 +144,7 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("one node of 
 
     // B's session was only relayed through A: it runs on, drivable directly.
     expect((await tdb.db.prisma.session.findUniqueOrThrow({ where: { id: onB.body.id } })).status).toBe("RUNNING");
-    const again = cdpSocket(cluster.direct(1, onB.body.connect_url!));
+    const again = cdpSocket(onBDirect);
     expect(await again.opened).toBe("open");
     again.ws.close();
     expect((await release(b.url, onB.body.id)).status).toBe(204);
