@@ -13,7 +13,11 @@ import { InternalAuth } from "../../src/cluster/internal-auth.ts";
 
 async function relayTo(answer: OwnerCheck | "ask") {
   const received: Buffer[] = [];
-  const owner = net.createServer((s) => s.on("data", (d: Buffer) => received.push(d)));
+  // The owner accepts the handshake (101) and then only listens.
+  const owner = net.createServer((s) => {
+    s.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+    s.on("data", (d: Buffer) => received.push(d));
+  });
   await new Promise<void>((r) => owner.listen(0, "127.0.0.1", () => r()));
   const port = (owner.address() as net.AddressInfo).port;
   const req = { method: "GET", url: "/cdp?token=x", rawHeaders: ["Host", "vessel.example", "Upgrade", "websocket"] } as unknown as IncomingMessage;
@@ -32,6 +36,7 @@ async function relayTo(answer: OwnerCheck | "ask") {
     req, "198.51.100.4", client, Buffer.alloc(0),
     { track: () => {}, check: async () => (checks.push(Date.now()), answer === "ask" ? "held" : answer), stallMs: 100, connectMs: 2000 },
   );
+  await new Promise((r) => setTimeout(r, 50)); // the 101 has reached the client
   const fromClient = (text: string) => client.emit("data", Buffer.from(text));
   const ownerGot = () => Buffer.concat(received).toString("latin1");
   return { owner, client, toClient, fromClient, ownerGot, checks };
@@ -63,7 +68,7 @@ describe("a relayed connection after a stall", () => {
       expect(r.checks).toHaveLength(1);
       expect(r.ownerGot()).toContain("first;");
       expect(r.ownerGot()).not.toContain("queued;");
-      const frame = Buffer.concat(r.toClient);
+      const frame = r.toClient.at(-1)!; // after the owner's 101
       expect(frame[0]).toBe(0x88);
       expect(frame.readUInt16BE(2)).toBe(4503);
     } finally {
@@ -92,7 +97,7 @@ describe("a relayed connection after a stall", () => {
       unknown.fromClient("after;");
       await settle(100);
       expect(unknown.ownerGot()).not.toContain("after;");
-      expect(Buffer.concat(unknown.toClient).readUInt16BE(2)).toBe(1013);
+      expect(unknown.toClient.at(-1)!.readUInt16BE(2)).toBe(1013);
     } finally {
       unknown.client.destroy();
       unknown.owner.close();
