@@ -24,8 +24,14 @@ interface Budget {
 
 const current = new AsyncLocalStorage<Budget>();
 
-/** Runs `fn` with every database wait it makes bounded by `ms` (see {@link restartDatabaseBudget}). */
+/**
+ * Runs `fn` with every database wait it makes bounded by `ms` (see {@link restartDatabaseBudget}).
+ * Inside a budget already running (the transport started it, so authentication shares it), `fn`
+ * joins that one.
+ */
 export async function withDatabaseBudget<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  const outer = current.getStore();
+  if (outer && !outer.done) return fn();
   const budget: Budget = { ms, until: performance.now() + ms, done: false };
   try {
     return await current.run(budget, fn);

@@ -78,6 +78,12 @@ interface RouteFields<I extends RouteInput, R, Op extends Operation> {
   auth?: "apiKey" | "apiKeyOrUser" | "none";
   /** Marks the route deprecated: Deprecation, Sunset and Link headers, then 410 after the sunset. */
   deprecated?: { since: Date; sunset: Date; successor?: string };
+  /**
+   * The call's database waits, authentication included, share one budget of
+   * VESSEL_PLACEMENT_TIMEOUT_MS (db/budget.ts): a create on a node whose database stopped answering
+   * is answered 503 within it, even when the key's record must be read first.
+   */
+  databaseBudget?: true;
   /** Largest accepted JSON body (bytes-style string for body-parser); default 1mb. */
   bodyLimit?: string;
   /**

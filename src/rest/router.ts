@@ -7,6 +7,7 @@ import { auditScope, authenticateRequest, finishAudit } from "../services/audit/
 import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
+import { withDatabaseBudget } from "../db/budget.ts";
 import { FileReply, MediaReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
 
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */
@@ -164,8 +165,14 @@ async function sendMedia(res: Response, media: MediaReply): Promise<void> {
 }
 
 /** Authenticate, limit, audit, then run the handler: the same steps, in the same order, for every route. */
-async function run(route: AnyRoute, options: RouterOptions, req: Request, res: Response, body?: BodyParser): Promise<void> {
-  let ctx = options.context(req, res);
+function run(route: AnyRoute, options: RouterOptions, req: Request, res: Response, body?: BodyParser): Promise<void> {
+  const ctx = options.context(req, res);
+  if (!route.databaseBudget) return steps(route, options, ctx, req, res, body);
+  return withDatabaseBudget(ctx.deps.config.cluster.placementTimeoutMs, () => steps(route, options, ctx, req, res, body));
+}
+
+async function steps(route: AnyRoute, options: RouterOptions, first: ServiceContext, req: Request, res: Response, body?: BodyParser): Promise<void> {
+  let ctx = first;
   let status = 500;
   try {
     if (route.auth !== "none") {

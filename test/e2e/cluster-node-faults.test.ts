@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/db/client.ts";
-import { bearer, seedWorkspace, type Seeded, type TestApp } from "../support/app.ts";
+import { addKey, bearer, seedWorkspace, type Seeded, type TestApp } from "../support/app.ts";
 import { startCluster, type TestCluster } from "../support/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { tcpRelay, type TcpRelay } from "../support/processes.ts";
@@ -59,11 +59,11 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("one node of 
     await tdb?.dispose();
   }, 60_000);
 
-  const create = async (base: string, idem = randomUUID()) => {
+  const create = async (base: string, idem = randomUUID(), key = ws.key) => {
     const started = performance.now();
     const res = await fetch(`${base}/v1/sessions`, {
       method: "POST",
-      headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": idem },
+      headers: { ...bearer(key), "content-type": "application/json", "idempotency-key": idem },
       body: JSON.stringify({ region: "us-east1" }),
       signal: AbortSignal.timeout(30_000),
     });
@@ -75,11 +75,20 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("one node of 
 
   it("creates sent to the node without its database are answered 503 with Retry-After within the create's budget; the retry with the same key is served by the peer", async () => {
     const times: number[] = [];
+    const unknownKeyTimes: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // A knows the key (its record is cached), so the create itself is what waits on the database.
       expect((await fetch(`${a.url}/v1/sessions`, { headers: bearer(ws.key) })).status).toBe(200);
+      // A key A has never seen: its record must be read first, and that read shares the create's budget.
+      const fresh = await addKey(b, ws.workspace.id);
       relay.pause();
       try {
+        const unknownKey = await create(a.url, randomUUID(), fresh.key);
+        unknownKeyTimes.push(Math.round(unknownKey.ms));
+        expect(unknownKey.res.status).toBe(503);
+        expect(unknownKey.res.headers.get("retry-after")).toBeTruthy();
+        expect(unknownKey.ms).toBeLessThan(BOUND_MS + SLACK_MS);
+
         const idem = randomUUID();
         const refused = await create(a.url, idem);
         times.push(Math.round(refused.ms));
@@ -102,7 +111,7 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("one node of 
       await eventually(async () => (await fetch(`${a.url}/v1/sessions`, { headers: bearer(ws.key) })).status, (s) => s === 200, 30_000);
       await eventually(async () => b.app.deps.browsers.report().inUse + b.app.deps.runtime.ids().length, (n) => n === 0);
     }
-    console.info(`creates on the node without its database answered in ${times.join(", ")} ms (budget ${BOUND_MS} ms)`);
+    console.info(`creates on the node without its database answered in ${times.join(", ")} ms; with a key it had not read yet ${unknownKeyTimes.join(", ")} ms (budget ${BOUND_MS} ms)`);
     // And it serves creates again.
     const after = await create(a.url);
     expect(after.res.status).toBe(201);

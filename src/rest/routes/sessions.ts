@@ -108,6 +108,7 @@ export const sessionRoutes = [
     alternatives: { 200: { description: "Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`)." } },
     problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "workspace-session-limit", "insufficient-capacity", "profile-unreadable"],
     bodyLimit: "16kb",
+    databaseBudget: true,
     handler: async (ctx, { headers, body }, _http, run) => {
       const key = requireIdempotencyKey(headers["idempotency-key"]);
       const timer = ctx.deps.metrics?.sessionCreate.startTimer();
