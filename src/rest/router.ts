@@ -7,7 +7,7 @@ import { auditScope, authenticateRequest, finishAudit } from "../services/audit/
 import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
-import { withDatabaseBudget } from "../db/budget.ts";
+import { restartDatabaseBudget, withDatabaseBudget } from "../db/budget.ts";
 import { FileReply, MediaReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
 
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */
@@ -182,6 +182,8 @@ async function steps(route: AnyRoute, options: RouterOptions, first: ServiceCont
       });
       const target = (req.params.id ?? req.params.key_id ?? null) as string | null;
       const slug = typeof req.params.slug === "string" ? req.params.slug : undefined;
+      // Checking the key's hash (argon2, once per key per process) is this node's CPU, not the database's time.
+      restartDatabaseBudget();
       ctx = { ...ctx, principal, audit: auditScope(route.operation.action, route.status, target, slug) };
       for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
     }

@@ -227,9 +227,10 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     expect(a.child.exitCode).toBeNull();
     expect(relayed.closed()).toBeUndefined();
 
-    // At the deadline A exits (0); only then is the relayed connection cut.
+    // At the deadline A exits (0); only then is the relayed connection closed: 1001, not cut (1006).
     expect((await a.exited).code).toBe(0);
     await eventually(async () => relayed.closed(), (c) => c !== undefined, 10_000);
+    expect(relayed.closed()).toBe(1001);
     expect(Math.max(...relayed.ran())).toBeGreaterThan(signalled + (DRAIN_SECONDS - 2) * 1000);
     // The session on B is untouched, and drivable directly.
     expect(await row(onB.body.id)).toMatchObject({ status: "RUNNING" });
