@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { closeFrame, FrameCursor } from "./ws-frames.ts";
 
 /** How long a close waits for a frame in progress to end and both sides to hang up before it cuts them. */
-const CLOSE_WAIT_MS = 2_000;
+const CLOSE_WAIT_MS = 5_000;
 
 export class RelayedConnection {
   readonly #client: Duplex;

@@ -95,6 +95,7 @@ export class BudgetPool extends pg.Pool {
     const left = databaseBudgetLeft();
     if (left === undefined) return callback ? super.connect(callback) : super.connect();
     const got = new Promise<{ client: pg.PoolClient; done: (release?: unknown) => void }>((resolve, reject) => {
+      if (left === 0) return reject(new Error(budgetMessage)); // spent: not even a new connection is opened
       let over = false;
       const timer = setTimeout(() => {
         over = true;

@@ -73,7 +73,7 @@ describe("a relay closes a relayed WebSocket with 1001, between frames", () => {
       const received: number[] = [];
       s.client.on("message", (data: Buffer) => received.push(data.length));
       const clientClosed = new Promise<number>((r) => s.client.once("close", (code) => r(code)));
-      const big = Buffer.alloc(32 * 1024 * 1024, 1);
+      const big = Buffer.alloc(8 * 1024 * 1024, 1);
       s.server.send(big);
       // The message is on its way through the relay when the close begins.
       await eventually(async () => s.relayed.clientAtBoundary, (atBoundary) => !atBoundary, 5_000);
