@@ -5,6 +5,7 @@ import WebSocket from "ws";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, eventually, releaseSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
+import { cdpServed } from "../support/sockets.ts";
 
 const hasChromium = chromiumPath() !== undefined;
 if (!hasChromium && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
@@ -36,23 +37,6 @@ function storedOnDisk(t: TestApp, id: string): number[] {
 async function listed(t: TestApp, key: string, id: string): Promise<string[]> {
   const res = await fetch(`${t.url}/v1/sessions/${id}/files`, { headers: bearer(key) });
   return ((await res.json()) as { items: { name: string }[] }).items.map((f) => f.name).sort();
-}
-
-/**
- * Opens a CDP socket and asks the browser for its version: resolves with the socket once answered
- * (it really reaches the browser), or with the close code and reason it got instead.
- */
-function connect(url: string): Promise<{ ws: WebSocket } | { code: number; reason: string }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.once("open", () => ws.send(JSON.stringify({ id: 1, method: "Browser.getVersion" })));
-    ws.on("message", (data) => {
-      if ((JSON.parse(String(data)) as { id?: number }).id === 1) resolve({ ws });
-    });
-    ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() }));
-    ws.once("unexpected-response", (_req, res) => reject(new Error(`handshake answered ${res.statusCode}`)));
-    ws.once("error", () => {}); // the close above says what happened
-  });
 }
 
 function closed(ws: WebSocket): Promise<void> {
@@ -138,12 +122,12 @@ describe.skipIf(!hasChromium)("a session's quotas are reserved, not checked", ()
       const open: WebSocket[] = [];
       try {
         for (let i = 0; i < 16; i++) {
-          const got = await connect(session.connect_url!);
+          const got = await cdpServed(session.connect_url!);
           if (!("ws" in got)) throw new Error(`socket ${i + 1} was closed: ${got.code} ${got.reason}`);
           open.push(got.ws);
         }
         // All at once too: none of these may pass while the 16 hold.
-        const extra = await Promise.all(Array.from({ length: 3 }, () => connect(session.connect_url!)));
+        const extra = await Promise.all(Array.from({ length: 3 }, () => cdpServed(session.connect_url!)));
         for (const got of extra) {
           expect(got).toMatchObject({ code: 1008, reason: expect.stringMatching(/at most 16 CDP sockets/) });
         }
@@ -151,10 +135,10 @@ describe.skipIf(!hasChromium)("a session's quotas are reserved, not checked", ()
         first.close();
         await closed(first);
         await eventually(async () => node.app.deps.runtime.clientCount(session.id), (n) => n === 15);
-        const again = await connect(session.connect_url!);
+        const again = await cdpServed(session.connect_url!);
         if (!("ws" in again)) throw new Error(`refused after one closed: ${again.code} ${again.reason}`);
         open.push(again.ws);
-        const over = await connect(session.connect_url!);
+        const over = await cdpServed(session.connect_url!);
         expect(over).toMatchObject({ code: 1008 });
       } finally {
         for (const s of open) s.close();
