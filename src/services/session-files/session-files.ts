@@ -129,6 +129,8 @@ export async function uploadSessionFile(ctx: ServiceContext, sessionId: string, 
     fs.rmSync(folder, { recursive: true, force: true });
     quota.release();
     file.stream.resume(); // what is left of the request is read and dropped, so the answer can go out
+    // The session's folder went with its browser (the session ended meanwhile): not a fault of ours.
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new AppError("gone", "The session ended during the upload.");
     throw err;
   } finally {
     releaseVolume(); // stored (statfs now shows it) or removed
