@@ -55,7 +55,7 @@ describe.skipIf(!hasChromium)("a session's quotas are reserved, not checked", ()
     low = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "1", VESSEL_UPLOAD_MIN_FREE_BYTES: String(2 ** 52), VESSEL_CDP_RELAY: "inline" } });
     ws = await seedWorkspace(t);
     lowWs = await seedWorkspace(low);
-  });
+  }, 240_000); // two nodes, one with a warm browser, on a shared machine: a bound, not a timing
   afterAll(async () => {
     await t?.stop();
     await low?.stop();
