@@ -96,6 +96,16 @@ const ConfigSchema = z.object({
       .int("must be a whole number of bytes")
       .min(0, "must be 0 or more")
       .max(4 * 1024 * 1024 * 1024, "must be at most 4294967296 (4 GiB)"),
+    /** Most files uploaded into one session. */
+    uploadMaxFiles: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(10_000, "must be at most 10000"),
+    /** An upload is refused (507) when the volume it lands on would keep less than this free. */
+    uploadMinFreeBytes: z.coerce
+      .number<string | number>({ error: "must be a whole number of bytes" })
+      .int("must be a whole number of bytes")
+      .min(0, "must be 0 or more")
+      .max(Number.MAX_SAFE_INTEGER, "must be a whole number of bytes"),
+    /** Most CDP sockets one session may have open at once; one more is closed with 1008. */
+    cdpMaxSocketsPerSession: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000, "must be at most 1000"),
     /** The watchdog asks every session's browser for its version this often (0 = never)… */
     pingSeconds: seconds(0, 3600),
     /** …and kills one that has not answered for this long (the session fails with browser_crash). */

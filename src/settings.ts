@@ -162,6 +162,21 @@ export const settings: readonly Setting[] = [
     fallback: () => 100 * 1024 * 1024,
   },
   {
+    key: "browser.uploadMaxFiles", env: "VESSEL_UPLOAD_MAX_FILES", kind: "number",
+    description: "Most files uploaded into one session; one more is 413",
+    fallback: () => 200,
+  },
+  {
+    key: "browser.uploadMinFreeBytes", env: "VESSEL_UPLOAD_MIN_FREE_BYTES", kind: "number",
+    description: "An upload is refused with 507 when the volume it lands on would keep less than this many bytes free (uploads in progress counted); 0 = no check",
+    fallback: () => 1024 * 1024 * 1024,
+  },
+  {
+    key: "browser.cdpMaxSocketsPerSession", env: "VESSEL_CDP_MAX_SOCKETS_PER_SESSION", kind: "number",
+    description: "Most CDP WebSockets one session may have open at once (counted on the node that runs it, relayed ones included); one more is closed with 1008",
+    fallback: () => 16,
+  },
+  {
     key: "profiles.maxBytes", env: "VESSEL_PROFILE_MAX_BYTES", kind: "number",
     description: "Largest profile (cookies, localStorage and sessionStorage as stored), in bytes; at most 16 MiB", fallback: () => 5 * 1024 * 1024,
   },

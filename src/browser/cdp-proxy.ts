@@ -31,9 +31,11 @@ export interface CdpGrant {
 export interface CdpProxyPorts {
   /** Which session the request may reach; throws the AppError to answer with. */
   authorize(req: IncomingMessage, url: URL): Promise<CdpGrant>;
-  runtime: Pick<SessionRuntime, "endpoint" | "takeChannel" | "attach" | "releasedByClient">;
+  runtime: Pick<SessionRuntime, "endpoint" | "takeChannel" | "attach" | "releasedByClient" | "reserveClient">;
   enforcesPolicy: boolean;
   maxMessageBytes: number;
+  /** Most CDP sockets one session may have open at once (VESSEL_CDP_MAX_SOCKETS_PER_SESSION); one more is closed with 1008. */
+  maxSocketsPerSession: number;
   publicBaseUrl: string;
   log: Logger;
   /** A command the policy refused (or redirected), for the session's events. */
@@ -53,16 +55,27 @@ export async function handleCdpUpgrade(ports: CdpProxyPorts, req: IncomingMessag
   const url = new URL(req.url ?? "/", "http://localhost");
   let grant: CdpGrant;
   let channel: CdpChannel;
+  let release: (() => void) | undefined;
   try {
     grant = await ports.authorize(req, url);
+    // The socket's slot is taken before anything else is awaited, and given back however it ends.
+    const slot = ports.runtime.reserveClient(grant.sessionId, ports.maxSocketsPerSession);
+    if (slot === "full") return tooMany(ports, grant.sessionId, { req, socket, head });
+    if (!slot) throw new AppError("gone", "The session has ended.");
+    release = slot;
     const link = grant.lease.cdp.link;
     if (link && socket instanceof net.Socket && !(socket instanceof TLSSocket)) {
       // A profile going into the browser first (cdp-pipe.ts held): the host opens channels unheld.
       if (grant.lease.cdp.held) await grant.lease.cdp.held;
-      return handOver(ports, grant, link, { req, socket, head, url });
+      return handOver(ports, grant, link, { req, socket, head, url }, slot);
     }
+    // Relayed here, the client's WebSocket lives exactly as long as this socket: its close (a refusal,
+    // the client's or our close, an error, the session's teardown, a drain) gives the slot back.
+    socket.once("close", slot);
+    if (socket.destroyed) slot();
     channel = await attach(ports, grant, url);
   } catch (err) {
+    release?.();
     refuse(ports, socket, url, err);
     return;
   }
@@ -73,10 +86,11 @@ export async function handleCdpUpgrade(ports: CdpProxyPorts, req: IncomingMessag
  * The relay host owns the browser's pipe (relay-host.ts): the handshake, authorised here, is
  * completed and relayed there. What the relay reports comes back as the client's events.
  */
-function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrade: { req: IncomingMessage; socket: net.Socket; head: Buffer; url: URL }): void {
+function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrade: { req: IncomingMessage; socket: net.Socket; head: Buffer; url: URL }, slot: () => void): void {
   const { sessionId, lease } = grant;
   const { req, socket, head, url } = upgrade;
   if (!ports.runtime.endpoint(sessionId) || socket.destroyed) {
+    slot();
     if (!socket.destroyed) refuse(ports, socket, url, new AppError("gone", "The session has ended."));
     return;
   }
@@ -99,6 +113,8 @@ function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrad
       unavailable: refusal(ports, url, new CdpCallError("Target.attachToBrowserTarget", "timed out")),
     },
   });
+  // This process's copy of the socket closes once handed over; the client's end is the host's report (or the link's end).
+  client.once("close", slot);
   client.on("refused", opts.onRefused);
   client.on("redirected", (method: string) => opts.onRedirected?.(method));
   client.on("downloads", (context: string | null) => opts.onDownloadBehaviour?.(context));
@@ -106,6 +122,22 @@ function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrad
   client.on("command", ([method, at, durationMs, refused, run]: Parameters<CommandLogSink>) => commandLog?.(method, at, durationMs, refused, run ?? undefined));
   client.once("open", () => {
     if (!ports.runtime.attach(sessionId, client)) client.close(CloseCode.sessionEnded, closeReason(CloseCode.sessionEnded));
+  });
+}
+
+/** How long a refused client gets to answer our close frame before its socket is cut. */
+const REFUSED_CLOSE_GRACE_MS = 2_000;
+
+/**
+ * One socket more than the session may have: the handshake completes only so the client can be
+ * told why, with 1008 (policy violation) and a reason; it never reaches the browser.
+ */
+function tooMany(ports: CdpProxyPorts, sessionId: string, upgrade: { req: IncomingMessage; socket: Duplex; head: Buffer }): void {
+  ports.log.info({ sessionId, max: ports.maxSocketsPerSession }, "cdp proxy: socket refused, the session has as many as it may");
+  clientsOf(ports.maxMessageBytes).handleUpgrade(upgrade.req, upgrade.socket, upgrade.head, (client) => {
+    client.on("error", () => client.terminate());
+    client.close(CloseCode.policy, `a session may have at most ${ports.maxSocketsPerSession} CDP sockets open (VESSEL_CDP_MAX_SOCKETS_PER_SESSION)`);
+    setTimeout(() => client.terminate(), REFUSED_CLOSE_GRACE_MS).unref();
   });
 }
 

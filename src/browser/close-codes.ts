@@ -8,7 +8,11 @@ import type { EndReason } from "../generated/prisma/client.ts";
 export const CloseCode = {
   /** The node is shutting down (SIGTERM drain ended, or a stop): reconnect through the load balancer. */
   goingAway: 1001,
-  /** The client broke the protocol (live view: a bad or late first message, too many messages). Final. */
+  /**
+   * The client broke the protocol (live view: a bad or late first message, too many messages), or
+   * asked for more than a session allows (a CDP socket past VESSEL_CDP_MAX_SOCKETS_PER_SESSION:
+   * retry once another of the session's sockets has closed).
+   */
   policy: 1008,
   /** The session's browser crashed or was killed for not answering: the session has failed. Final. */
   browserCrashed: 1011,

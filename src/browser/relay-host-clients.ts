@@ -27,6 +27,12 @@ export class HostClients {
     socket.on("error", () => socket.destroy());
     const mux = this.muxOf(m.key);
     if (!mux || !mux.pipe.isOpen) return void socket.end(m.refusals.gone);
+    // A socket that ends before its WebSocket opens (the client went away mid-handshake, a handshake
+    // ws refuses) is over for the node too: it holds one of the session's socket slots until told.
+    let opened = false;
+    socket.once("close", () => {
+      if (!opened) mux.tell({ vessel: "closed", client: m.client });
+    });
     // A handshake refused here is over for the node too (it forgets the client).
     const refuse = (refusal: string) => {
       socket.end(refusal);
@@ -50,6 +56,7 @@ export class HostClients {
     // ws reads only the method and headers of the request it completes.
     const req = m.req as unknown as Parameters<ReturnType<typeof clientsOf>["handleUpgrade"]>[0];
     clientsOf(m.maxPayload).handleUpgrade(req, socket, Buffer.from(m.head, "base64"), (client) => {
+      opened = true;
       relayClient(client, channel, this.#options(m, mux));
       this.#sockets.set(m.client, client);
       mux.tell({ vessel: "open", client: m.client });

@@ -30,6 +30,8 @@ interface Running {
   /** The CDP clients' WebSockets: closed with a code that says why (close-codes.ts), never just cut. */
   sockets: Set<ClientConnection>;
   viewers: Set<Viewer>;
+  /** CDP sockets taken (reserveClient): from an authorised handshake until its socket closes, before and after attach. */
+  clientSlots: number;
   hardTimer: NodeJS.Timeout;
   idleTimer?: NodeJS.Timeout;
   idleMs: number | null;
@@ -68,6 +70,7 @@ export class SessionRuntime {
       lease,
       sockets: new Set(),
       viewers: new Set(),
+      clientSlots: 0,
       hardTimer: setTimeout(() => this.fire(sessionId, { status: "TIMED_OUT", reason: "TIMEOUT" }), Math.max(0, expiresAt.getTime() - now.getTime())),
       idleMs: idleTimeoutSeconds === null ? null : idleTimeoutSeconds * 1000,
       ending: false,
@@ -123,6 +126,27 @@ export class SessionRuntime {
     if (!entry || !channel) return undefined;
     entry.channel = undefined;
     return channel.isOpen && !entry.ending ? channel : undefined;
+  }
+
+  /**
+   * Takes one of the session's `max` CDP socket slots, as a handshake is authorised: taken and
+   * counted in one synchronous step, so handshakes in flight together cannot all pass a check made
+   * before any of them attached. Every socket of the session reaches this node (relayed ones
+   * included, src/cluster/forward.ts), so the count is the session's. Returns the function that
+   * gives the slot back (idempotent; call it on every way the socket ends), "full" when all are
+   * taken, undefined when the session does not run here.
+   */
+  reserveClient(sessionId: string, max: number): (() => void) | "full" | undefined {
+    const entry = this.running.get(sessionId);
+    if (!entry || entry.ending) return undefined;
+    if (entry.clientSlots >= max) return "full";
+    entry.clientSlots += 1;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      entry.clientSlots -= 1;
+    };
   }
 
   /** A CDP client attached: the session is not idle while any client is connected. */

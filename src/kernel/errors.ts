@@ -103,6 +103,13 @@ export const problemTypes = {
     title: "Payload too large",
     description: "The request body is larger than this operation accepts.",
   },
+  "too-many-files": {
+    status: 413,
+    title: "Too many files",
+    description:
+      "The session already holds as many uploaded files as it may (`VESSEL_UPLOAD_MAX_FILES`, 200 by default), counting uploads still " +
+      "in progress. Nothing was stored.",
+  },
   "profile-too-large": {
     status: 413,
     title: "Profile too large",
@@ -169,6 +176,13 @@ export const problemTypes = {
     status: 503,
     title: "Service unavailable",
     description: "A dependency (such as the database) is not reachable. Retry with backoff.",
+  },
+  "insufficient-storage": {
+    status: 507,
+    title: "Insufficient storage",
+    description:
+      "The node's volume the file would be written to has too little free space left (`VESSEL_UPLOAD_MIN_FREE_BYTES`, 1 GiB by default, " +
+      "with the uploads in progress counted). Nothing was stored; retry later or ask the operator to free space.",
   },
   "insufficient-capacity": {
     status: 503,

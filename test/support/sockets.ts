@@ -64,3 +64,20 @@ export function closedWithin(socket: ObservedSocket, ms: number): Promise<{ code
     new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`the socket was still open after ${ms} ms`)), ms).unref()),
   ]);
 }
+
+/**
+ * Opens a CDP socket and asks the browser for its version: resolves with the socket once answered
+ * (it really reaches the browser), or with the close code and reason it got instead.
+ */
+export function cdpServed(url: string): Promise<{ ws: WebSocket } | { code: number; reason: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.once("open", () => ws.send(JSON.stringify({ id: 1, method: "Browser.getVersion" })));
+    ws.on("message", (data) => {
+      if ((JSON.parse(String(data)) as { id?: number }).id === 1) resolve({ ws });
+    });
+    ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() }));
+    ws.once("unexpected-response", (_req, res) => reject(new Error(`handshake answered ${res.statusCode}`)));
+    ws.once("error", () => {}); // the close above says what happened
+  });
+}

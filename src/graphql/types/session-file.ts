@@ -41,7 +41,8 @@ builder.mutationField(operations.uploadSessionFile.id, (t) =>
     resolve: (_r, args, ctx) =>
       audited(ctx, operations.uploadSessionFile, (svc, run) => {
         if (!isBase64(args.contentBase64)) throw validationError([{ field: "contentBase64", message: "must be base64" }]);
-        return run(svc, args.sessionId, { name: args.name, stream: Readable.from([Buffer.from(args.contentBase64, "base64")]) });
+        const bytes = Buffer.from(args.contentBase64, "base64");
+        return run(svc, args.sessionId, { name: args.name, stream: Readable.from([bytes]), declaredBytes: bytes.length });
       }),
   }),
 );

@@ -32,16 +32,22 @@ export const sessionFileRoutes = [
       "Puts a file into the session's own folder for its pages' file inputs (`multipart/form-data`, field `file`). The answer's " +
       "`path` is accepted by `DOM.setFileInputFiles`, so by Puppeteer's `elementHandle.uploadFile(path)` and Playwright's " +
       "`setInputFiles(path)` over `connectOverCDP`; no other path on the server is. All of a session's files together may take " +
-      "`VESSEL_UPLOAD_MAX_BYTES` (413 beyond, with nothing kept). Files go with the session when it ends.",
+      "`VESSEL_UPLOAD_MAX_BYTES` and `VESSEL_UPLOAD_MAX_FILES`, uploads in progress included (413 beyond, with nothing kept); an upload " +
+      "that would leave the node's volume with less than `VESSEL_UPLOAD_MIN_FREE_BYTES` free is 507. Files go with the session when it ends.",
     tags: ["Sessions"],
     input: { params: Params },
     multipart: { field: "file", description: "The file; its name (the part's filename) is what the page sees." },
     status: 201,
     response: SessionFileDto,
-    problems: ["not-found", "gone", "conflict", "forbidden"],
+    problems: ["not-found", "gone", "conflict", "forbidden", "too-many-files", "insufficient-storage"],
     auth: "apiKeyOrUser",
-    handler: async (ctx, { params }, { req }, run) =>
-      new Reply(201, toDto(await withUploadedFile(req, "file", ctx.deps.config.browser.uploadMaxBytes, (file) => run(ctx, params.id, file)))),
+    handler: async (ctx, { params }, { req }, run) => {
+      // The body's length bounds the file's: the service reserves it up front (and gives back what the file did not use).
+      const length = req.headers["content-length"];
+      const declaredBytes = length !== undefined && /^\d{1,15}$/.test(length) ? Number(length) : undefined;
+      const stored = await withUploadedFile(req, "file", ctx.deps.config.browser.uploadMaxBytes, (file) => run(ctx, params.id, { ...file, ...(declaredBytes !== undefined ? { declaredBytes } : {}) }));
+      return new Reply(201, toDto(stored));
+    },
   }),
   defineRoute({
     method: "get",

@@ -7,6 +7,7 @@ import { AppError } from "../../kernel/errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { sessionAccess } from "../session-events/event-feed.ts";
+import { reserveVolume, UploadReservation } from "./upload-quota.ts";
 
 /**
  * Files put into a running session for its pages' file inputs (POST /v1/sessions/{id}/files). Each
@@ -35,11 +36,11 @@ export interface SessionFile {
 export interface IncomingFile {
   name: string;
   stream: Readable;
+  /** What the request says the bytes will be at most (a multipart body's Content-Length), when it says. */
+  declaredBytes?: number;
 }
 
 const live = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
-/** The most files one session may hold, whatever their size (each is a folder and an event). */
-export const MAX_FILES_PER_SESSION = 200;
 const NAME_MAX = 200;
 
 /** A file name safe on any file system and harmless to show: never a path, never hidden, never empty. */
@@ -59,7 +60,7 @@ export function safeFileName(given: string): string {
 export async function listSessionFiles(ctx: ServiceContext, sessionId: string): Promise<SessionFile[]> {
   const { session } = await sessionAccess(ctx, sessionId);
   const running = live.includes(session.status);
-  const rows = await prismaOf(ctx).sessionEvent.findMany({ where: { sessionId, type: "file.uploaded" }, orderBy: { id: "asc" }, take: MAX_FILES_PER_SESSION });
+  const rows = await prismaOf(ctx).sessionEvent.findMany({ where: { sessionId, type: "file.uploaded" }, orderBy: { id: "asc" }, take: ctx.deps.config.browser.uploadMaxFiles });
   return rows.flatMap((row) => {
     const d = (row.data ?? {}) as Partial<Record<"file_id" | "name" | "sha256" | "path", string>> & { size?: number };
     if (typeof d.file_id !== "string" || typeof d.path !== "string") return [];
@@ -68,9 +69,13 @@ export async function listSessionFiles(ctx: ServiceContext, sessionId: string): 
 }
 
 /**
- * Stores one file in a running session's folder, within VESSEL_UPLOAD_MAX_BYTES for all of the
- * session's files together. Anything short of a stored file (over the limit, a broken stream, a
- * session that ended meanwhile) leaves nothing on disk.
+ * Stores one file in a running session's folder, within VESSEL_UPLOAD_MAX_BYTES and
+ * VESSEL_UPLOAD_MAX_FILES for all of the session's files together. Both are reserved before a byte
+ * is written (upload-quota.ts): the file slot at once, the bytes up front when the request declares
+ * its length (the body is never smaller than its file), else chunk by chunk as they arrive, so
+ * uploads in parallel never store more than the limits together. Anything short of a stored file
+ * (over a limit, a full volume, a broken stream, a session that ended meanwhile) leaves nothing on
+ * disk and gives back what it reserved.
  */
 export async function uploadSessionFile(ctx: ServiceContext, sessionId: string, file: IncomingFile): Promise<SessionFile> {
   const { session } = await sessionAccess(ctx, sessionId);
@@ -79,21 +84,27 @@ export async function uploadSessionFile(ctx: ServiceContext, sessionId: string, 
   // REST uploads are relayed to the session's node before they get here (src/app.ts); GraphQL's are not.
   if (!lease && session.nodeId !== ctx.deps.nodeId) throw new AppError("conflict", "The session runs on another node: upload with POST /v1/sessions/{id}/files, which is relayed there.");
   if (!lease) throw new AppError("gone", "The session's browser is no longer running.");
-  const limit = ctx.deps.config.browser.uploadMaxBytes;
+  const { uploadMaxBytes: limit, uploadMaxFiles: maxFiles, uploadMinFreeBytes: minFree } = ctx.deps.config.browser;
   if (limit === 0) throw new AppError("forbidden", "Uploads are turned off on this deployment (VESSEL_UPLOAD_MAX_BYTES=0).");
-  const earlier = await listSessionFiles(ctx, sessionId);
-  if (earlier.length >= MAX_FILES_PER_SESSION) throw new AppError("conflict", `A session holds at most ${MAX_FILES_PER_SESSION} uploaded files.`);
-  const room = limit - earlier.reduce((sum, f) => sum + f.size, 0);
-
   const root = lease.uploadsDir;
-  // Written by this process only; refuse anything but the real folder (never follow a link).
-  if (!fs.lstatSync(root).isDirectory()) throw new AppError("conflict", "The session's folder is not usable.");
   const id = `file_${randomBytes(16).toString("hex")}`;
   const folder = path.join(root, id);
   const name = safeFileName(file.name);
   const target = path.join(folder, name);
-  fs.mkdirSync(folder, { mode: 0o755 });
+  let quota: UploadReservation;
   try {
+    quota = UploadReservation.open(lease, { maxBytes: limit, maxFiles });
+  } catch (err) {
+    file.stream.resume();
+    throw err;
+  }
+  let releaseVolume = () => {};
+  try {
+    if (file.declaredBytes !== undefined && file.declaredBytes <= quota.room) quota.take(file.declaredBytes);
+    releaseVolume = await reserveVolume(root, quota.reserved || quota.room, minFree);
+    // Written by this process only; refuse anything but the real folder (never follow a link).
+    if (!fs.lstatSync(root).isDirectory()) throw new AppError("conflict", "The session's folder is not usable.");
+    fs.mkdirSync(folder, { mode: 0o755 });
     const hash = createHash("sha256");
     let size = 0;
     const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
@@ -101,7 +112,9 @@ export async function uploadSessionFile(ctx: ServiceContext, sessionId: string, 
     await pipeline(file.stream, async function* (chunks: AsyncIterable<Buffer>) {
       for await (const chunk of chunks) {
         size += chunk.length;
-        if (size > room) throw new AppError("payload-too-large", `The session's uploads may take ${limit} bytes together (VESSEL_UPLOAD_MAX_BYTES); ${Math.max(0, room)} are left.`);
+        if (size > quota.reserved && !quota.take(size - quota.reserved)) {
+          throw new AppError("payload-too-large", `The session's uploads may take ${limit} bytes together (VESSEL_UPLOAD_MAX_BYTES), uploads in progress included.`);
+        }
         hash.update(chunk);
         yield chunk;
       }
@@ -110,10 +123,16 @@ export async function uploadSessionFile(ctx: ServiceContext, sessionId: string, 
     if (!ctx.deps.runtime.endpoint(sessionId)) throw new AppError("gone", "The session ended during the upload.");
     const stored = { file_id: id, name, size, sha256: hash.digest("hex"), path: target };
     const event = await ctx.deps.events.record(sessionId, "file.uploaded", stored);
+    quota.settle(size);
     return { id, name, size, sha256: stored.sha256, path: target, uploadedAt: event?.createdAt ?? ctx.deps.now(), available: true };
   } catch (err) {
     fs.rmSync(folder, { recursive: true, force: true });
+    quota.release();
     file.stream.resume(); // what is left of the request is read and dropped, so the answer can go out
+    // The session's folder went with its browser (the session ended meanwhile): not a fault of ours.
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new AppError("gone", "The session ended during the upload.");
     throw err;
+  } finally {
+    releaseVolume(); // stored (statfs now shows it) or removed
   }
 }

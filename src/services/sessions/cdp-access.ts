@@ -47,6 +47,7 @@ export function cdpProxyPorts(deps: AppDeps): CdpProxyPorts {
     runtime: deps.runtime,
     enforcesPolicy: deps.browsers.enforcesCdpPolicy,
     maxMessageBytes: deps.config.browser.cdpMaxMessageBytes,
+    maxSocketsPerSession: deps.config.browser.cdpMaxSocketsPerSession,
     publicBaseUrl: deps.config.publicBaseUrl,
     log: deps.log,
     recordRefusal: (sessionId, method, reason) => deps.events.later(sessionId, "cdp.refused", { method, reason }),

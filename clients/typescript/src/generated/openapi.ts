@@ -231,7 +231,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file into a running session
-         * @description Puts a file into the session's own folder for its pages' file inputs (`multipart/form-data`, field `file`). The answer's `path` is accepted by `DOM.setFileInputFiles`, so by Puppeteer's `elementHandle.uploadFile(path)` and Playwright's `setInputFiles(path)` over `connectOverCDP`; no other path on the server is. All of a session's files together may take `VESSEL_UPLOAD_MAX_BYTES` (413 beyond, with nothing kept). Files go with the session when it ends.
+         * @description Puts a file into the session's own folder for its pages' file inputs (`multipart/form-data`, field `file`). The answer's `path` is accepted by `DOM.setFileInputFiles`, so by Puppeteer's `elementHandle.uploadFile(path)` and Playwright's `setInputFiles(path)` over `connectOverCDP`; no other path on the server is. All of a session's files together may take `VESSEL_UPLOAD_MAX_BYTES` and `VESSEL_UPLOAD_MAX_FILES`, uploads in progress included (413 beyond, with nothing kept); an upload that would leave the node's volume with less than `VESSEL_UPLOAD_MIN_FREE_BYTES` free is 507. Files go with the session when it ends.
          */
         post: operations["uploadSessionFile"];
         delete?: never;
@@ -2555,7 +2555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload-too-large`: Payload too large */
+            /** @description `too-many-files`: Too many files; `payload-too-large`: Payload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2590,6 +2590,15 @@ export interface operations {
             };
             /** @description `internal-error`: Internal server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient-storage`: Insufficient storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
