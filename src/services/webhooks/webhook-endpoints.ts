@@ -5,7 +5,8 @@ import { actingWorkspace, requirePrincipal, requireWorkspaceRole } from "../../k
 import type { ServiceContext } from "../../kernel/context.ts";
 import { AppError, validationError } from "../../kernel/errors.ts";
 import { isPlausibleId, paginate, type Page } from "../../kernel/pagination.ts";
-import { parseInput, prismaOf } from "../../kernel/support.ts";
+import { parseInput, prismaOf, queryStatement } from "../../kernel/support.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
 import { CreateWebhookInput, UpdateWebhookInput, type WebhookListQuery } from "./webhook-input.ts";
 import { newSecret } from "./webhook-secrets.ts";
 
@@ -68,13 +69,20 @@ export async function findEndpoint(ctx: ServiceContext, id: string, workspace?: 
 export async function createWebhook(ctx: ServiceContext, raw: z.input<typeof CreateWebhookInput>, workspace?: string): Promise<WebhookEndpointWithSecret> {
   const workspaceId = await webhookWorkspace(ctx, workspace);
   const input = parseInput(CreateWebhookInput, raw);
-  const count = await prismaOf(ctx).webhookEndpoint.count({ where: { workspaceId } });
-  if (count >= MAX_ENDPOINTS_PER_WORKSPACE) throw new AppError("conflict", `A workspace may have at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhooks; delete one first.`);
   const id = `whk_${ulid()}`;
   const secret = newSecret(ctx.deps.masterKey, id);
-  const row = await prismaOf(ctx).webhookEndpoint.create({
-    data: { id, workspaceId, url: input.url, events: input.events, description: input.description || null, secret: secret.sealed, masterKeyId: secret.masterKeyId, createdAt: ctx.deps.now(), updatedAt: ctx.deps.now() },
-  });
+  const now = ctx.deps.now();
+  // One statement decides and inserts (vessel_webhook_room holds the workspace's lock until it
+  // commits): parallel creates on any nodes cannot pass the cap, as a count-then-insert could.
+  const [inserted] = await queryStatement<{ id: string }>(
+    ctx.deps.db,
+    Prisma.sql`INSERT INTO "webhook_endpoints" ("id", "workspace_id", "url", "events", "description", "secret", "master_key_id", "created_at", "updated_at")
+      SELECT ${id}, ${workspaceId}, ${input.url}, ${input.events}::text[], ${input.description || null}::text, ${Buffer.from(secret.sealed)}, ${secret.masterKeyId}, ${now}::timestamptz, ${now}::timestamptz
+      WHERE "vessel_webhook_room"(${workspaceId}::text, ${MAX_ENDPOINTS_PER_WORKSPACE}::int)
+      RETURNING "id"`,
+  );
+  if (!inserted) throw new AppError("conflict", `A workspace may have at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhooks; delete one first.`);
+  const row = await prismaOf(ctx).webhookEndpoint.findUniqueOrThrow({ where: { id } });
   if (ctx.audit) ctx.audit.target = id;
   ctx.deps.webhooks?.endpointsChanged();
   return { ...endpointView(row, ctx.deps.now()), secret: secret.shown };
