@@ -28,10 +28,12 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
 /** The SQLSTATE of a database error, however it was wrapped; undefined for anything else. */
 export function sqlStateOf(err: unknown): string | undefined {
   if (typeof err !== "object" || err === null) return undefined;
-  const e = err as { code?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } }; cause?: unknown };
-  if (typeof e.code === "string" && SQLSTATE.test(e.code)) return e.code;
+  const e = err as { name?: unknown; code?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } }; cause?: unknown };
   const cause = e.meta?.driverAdapterError?.cause;
   for (const code of [cause?.originalCode, cause?.code]) if (typeof code === "string" && SQLSTATE.test(code)) return code;
+  // A Prisma error's own code (P2010) has the SQLSTATE's shape but is not one.
+  if (typeof e.name === "string" && e.name.startsWith("PrismaClient")) return undefined;
+  if (typeof e.code === "string" && SQLSTATE.test(e.code)) return e.code;
   return e.cause !== undefined && e.cause !== err ? sqlStateOf(e.cause) : undefined;
 }
 
