@@ -9,14 +9,16 @@
 /** NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
+/** A NUL or any surrogate: the plain character class is several times cheaper than the lookarounds, and ordinary text has neither. */
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
 export function hasUnstorableText(s: string): boolean {
-  return UNSTORABLE.test(s);
+  return SUSPECT.test(s) && UNSTORABLE.test(s);
 }
 
 /** `s` with each NUL and lone surrogate written as its `\uXXXX` escape (upper-case hex); `s` itself when it has none. */
 export function escapeUnstorable(s: string): string {
-  if (!UNSTORABLE.test(s)) return s;
+  if (!hasUnstorableText(s)) return s;
   return s.replace(UNSTORABLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
 }
 
