@@ -12,7 +12,6 @@
  * as one of Prisma's own codes for the same cases (P2003 foreign key, P2000 too long, …).
  */
 import type { Logger } from "../logger.ts";
-import { prismaErrorCode } from "./support.ts";
 
 /** The writers that set entries aside: the `writer` label of the counter. */
 export const batchWriters = ["audit", "logs", "events", "webhooks"] as const;
@@ -24,6 +23,15 @@ export interface SetAsideCounter {
 }
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/**
+ * Prisma's own code (P2003…), as kernel/support.ts prismaErrorCode reads it: this file cannot
+ * import that one, since src/metrics.ts imports this file and support.ts the kernel's context.
+ */
+function prismaErrorCode(err: unknown): string | undefined {
+  const code = typeof err === "object" && err !== null && "code" in err ? (err as { code: unknown }).code : undefined;
+  return typeof code === "string" && /^P\d{4}$/.test(code) ? code : undefined;
+}
 
 /** The SQLSTATE of a database error, however it was wrapped; undefined for anything else. */
 export function sqlStateOf(err: unknown): string | undefined {
