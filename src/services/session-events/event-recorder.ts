@@ -5,7 +5,7 @@ import type { PubSub } from "../../pubsub.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { executeStatement } from "../../kernel/support.ts";
 import { isRefusedContent, noteSetAside, refusalOf, type SetAsideCounter } from "../../kernel/set-aside.ts";
-import { escapeUnstorableDeep } from "../../kernel/stored-text.ts";
+import { escapeUnstorableDeep, sampleOf } from "../../kernel/stored-text.ts";
 import { type SessionEventType, type NewEvent, newEvent, type SessionEventView, eventView, insertEventsSql, publishEvents } from "./session-events.ts";
 
 /** How long a background event may wait for others to share its statement (see {@link EventRecorder.later}). */
@@ -26,6 +26,10 @@ export const EVENT_BATCH_MS = 200;
  * within a few milliseconds of each other; a short session's connection events then cost no
  * statement of their own. `flush()` writes what waits and waits for the writes in flight (before the
  * database closes).
+ *
+ * One bad event never costs the others (kernel/set-aside.ts): data with text the database cannot
+ * store is escaped as the event is recorded, and a statement refused for an event's content is
+ * written again event by event, the refused one set aside (counted, logged once).
  */
 export class EventRecorder {
   private readonly inFlight = new Set<Promise<void>>();
@@ -137,7 +141,7 @@ export class EventRecorder {
 
   private setAside(event: NewEvent, err: unknown): void {
     noteSetAside(
-      { log: this.deps.log, counter: this.deps.setAside }, "events", "error", { sessionId: event.sessionId, eventId: event.id, type: event.type, refused: refusalOf(err) },
+      { log: this.deps.log, counter: this.deps.setAside }, "events", "error", { sessionId: event.sessionId, eventId: event.id, type: sampleOf(event.type), refused: refusalOf(err) },
       "session event refused by the database: set aside, not stored",
     );
   }
