@@ -39,7 +39,9 @@ interface Pending {
  * `maxBytes`: the last one that fits is a `logs.truncated` entry, then nothing more is kept) and
  * queued as JSON. Every FLUSH_MS, and once more when the session ends (`finish`), the queue is
  * sealed under the session's data key and written in one multi-row INSERT, together with the key
- * row (its counters upserted); then readers on every node are told (pub/sub).
+ * row (its counters upserted); then readers on every node are told (pub/sub). A statement refused
+ * for an entry's content is written again entry by entry at once, the refused entry set aside
+ * (kernel/set-aside.ts); any other failure is retried with the next write, MAX_FAILURES times.
  */
 export class SessionLogWriter {
   #seq = 0;
