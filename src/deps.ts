@@ -137,11 +137,12 @@ export async function createDeps(
   // A request a peer relayed names its client in a header the peer signed for; the cluster checks that.
   let peers: Cluster | undefined;
   const clientAddress = createClientAddress({ trustedProxies: config.trustedProxies, relayedByPeer: (req) => peers?.relayedHere(req) ?? false });
+  const metrics = new Metrics();
   const auditLog = log.child({ component: "audit" });
   const journal = (options.auditJournal ?? options.startBrowsers ?? true)
     ? await openNodeJournal(config.database.dataDir, options.nodeId ?? config.nodeId, auditLog)
     : undefined;
-  const audit = new AuditWriter(db.prisma, { log: auditLog, journal });
+  const audit = new AuditWriter(db.prisma, { log: auditLog, journal, setAside: metrics.setAside });
   const refusals = new RefusalAudit({
     enqueue: (record) => audit.enqueue(record),
     workspaceOfKey: async (id) => (await db.prisma.apiKey.findUnique({ where: { id }, select: { workspaceId: true } }))?.workspaceId ?? null,
@@ -161,7 +162,7 @@ export async function createDeps(
   // The runtime reports sessions that end on their own; the session service records how they ended.
   let onEnd: ReturnType<typeof endFromRuntime> = async () => {};
   const pubsub = redis ? redisPubSub(redis, prefix, log.child({ component: "pubsub" })) : memoryPubSub();
-  const events = new EventRecorder({ db, now, log, pubsub });
+  const events = new EventRecorder({ db, now, log, pubsub, setAside: metrics.setAside });
   const browsers = new BrowserPool({
     executablePath: findChromium(config.browser.executablePath) ?? "",
     dataRoot: browserDataRoot(config),
@@ -192,12 +193,11 @@ export async function createDeps(
     origins: [publicUrl.origin],
     signInLimits: { perAddressPerHour: 5, perClientPerHour: 20, ...options.signInLimits },
   };
-  const metrics = new Metrics();
   // Each recording's encoder writes into a private folder under this node's own (services/recordings).
   const recordings = new RecordingNode(`${browserDataRoot(config)}-rec`);
-  const sessionLogs = new SessionLogs({ config, db, log: log.child({ component: "session-logs" }), pubsub, masterKey, now, runtime });
+  const sessionLogs = new SessionLogs({ config, db, log: log.child({ component: "session-logs" }), pubsub, masterKey, now, runtime, setAside: metrics.setAside });
   // Webhook deliveries are queued from the events this node writes, and sent by every node.
-  const webhooks = new WebhookDispatcher({ db, log: log.child({ component: "webhooks" }), now, nodeId, masterKey, config, pubsub }, { retryBaseMs: config.webhooks.retryBaseMs });
+  const webhooks = new WebhookDispatcher({ db, log: log.child({ component: "webhooks" }), now, nodeId, masterKey, config, pubsub, setAside: metrics.setAside }, { retryBaseMs: config.webhooks.retryBaseMs });
   const stopWebhookQueue = events.subscribe((written) => webhooks.onEvents(written));
   const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings, webhooks };
   metrics.attach(deps);

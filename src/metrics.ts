@@ -3,6 +3,7 @@ import type { Request, Response } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Database } from "./db/client.ts";
 import type { BrowserPoolReport } from "./browser/pool-types.ts";
+import { batchWriters } from "./kernel/set-aside.ts";
 
 /**
  * What the scrape-time gauges read from the composed app: only these, typed structurally, so the
@@ -30,6 +31,8 @@ export class Metrics {
   readonly sessionCreate: Histogram<"outcome">;
   readonly rateLimited: Counter<"kind">;
   readonly forwarded: Counter<"kind">;
+  /** Entries a batch writer set aside instead of storing (kernel/set-aside.ts). */
+  readonly setAside: Counter<"writer">;
   private deps: MetricsSources | undefined;
 
   constructor() {
@@ -55,6 +58,13 @@ export class Metrics {
       name: "vessel_forwarded_connections_total", help: "CDP and live-view connections relayed to the node that runs their session.",
       labelNames: ["kind"], registers,
     });
+    this.setAside = new Counter({
+      name: "vessel_batch_entries_set_aside_total",
+      help: "Entries a batch writer set aside because the database refused them (or would have) for their content, by writer; audit and events store an escaped copy.",
+      labelNames: ["writer"], registers,
+    });
+    // Every writer shows, at 0 until it sets something aside.
+    for (const writer of batchWriters) this.setAside.inc({ writer }, 0);
     // Read at scrape time from the parts attached once the app is composed.
     const self = this;
     const read = (fn: (deps: MetricsSources) => number) => function (this: Gauge) {

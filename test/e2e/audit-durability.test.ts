@@ -5,8 +5,10 @@ import { randomBytes } from "node:crypto";
 import { ulid } from "ulid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { journalDir } from "../../src/services/audit/audit-journal.ts";
-import { bearer, seedWorkspace, startTestApp, type Seeded } from "../support/app.ts";
-import { createTestDatabase, type TestDatabase } from "../support/db.ts";
+import { createLogger } from "../../src/logger.ts";
+import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
+import { scraped } from "../support/metrics.ts";
 import { spawnNode, type NodeProcess } from "../support/processes.ts";
 import { eventually } from "../support/sessions.ts";
 import { chromiumPath, postgresReachable, servicesRequired } from "../support/services.ts";
@@ -112,4 +114,69 @@ describe.skipIf(!hasChromium || !hasPostgres)("audit entries across kill -9 of a
     await node(dataDir, nodeId);
     await expectAllFifty(ids, dataDir, nodeId);
   }, 180_000);
+});
+
+/**
+ * Issue 41: one call whose audit entry the database cannot store (a NUL in its target, from the path)
+ * wedged the batched writer for every workspace, and its journal brought the wedge back at every
+ * start. Now the entry is set aside (counted, logged once, stored escaped) and the entries behind it
+ * land; a restart on the same data folder and database replays nothing.
+ */
+describeEachBackend("a bad audit entry never blocks the others", (backend) => {
+  let tdb: TestDatabase;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-set-aside-"));
+  const nodeId = `set-aside-${ulid()}`;
+  const apps: TestApp[] = [];
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    for (const a of apps.splice(0)) await a.stop();
+    await tdb?.dispose();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The app on this test's data folder, node id and database, with its journal: a restart is the same node. */
+  async function app(lines: Array<Record<string, unknown>> = []): Promise<TestApp> {
+    const log = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const a = await startTestApp({ db: tdb.db, startBrowsers: false, auditJournal: true, nodeId, log, env: { VESSEL_DATA_DIR: dataDir } });
+    apps.push(a);
+    return a;
+  }
+
+  it("GET /v1/sessions/x%00/logs, then ordinary calls: their entries appear; the counter shows 1; a restart replays nothing", async () => {
+    const first = await app();
+    const ws: Seeded = await seedWorkspace(first);
+    const bad = await fetch(`${first.url}/v1/sessions/x%00/logs`, { headers: bearer(ws.key) });
+    expect(bad.status).toBeLessThan(500);
+    const badId = bad.headers.get("x-request-id")!;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${first.url}/v1/health`, { headers: bearer(ws.key) });
+      expect(res.status).toBe(200);
+      ids.push(res.headers.get("x-request-id")!);
+    }
+    // The issue's bound: an ordinary call's entry is stored within 2 s, whatever was queued before it.
+    const rows = await eventually(() => tdb.db.prisma.auditEntry.findMany({ where: { requestId: { in: [badId, ...ids] } }, orderBy: { id: "asc" } }), (r) => r.length === 4, 2_000);
+    expect(rows.map((r) => [r.requestId, r.action, r.target])).toEqual([
+      [badId, "session.logs.read", "x\\u0000"],
+      ...ids.map((id) => [id, "health.get", null]),
+    ]);
+    expect(await scraped(first.url, 'vessel_batch_entries_set_aside_total{writer="audit"}')).toBe(1);
+    expect(await scraped(first.url, "vessel_audit_queue_depth")).toBe(0);
+    await first.stop();
+    apps.splice(apps.indexOf(first), 1);
+    const journal = journalDir(dataDir, nodeId);
+    expect(fs.readdirSync(journal).filter((f) => f.endsWith(".jsonl"))).toEqual([]);
+
+    const lines: Array<Record<string, unknown>> = [];
+    const second = await app(lines);
+    expect(await scraped(second.url, "vessel_audit_queue_depth")).toBe(0);
+    expect(await scraped(second.url, 'vessel_batch_entries_set_aside_total{writer="audit"}')).toBe(0);
+    await second.stop();
+    apps.splice(apps.indexOf(second), 1);
+    expect(lines.filter((l) => l.setAside !== undefined || String(l.msg).startsWith("audit journal"))).toEqual([]);
+    expect(await tdb.db.prisma.auditEntry.count({ where: { requestId: { in: [badId, ...ids] } } })).toBe(4);
+  }, 120_000);
 });

@@ -10,6 +10,8 @@ import { toRow, type AuditRecord } from "../../src/services/audit/audit-row.ts";
 import { AuditWriter } from "../../src/services/audit/audit-writer.ts";
 import { createWorkspace } from "../../src/services/workspaces/workspaces.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
+import { Metrics } from "../../src/metrics.ts";
+import { setAsideCount } from "../support/metrics.ts";
 
 /**
  * The audit journal (src/services/audit/audit-journal.ts) with a real database: entries the database has
@@ -106,6 +108,38 @@ describeEachBackend("audit journal", (backend) => {
     expect((await entriesOf(w.id)).map((r) => r.target)).toEqual(["already stored", "only in the journal", "new"]);
     expect(records.find((r) => String(r.msg).startsWith("audit journal: writing"))).toMatchObject({ entries: 2, unreadable: 1 });
     expect(segments(dir)).toEqual([]);
+  });
+
+  test("a replayed entry the database cannot store is set aside once (stored escaped), a corrupt line counted; the next start replays nothing", async () => {
+    const w = await newWorkspace();
+    const dir = newDir();
+    // What a run before the fix left: an entry with a NUL in its target, one the database refuses
+    // whatever its text (a status beyond the int column), a line that is not an entry, and good ones.
+    const nul = toRow(record(w.id, { target: "x\u0000", requestId: "req-nul" }));
+    const range = toRow(record(w.id, { target: "range", httpStatus: 2 ** 40, requestId: "req-range" }));
+    const good = [toRow(record(w.id, { target: "good-1" })), toRow(record(w.id, { target: "good-2" }))];
+    const lines = [good[0], nul, range].map((r) => JSON.stringify(r)).concat(["[1,2,3]", JSON.stringify(good[1])]);
+    fs.writeFileSync(path.join(dir, "0000000003.jsonl"), `${lines.join("\n")}\n`);
+    const records: Array<Record<string, unknown>> = [];
+    const log = createLogger("debug", { write: (line: string) => void records.push(JSON.parse(line) as Record<string, unknown>) });
+    const metrics = new Metrics();
+    const writer = new AuditWriter(prisma, { log, journal: await AuditJournal.open(dir, log), setAside: metrics.setAside, retryDelaysMs: [3_600_000] });
+    await writer.flush();
+    expect(writer.pending).toBe(0);
+    expect(segments(dir)).toEqual([]);
+    expect((await entriesOf(w.id)).map((r) => r.target)).toEqual(["x\\u0000", "good-1", "good-2"]); // by id: the order they were recorded in
+    // The NUL entry, the refused one and the corrupt line.
+    expect(await setAsideCount(metrics, "audit")).toBe(3);
+    expect(records.filter((r) => r.setAside === "audit").map((r) => r.requestId)).toEqual(["req-nul", "req-range"]);
+    await writer.close();
+
+    const again: Array<Record<string, unknown>> = [];
+    const quiet = createLogger("debug", { write: (line: string) => void again.push(JSON.parse(line) as Record<string, unknown>) });
+    const next = new AuditWriter(prisma, { log: quiet, journal: await AuditJournal.open(dir, quiet), setAside: new Metrics().setAside });
+    expect(next.pending).toBe(0);
+    await next.close();
+    expect(again).toEqual([]);
+    expect(await prisma.auditEntry.count({ where: { workspaceId: w.id } })).toBe(3);
   });
 
   test("one journal, one process: a second opener is refused while the first holds it", async () => {

@@ -10,6 +10,8 @@ import { createWorkspace } from "../../src/services/workspaces/workspaces.ts";
 import { createTestDatabase, describeEachBackend } from "../support/db.ts";
 import type { TestDatabase } from "../support/db.ts";
 import { appError, thrownAppError } from "../support/errors.ts";
+import { Metrics } from "../../src/metrics.ts";
+import { setAsideCount } from "../support/metrics.ts";
 
 interface LogRecord {
   level: number;
@@ -308,6 +310,50 @@ describeEachBackend("audit trail", (backend) => {
     const rejected = records.find((r) => r.msg.startsWith("audit entry rejected by the database"))!;
     expect(rejected.level).toBe(ERROR);
     expect(rejected.auditEntry).toMatchObject({ workspaceId: orphanWorkspace, target: "orphan" }); // logged in full, not silently lost
+    await writer.close();
+  });
+
+  test("AuditWriter: an entry holding NUL or lone surrogates is set aside (counted, logged once) and stored escaped; the others are not held back", async () => {
+    const w = await newWorkspace();
+    const { log, records } = capturingLogger();
+    const metrics = new Metrics();
+    // A retry an hour away: were the bad entry retried, this flush would not end.
+    const writer = new AuditWriter(prisma, { flushIntervalMs: 600_000, retryDelaysMs: [3_600_000], log, setAside: metrics.setAside });
+    writer.enqueue(record(w.id, { target: "before" }));
+    writer.enqueue(record(w.id, { target: "x\u0000", requestId: "req-nul" }));
+    writer.enqueue(record(w.id, { target: "lone \uD800 high, \uDC00 low, pair \uD83D\uDE00", requestId: "req-surrogates" }));
+    writer.enqueue(record(w.id, { target: "after" }));
+    await writer.flush();
+    expect(writer.pending).toBe(0);
+    expect(writer.dropped).toBe(0);
+    expect((await entriesOf(w.id)).map((r) => r.target)).toEqual(["before", "x\\u0000", "lone \\uD800 high, \\uDC00 low, pair \uD83D\uDE00", "after"]);
+    expect(await setAsideCount(metrics, "audit")).toBe(2);
+    const lines = records.filter((r) => r.setAside === "audit");
+    expect(lines.map((r) => [r.level, r.requestId, r.escaped])).toEqual([[WARN, "req-nul", ["target"]], [WARN, "req-surrogates", ["target"]]]);
+    expect(records.filter((r) => r.msg === "audit flush failed; retrying")).toEqual([]);
+    // No raw NUL reaches the log either.
+    expect(JSON.stringify(records)).not.toMatch(/(?<!\\)\\u0000/);
+    await writer.close();
+  });
+
+  test("AuditWriter: an entry the database refuses as a data exception goes entry by entry at once: set aside, counted, the rest stored", async () => {
+    const w = await newWorkspace();
+    const { log, records } = capturingLogger();
+    const metrics = new Metrics();
+    const writer = new AuditWriter(prisma, { flushIntervalMs: 600_000, retryDelaysMs: [3_600_000], log, setAside: metrics.setAside });
+    writer.enqueue(record(w.id, { target: "before" }));
+    // Beyond the int column: SQLSTATE 22003 for the batch, refused alone too (no text to escape).
+    writer.enqueue(record(w.id, { target: "out of range", httpStatus: 2 ** 40, requestId: "req-range" }));
+    writer.enqueue(record(w.id, { target: "after" }));
+    await writer.flush();
+    expect(writer.pending).toBe(0);
+    expect(writer.dropped).toBe(1);
+    expect((await entriesOf(w.id)).map((r) => r.target)).toEqual(["before", "after"]);
+    expect(await setAsideCount(metrics, "audit")).toBe(1);
+    expect(records.filter((r) => r.msg === "audit flush failed; retrying")).toEqual([]);
+    const line = records.filter((r) => r.setAside === "audit");
+    expect(line).toHaveLength(1);
+    expect(line[0]).toMatchObject({ level: ERROR, requestId: "req-range", auditEntry: { target: "out of range" } });
     await writer.close();
   });
 

@@ -5,6 +5,7 @@ import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotat
 import { SessionLogWriter } from "../../src/services/session-logs/log-writer.ts";
 import { ulid } from "../../src/ids.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
+import { setAsideCount } from "../support/metrics.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
 
 /**
@@ -69,6 +70,21 @@ describeEachBackend("session logs without a browser", (backend) => {
     expect(seen.map((e) => e.seq)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
     expect(seen[2]).toMatchObject({ type: "console", n: 3, text: "line 3 ünïcödé" });
     expect((await read(id, "?type=network&limit=2")).items.map((e) => e.n)).toEqual([2, 4]);
+    await w.finish();
+  });
+
+  it("one entry the database refuses does not cost the others: it is set aside and counted, at once", async () => {
+    const id = await sessionRow();
+    const metrics = t.app.deps.metrics!;
+    const before = await setAsideCount(metrics, "logs");
+    const w = new SessionLogWriter({ ...t.app.deps, setAside: metrics.setAside }, id, ws.workspace.id, new Date());
+    // A NUL in a line is sealed with the entry (stored as is); a NUL in its type is refused (SQLSTATE 22021).
+    w.record("console", new Date(), { text: "before \u0000" });
+    w.record("console\u0000", new Date(), { text: "refused" });
+    w.record("console", new Date(), { text: "after" });
+    await w.flush();
+    expect((await read(id)).items.map((e) => [e.seq, e.type, e.text])).toEqual([[1, "console", "before \u0000"], [3, "console", "after"]]);
+    expect(await setAsideCount(metrics, "logs")).toBe(before + 1);
     await w.finish();
   });
 

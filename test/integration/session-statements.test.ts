@@ -7,7 +7,9 @@ import { Prisma, type Session } from "../../src/generated/prisma/client.ts";
 import { createLogger } from "../../src/logger.ts";
 import { memoryPubSub } from "../../src/pubsub.ts";
 import { auditInsertSql, writeAuditInTx, type AuditRecord } from "../../src/services/audit/audit.ts";
-import { newEvent } from "../../src/services/session-events/session-events.ts";
+import { newEvent, type SessionEventType } from "../../src/services/session-events/session-events.ts";
+import { Metrics } from "../../src/metrics.ts";
+import { setAsideCount } from "../support/metrics.ts";
 import { EventRecorder } from "../../src/services/session-events/event-recorder.ts";
 import { endSessionStatement, insertStartedSession, releaseSessionStatement } from "../../src/services/sessions/session-start.ts";
 import { createTestDatabase, describeEachBackend } from "../support/db.ts";
@@ -207,6 +209,31 @@ describeEachBackend("session statements", (backend) => {
     // An event for a session that does not exist is logged and answered null, and the chain goes on.
     expect(await recorder.record(`ses_${ulid()}`, "cdp.connected")).toBeNull();
     expect(await recorder.record(s.id, "cdp.connected", { clients: 9 })).toMatchObject({ type: "cdp.connected", data: { clients: 9 } });
+  });
+
+  test("one event the database cannot store does not cost the others: escaped or set aside, and counted", async () => {
+    const s = session();
+    await start(s);
+    const metrics = new Metrics();
+    const recorder = new EventRecorder({ db: t.db, now: () => new Date(), log: createLogger("silent"), pubsub: memoryPubSub(), setAside: metrics.setAside }, 3600_000);
+    recorder.later(s.id, "cdp.connected", { clients: 1 });
+    // A CDP client's method name with a NUL and a lone surrogate (jsonb refuses both): stored escaped.
+    recorder.later(s.id, "cdp.refused", { method: "Page.x\u0000\uD800", reason: "not allowed" });
+    // A type the database refuses (NUL in a text column): set aside.
+    recorder.later(s.id, "cdp.\u0000" as SessionEventType, {});
+    const done = await recorder.record(s.id, "live_view.done", {});
+    expect(done?.type).toBe("live_view.done");
+    const rows = (await eventsOf(s.id)).slice(1);
+    expect(rows.map((e) => [e.type, e.data])).toEqual([
+      ["cdp.connected", { clients: 1 }],
+      ["cdp.refused", { method: "Page.x\\u0000\\uD800", reason: "not allowed" }],
+      ["live_view.done", {}],
+    ]);
+    expect(await setAsideCount(metrics, "events")).toBe(2);
+    // What a session's end takes into its own statement is screened already: it cannot fail that statement.
+    recorder.later(s.id, "cdp.refused", { method: "\u0000" });
+    expect(recorder.take(s.id).map((e) => e.data)).toEqual([{ method: "\\u0000" }]);
+    expect(await setAsideCount(metrics, "events")).toBe(3);
   });
 
   test("background events wait for their batch, or go with the session's next write, in the order they happened", async () => {

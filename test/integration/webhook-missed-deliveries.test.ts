@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ulid } from "../../src/ids.ts";
-import { newEvent, type SessionEventType } from "../../src/services/session-events/session-events.ts";
+import { eventView, newEvent, type SessionEventType } from "../../src/services/session-events/session-events.ts";
+import { makeDeliveries } from "../../src/services/webhooks/webhook-enqueue.ts";
+import { setAsideCount } from "../support/metrics.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
 
@@ -103,5 +105,23 @@ describeEachBackend("webhook deliveries a stopped node did not make", (backend) 
     clock += 60_000;
     await run();
     expect((await deliveries()).filter((d) => d.eventId === later)).toEqual([]);
+  });
+
+  it("one delivery the database refuses does not cost the others: it is set aside and counted", async () => {
+    const endpointId = await endpoint(["live_view.done"]);
+    const sessionId = `ses_${ulid()}`;
+    const at = new Date(clock);
+    await t.app.deps.db.prisma.session.create({
+      data: { id: sessionId, workspaceId: ws.workspace.id, status: "RUNNING", region: "us-east1", timeoutSeconds: 600, idleTimeoutSeconds: 60, createdAt: at, startedAt: at, expiresAt: new Date(at.getTime() + 600_000) },
+    });
+    const metrics = t.app.deps.metrics!;
+    const before = await setAsideCount(metrics, "webhooks");
+    // The middle one's type holds a NUL: its row is refused (SQLSTATE 22021), and with it, before, the whole batch.
+    const events = ["live_view.done", "live_view.\u0000", "live_view.done"].map((type) => eventView(newEvent(sessionId, type as SessionEventType, {}, new Date(clock))));
+    const made = await makeDeliveries({ ...t.app.deps, setAside: metrics.setAside }, sessionId, events, () => [endpointId]);
+    expect(made).toBe(2);
+    const rows = await t.app.deps.db.prisma.webhookDelivery.findMany({ where: { endpointId }, orderBy: { eventId: "asc" } });
+    expect(rows.map((d) => d.eventId)).toEqual([events[0]!.id, events[2]!.id]);
+    expect(await setAsideCount(metrics, "webhooks")).toBe(before + 1);
   });
 });

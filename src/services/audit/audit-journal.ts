@@ -44,6 +44,7 @@ export class AuditJournal {
   #nextSeq: number;
   #found: string[];
   #failing = false;
+  #unreadable = 0;
 
   private constructor(dir: string, log: Logger, unlock: () => Promise<void>, found: string[], nextSeq: number) {
     this.#dir = dir;
@@ -69,10 +70,17 @@ export class AuditJournal {
     return this.#dir;
   }
 
+  /** Lines recover() skipped because they could not be read (the writer counts them as set aside). */
+  get unreadable(): number {
+    return this.#unreadable;
+  }
+
   /**
    * The entries a previous run of this node left unstored, oldest first, to be written again. Each
    * file is deleted once all its entries are settled. Lines that cannot be read (a line cut short
-   * by the machine dying mid-write) are skipped and counted in the log.
+   * by the machine dying mid-write, or not an entry at all) are skipped, counted in the log and in
+   * {@link unreadable}: never fatal. The writer screens what it gets like any new entry, so an entry the
+   * database would refuse is set aside once and its segment deleted, not replayed at every start.
    */
   recover(): AuditRow[] {
     const rows: AuditRow[] = [];
@@ -100,6 +108,7 @@ export class AuditJournal {
       }
       if (segment.outstanding === 0) this.#delete(segment);
     }
+    this.#unreadable += unreadable;
     if (rows.length > 0 || unreadable > 0) {
       this.#log.warn({ entries: rows.length, unreadable, dir: this.#dir }, "audit journal: writing the entries a previous run left unstored");
     }

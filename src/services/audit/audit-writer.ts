@@ -8,6 +8,8 @@
 import { createLogger, type Logger } from "../../logger.ts";
 import type { AuditJournal } from "./audit-journal.ts";
 import { batchParams, insertBatchSql, toRow, type AuditDb, type AuditRecord, type AuditRow } from "./audit-row.ts";
+import { screenRow, setAsideFields, writeEntryByEntry } from "./audit-set-aside.ts";
+import { isDataException, noteSetAside, sqlStateOf, type SetAsideCounter } from "../../kernel/set-aside.ts";
 import { prismaErrorCode } from "../../kernel/support.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 
@@ -24,6 +26,8 @@ export interface AuditWriterOptions {
   retryDelaysMs?: number[];
   /** Where entries wait on disk until stored (servers have one; see audit-journal.ts). Its leftovers are written first. */
   journal?: AuditJournal;
+  /** Where set-aside entries are counted (`vessel_batch_entries_set_aside_total{writer="audit"}`). */
+  setAside?: SetAsideCounter;
 }
 
 /**
@@ -33,11 +37,12 @@ export interface AuditWriterOptions {
  * Failures never reach request handling. A failed insert is retried (retryDelaysMs) and logged. If
  * the database stays unreachable the batch goes back to the queue and is tried again later (backing
  * off up to 30 s), so nothing is lost while memory allows; past maxQueued new entries are refused
- * with an error log. A batch the database rejects for its content (say an entry for a workspace
- * deleted meanwhile) is written entry by entry, so one bad entry cannot hold the others back: an
- * entry whose actor user no longer exists is kept without the actor, one whose workspace is gone is
- * logged in full and dropped. If close() cannot reach the database, it logs every unwritten entry in
- * full rather than lose it silently (and the journal keeps them for the next start).
+ * with an error log. A batch the database rejects for its content is written entry by entry (at
+ * once for a data exception, which no retry mends; after the retries for an integrity error, which
+ * one may), so one bad entry cannot hold the others back: it is set aside (audit-set-aside.ts),
+ * counted and logged once. Text the database cannot store (NUL, lone surrogates) is escaped before
+ * the entry is journalled or queued. If close() cannot reach the database, it logs every unwritten
+ * entry in full rather than lose it silently (and the journal keeps them for the next start).
  *
  * The flush timer is not unref()'d: a process with entries waiting stays up until they are written
  * (or until close()).
@@ -50,6 +55,7 @@ export class AuditWriter {
   readonly #retryDelaysMs: readonly number[];
   readonly #log: Logger;
   readonly #journal: AuditJournal | undefined;
+  readonly #setAside: SetAsideCounter | undefined;
 
   #queue: AuditRow[] = [];
   #inFlight = 0;
@@ -72,7 +78,12 @@ export class AuditWriter {
     this.#retryDelaysMs = opts.retryDelaysMs ?? [100, 500, 2000];
     this.#log = opts.log ?? createLogger("info");
     this.#journal = opts.journal;
+    this.#setAside = opts.setAside;
     const recovered = this.#journal?.recover() ?? [];
+    // Lines a previous run left that cannot be read are set aside (the journal logged them); the
+    // entries go the way new ones do, so one the database cannot store is escaped, not replayed forever.
+    if (this.#journal?.unreadable) this.#setAside?.inc({ writer: "audit" }, this.#journal.unreadable);
+    for (const row of recovered) this.#screen(row);
     if (recovered.length > 0) {
       this.#queue.push(...recovered);
       this.#arm(0);
@@ -94,7 +105,9 @@ export class AuditWriter {
     try {
       if (this.#closed) {
         this.#dropped++;
-        this.#log.error({ auditEntry: toRow(r) }, "audit writer is closed: entry not stored (logged here instead)");
+        const row = toRow(r);
+        screenRow(row);
+        this.#log.error({ auditEntry: row }, "audit writer is closed: entry not stored (logged here instead)");
         return;
       }
       if (this.pending >= this.#maxQueued) {
@@ -102,6 +115,7 @@ export class AuditWriter {
         return;
       }
       const row = toRow(r);
+      this.#screen(row);
       // On disk before the caller answers: from here on a kill -9 cannot lose the entry.
       this.#journal?.append(row);
       this.#queue.push(row);
@@ -153,6 +167,16 @@ export class AuditWriter {
       await this.#journal?.close();
     })();
     return this.#closing;
+  }
+
+  /** Escapes, in place, text of `row` the database cannot store (audit-screen.ts); counts and logs it as set aside. */
+  #screen(row: AuditRow): void {
+    const escaped = screenRow(row);
+    if (escaped.length === 0) return;
+    noteSetAside(
+      { log: this.#log, counter: this.#setAside }, "audit", "warn", { ...setAsideFields(row), escaped },
+      "audit entry set aside: it holds text the database cannot store (NUL or a lone surrogate); stored with that text escaped",
+    );
   }
 
   #arm(delayMs: number): void {
@@ -226,6 +250,8 @@ export class AuditWriter {
         return [];
       } catch (err) {
         this.#lastError = err;
+        // Refused for an entry's content: the same entry would fail every retry, so at once entry by entry.
+        if (isDataException(err)) break;
         const retryInMs = this.#retryDelaysMs[attempt - 1];
         if (retryInMs === undefined) break;
         this.#log.warn({ err: errorSummary(err), entries: batch.length, attempt, retryInMs }, "audit flush failed; retrying");
@@ -240,32 +266,15 @@ export class AuditWriter {
     return this.#db.$executeRawUnsafe(insertBatchSql, ...batchParams(batch));
   }
 
-  /** After a batch was rejected for its content: each entry alone, so one bad entry cannot block the rest. */
-  async #writeOneByOne(batch: AuditRow[]): Promise<AuditRow[]> {
-    for (const [i, row] of batch.entries()) {
-      try {
-        await this.#db.auditEntry.createMany({ data: [row], skipDuplicates: true });
-        continue;
-      } catch (err) {
-        this.#lastError = err;
-        if (!isContentError(err)) return batch.slice(i);
-        if (prismaErrorCode(err) === "P2003" && row.actorUserId != null) {
-          // The actor user was deleted meanwhile: keep the entry as the foreign key's SET NULL would.
-          try {
-            await this.#db.auditEntry.createMany({ data: [{ ...row, actorUserId: null }], skipDuplicates: true });
-            this.#log.warn({ auditEntryId: row.id, actorUserId: row.actorUserId }, "audit entry stored without its actor, who no longer exists");
-            continue;
-          } catch (retryErr) {
-            this.#lastError = retryErr;
-            if (!isContentError(retryErr)) return batch.slice(i);
-            err = retryErr;
-          }
-        }
-        this.#dropped++;
-        this.#log.error({ err: errorSummary(err), auditEntry: row }, "audit entry rejected by the database: not stored (logged here instead)");
-      }
-    }
-    return [];
+  /** After a batch was rejected: each entry alone (audit-set-aside.ts), so one bad entry cannot block the rest. */
+  #writeOneByOne(batch: AuditRow[]): Promise<AuditRow[]> {
+    return writeEntryByEntry(batch, {
+      db: this.#db,
+      log: this.#log,
+      counter: this.#setAside,
+      failed: (err) => (this.#lastError = err),
+      dropped: () => this.#dropped++,
+    });
   }
 }
 
@@ -277,17 +286,9 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Errors about the rows themselves (foreign key, too long, null, bad value), not the connection. */
-function isContentError(err: unknown): boolean {
-  // A value of the wrong type is refused by Prisma before any query.
-  if (err instanceof Error && err.name === "PrismaClientValidationError") return true;
-  const code = prismaErrorCode(err);
-  return code !== undefined && ["P2000", "P2003", "P2005", "P2006", "P2007", "P2011", "P2012", "P2019", "P2020"].includes(code);
-}
-
 /** Enough of an error to diagnose it, without the query's values. */
 function errorSummary(err: unknown): { code?: string; message: string } {
-  const code = prismaErrorCode(err);
+  const code = sqlStateOf(err) ?? prismaErrorCode(err);
   const message = err instanceof Error ? err.message : String(err);
   return code === undefined ? { message } : { code, message };
 }

@@ -3,6 +3,9 @@ import { auditRecord } from "./request-audit.ts";
 import { auditInsertSql, writeAuditInTx } from "./audit.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
+import { noteSetAside } from "../../kernel/set-aside.ts";
+import type { AuditRecord } from "./audit-row.ts";
+import { screenRow, setAsideFields } from "./audit-set-aside.ts";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -20,7 +23,7 @@ export async function auditedTransaction<T>(
       const scope = ctx.audit;
       if (!scope || !ctx.principal) return;
       scope.target = target;
-      await writeAuditInTx(tx, auditRecord(ctx, scope, scope.successStatus));
+      await writeAuditInTx(tx, screened(ctx, auditRecord(ctx, scope, scope.successStatus)));
       wrote = true;
     }),
   );
@@ -53,7 +56,7 @@ export async function auditedStatement<T>(
   const audit = ctx && scope && principal
     ? (when?: Prisma.Sql) => {
         used = true;
-        return auditInsertSql(auditRecord(ctx, { ...scope, target }, scope.successStatus), when);
+        return auditInsertSql(screened(ctx, auditRecord(ctx, { ...scope, target }, scope.successStatus)), when);
       }
     : null;
   const result = await run(audit);
@@ -62,4 +65,20 @@ export async function auditedStatement<T>(
     scope.written = true;
   }
   return result;
+}
+
+/**
+ * The entry with text the database cannot store escaped (audit-set-aside.ts), counted and logged as
+ * set aside as the batched writer does: written in the mutation's own statement, such an entry would
+ * fail the mutation with it.
+ */
+function screened(ctx: ServiceContext, record: AuditRecord): AuditRecord {
+  const escaped = screenRow(record);
+  if (escaped.length > 0) {
+    noteSetAside(
+      { log: ctx.deps.log, counter: ctx.deps.metrics?.setAside }, "audit", "warn", { ...setAsideFields(record), escaped },
+      "audit entry set aside: it holds text the database cannot store (NUL or a lone surrogate); stored with that text escaped",
+    );
+  }
+  return record;
 }

@@ -32,7 +32,7 @@ export async function purgeExpiredSignIns(deps: AppDeps): Promise<{ loginTokens:
 export function maintenanceJobs(deps: AppDeps, everyMs: number): Job[] {
   // The first runs come soon after start, so nodes that restart often still purge.
   const firstAfterMs = Math.min(everyMs, 60_000);
-  const missedDeliveries = new MissedDeliveries(deps);
+  const missedDeliveries = new MissedDeliveries({ ...deps, setAside: deps.metrics?.setAside });
   return [
     { name: "purge-revoked-api-keys", everyMs, firstAfterMs, run: () => purgeRevokedApiKeys(deps) },
     { name: "purge-expired-sign-ins", everyMs, firstAfterMs, run: () => purgeExpiredSignIns(deps) },

@@ -4,6 +4,8 @@ import { Prisma } from "../../generated/prisma/client.ts";
 import type { PubSub } from "../../pubsub.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { executeStatement } from "../../kernel/support.ts";
+import { isRefusedContent, noteSetAside, refusalOf, type SetAsideCounter } from "../../kernel/set-aside.ts";
+import { escapeUnstorableDeep, sampleOf } from "../../kernel/stored-text.ts";
 import { type SessionEventType, type NewEvent, newEvent, type SessionEventView, eventView, insertEventsSql, publishEvents } from "./session-events.ts";
 
 /** How long a background event may wait for others to share its statement (see {@link EventRecorder.later}). */
@@ -24,6 +26,10 @@ export const EVENT_BATCH_MS = 200;
  * within a few milliseconds of each other; a short session's connection events then cost no
  * statement of their own. `flush()` writes what waits and waits for the writes in flight (before the
  * database closes).
+ *
+ * One bad event never costs the others (kernel/set-aside.ts): data with text the database cannot
+ * store is escaped as the event is recorded, and a statement refused for an event's content is
+ * written again event by event, the refused one set aside (counted, logged once).
  */
 export class EventRecorder {
   private readonly inFlight = new Set<Promise<void>>();
@@ -36,19 +42,19 @@ export class EventRecorder {
   private readonly subscribers: Array<(events: SessionEventView[]) => void> = [];
 
   constructor(
-    private readonly deps: Pick<AppDeps, "db" | "now" | "log"> & { pubsub: PubSub },
+    private readonly deps: Pick<AppDeps, "db" | "now" | "log"> & { pubsub: PubSub; setAside?: SetAsideCounter },
     private readonly batchMs = EVENT_BATCH_MS,
   ) {}
 
   /** Written now, after the session's waiting events (in the same statement); answers the event once written and published, or null. */
   record(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject = {}): Promise<SessionEventView | null> {
-    const event = newEvent(sessionId, type, data, this.deps.now());
+    const event = newEvent(sessionId, type, this.screened(sessionId, type, data), this.deps.now());
     return this.chain([sessionId], [...this.take(sessionId), event]).then((ok) => (ok ? eventView(event) : null));
   }
 
   /** Written within EVENT_BATCH_MS, with whatever else waits by then, or sooner with the session's next write. */
   later(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject = {}): void {
-    const event = newEvent(sessionId, type, data, this.deps.now());
+    const event = newEvent(sessionId, type, this.screened(sessionId, type, data), this.deps.now());
     const list = this.waiting.get(sessionId);
     if (list) list.push(event);
     else this.waiting.set(sessionId, [event]);
@@ -108,6 +114,54 @@ export class EventRecorder {
     }
   }
 
+  /** One statement for `list`; answers its error, if any. */
+  private async write(list: NewEvent[]): Promise<unknown> {
+    try {
+      await executeStatement(this.deps.db, insertEventsSql(list));
+      return undefined;
+    } catch (err) {
+      return err ?? new Error("session event insert failed");
+    }
+  }
+
+  /** Each event in its own statement, in order: those refused for their content are set aside; answers those written. */
+  private async writeEachAlone(list: NewEvent[]): Promise<NewEvent[]> {
+    const written: NewEvent[] = [];
+    for (const [i, event] of list.entries()) {
+      const err = await this.write([event]);
+      if (err === undefined) written.push(event);
+      else if (isRefusedContent(err)) this.setAside(event, err);
+      else {
+        this.deps.log.warn({ err, sessionId: event.sessionId, types: list.slice(i).map((e) => e.type) }, "could not record a session event");
+        break;
+      }
+    }
+    return written;
+  }
+
+  private setAside(event: NewEvent, err: unknown): void {
+    noteSetAside(
+      { log: this.deps.log, counter: this.deps.setAside }, "events", "error", { sessionId: event.sessionId, eventId: event.id, type: sampleOf(event.type), refused: refusalOf(err) },
+      "session event refused by the database: set aside, not stored",
+    );
+  }
+
+  /**
+   * The event's data with text the database cannot store (NUL, lone surrogates: a CDP client's
+   * method name, a download's name) escaped, counted and logged as set aside: such an event would
+   * be refused, and with it every event of its statement, the end of its session's included.
+   */
+  private screened(sessionId: string, type: SessionEventType, data: Prisma.InputJsonObject): Prisma.InputJsonObject {
+    const { value, changed } = escapeUnstorableDeep(data);
+    if (changed) {
+      noteSetAside(
+        { log: this.deps.log, counter: this.deps.setAside }, "events", "warn", { sessionId, type },
+        "session event set aside: its data holds text the database cannot store (NUL or a lone surrogate); stored with that text escaped",
+      );
+    }
+    return value;
+  }
+
   /** Writes what waits now, and waits for every write in flight. */
   async flush(): Promise<void> {
     this.writeWaiting();
@@ -127,15 +181,22 @@ export class EventRecorder {
   /** Writes `events` (of `sessions`) after each session's earlier writes, then publishes them; resolves false if they could not be written. */
   private chain(sessions: string[], events: NewEvent[], retryAlone = false): Promise<boolean> {
     const before = sessions.map((id) => this.tails.get(id)).filter((p) => p !== undefined);
+    // Answers whether the last event of `list` (a record()'s own) was written.
     const insert = async (list: NewEvent[]) => {
-      try {
-        await executeStatement(this.deps.db, insertEventsSql(list));
-      } catch (err) {
+      const err = await this.write(list);
+      if (err === undefined) {
+        await this.published(list);
+        return true;
+      }
+      if (!isRefusedContent(err)) {
         this.deps.log.warn({ err, sessionId: list[0]?.sessionId, types: list.map((e) => e.type) }, "could not record a session event");
         return false;
       }
-      await this.published(list);
-      return true;
+      // Refused for an event's content: each alone, so one bad event does not cost the others.
+      const written = list.length === 1 ? [] : await this.writeEachAlone(list);
+      if (list.length === 1) this.setAside(list[0]!, err);
+      if (written.length > 0) await this.published(written);
+      return written.at(-1) === list.at(-1);
     };
     const run = async () => {
       if (!retryAlone || sessions.length === 1) return insert(events);

@@ -3,6 +3,8 @@
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { executeStatement } from "../../kernel/support.ts";
+import { isRefusedContent, noteSetAside, refusalOf, type SetAsideCounter } from "../../kernel/set-aside.ts";
+import { sampleOf } from "../../kernel/stored-text.ts";
 import { newLogKey, sealEntry } from "../../crypto/session-log-crypto.ts";
 import { logsChannel, TRUNCATED, type LogSignal } from "./log-entries.ts";
 
@@ -18,7 +20,11 @@ const ROWS_PER_STATEMENT = 500;
 const MAX_FAILURES = 3;
 const DAY_MS = 24 * 3600 * 1000;
 
-export type WriterDeps = Pick<AppDeps, "db" | "pubsub" | "log" | "masterKey" | "now"> & { config: Pick<AppDeps["config"], "logs"> };
+export type WriterDeps = Pick<AppDeps, "db" | "pubsub" | "log" | "masterKey" | "now"> & {
+  config: Pick<AppDeps["config"], "logs">;
+  /** Where set-aside entries are counted (`vessel_batch_entries_set_aside_total{writer="logs"}`). */
+  setAside?: SetAsideCounter;
+};
 
 interface Pending {
   seq: number;
@@ -33,7 +39,9 @@ interface Pending {
  * `maxBytes`: the last one that fits is a `logs.truncated` entry, then nothing more is kept) and
  * queued as JSON. Every FLUSH_MS, and once more when the session ends (`finish`), the queue is
  * sealed under the session's data key and written in one multi-row INSERT, together with the key
- * row (its counters upserted); then readers on every node are told (pub/sub).
+ * row (its counters upserted); then readers on every node are told (pub/sub). A statement refused
+ * for an entry's content is written again entry by entry at once, the refused entry set aside
+ * (kernel/set-aside.ts); any other failure is retried with the next write, MAX_FAILURES times.
  */
 export class SessionLogWriter {
   #seq = 0;
@@ -117,21 +125,51 @@ export class SessionLogWriter {
     if (this.#queue.length === 0 && (this.#keyWritten || !this.#closed)) return;
     const batch = this.#queue;
     this.#queue = [];
+    const setAside = new Set<Pending>();
     try {
       for (let i = 0; i === 0 || i < batch.length; i += ROWS_PER_STATEMENT) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        await executeStatement(this.deps.db, this.#statement(batch.slice(i, i + ROWS_PER_STATEMENT)));
+        const rows = batch.slice(i, i + ROWS_PER_STATEMENT);
+        try {
+          await executeStatement(this.deps.db, this.#statement(rows));
+        } catch (err) {
+          if (rows.length === 0 || !isRefusedContent(err)) throw err;
+          await this.#eachAlone(rows, setAside);
+        }
       }
       this.#keyWritten = true;
       this.#failures = 0;
     } catch (err) {
       // Kept for the next write unless it keeps failing (rows a statement before the failed one wrote
       // are skipped then); the entries themselves never reach the log.
-      if (++this.#failures < MAX_FAILURES && !this.#closed) this.#queue = [...batch, ...this.#queue];
+      if (++this.#failures < MAX_FAILURES && !this.#closed) this.#queue = [...batch.filter((r) => !setAside.has(r)), ...this.#queue];
       this.deps.log.warn({ err, sessionId: this.sessionId, entries: batch.length, failures: this.#failures }, "could not write a session's log entries");
       return;
     }
     if (batch.length > 0) await this.#publish({ seq: batch.at(-1)!.seq });
+  }
+
+  /**
+   * After a statement was refused for an entry's content: the key row alone (should the database
+   * refuse that, the session's log cannot be written at all: the error goes up, as an outage's), then
+   * each entry in its own statement, so one bad entry costs only itself: it is set aside, counted and
+   * logged (never its data). Any other error goes up.
+   */
+  async #eachAlone(rows: Pending[], setAside: Set<Pending>): Promise<void> {
+    await executeStatement(this.deps.db, this.#statement([]));
+    for (const row of rows) {
+      try {
+        await executeStatement(this.deps.db, this.#statement([row]));
+      } catch (err) {
+        if (!isRefusedContent(err)) throw err;
+        setAside.add(row);
+        noteSetAside(
+          { log: this.deps.log, counter: this.deps.setAside }, "logs", "error",
+          { sessionId: this.sessionId, seq: row.seq, type: sampleOf(row.type), refused: refusalOf(err) },
+          "session log entry refused by the database: set aside, not stored",
+        );
+      }
+    }
   }
 
   /**

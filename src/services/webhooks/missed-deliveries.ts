@@ -2,7 +2,7 @@ import { ulid } from "../../ids.ts";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { eventView } from "../session-events/session-events.ts";
-import { makeDeliveries, wanted } from "./webhook-enqueue.ts";
+import { makeDeliveries, wanted, type EnqueueDeps } from "./webhook-enqueue.ts";
 
 /**
  * Deliveries are made right after their events are written (webhook-enqueue.ts), outside the
@@ -43,7 +43,7 @@ export class MissedDeliveries {
   /** The end of the last run's window that left nothing behind (a full run starts there again). */
   #coveredUntil: number | undefined;
 
-  constructor(private readonly deps: Pick<AppDeps, "db" | "now" | "log">) {}
+  constructor(private readonly deps: Pick<AppDeps, "db" | "now" | "log"> & Pick<EnqueueDeps, "setAside">) {}
 
   /** Answers how many deliveries it made. */
   async run(): Promise<number> {

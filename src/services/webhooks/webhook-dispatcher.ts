@@ -4,7 +4,7 @@ import type { AppDeps } from "../../kernel/context.ts";
 import { queryStatement } from "../../kernel/support.ts";
 import type { SessionEventView } from "../session-events/session-events.ts";
 import { EndpointPresence } from "./endpoint-presence.ts";
-import { enqueueForEvents } from "./webhook-enqueue.ts";
+import { enqueueForEvents, type EnqueueDeps } from "./webhook-enqueue.ts";
 import { openSecret, signedHeaders } from "./webhook-secrets.ts";
 import { sendAttempt, type AttemptOutcome } from "./webhook-sender.ts";
 import { recordOutcome, type Claimed } from "./webhook-outcomes.ts";
@@ -43,7 +43,7 @@ export const PER_ENDPOINT = 8;
 export const PER_WORKSPACE = 16;
 
 
-type Deps = Pick<AppDeps, "db" | "log" | "now" | "nodeId" | "masterKey" | "config" | "pubsub">;
+type Deps = Pick<AppDeps, "db" | "log" | "now" | "nodeId" | "masterKey" | "config" | "pubsub"> & Pick<EnqueueDeps, "setAside">;
 
 export class WebhookDispatcher {
   private readonly policy: EgressPolicy;

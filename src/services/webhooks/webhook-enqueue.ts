@@ -2,6 +2,8 @@ import { ulid } from "../../ids.ts";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { queryStatement } from "../../kernel/support.ts";
+import { isRefusedContent, noteSetAside, refusalOf, type SetAsideCounter } from "../../kernel/set-aside.ts";
+import { sampleOf } from "../../kernel/stored-text.ts";
 import type { SessionEventView } from "../session-events/session-events.ts";
 import type { EndpointPresence } from "./endpoint-presence.ts";
 import { webhookEventTypes } from "./webhook-input.ts";
@@ -20,8 +22,11 @@ export const wanted: ReadonlySet<string> = new Set(webhookEventTypes);
 
 interface EndpointRow { id: string; events: string[] }
 
+/** What queuing deliveries needs; `setAside` counts deliveries the database refused (`writer="webhooks"`). */
+export type EnqueueDeps = Pick<AppDeps, "db" | "log"> & { setAside?: SetAsideCounter | undefined };
+
 /** Answers how many deliveries it made. Never throws (a failure is logged: events are never held up by webhooks). */
-export async function enqueueForEvents(deps: Pick<AppDeps, "db" | "log">, events: readonly SessionEventView[], presence?: EndpointPresence): Promise<number> {
+export async function enqueueForEvents(deps: EnqueueDeps, events: readonly SessionEventView[], presence?: EndpointPresence): Promise<number> {
   const relevant = events.filter((e) => wanted.has(e.type));
   if (relevant.length === 0) return 0;
   try {
@@ -40,7 +45,7 @@ export async function enqueueForEvents(deps: Pick<AppDeps, "db" | "log">, events
   return made;
 }
 
-async function enqueueSession(deps: Pick<AppDeps, "db" | "log">, sessionId: string, events: SessionEventView[]): Promise<number> {
+async function enqueueSession(deps: EnqueueDeps, sessionId: string, events: SessionEventView[]): Promise<number> {
   const types = [...new Set(events.map((e) => e.type))];
   const endpoints = await queryStatement<EndpointRow>(
     deps.db,
@@ -56,7 +61,7 @@ async function enqueueSession(deps: Pick<AppDeps, "db" | "log">, sessionId: stri
  * session's row as it is now); a pair that has its row already is skipped. Answers how many were made.
  */
 export async function makeDeliveries(
-  deps: Pick<AppDeps, "db">,
+  deps: EnqueueDeps,
   sessionId: string,
   events: readonly SessionEventView[],
   endpointsOf: (event: SessionEventView) => readonly string[],
@@ -72,6 +77,26 @@ export async function makeDeliveries(
     }
   }
   if (rows.length === 0) return 0;
-  const { count } = await deps.db.prisma.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
-  return count;
+  const insert = async (data: Prisma.WebhookDeliveryCreateManyInput[]) => (await deps.db.prisma.webhookDelivery.createMany({ data, skipDuplicates: true })).count;
+  try {
+    return await insert(rows);
+  } catch (err) {
+    if (!isRefusedContent(err)) throw err;
+  }
+  // Refused for a row's content (an endpoint deleted meanwhile, a value the database cannot store):
+  // each row alone, so one bad delivery costs only itself; an error of another kind goes up.
+  let made = 0;
+  for (const row of rows) {
+    try {
+      made += await insert([row]);
+    } catch (err) {
+      if (!isRefusedContent(err)) throw err;
+      noteSetAside(
+        { log: deps.log, counter: deps.setAside }, "webhooks", "error",
+        { deliveryId: row.id, endpointId: row.endpointId, eventId: row.eventId ?? null, eventType: sampleOf(row.eventType), refused: refusalOf(err) },
+        "webhook delivery refused by the database: set aside, not queued",
+      );
+    }
+  }
+  return made;
 }
