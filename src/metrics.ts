@@ -30,6 +30,7 @@ export class Metrics {
   readonly sessionCreate: Histogram<"outcome">;
   readonly rateLimited: Counter<"kind">;
   readonly forwarded: Counter<"kind">;
+  readonly extensionZipsUnpacked: Counter;
   private deps: MetricsSources | undefined;
 
   constructor() {
@@ -54,6 +55,11 @@ export class Metrics {
     this.forwarded = new Counter({
       name: "vessel_forwarded_connections_total", help: "CDP and live-view connections relayed to the node that runs their session.",
       labelNames: ["kind"], registers,
+    });
+    this.extensionZipsUnpacked = new Counter({
+      name: "vessel_extension_zips_unpacked_total",
+      help: "Extension zips this node read and unpacked (off the event loop): one per upload, and one per stored extension a node prepares; never one per session.",
+      registers,
     });
     // Read at scrape time from the parts attached once the app is composed.
     const self = this;
