@@ -1,7 +1,9 @@
 // What an extension zip costs the rest of the node: /healthz answered while a 0.45 MB zip that
 // inflates to 63 MiB is uploaded (several times), then while sessions naming it are created.
 // /healthz is asked from a process of its own every 10 ms, so a stall of this process shows as the
-// latency of the requests it holds up. Loopback only, bounded; never part of the tests.
+// latency of the requests it holds up. Beside it, this process's own event-loop delay (the server
+// runs here): on a busy machine /healthz also waits for a core, the loop delay shows what the node's
+// own thread was kept from. Loopback only, bounded; never part of the tests.
 //
 //   npm run bench:extension-zip
 //   BENCH_UPLOADS=5        uploads of the zip, one after the other
@@ -11,6 +13,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { zipSync } from "fflate";
 import { bearer, seedWorkspace, startTestApp } from "../test/support/app.ts";
 import { releaseSession } from "../test/support/sessions.ts";
@@ -59,6 +62,18 @@ function sampler(url: string): { stop(): Promise<number[]> } {
   return { stop: async () => (child.send("stop"), result) };
 }
 
+/** This process's event-loop delay over `work`: p99 and max, in ms. */
+async function loopDelay<T>(work: () => Promise<T>): Promise<{ result: T; p99: number; max: number }> {
+  const h = monitorEventLoopDelay({ resolution: 5 });
+  h.enable();
+  try {
+    const result = await work();
+    return { result, p99: h.percentile(99) / 1e6, max: h.max / 1e6 };
+  } finally {
+    h.disable();
+  }
+}
+
 const describe = (xs: number[]) => `p50 ${f(median(xs))} ms, p99 ${f(pct(xs, 99))} ms, max ${f(Math.max(...xs))} ms (n=${xs.length})`;
 
 const zip = bigZip();
@@ -68,24 +83,28 @@ const t = await startTestApp({ env: { ...(full ? { VESSEL_CHROMIUM_PATH: chromiu
 try {
   const ws = await seedWorkspace(t);
   const rest = sampler(t.url);
-  await new Promise((r) => setTimeout(r, 2000));
+  const restLoop = await loopDelay(() => new Promise((r) => setTimeout(r, 2000)));
   const atRest = await rest.stop();
-  console.log(`/healthz at rest:             ${describe(atRest)}`);
+  console.log(`/healthz at rest:             ${describe(atRest)}; event-loop delay p99 ${f(restLoop.p99)} ms, max ${f(restLoop.max)} ms`);
 
   const during = sampler(t.url);
   await new Promise((r) => setTimeout(r, 300));
   let id = "";
   const uploadMs: number[] = [];
-  for (let i = 0; i < uploads; i++) {
-    const t0 = performance.now();
-    const res = await fetch(`${t.url}/v1/extensions`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/zip" }, body: zip as BodyInit });
-    const body = (await res.json()) as { id?: string };
-    uploadMs.push(performance.now() - t0);
-    if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${JSON.stringify(body)}`);
-    id = body.id!;
-  }
+  const uploadLoop = await loopDelay(async () => {
+    for (let i = 0; i < uploads; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${t.url}/v1/extensions`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/zip" }, body: zip as BodyInit });
+      const body = (await res.json()) as { id?: string };
+      uploadMs.push(performance.now() - t0);
+      if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${JSON.stringify(body)}`);
+      id = body.id!;
+    }
+  });
   const whileUploading = await during.stop();
   console.log(`/healthz while uploading ×${uploads}: ${describe(whileUploading)}; each upload ${describe(uploadMs)}`);
+  console.log(`event-loop delay while uploading: p99 ${f(uploadLoop.p99)} ms, max ${f(uploadLoop.max)} ms`);
+  reportFigure({ group: "Extensions", name: "event-loop delay p99 while that zip is uploaded", value: uploadLoop.p99, unit: "ms", detail: `max ${f(uploadLoop.max)} ms` });
   atMost("Extensions", "/healthz p99 while a 63 MiB-inflating zip is uploaded", pct(whileUploading, 99), 100, "ms", `p50 ${f(median(whileUploading))} ms, max ${f(Math.max(...whileUploading))} ms`);
 
   if (full && creates > 0) {

@@ -10,6 +10,7 @@ import { AppError } from "../../kernel/errors.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { EXTENSION_ZIP_MAX_BYTES, problemOf, requireJail } from "./extension-zip.ts";
 import { releaseExtension, reserveExtension } from "./extension-quota.ts";
+import { readSealed, storeReserved } from "./extension-rows.ts";
 import { PreparedRefusal } from "./prepared-extensions.ts";
 
 /**
@@ -34,7 +35,10 @@ export interface ExtensionView {
 export const MAX_EXTENSIONS_PER_SESSION = 10;
 
 const keyAad = (id: string) => `extensions:${id}:data-key`;
-const view = (e: Extension): ExtensionView => ({ id: e.id, name: e.name, version: e.version, sizeBytes: e.sizeBytes, sha256: e.sha256, createdAt: e.createdAt });
+/** The columns a view shows: never the sealed zip, which the embedded database would read in on this thread. */
+const columns = { id: true, workspaceId: true, name: true, version: true, sizeBytes: true, sha256: true, createdAt: true } as const;
+type Row = Pick<Extension, keyof typeof columns>;
+const view = (e: Row): ExtensionView => ({ id: e.id, name: e.name, version: e.version, sizeBytes: e.sizeBytes, sha256: e.sha256, createdAt: e.createdAt });
 
 const inWorkspace = (ctx: ServiceContext, workspace?: string) => actingWorkspace(ctx, workspace, "manage its extensions");
 
@@ -63,14 +67,9 @@ export async function uploadExtension(ctx: ServiceContext, zip: Buffer, workspac
     const { name, version, sha256 } = checked.result;
     const { dataKey, wrappedKey, masterKeyId } = newDataKey(ctx.deps.masterKey, keyAad(id));
     try {
-      const prisma = prismaOf(ctx);
-      const [, row] = await prisma.$transaction([
-        prisma.extensionReservation.deleteMany({ where: { id } }),
-        prisma.extension.create({
-          data: { id, workspaceId, name, version, sizeBytes: zip.length, sha256, ciphertext: sealRecord(dataKey, zip, id), wrappedKey, masterKeyId },
-        }),
-      ]);
-      return view(row);
+      const sealed = { id, workspaceId, name, version, sizeBytes: zip.length, sha256, ciphertext: sealRecord(dataKey, zip, id), wrappedKey, masterKeyId };
+      const createdAt = await storeReserved(ctx, sealed);
+      return { id, name, version, sizeBytes: zip.length, sha256, createdAt };
     } finally {
       dataKey.fill(0);
     }
@@ -83,13 +82,13 @@ export async function uploadExtension(ctx: ServiceContext, zip: Buffer, workspac
 
 export async function listExtensions(ctx: ServiceContext, workspace?: string): Promise<ExtensionView[]> {
   const workspaceId = await inWorkspace(ctx, workspace);
-  const rows = await prismaOf(ctx).extension.findMany({ where: { workspaceId }, orderBy: { id: "asc" }, take: 1000 });
+  const rows = await prismaOf(ctx).extension.findMany({ where: { workspaceId }, orderBy: { id: "asc" }, take: 1000, select: columns });
   return rows.map(view);
 }
 
-async function findExtension(ctx: ServiceContext, id: string, workspace?: string): Promise<Extension> {
+async function findExtension(ctx: ServiceContext, id: string, workspace?: string): Promise<Row> {
   const workspaceId = await inWorkspace(ctx, workspace);
-  const row = await prismaOf(ctx).extension.findFirst({ where: { id, workspaceId } });
+  const row = await prismaOf(ctx).extension.findFirst({ where: { id, workspaceId }, select: columns });
   if (ctx.audit) ctx.audit.target = id;
   if (!row) throw new AppError("not-found", "No extension with this id in this workspace.");
   return row;
@@ -145,11 +144,11 @@ async function preparedFolders(ctx: ServiceContext, workspaceId: string, ids: re
 }
 
 async function openStored(ctx: ServiceContext, workspaceId: string, id: string): Promise<Uint8Array> {
-  const row = await prismaOf(ctx).extension.findFirst({ where: { id, workspaceId }, select: { id: true, ciphertext: true, wrappedKey: true } });
+  const row = await readSealed(ctx, workspaceId, id);
   if (!row) throw new AppError("not-found", "An extension of extension_ids was deleted meanwhile.");
-  const dataKey = unwrapDataKey(ctx.deps.masterKey, keyAad(row.id), row.wrappedKey);
+  const dataKey = unwrapDataKey(ctx.deps.masterKey, keyAad(id), row.wrappedKey);
   try {
-    return openRecord(dataKey, row.ciphertext, row.id);
+    return openRecord(dataKey, row.ciphertext, id);
   } finally {
     dataKey.fill(0);
   }
