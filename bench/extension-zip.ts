@@ -8,12 +8,16 @@
 //   npm run bench:extension-zip
 //   BENCH_UPLOADS=5        uploads of the zip, one after the other
 //   BENCH_CREATES=3        sessions created with it (needs full Chromium: BENCH_CHROMIUM, default /usr/lib/chromium/chromium)
+//   DATABASE_URL=…         PostgreSQL (a scratch database; migrated here) instead of the embedded PGlite in a data folder
 //
 // Goal (issue 41): /healthz p99 ≤ 100 ms while the zip is uploaded.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { openDatabase } from "../src/db/client.ts";
 import { zipSync } from "fflate";
 import { bearer, seedWorkspace, startTestApp } from "../test/support/app.ts";
 import { releaseSession } from "../test/support/sessions.ts";
@@ -79,7 +83,10 @@ const describe = (xs: number[]) => `p50 ${f(median(xs))} ms, p99 ${f(pct(xs, 99)
 const zip = bigZip();
 console.log(`zip: ${(zip.length / 1e6).toFixed(2)} MB, inflating to 63 MiB (+ manifest)`);
 const full = fs.existsSync(chromium);
-const t = await startTestApp({ env: { ...(full ? { VESSEL_CHROMIUM_PATH: chromium } : {}), VESSEL_BROWSER_WARM: "0", VESSEL_BROWSER_CAPACITY: "2" } });
+// The embedded default as deployed: PGlite in a data folder (the tests' in-memory one grows its files by copying).
+const dbDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-bench-ext-"));
+const db = process.env.DATABASE_URL ? await openDatabase({ url: process.env.DATABASE_URL, dataDir: "memory://", migrate: "apply" }) : await openDatabase({ dataDir: dbDir, migrate: "apply" });
+const t = await startTestApp({ db, env: { ...(full ? { VESSEL_CHROMIUM_PATH: chromium } : {}), VESSEL_BROWSER_WARM: "0", VESSEL_BROWSER_CAPACITY: "2" } });
 try {
   const ws = await seedWorkspace(t);
   const rest = sampler(t.url);
@@ -128,4 +135,6 @@ try {
   }
 } finally {
   await t.stop();
+  await db.close();
+  fs.rmSync(dbDir, { recursive: true, force: true });
 }

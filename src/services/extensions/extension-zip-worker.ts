@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { parentPort } from "node:worker_threads";
 import { ArchiveRefused, readArchive } from "./extension-archive.ts";
@@ -10,6 +11,16 @@ import type { PrepareReply, PrepareRequest } from "./extension-zip-thread.ts";
 // and unpacked into its prepared folder here, off the node's event loop. One request at a time.
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+
+// This thread yields the CPU to everything else of the node (nice 19): on a busy machine the event
+// loop, not the unpacking, gets the core. Linux sets a nice value per thread; /proc/thread-self names
+// this one's id. Elsewhere (or without /proc) it stays as it is.
+try {
+  const tid = Number(/task\/(\d+)$/.exec(fs.readlinkSync("/proc/thread-self"))?.[1]);
+  if (tid > 0) os.setPriority(tid, 19);
+} catch {
+  // no per-thread priority here: the thread still keeps the zip off the event loop
+}
 
 parentPort!.on("message", (request: PrepareRequest) => {
   parentPort!.postMessage(prepare(request));
