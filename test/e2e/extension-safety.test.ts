@@ -1,10 +1,12 @@
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { strToU8, zipSync, type Zippable } from "fflate";
 import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newDataKey, sealRecord } from "../../src/crypto/data-keys.ts";
+import { extensionKeyAad } from "../../src/services/extensions/extensions.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
 import { createSession, releaseSession } from "../support/sessions.ts";
 import { uploadExtensionZip } from "../support/extensions.ts";
@@ -104,6 +106,31 @@ describe.skipIf(!hasChromium)("extension safety (issue 41)", () => {
       }
       // The create copied the folder prepared at upload: no zip was read again.
       expect(await unpackedCount(t)).toBe(unpacked);
+    }, 120_000);
+
+    it("prepares a stored extension once on a node that has none (after a restart), checking it again there", async () => {
+      const ws = await seedWorkspace(t);
+      const { body } = await upload(t, ws.key, extension({ name: "prepared again" }));
+      // One stored before the refusal list existed: sealed as an upload was, straight into its row.
+      const old = Buffer.from(extension({ permissions: ["debugger"] }));
+      const id = "ext_01J00000000000000000000OLD";
+      const { dataKey, wrappedKey, masterKeyId } = newDataKey(t.app.deps.masterKey, extensionKeyAad(id));
+      await t.app.deps.db.prisma.extension.create({
+        data: { id, workspaceId: ws.workspace.id, name: "old", version: "1", sizeBytes: old.length, sha256: createHash("sha256").update(old).digest("hex"), ciphertext: sealRecord(dataKey, old, id), wrappedKey, masterKeyId },
+      });
+      await t.app.deps.extensions.start(); // as at a restart: nothing prepared on this node
+      const unpacked = await unpackedCount(t);
+      const refused = await createSession(t, ws.key, { region: "us-east1", extension_ids: [id] });
+      expect(refused.res.status).toBe(422);
+      expect(refused.body as unknown).toMatchObject({ permission: "debugger" });
+      const created = await createSession(t, ws.key, { region: "us-east1", extension_ids: [body.id] });
+      expect(created.res.status).toBe(201);
+      await releaseSession(t, ws.key, created.body.id);
+      const again = await createSession(t, ws.key, { region: "us-east1", extension_ids: [body.id] });
+      expect(again.res.status).toBe(201);
+      await releaseSession(t, ws.key, again.body.id);
+      // The old one and the clean one were each read once from the database; the second create only copied.
+      expect(await unpackedCount(t)).toBe(unpacked + 2);
     }, 120_000);
 
     it("refuses zips beyond the caps, with symlinks or lying sizes, storing and leaving nothing", async () => {

@@ -23,6 +23,7 @@ export class PreparedExtensions {
 
   /** At start: what a previous run left is dropped (it is prepared again when needed). */
   async start(): Promise<void> {
+    this.#ready.clear();
     await fs.rm(this.root, { recursive: true, force: true });
     await fs.mkdir(this.root, { recursive: true, mode: 0o700 });
   }
@@ -60,8 +61,15 @@ export class PreparedExtensions {
    * The prepared folder of a stored extension, prepared here first if this node has none: `zip`
    * reads its sealed zip (only then). Rejects with what is wrong with it (`invalid`, `refused`).
    */
-  folder(id: string, sha256: string, zip: () => Promise<Uint8Array>): Promise<string> {
+  async folder(id: string, sha256: string, zip: () => Promise<Uint8Array>): Promise<string> {
     const key = `${id}:${sha256}`;
+    const known = this.#ready.get(key);
+    if (known) {
+      const folder = await known;
+      // Something outside Vessel may clean the temp folder (tmpfiles): then it is prepared again.
+      if (await fs.stat(path.join(folder, "manifest.json")).then(() => true, () => false)) return folder;
+      if (this.#ready.get(key) === known) this.#ready.delete(key);
+    }
     let ready = this.#ready.get(key);
     if (!ready) {
       ready = (async () => {
