@@ -31,7 +31,7 @@ import { createMailer, type Mailer } from "./mailer.ts";
 import { liveViewRevocations, revokedMessage } from "./services/sessions/live-view.ts";
 import { EventRecorder } from "./services/session-events/event-recorder.ts";
 import { RecordingNode } from "./services/recordings/recording-node.ts";
-import { PreparedExtensions } from "./services/extensions/prepared-extensions.ts";
+import { PreparedExtensions, extensionDeletions } from "./services/extensions/prepared-extensions.ts";
 import { SessionLogs } from "./services/session-logs/session-logs.ts";
 import type { AppDeps, ServiceContext, SignInLimits } from "./kernel/context.ts";
 import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions/sessions.ts";
@@ -210,6 +210,8 @@ export async function createDeps(
   onEnd = endFromRuntime(deps);
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
+  // An extension deleted (on any node): this node's prepared copy of it goes too.
+  const stopExtensionDrops = pubsub.subscribe(extensionDeletions, (id) => void extensions.drop(id).catch((err: unknown) => log.warn({ err, extension: id }, "a deleted extension's prepared copy was not removed")));
   if (serving && (options.startBrowsers ?? true)) {
     const ended = await endOrphans(deps);
     const cleaned = await browsers.start();
@@ -235,6 +237,7 @@ export async function createDeps(
       await cluster.stop();
       await browsers.stop();
       stopRevocations();
+      stopExtensionDrops();
       await events.flush();
       stopWebhookQueue();
       await webhooks.stop();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newDataKey, sealRecord } from "../../src/crypto/data-keys.ts";
 import { extensionKeyAad } from "../../src/services/extensions/extensions.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
-import { createSession, releaseSession } from "../support/sessions.ts";
+import { createSession, eventually, releaseSession } from "../support/sessions.ts";
 import { uploadExtensionZip } from "../support/extensions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
@@ -166,7 +166,11 @@ describe.skipIf(!hasChromium)("extension safety (issue 41)", () => {
         expect(r.body.type).toMatch(/\/errors\/extension-quota-exceeded$/);
       }
       expect(await t.app.deps.db.prisma.extension.count({ where: { workspaceId: ws.workspace.id } })).toBe(3);
-      expect((await fetch(`${t.url}/v1/extensions/${stored[0]!.body.id}`, { method: "DELETE", headers: bearer(ws.key) })).status).toBe(204);
+      const gone = stored[0]!.body.id as string;
+      const preparedOf = async (id: string) => fs.readdirSync(t.app.deps.extensions.root).filter((n) => n.startsWith(`${id}-`));
+      expect(await preparedOf(gone)).toHaveLength(1);
+      expect((await fetch(`${t.url}/v1/extensions/${gone}`, { method: "DELETE", headers: bearer(ws.key) })).status).toBe(204);
+      await eventually(() => preparedOf(gone), (names) => names.length === 0); // every node drops its prepared copy
       expect((await upload(t, ws.key, extension({ name: "after a delete" }))).status).toBe(201);
 
       // Bytes: another workspace, one zip of 600 KB stored, a second does not fit in 1 MiB.

@@ -11,7 +11,7 @@ import { prismaOf } from "../../kernel/support.ts";
 import { EXTENSION_ZIP_MAX_BYTES, problemOf, requireJail } from "./extension-zip.ts";
 import { releaseExtension, reserveExtension } from "./extension-quota.ts";
 import { readSealed, storeReserved } from "./extension-rows.ts";
-import { PreparedRefusal } from "./prepared-extensions.ts";
+import { PreparedRefusal, extensionDeletions } from "./prepared-extensions.ts";
 
 /**
  * A workspace's browser extensions (POST /v1/extensions): each an uploaded zip of an unpacked
@@ -100,12 +100,13 @@ export async function getExtension(ctx: ServiceContext, id: string, workspace?: 
 
 /**
  * Deletes the row and with it the only wrapped copy of its key, which frees its place in the quota,
- * and this node's prepared copy. Sessions running with it keep it until they end.
+ * and every node's prepared copy. Sessions running with it keep it until they end.
  */
 export async function deleteExtension(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
   const row = await findExtension(ctx, id, workspace);
   await prismaOf(ctx).extension.deleteMany({ where: { id: row.id, workspaceId: row.workspaceId } });
-  await ctx.deps.extensions.drop(row.id);
+  // Every node drops its prepared copy (this one too, through its own subscription).
+  await ctx.deps.pubsub.publish(extensionDeletions, row.id).catch(() => ctx.deps.extensions.drop(row.id));
 }
 
 /**

@@ -9,9 +9,12 @@ import { prepareOffLoop, type PrepareResult } from "./extension-zip-thread.ts";
  * inflated per create. The upload's node prepares it as it checks the upload; another node, or this
  * one after a restart, prepares it at the first create that names it, from the sealed zip and its
  * digest (and checks it again: one stored before a rule existed meets the rule there). Prepared
- * folders live as long as the node (emptied at start) or the extension (dropped when deleted here;
- * other nodes' copies go at their next start).
+ * folders live as long as the node (emptied at start) or the extension (dropped on every node when
+ * it is deleted: the deleting node publishes its id on {@link extensionDeletions}).
  */
+/** The pub/sub channel on which a deleted extension's id reaches every node. */
+export const extensionDeletions = "extension-deletions";
+
 export class PreparedExtensions {
   /** Per extension and digest: its prepared folder, once ready (shared by concurrent creates). */
   readonly #ready = new Map<string, Promise<string>>();
