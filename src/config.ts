@@ -142,6 +142,17 @@ const ConfigSchema = z.object({
       .min(1024, "must be at least 1024")
       .max(PROFILE_MAX_BYTES_CEILING, `must be at most ${PROFILE_MAX_BYTES_CEILING} (16 MiB)`),
   }),
+  /** Each workspace's extensions (services/extensions), reserved atomically at upload across nodes. */
+  extensions: z.object({
+    /** Most extensions one workspace may store. */
+    maxPerWorkspace: z.coerce.number<string | number>().int("must be a whole number").min(0, "must be 0 or more").max(100_000),
+    /** Most bytes of extension zips (as uploaded) one workspace may store. */
+    maxBytesPerWorkspace: z.coerce
+      .number<string | number>({ error: "must be a whole number of bytes" })
+      .int("must be a whole number of bytes")
+      .min(0, "must be 0 or more")
+      .max(1024 * 1024 * 1024 * 1024, "must be at most 1099511627776 (1 TiB)"),
+  }),
   /** Sessions' logs (services/session-logs): on by default, bounded per session, kept for a while. */
   logs: z.object({
     enabled: z.boolean(),
@@ -227,7 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const file = explicitFile ? path.resolve(cwd, explicitFile) : fs.existsSync(defaultFile) ? defaultFile : undefined;
   const fileValues = file ? readFile(file, problems) : {};
 
-  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {}, cluster: {}, logs: {}, recording: {}, webhooks: {} };
+  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {}, extensions: {}, cluster: {}, logs: {}, recording: {}, webhooks: {} };
   const origin = new Map<string, string>();
   for (const s of settings) {
     const envValue = env[s.env];

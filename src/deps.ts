@@ -31,6 +31,7 @@ import { createMailer, type Mailer } from "./mailer.ts";
 import { liveViewRevocations, revokedMessage } from "./services/sessions/live-view.ts";
 import { EventRecorder } from "./services/session-events/event-recorder.ts";
 import { RecordingNode } from "./services/recordings/recording-node.ts";
+import { PreparedExtensions, extensionDeletions } from "./services/extensions/prepared-extensions.ts";
 import { SessionLogs } from "./services/session-logs/session-logs.ts";
 import type { AppDeps, ServiceContext, SignInLimits } from "./kernel/context.ts";
 import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions/sessions.ts";
@@ -199,7 +200,9 @@ export async function createDeps(
   // Webhook deliveries are queued from the events this node writes, and sent by every node.
   const webhooks = new WebhookDispatcher({ db, log: log.child({ component: "webhooks" }), now, nodeId, masterKey, config, pubsub, setAside: metrics.setAside }, { retryBaseMs: config.webhooks.retryBaseMs });
   const stopWebhookQueue = events.subscribe((written) => webhooks.onEvents(written));
-  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings, webhooks };
+  // Extensions checked and unpacked once per node, copied into each session that names them (services/extensions).
+  const extensions = new PreparedExtensions(`${browserDataRoot(config)}-ext`, () => metrics.extensionZipsUnpacked.inc());
+  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings, webhooks, extensions };
   metrics.attach(deps);
   const cluster = new Cluster(deps, { serving });
   deps.cluster = cluster;
@@ -207,10 +210,13 @@ export async function createDeps(
   onEnd = endFromRuntime(deps);
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
+  // An extension deleted (on any node): this node's prepared copy of it goes too.
+  const stopExtensionDrops = pubsub.subscribe(extensionDeletions, (id) => void extensions.drop(id).catch((err: unknown) => log.warn({ err, extension: id }, "a deleted extension's prepared copy was not removed")));
   if (serving && (options.startBrowsers ?? true)) {
     const ended = await endOrphans(deps);
     const cleaned = await browsers.start();
     await recordings.start(deps);
+    await extensions.start();
     if (ended > 0 || cleaned.orphansKilled > 0) log.warn({ sessions: ended, ...cleaned }, "ended what a previous run of this node left behind");
     // Only now does the node tell its peers it has room (and start watching its browsers).
     await cluster.start();
@@ -231,6 +237,7 @@ export async function createDeps(
       await cluster.stop();
       await browsers.stop();
       stopRevocations();
+      stopExtensionDrops();
       await events.flush();
       stopWebhookQueue();
       await webhooks.stop();

@@ -33,6 +33,7 @@ export class Metrics {
   readonly forwarded: Counter<"kind">;
   /** Entries a batch writer set aside instead of storing (kernel/set-aside.ts). */
   readonly setAside: Counter<"writer">;
+  readonly extensionZipsUnpacked: Counter;
   private deps: MetricsSources | undefined;
 
   constructor() {
@@ -65,6 +66,11 @@ export class Metrics {
     });
     // Every writer shows, at 0 until it sets something aside.
     for (const writer of batchWriters) this.setAside.inc({ writer }, 0);
+    this.extensionZipsUnpacked = new Counter({
+      name: "vessel_extension_zips_unpacked_total",
+      help: "Extension zips this node read and unpacked (off the event loop): one per upload, and one per stored extension a node prepares; never one per session.",
+      registers,
+    });
     // Read at scrape time from the parts attached once the app is composed.
     const self = this;
     const read = (fn: (deps: MetricsSources) => number) => function (this: Gauge) {

@@ -181,6 +181,14 @@ export const settings: readonly Setting[] = [
     description: "Largest profile (cookies, localStorage and sessionStorage as stored), in bytes; at most 16 MiB", fallback: () => 5 * 1024 * 1024,
   },
   {
+    key: "extensions.maxPerWorkspace", env: "VESSEL_EXTENSIONS_MAX_PER_WORKSPACE", kind: "number",
+    description: "Most extensions one workspace may store (POST /v1/extensions); beyond it an upload is 409 extension-quota-exceeded", fallback: () => 50,
+  },
+  {
+    key: "extensions.maxBytesPerWorkspace", env: "VESSEL_EXTENSIONS_MAX_BYTES_PER_WORKSPACE", kind: "number",
+    description: "Most bytes of extension zips (as uploaded) one workspace may store; beyond it an upload is 409 extension-quota-exceeded", fallback: () => 256 * 1024 * 1024,
+  },
+  {
     key: "logs.enabled", env: "VESSEL_LOGS", kind: "boolean",
     description: "Capture each session's console, page errors, navigations, network requests and CDP methods unless its create says `logs: false`",
     fallback: () => true,

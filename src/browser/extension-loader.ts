@@ -3,27 +3,32 @@ import path from "node:path";
 import { CdpClient } from "./cdp-client.ts";
 import type { BrowserLease } from "./pool-types.ts";
 
-/** One extension to load: its id (the folder's name) and its files, relative paths to bytes. */
-export interface UnpackedExtension {
+/** One extension to load: its id (its folder's name in the browser's folder) and the prepared folder to copy. */
+export interface PreparedExtension {
   id: string;
-  files: ReadonlyMap<string, Uint8Array>;
+  folder: string;
 }
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
-
 /**
- * Writes each extension into the browser's own folder and loads it (Extensions.loadUnpacked over a
- * channel of the node's own), before the session's first client: its content scripts then run in
- * every page the session opens. Only full Chromium started with --enable-unsafe-extension-debugging
+ * Copies each prepared extension into the browser's own folder and loads it (Extensions.loadUnpacked
+ * over a channel of the node's own), before the session's first client: its content scripts then run
+ * in every page the session opens. Only full Chromium started with --enable-unsafe-extension-debugging
  * (chromium-command.ts) can; a failure rejects, and the caller gives the browser up.
  *
- * The folder is the browser's, not yet any client's (a spare, or a fresh launch): still, nothing is
- * followed or overwritten (O_EXCL | O_NOFOLLOW, every folder checked to be a real one).
+ * A copy, not a link: the prepared folder is shared by every session of the node that loads the
+ * extension, and a browser must not be able to change what the next one loads. The copy runs on the
+ * thread pool (fs.promises), reflinked where the file system can; the folder is the browser's, not
+ * yet any client's, and nothing in it is followed or overwritten (errorOnExist, a real folder checked).
  */
-export async function loadExtensions(lease: BrowserLease, extensions: readonly UnpackedExtension[]): Promise<string[]> {
+export async function loadExtensions(lease: BrowserLease, extensions: readonly PreparedExtension[]): Promise<string[]> {
   const root = path.join(path.dirname(lease.downloadsDir), "extensions");
   mkdirReal(root);
-  const folders = extensions.map((e) => writeExtension(root, e));
+  const folders = await Promise.all(extensions.map(async (e) => {
+    const target = path.join(root, e.id);
+    if (path.dirname(target) !== root) throw new Error(`an extension id is not a plain name: ${e.id}`);
+    await fs.promises.cp(e.folder, target, { recursive: true, errorOnExist: true, force: false, dereference: false, mode: fs.constants.COPYFILE_FICLONE });
+    return target;
+  }));
   const cdp = await CdpClient.open(lease.cdp);
   try {
     const ids: string[] = [];
@@ -41,23 +46,4 @@ function mkdirReal(dir: string): void {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
   if (!fs.lstatSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
-}
-
-function writeExtension(root: string, extension: UnpackedExtension): string {
-  const folder = path.join(root, extension.id);
-  mkdirReal(folder);
-  for (const [name, bytes] of extension.files) {
-    const target = path.resolve(folder, name);
-    // The service checked every name; this is the last word on staying inside the folder.
-    if (!target.startsWith(folder + path.sep)) throw new Error(`an extension file would leave its folder: ${name}`);
-    let dir = folder;
-    for (const part of path.relative(folder, path.dirname(target)).split(path.sep).filter(Boolean)) mkdirReal((dir = path.join(dir, part)));
-    const fd = fs.openSync(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
-    try {
-      fs.writeSync(fd, bytes);
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-  return folder;
 }

@@ -149,10 +149,34 @@ export const problemTypes = {
       "The upload is not a zip of an unpacked Manifest V3 extension: a `manifest.json` (at the top, or in the one folder at the top) with " +
       "`manifest_version` 3, a `name` and a `version`, relative file names only, within the size limits. Nothing was stored.",
   },
+  "extension-permission-refused": {
+    status: 422,
+    title: "Extension permission refused",
+    description:
+      "The extension's manifest asks for a permission or key that would give it a debugging or native channel (the DevTools protocol, " +
+      "programs or devices of the host, a way around the egress listener), such as `debugger`, `nativeMessaging` or `devtools_page`. " +
+      "The `permission` member names it; the full list is in the session options guide. Nothing was stored (or, for an extension " +
+      "stored earlier, no session was started).",
+  },
+  "extensions-need-jail": {
+    status: 422,
+    title: "Extensions need the jail",
+    description:
+      "This node's browsers run without the jail (`VESSEL_BROWSER_JAIL=off`, or `auto` on a host without working user namespaces), so " +
+      "the CDP policy would be an extension's only fence. Extensions are neither stored nor loaded there. Run browsers jailed.",
+  },
   "idempotency-key-reused": {
     status: 422,
     title: "Idempotency-Key reused",
     description: "This `Idempotency-Key` was already used, within the last 24 hours, for a request with a different body. Use a new key for a new request.",
+  },
+  "extension-quota-exceeded": {
+    status: 409,
+    title: "Extension quota exceeded",
+    description:
+      "The workspace already stores as many extensions (`VESSEL_EXTENSIONS_MAX_PER_WORKSPACE`) or as many bytes of them " +
+      "(`VESSEL_EXTENSIONS_MAX_BYTES_PER_WORKSPACE`) as it may; `quota` says which and `limit` its value. Nothing was stored: delete an " +
+      "extension the workspace no longer needs, then upload again.",
   },
   "rate-limited": {
     status: 429,

@@ -13,6 +13,7 @@ import { extensionKeyAad } from "../../src/services/extensions/extensions.ts";
 import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotation.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, releaseSession } from "../support/sessions.ts";
+import { uploadExtensionZip } from "../support/extensions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const FULL_CHROMIUM = "/usr/lib/chromium/chromium";
@@ -31,10 +32,7 @@ function markerZip(manifest: Record<string, unknown> = {}, folder = ""): Uint8Ar
   });
 }
 
-async function upload(t: TestApp, key: string, zip: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${t.url}/v1/extensions`, { method: "POST", headers: { ...bearer(key), "content-type": "application/zip" }, body: zip as BodyInit });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const upload = uploadExtensionZip;
 
 describe.skipIf(!hasChromium)("browser extensions", () => {
   let page: http.Server;

@@ -59,6 +59,7 @@ export async function startTestApp(
       await ownDb?.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
       fs.rmSync(browserDataRoot(config), { recursive: true, force: true });
+      fs.rmSync(`${browserDataRoot(config)}-ext`, { recursive: true, force: true });
     },
   };
 }

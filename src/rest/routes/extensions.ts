@@ -34,14 +34,16 @@ export const extensionRoutes = [
     summary: "Upload a browser extension",
     description:
       "A zip of an unpacked Manifest V3 extension (manifest.json at its top, or in the one folder at its top), sent as the body " +
-      "(`application/zip`) or as `multipart/form-data` field `file`; at most 16 MiB. It is checked (422 invalid-extension), stored " +
-      "encrypted, and loaded into the sessions created with its id in `extension_ids` (full Chromium only).",
+      "(`application/zip`) or as `multipart/form-data` field `file`; at most 16 MiB zipped, 64 MiB and 2,000 entries unpacked. Its place " +
+      "in the workspace's quota is reserved first (409 extension-quota-exceeded), then it is checked and unpacked off the event loop " +
+      "(422 invalid-extension; 422 extension-permission-refused for a debugging or native channel such as `debugger`), stored " +
+      "encrypted, and loaded into the sessions created with its id in `extension_ids` (full Chromium, jailed browsers only: else 422 extensions-need-jail).",
     tags: ["Extensions"],
     input: {},
     multipart: { field: "file", description: "The zip (or send it as the whole body, `Content-Type: application/zip`)." },
     status: 201,
     response: ExtensionDto,
-    problems: ["invalid-extension", "forbidden"],
+    problems: ["invalid-extension", "extension-permission-refused", "extensions-need-jail", "extension-quota-exceeded", "forbidden"],
     handler: async (ctx, _input, { req }, run) => {
       const zip = req.is("multipart/form-data")
         ? await withUploadedFile(req, "file", EXTENSION_ZIP_MAX_BYTES, async (file) => buffer(file.stream as Readable))

@@ -106,7 +106,7 @@ export const sessionRoutes = [
     status: 201,
     response: SessionDto,
     alternatives: { 200: { description: "Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`)." } },
-    problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "workspace-session-limit", "insufficient-capacity", "profile-unreadable"],
+    problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use", "idempotency-key-reused", "unknown-region", "not-found", "forbidden", "workspace-session-limit", "insufficient-capacity", "profile-unreadable", "extensions-unsupported", "extensions-need-jail", "extension-permission-refused", "invalid-extension"],
     bodyLimit: "16kb",
     databaseBudget: true,
     handler: async (ctx, { headers, body }, _http, run) => {

@@ -252,7 +252,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a browser extension
-         * @description A zip of an unpacked Manifest V3 extension (manifest.json at its top, or in the one folder at its top), sent as the body (`application/zip`) or as `multipart/form-data` field `file`; at most 16 MiB. It is checked (422 invalid-extension), stored encrypted, and loaded into the sessions created with its id in `extension_ids` (full Chromium only).
+         * @description A zip of an unpacked Manifest V3 extension (manifest.json at its top, or in the one folder at its top), sent as the body (`application/zip`) or as `multipart/form-data` field `file`; at most 16 MiB zipped, 64 MiB and 2,000 entries unpacked. Its place in the workspace's quota is reserved first (409 extension-quota-exceeded), then it is checked and unpacked off the event loop (422 invalid-extension; 422 extension-permission-refused for a debugging or native channel such as `debugger`), stored encrypted, and loaded into the sessions created with its id in `extension_ids` (full Chromium, jailed browsers only: else 422 extensions-need-jail).
          */
         post: operations["uploadExtension"];
         delete?: never;
@@ -1333,7 +1333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency-key-reused`: Idempotency-Key reused; `unknown-region`: Unknown region; `profile-unreadable`: Profile unreadable */
+            /** @description `idempotency-key-reused`: Idempotency-Key reused; `unknown-region`: Unknown region; `profile-unreadable`: Profile unreadable; `extensions-unsupported`: Extensions unsupported; `extensions-need-jail`: Extensions need the jail; `extension-permission-refused`: Extension permission refused; `invalid-extension`: Invalid extension */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2724,6 +2724,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `extension-quota-exceeded`: Extension quota exceeded */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `payload-too-large`: Payload too large */
             413: {
                 headers: {
@@ -2742,7 +2751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid-extension`: Invalid extension */
+            /** @description `invalid-extension`: Invalid extension; `extension-permission-refused`: Extension permission refused; `extensions-need-jail`: Extensions need the jail */
             422: {
                 headers: {
                     [name: string]: unknown;
