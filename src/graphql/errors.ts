@@ -1,5 +1,5 @@
 import { GraphQLError } from "graphql";
-import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
+import { databaseUnavailable, isDatabaseUnavailable, isDataException, unstorableInput } from "../db/errors.ts";
 import { AppError } from "../kernel/errors.ts";
 
 /**
@@ -8,7 +8,7 @@ import { AppError } from "../kernel/errors.ts";
  */
 export function maskError(error: unknown, message: string): Error {
   const raw = error instanceof GraphQLError ? error.originalError : error;
-  const original = isDatabaseUnavailable(raw) ? databaseUnavailable() : raw;
+  const original = isDatabaseUnavailable(raw) ? databaseUnavailable() : isDataException(raw) ? unstorableInput() : raw;
   if (original instanceof AppError) {
     const path = error instanceof GraphQLError ? error.path : undefined;
     // An outage answers like REST: HTTP 503 with Retry-After (Yoga applies `http` and strips it from the body).

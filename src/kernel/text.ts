@@ -1,0 +1,70 @@
+import type { FieldError } from "./errors.ts";
+
+/**
+ * Text is total (issue 41): every string that comes from outside and can reach storage, a log line
+ * or the audit log is one PostgreSQL can keep. Two kinds cannot be kept and are refused at the edge,
+ * whatever the field: NUL (U+0000: `text` refuses it, SQLSTATE 22021, and `jsonb` refuses `\u0000`,
+ * 22P05) and invalid UTF-16, a surrogate without its partner (it has no UTF-8 form). Everything else,
+ * control characters included, is text like any other; each field's own schema says what it allows.
+ *
+ * Each transport calls `textFaults` once on what it parsed, before any service sees it: the REST
+ * router on path, query, body and declared headers (rest/router.ts), GraphQL on every field's
+ * arguments (graphql/text-arguments.ts), MCP on every tool's arguments (mcp/endpoint.ts). A field
+ * declared anywhere gets the rule without a word of its own.
+ */
+
+/** What is wrong with `s`, or undefined when it can be stored. */
+export function textFault(s: string): string | undefined {
+  if (s.includes("\u0000")) return "contains a NUL character (U+0000), which cannot be stored";
+  if (!(s as string & { isWellFormed(): boolean }).isWellFormed()) return "contains invalid UTF-16 (a lone surrogate), which cannot be stored";
+  return undefined;
+}
+
+/** `s` with NUL, other C0 controls and lone surrogates written as `\uXXXX`: for a value only recorded, never refused. */
+export function escapeText(s: string): string {
+  if (!/[\u0000-\u001f\u007f\ud800-\udfff]/.test(s)) return s;
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const high = c >= 0xd800 && c <= 0xdbff;
+    const pair = high && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
+    if (pair) {
+      out += s[i]! + s[i + 1]!;
+      i++;
+    } else if (c < 0x20 || c === 0x7f || (c >= 0xd800 && c <= 0xdfff)) out += `\\u${c.toString(16).padStart(4, "0")}`;
+    else out += s[i]!;
+  }
+  return out;
+}
+
+/** At most this many faults are reported for one input (the first tells the client enough). */
+const MAX_REPORTED = 10;
+
+/**
+ * Every string in `value` (object keys included, any depth) that cannot be stored, each named by its
+ * path under `prefix` (`body.metadata.team`, `params.id`, `input.description`). The walk keeps its own
+ * stack, so a deeply nested body cannot overflow the call stack.
+ */
+export function textFaults(value: unknown, prefix: readonly string[]): FieldError[] {
+  const found: FieldError[] = [];
+  const pending: Array<[unknown, readonly string[]]> = [[value, prefix]];
+  const name = (path: readonly string[]) => path.map(escapeText).join(".") || "input";
+  while (pending.length > 0 && found.length < MAX_REPORTED) {
+    const [v, path] = pending.pop()!;
+    if (typeof v === "string") {
+      const fault = textFault(v);
+      if (fault) found.push({ field: name(path), message: fault });
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], [...path, String(i)]]);
+    } else if (v !== null && typeof v === "object" && !Buffer.isBuffer(v) && !(v instanceof Date)) {
+      const entries = Object.entries(v as Record<string, unknown>);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, inner] = entries[i]!;
+        const fault = textFault(key);
+        if (fault) found.push({ field: name([...path, key]), message: `its key ${fault}` });
+        else pending.push([inner, [...path, key]]);
+      }
+    }
+  }
+  return found;
+}
