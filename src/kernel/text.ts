@@ -40,29 +40,62 @@ export function escapeText(s: string): string {
 /** At most this many faults are reported for one input (the first tells the client enough). */
 const MAX_REPORTED = 10;
 
+const objectLike = (v: unknown): v is object => v !== null && typeof v === "object" && !Buffer.isBuffer(v) && !(v instanceof Date);
+
+/** Whether any string in `value`, or any key, cannot be stored. */
+function holdsFault(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v === "string") {
+      if (textFault(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (const inner of v) pending.push(inner);
+    } else if (objectLike(v)) {
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue;
+        if (textFault(key)) return true;
+        pending.push((v as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
+/** Where a value sits: its key and its parent's place (a path is spelt out only for a fault). */
+type Place = { key: string; parent: Place | null } | null;
+
+function pathOf(place: Place, prefix: readonly string[]): string {
+  const keys: string[] = [];
+  for (let p = place; p; p = p.parent) keys.push(p.key);
+  return [...prefix, ...keys.reverse()].map(escapeText).join(".") || "input";
+}
+
 /**
  * Every string in `value` (object keys included, any depth) that cannot be stored, each named by its
  * path under `prefix` (`body.metadata.team`, `params.id`, `input.description`). The walk keeps its own
- * stack, so a deeply nested body cannot overflow the call stack.
+ * stack and spells a path out only for a fault, so it is linear in the input however deep it nests
+ * (a 1 MB JSON body can nest 170,000 levels).
  */
 export function textFaults(value: unknown, prefix: readonly string[]): FieldError[] {
+  // Nearly every input is clean: a first pass without places (a third of the cost) answers that.
+  if (!holdsFault(value)) return [];
   const found: FieldError[] = [];
-  const pending: Array<[unknown, readonly string[]]> = [[value, prefix]];
-  const name = (path: readonly string[]) => path.map(escapeText).join(".") || "input";
+  const pending: Array<[unknown, Place]> = [[value, null]];
   while (pending.length > 0 && found.length < MAX_REPORTED) {
-    const [v, path] = pending.pop()!;
+    const [v, place] = pending.pop()!;
     if (typeof v === "string") {
       const fault = textFault(v);
-      if (fault) found.push({ field: name(path), message: fault });
+      if (fault) found.push({ field: pathOf(place, prefix), message: fault });
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], [...path, String(i)]]);
-    } else if (v !== null && typeof v === "object" && !Buffer.isBuffer(v) && !(v instanceof Date)) {
-      const entries = Object.entries(v as Record<string, unknown>);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, inner] = entries[i]!;
+      for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], { key: String(i), parent: place }]);
+    } else if (objectLike(v)) {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
         const fault = textFault(key);
-        if (fault) found.push({ field: name([...path, key]), message: `its key ${fault}` });
-        else pending.push([inner, [...path, key]]);
+        if (fault) found.push({ field: pathOf({ key, parent: place }, prefix), message: `its key ${fault}` });
+        else pending.push([(v as Record<string, unknown>)[key], { key, parent: place }]);
       }
     }
   }
