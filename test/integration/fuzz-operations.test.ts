@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { buildClientSchema, getIntrospectionQuery, getNamedType, GraphQLObjectType, type IntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
@@ -6,7 +8,7 @@ import { percentEncode, Rng } from "../support/fuzz.ts";
 import { faultKinds, faultyString, sampleOf, sampleOfGraphQL, spoil, type FaultKind } from "../support/schema-values.ts";
 
 // Issue 41, acceptance: every operation of the API, as the running server describes it (every route
-// of its /openapi.json, every mutation of its GraphQL introspection), is called with inputs built
+// of its /openapi.json, every mutation of its GraphQL introspection, and every MCP tool), is called with inputs built
 // from its own declaration and spoilt in one place: NUL, lone surrogates, control characters, 1 MB
 // strings, repeated ids, wrong types. None may answer 5xx (over GraphQL: no INTERNAL_SERVER_ERROR),
 // and afterwards the audit log still takes entries: an ordinary call's entry appears within 2 s.
@@ -18,6 +20,7 @@ import { faultKinds, faultyString, sampleOf, sampleOfGraphQL, spoil, type FaultK
 const SEED = 0x41_7e47;
 const REST_CASES_PER_OPERATION = 8;
 const GRAPHQL_CASES_PER_MUTATION = 6;
+const MCP_CASES_PER_TOOL = 4;
 const CONCURRENCY = 8;
 
 let t: TestApp;
@@ -205,6 +208,38 @@ describe("every operation, spoilt inputs", () => {
       }
     }
     const { failures } = await runCases(cases);
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it("no MCP tool fails internally (its answer would start \"The browser reported\")", async () => {
+    const client = new Client({ name: "fuzz", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: bearer(ws.key) } }));
+    const failures: string[] = [];
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(10);
+      const rng = new Rng(SEED + 2);
+      for (const tool of tools) {
+        for (let i = 0; i < MCP_CASES_PER_TOOL; i++) {
+          const kind: FaultKind = rng.pick(faultKinds);
+          const sample = sampleOf(rng, tool.inputSchema as Record<string, unknown>, {}) as Record<string, unknown>;
+          // Bogus sessions only, and never a region this app serves: no browser is started.
+          const args = { ...sample, session_id: `ses_01JZZZZZZZZZZZZZZZZZZ${rng.int(10_000)}`, ...(tool.name === "create_session" ? { region: "fuzz-region" } : {}) };
+          const spoilt = spoil(rng, args, kind);
+          const name = `${tool.name} [${kind} in ${spoilt.where}]`;
+          try {
+            const r = (await client.callTool({ name: tool.name, arguments: spoilt.value as Record<string, unknown> })) as { content: Array<{ text?: string }> };
+            const text = r.content.map((c) => c.text ?? "").join(" ");
+            if (/^The browser reported/.test(text)) failures.push(`${name}: ${text.slice(0, 300)}`);
+          } catch (err) {
+            // A protocol error (the SDK refusing arguments that break the tool's schema) is an answer, not a fault.
+            if (!/MCP error -32602|Input validation error|invalid/i.test((err as Error).message)) failures.push(`${name}: ${(err as Error).message.slice(0, 300)}`);
+          }
+        }
+      }
+    } finally {
+      await client.close();
+    }
     expect(failures).toEqual([]);
   }, 120_000);
 
