@@ -34,6 +34,16 @@ afterAll(async () => t?.stop());
 
 type Case = { name: string; url: string; init: RequestInit; huge: boolean; check?: (status: number, body: string) => string | undefined };
 
+/** One attempt; "reset" when the connection was reset before an answer (a pooled one gone stale). */
+async function send(c: Case): Promise<Response | "reset"> {
+  try {
+    return await fetch(c.url, { ...c.init, signal: AbortSignal.timeout(20_000) });
+  } catch (err) {
+    if (!c.huge && (err as { cause?: { code?: string } }).cause?.code === "ECONNRESET") return "reset";
+    throw err;
+  }
+}
+
 /** Runs the cases `CONCURRENCY` at a time; answers what went wrong (5xx, a check's complaint, no answer). */
 async function runCases(cases: Case[]): Promise<{ failures: string[]; unsendable: number; statuses: Map<number, number> }> {
   const failures: string[] = [];
@@ -44,7 +54,15 @@ async function runCases(cases: Case[]): Promise<{ failures: string[]; unsendable
     while (next < cases.length) {
       const c = cases[next++]!;
       try {
-        const res = await fetch(c.url, { ...c.init, signal: AbortSignal.timeout(20_000) });
+        let res = await send(c);
+        // A 503 the same request does not meet again was the machine's load (an input that causes
+        // one causes it every time); so is a pooled connection the server closed as it was reused.
+        if (res === "reset" || res.status === 503) {
+          if (res !== "reset") await res.text();
+          await new Promise((r) => setTimeout(r, 2000));
+          res = await send(c);
+          if (res === "reset") throw new Error("connection reset twice");
+        }
         const body = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         const complaint = res.status >= 500 ? `${res.status} ${body.slice(0, 300)}` : c.check?.(res.status, body);
