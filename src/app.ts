@@ -8,6 +8,7 @@ import { dashboardUsers } from "./auth/dashboard-auth.ts";
 import type { UserAuthenticator } from "./auth/request-auth.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
+import { isDataException } from "./db/errors.ts";
 import { AppError, isProblemSlug } from "./kernel/errors.ts";
 import { graphiqlAssetsDir, graphiqlAssetsPath, graphiqlCsp, graphiqlStartScript } from "./graphql/graphiql.ts";
 import { createGraphQLWebSocket } from "./graphql/ws.ts";
@@ -220,6 +221,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { error, unexpected } = toAppError(err);
     if (unexpected) log.error({ err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) }, "unhandled error");
+    // Answered 400, but the edge (kernel/text.ts) should have named the field: worth a look.
+    else if (isDataException(err)) log.warn({ err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) }, "the database refused a value of the request");
     if (res.headersSent) return void res.end();
     sendProblem(req, res, error);
   });

@@ -1,5 +1,6 @@
 import { pino, type Logger } from "pino";
 import { redactUrl } from "./redaction.ts";
+import { escapeText } from "./kernel/text.ts";
 
 export type { Logger };
 
@@ -36,7 +37,11 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
-/** A URL path safe to log: query parameters that carry credentials are masked (redaction.ts, the rule sessions' logs use too). */
+/**
+ * A URL path safe to log: query parameters that carry credentials are masked (redaction.ts, the rule
+ * sessions' logs use too), and control characters and lone surrogates written escaped (a path is
+ * only recorded, never refused: kernel/text.ts).
+ */
 export function safeUrl(url: string): string {
-  return redactUrl(url);
+  return escapeText(redactUrl(url));
 }

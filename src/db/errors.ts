@@ -1,4 +1,4 @@
-import { AppError } from "../kernel/errors.ts";
+import { AppError, validationError } from "../kernel/errors.ts";
 
 /**
  * Whether an error means the database could not be reached (rather than that it refused a query):
@@ -40,4 +40,27 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
 /** The problem a call that could not reach the database answers with. */
 export function databaseUnavailable(): AppError {
   return new AppError("service-unavailable", "The database is not reachable right now; retry shortly.", {}, { "Retry-After": "2" });
+}
+
+/**
+ * Whether the database refused a value of the call (SQLSTATE class 22, data exception: 22021 a NUL
+ * or a byte sequence that is no UTF-8, 22P05 `\u0000` in jsonb, 22001 too long, 22003 out of range,
+ * 22P02 not of the type, …). The edge refuses the known kinds of such values, naming the field
+ * (kernel/text.ts); one that slips past is still the request's fault, answered 400, never 500.
+ * Prisma reports it as P2000 (too long) or P2020 (out of range), or carries the PostgreSQL code in its
+ * driver adapter's cause; raw `pg` and PGlite errors carry the code themselves.
+ */
+export function isDataException(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== "object" || depth > 5) return false;
+  const e = err as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown; originalCode?: unknown } } }; cause?: unknown };
+  const classTwentyTwo = (code: unknown) => typeof code === "string" && /^22[0-9A-Z]{3}$/.test(code);
+  if (classTwentyTwo(e.code) || e.code === "P2000" || e.code === "P2020") return true;
+  const cause = e.meta?.driverAdapterError?.cause;
+  if (cause && (classTwentyTwo(cause.originalCode) || classTwentyTwo(cause.code) || ["LengthMismatch", "ValueOutOfRange", "InvalidInputValue"].includes(cause.kind as string))) return true;
+  return isDataException(e.cause, depth + 1);
+}
+
+/** The problem a call answers with when the database refused one of its values. */
+export function unstorableInput(): AppError {
+  return validationError([{ field: "input", message: "holds a value the database cannot store (for example a NUL character, or a number out of range)" }]);
 }

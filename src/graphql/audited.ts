@@ -1,5 +1,5 @@
 import { auditScope, finishAudit } from "../services/audit/request-audit.ts";
-import { AppError } from "../kernel/errors.ts";
+import { toAppError } from "../kernel/problems.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import type { Operation } from "../kernel/operations.ts";
 import type { GraphQLContext } from "./builder.ts";
@@ -24,7 +24,7 @@ export async function audited<Op extends Operation, T>(
     status = 200;
     return result;
   } catch (err) {
-    status = err instanceof AppError ? err.status : 500;
+    status = toAppError(err).error.status;
     throw err;
   } finally {
     await finishAudit(svc, status);

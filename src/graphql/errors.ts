@@ -1,5 +1,5 @@
 import { GraphQLError } from "graphql";
-import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
+import { databaseUnavailable, isDatabaseUnavailable, isDataException, unstorableInput } from "../db/errors.ts";
 import { AppError } from "../kernel/errors.ts";
 
 /**
@@ -8,7 +8,7 @@ import { AppError } from "../kernel/errors.ts";
  */
 export function maskError(error: unknown, message: string): Error {
   const raw = error instanceof GraphQLError ? error.originalError : error;
-  const original = isDatabaseUnavailable(raw) ? databaseUnavailable() : raw;
+  const original = isDatabaseUnavailable(raw) ? databaseUnavailable() : isDataException(raw) ? unstorableInput() : raw;
   if (original instanceof AppError) {
     const path = error instanceof GraphQLError ? error.path : undefined;
     // An outage answers like REST: HTTP 503 with Retry-After (Yoga applies `http` and strips it from the body).
@@ -19,6 +19,11 @@ export function maskError(error: unknown, message: string): Error {
     });
   }
   if (error instanceof GraphQLError && !error.originalError) return error; // parse/validation errors are safe to show
+  // A value of the wrong type for an argument or a variable (`String cannot represent a non string
+  // value: 42`): GraphQL's coercion wraps its own error. The caller's mistake, said as such.
+  if (error instanceof GraphQLError && error.originalError instanceof GraphQLError) {
+    return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, code: "VALIDATION_FAILED", status: 400 } });
+  }
   const path = error instanceof GraphQLError ? error.path : undefined;
   return new GraphQLError(message, { path, extensions: { code: "INTERNAL_SERVER_ERROR" } });
 }

@@ -1,5 +1,6 @@
 import { lexicographicSortSchema } from "graphql";
 import { builder } from "./builder.ts";
+import { refuseUnstorableArguments } from "./text-arguments.ts";
 import "./types/api-key.ts";
 import "./types/audit.ts";
 import "./types/auth.ts";
@@ -19,5 +20,8 @@ import "./types/user.ts";
 import "./types/webhook.ts";
 import "./types/workspace.ts";
 
-/** Sorted so the printed schema (schema/schema.graphql) does not churn with import order. */
-export const schema = lexicographicSortSchema(builder.toSchema());
+/**
+ * Sorted so the printed schema (schema/schema.graphql) does not churn with import order; every
+ * field's arguments pass the text rule before its resolver runs.
+ */
+export const schema = refuseUnstorableArguments(lexicographicSortSchema(builder.toSchema()));

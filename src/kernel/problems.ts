@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import { databaseUnavailable, isDatabaseUnavailable } from "../db/errors.ts";
+import { databaseUnavailable, isDatabaseUnavailable, isDataException, unstorableInput } from "../db/errors.ts";
 import { AppError, type ProblemSlug } from "./errors.ts";
 
 /** The RFC 9457 body for an AppError. `instance` is the path only: query strings can carry tokens. */
@@ -64,5 +64,7 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
   if (fault) return { error: fault, unexpected: false };
   // PostgreSQL unreachable: 503 with Retry-After (the call's transaction left nothing behind).
   if (isDatabaseUnavailable(err)) return { error: databaseUnavailable(), unexpected: false };
+  // The database refused a value of the request (SQLSTATE class 22): the client's fault, 400.
+  if (isDataException(err)) return { error: unstorableInput(), unexpected: false };
   return { error: new AppError("internal-error", "An unexpected error occurred. Quote the request_id when reporting it."), unexpected: true };
 }

@@ -23,7 +23,7 @@ import { registerHumanTools } from "./human-tools.ts";
 import { registerPageTools } from "./page-tools.ts";
 import { registerSessionTools } from "./session-tools.ts";
 import { McpState } from "./state.ts";
-import { authInfoFor } from "./tool-call.ts";
+import { authInfoFor, checkToolArguments } from "./tool-call.ts";
 
 /** MCP sessions one API key may hold open on a node (each keeps a server, a transport and its connections). */
 export const maxSessionsPerKey = 16;
@@ -58,6 +58,7 @@ export function buildMcpServer(state: McpState): McpServer {
         "a person (a CAPTCHA, a second factor), call ask_human and pass its live-view link on. Release the session when done.",
     },
   );
+  checkToolArguments(server);
   registerSessionTools(server, state);
   registerPageTools(server, state);
   registerHumanTools(server, state);

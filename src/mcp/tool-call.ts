@@ -4,11 +4,13 @@
  * `authInfo.extra`; each call gets its own audit entry (as every REST call does), and every failure
  * becomes a tool error the model can read, never a protocol error.
  */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { AppError } from "../kernel/errors.ts";
+import { AppError, validationError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
+import { textFaults } from "../kernel/text.ts";
 import { auditScope, finishAudit } from "../services/audit/request-audit.ts";
 
 /** A failure whose message is meant for the model as it is (a page error, a stale reference). */
@@ -19,6 +21,8 @@ export interface ToolExtra {
   authInfo?: AuthInfo;
   signal: AbortSignal;
   _meta?: { progressToken?: string | number };
+  /** The tool's arguments broke the text rule (set by checkToolArguments): the call is refused, audited. */
+  refused?: AppError;
   sendNotification: (
     n:
       | { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total?: number; message?: string } }
@@ -70,6 +74,7 @@ export async function toolCall(
   const ctx: ServiceContext = { ...base, audit: auditScope(action, 200, target) };
   let status = 200;
   try {
+    if (extra.refused) throw extra.refused;
     return await work(ctx);
   } catch (err) {
     status = statusOf(err);
@@ -86,3 +91,21 @@ export const structured = (value: string, data: Record<string, unknown>): CallTo
   content: [{ type: "text", text: value }],
   structuredContent: data,
 });
+
+/**
+ * Text is total (kernel/text.ts) for every tool of `server`, registered before or after: a tool's
+ * arguments holding a NUL or a lone surrogate (named by their path, `instructions`, `metadata.team`)
+ * make its call a refused one, audited with 400 under the tool's own action by toolCall, before its
+ * work begins. Every tool runs through toolCall, so none is left out.
+ */
+export function checkToolArguments(server: McpServer): McpServer {
+  const register = server.registerTool.bind(server) as (name: string, config: { inputSchema?: unknown }, cb: (...a: unknown[]) => unknown) => unknown;
+  (server as { registerTool: unknown }).registerTool = (name: string, config: { inputSchema?: unknown }, cb: (...a: unknown[]) => unknown) => {
+    if (config.inputSchema === undefined) return register(name, config, cb);
+    return register(name, config, (args: unknown, extra: unknown) => {
+      const faults = textFaults(args, []);
+      return cb(args, faults.length > 0 ? { ...(extra as ToolExtra), refused: validationError(faults) } : extra);
+    });
+  };
+  return server;
+}

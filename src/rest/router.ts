@@ -8,6 +8,7 @@ import { AppError, validationError, type FieldError } from "../kernel/errors.ts"
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
 import { restartDatabaseBudget, withDatabaseBudget } from "../db/budget.ts";
+import { textFaults } from "../kernel/text.ts";
 import { FileReply, MediaReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
 
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */
@@ -30,6 +31,11 @@ function protoKeys(value: unknown, path: string[], found: FieldError[], depth = 
   for (const [key, inner] of Object.entries(value)) protoKeys(inner, [...path, key], found, depth + 1);
 }
 
+/** The request's headers that the route's schema names. */
+function declaredHeaders(schema: z.ZodObject, req: Request): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, req.headers[name]]));
+}
+
 /** Parses every declared part of the request and reports all problems together. */
 function parseInput(route: AnyRoute, req: Request): Record<string, unknown> {
   const parts: Record<keyof RouteInput, unknown> = { params: req.params, query: gatherDeepObjects(req.query), headers: req.headers, body: req.body };
@@ -37,6 +43,15 @@ function parseInput(route: AnyRoute, req: Request): Record<string, unknown> {
   const errors: FieldError[] = [];
   for (const key of ["params", "query", "headers", "body"] as const) {
     const schema = route.input[key];
+    // Text is total (kernel/text.ts): checked on what arrived, before the schema's own refinements
+    // and transforms see it; the path and query even where undeclared (a handler may read them), of
+    // the headers only the declared ones (those a handler may store).
+    const arrived = key === "headers" ? (schema ? declaredHeaders(schema as z.ZodObject, req) : undefined) : key === "body" && !schema ? undefined : parts[key];
+    const faults = textFaults(arrived, [key]);
+    if (faults.length > 0) {
+      errors.push(...faults);
+      continue;
+    }
     if (!schema) continue;
     if (key === "body" || key === "query") protoKeys(parts[key], [key], errors);
     const result = schema.safeParse(parts[key]);

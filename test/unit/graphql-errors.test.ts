@@ -21,6 +21,13 @@ describe("GraphQL error masking", () => {
     expect(other.extensions.http).toBeUndefined();
   });
 
+  it("answers a value of the wrong type for a variable as the caller's mistake (was INTERNAL_SERVER_ERROR)", () => {
+    const inner = new GraphQLError("String cannot represent a non string value: 42");
+    const out = maskError(new GraphQLError('Variable "$workspace" got invalid value 42; String cannot represent a non string value: 42', { originalError: inner }), "Unexpected error.") as GraphQLError;
+    expect(out.message).toMatch(/^Variable "\$workspace" got invalid value 42/);
+    expect(out.extensions).toMatchObject({ code: "VALIDATION_FAILED", status: 400 });
+  });
+
   it("masks unexpected errors completely", () => {
     const leak = new Error('duplicate key value violates unique constraint "api_keys_prefix_key" at /src/x.ts:1:1');
     const out = maskError(new GraphQLError(leak.message, { originalError: leak }), "Unexpected error.") as GraphQLError;

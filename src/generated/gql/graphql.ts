@@ -32,7 +32,7 @@ export type CookieSameSite =
 export type CreateSessionInput = {
   /** Viewport, user agent, locale, time zone and position for every tab, frame and worker. */
   browser?: BrowserSettingsInput | null | undefined;
-  /** Extensions of the workspace to load into this session (full Chromium only). */
+  /** Extensions of the workspace to load into this session (full Chromium only); each id once. */
   extensionIds?: Array<string> | null | undefined;
   idleTimeoutSeconds?: number | null | undefined;
   liveViewInstructions?: string | null | undefined;

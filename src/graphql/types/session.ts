@@ -79,7 +79,7 @@ const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
     timeoutSeconds: t.int(),
     idleTimeoutSeconds: t.int(),
     metadata: t.field({ type: [MetadataEntryInput], description: "Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters." }),
-    extensionIds: t.stringList({ description: "Extensions of the workspace to load into this session (full Chromium only)." }),
+    extensionIds: t.stringList({ description: "Extensions of the workspace to load into this session (full Chromium only); each id once." }),
     browser: t.field({ type: BrowserSettingsInputRef, description: "Viewport, user agent, locale, time zone and position for every tab, frame and worker." }),
     logs: t.boolean({ description: "Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on)." }),
     recording: t.boolean({ description: "Record the screen into a video (default: the deployment's VESSEL_RECORDING, off)." }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { distinctIds } from "../../kernel/id-lists.ts";
 import { PageQuery } from "../../kernel/pagination.ts";
 import { BrowserSettingsInput } from "./browser-settings-input.ts";
 
@@ -55,8 +56,9 @@ export const CreateSessionInput = z.strictObject({
   extension_ids: z
     .array(z.string().min(1).max(64))
     .max(10, "at most 10 extensions")
+    .superRefine(distinctIds)
     .optional()
-    .describe("Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported)."),
+    .describe("Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once."),
   recording: z
     .boolean().optional()
     .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),

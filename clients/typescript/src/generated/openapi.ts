@@ -1235,7 +1235,7 @@ export interface operations {
                             accuracy?: number;
                         };
                     };
-                    /** @description Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). */
+                    /** @description Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once. */
                     extension_ids?: string[];
                     /** @description Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
                     recording?: boolean;
