@@ -32,7 +32,11 @@ const leaseDefault = (c: Record<string, unknown>) => nodeTimeoutOf(c) / 2;
 
 export const settings: readonly Setting[] = [
   { key: "port", env: "PORT", kind: "number", description: "HTTP port", fallback: () => 8080 },
-  { key: "host", env: "VESSEL_HOST", kind: "string", description: "Interface to listen on", fallback: () => "0.0.0.0" },
+  {
+    key: "host", env: "VESSEL_HOST", kind: "string",
+    description: "Address to listen on. The default is this machine alone; `0.0.0.0` (or `::`) opens it to the network, as the Docker image and the Kubernetes manifests do",
+    fallback: () => "127.0.0.1",
+  },
   {
     key: "publicBaseUrl", env: "VESSEL_PUBLIC_BASE_URL", kind: "string",
     description: "Address clients use to reach the service; used in `connect_url`, `live_view_url` and problem `type`s",
