@@ -136,6 +136,16 @@ export const settings: readonly Setting[] = [
     fallback: () => "auto",
   },
   {
+    key: "browser.uid", env: "VESSEL_BROWSER_UID", kind: "number",
+    description: "First host uid of the range jailed browsers and recording encoders run as, one uid each (the next 65536 ids; used where the service may switch users, as root does). Give each node on one machine its own range; no account needs to exist",
+    fallback: () => 2_000_000_000,
+  },
+  {
+    key: "browser.gid", env: "VESSEL_BROWSER_GID", kind: "number",
+    description: "First host gid of the same range (each jailed program's group is this plus the offset of its uid)",
+    fallback: () => 2_000_000_000,
+  },
+  {
     key: "browser.scheduling", env: "VESSEL_BROWSER_SCHEDULING", kind: "string",
     description: "How the browsers' processes are scheduled: `batch` (Linux SCHED_BATCH: a browser waking up does not preempt the node's event loop) or `normal`",
     fallback: () => "batch",
