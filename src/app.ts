@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ulid } from "./ids.ts";
@@ -20,6 +20,7 @@ import type { AnyRoute } from "./rest/define-route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes/all.ts";
 import { handleCdpDiscovery } from "./browser/cdp-discovery.ts";
+import { addOwnListener, ownServer } from "./browser/own-listeners.ts";
 import { handleCdpUpgrade } from "./browser/cdp-proxy.ts";
 import { cdpProxyPorts } from "./services/sessions/cdp-access.ts";
 import { createDeps, type DepsOptions } from "./deps.ts";
@@ -240,6 +241,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   upgrades.register(liveView.socketPath, cluster.routeUpgrade("live_view", liveViewSessionOf, liveView.handleUpgrade));
   upgrades.attach(server, config.publicBaseUrl);
 
+  const stopListening: Array<() => void> = [];
   const result: App = {
     deps,
     server,
@@ -247,12 +249,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     cluster,
     url: "",
     async start() {
+      // Browsers and webhooks may never reach it, whatever the egress allow-list says (browser/own-listeners.ts).
+      ownServer(server);
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(config.port, config.host, () => resolve());
       });
       const { port } = server.address() as AddressInfo;
-      result.url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
+      // Where peers reach this node, when it names an address: the node's too, even behind a port mapping.
+      const internal = new URL(config.internalUrl);
+      const internalHost = internal.hostname.replace(/^\[|\]$/g, "");
+      if (net.isIP(internalHost)) stopListening.push(addOwnListener(internalHost, Number(internal.port || (internal.protocol === "https:" ? 443 : 80))));
+      const wildcard = config.host === "0.0.0.0" || config.host === "::";
+      result.url = `http://${wildcard ? "127.0.0.1" : net.isIPv6(config.host) ? `[${config.host}]` : config.host}:${port}`;
       log.info({ url: result.url, publicBaseUrl: config.publicBaseUrl, database: db.kind }, "Vessel is listening");
       jobs.start();
     },
@@ -263,6 +272,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       cluster.cutDrain();
     },
     async stop() {
+      for (const remove of stopListening.splice(0)) remove();
       // Stop accepting first; upgraded sockets (CDP, GraphQL) keep the server open until they end,
       // and CDP sockets end with their sessions, so end those before waiting for the server.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
