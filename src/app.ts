@@ -31,6 +31,8 @@ import type { AppDeps, ServiceContext } from "./kernel/context.ts";
 import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 import { createFrontDoor } from "./front-door.ts";
+import { anonymousBodyLimit } from "./body-limits.ts";
+import { takeLargeBody } from "./graphql/large-body.ts";
 import { type Cluster } from "./cluster/cluster.ts";
 import { cdpSessionOf, liveViewSessionOf } from "./cluster/session-of.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
@@ -118,6 +120,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     next();
   });
   app.use(metrics.observe());
+  // Before any route reads a body: a caller without credentials sends at most 64 KiB (body-limits.ts).
+  app.use(anonymousBodyLimit(deps.dashboard.cookies));
   // A node that lost its lease (cluster/lease.ts) cannot reach the database: every call that would
   // wait for it is answered at once instead (health, readiness, metrics and peers' calls go on).
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -188,6 +192,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     next();
   });
+  // A large body: its caller authenticated first, then read within the limit and parsed off the event loop.
+  app.use(yoga.graphqlEndpoint, (req: Request, res: Response, next: NextFunction) => void takeLargeBody(req, res, yoga.authenticate).then(() => next(), next));
   app.use(yoga.graphqlEndpoint, (req: Request, res: Response) => void yoga(req, res, { req }));
 
   const rest = buildRestRouter(table, {
