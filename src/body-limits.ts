@@ -9,7 +9,7 @@ import { AppError } from "./kernel/errors.ts";
  * not identified itself sends needs more (sign-in, a GraphQL query or two), and until someone has,
  * reading a large body costs this node memory and event-loop time for nobody's work. The limit is
  * applied from the declared length, before a byte of the body is read; a body of unknown length
- * (chunked) is refused the same way. Routes keep their own, smaller or larger, limits for callers
+ * (chunked) is read up to the limit by the route's own reader (`res.locals[BODY_CAP]`). Routes keep their own, smaller or larger, limits for callers
  * with credentials (a false credential is refused by the route before it reads the body; GraphQL
  * authenticates a large body's caller first, graphql/large-body.ts).
  */
@@ -33,12 +33,16 @@ export function tooLarge(res: Response, detail: string): AppError {
   return new AppError("payload-too-large", detail);
 }
 
+/** Set on `res.locals` for a request without credentials: the most of its body any reader may take. */
+export const BODY_CAP = "anonymousBodyCap";
+
 export function anonymousBodyLimit(cookies: CookiePolicy) {
   return (req: Request, res: Response, next: NextFunction) => {
+    if (carriesCredential(req, cookies)) return next();
+    // A body of unknown length (chunked) is read up to the cap by whoever reads it (REST, GraphQL).
+    res.locals[BODY_CAP] = ANONYMOUS_BODY_LIMIT;
     const length = declaredLength(req);
-    if (length <= ANONYMOUS_BODY_LIMIT || carriesCredential(req, cookies)) return next();
-    next(tooLarge(res, Number.isFinite(length)
-      ? `A request without credentials may carry at most ${ANONYMOUS_BODY_LIMIT} bytes of body; this one declares ${length}.`
-      : `A request without credentials must declare its body's length (Content-Length), at most ${ANONYMOUS_BODY_LIMIT} bytes.`));
+    if (length <= ANONYMOUS_BODY_LIMIT || !Number.isFinite(length)) return next();
+    next(tooLarge(res, `A request without credentials may carry at most ${ANONYMOUS_BODY_LIMIT} bytes of body; this one declares ${length}.`));
   };
 }

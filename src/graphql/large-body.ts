@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Request, Response } from "express";
 import { AppError } from "../kernel/errors.ts";
-import { declaredLength, tooLarge } from "../body-limits.ts";
+import { ANONYMOUS_BODY_LIMIT, BODY_CAP, declaredLength, tooLarge } from "../body-limits.ts";
 import { parseJsonOffLoop } from "./json-thread.ts";
 
 /** Bodies up to this size Yoga reads and parses itself, inline: cheaper than a trip to the thread. */
@@ -26,6 +26,13 @@ export async function takeLargeBody(req: Request, res: Response, authenticate: (
   if (req.method !== "POST") return;
   const length = declaredLength(req);
   if (length <= INLINE_BODY_BYTES) return;
+  if (res.locals[BODY_CAP] !== undefined) {
+    // No credentials, a body of unknown length (body-limits.ts refused a larger declared one): small enough to parse here.
+    if (!req.is("application/json")) throw new AppError("unsupported-media-type", "Send the GraphQL request as JSON (Content-Type: application/json).");
+    const body = await readWithin(req, res, ANONYMOUS_BODY_LIMIT);
+    (req as Request & { body: unknown }).body = parseSmall(body);
+    return;
+  }
   const context = await authenticate(req);
   if (!context.services.principal) throw tooLarge(res, "A GraphQL request without valid credentials may carry at most 65536 bytes of body.");
   if (length > GRAPHQL_BODY_LIMIT && Number.isFinite(length)) throw tooLarge(res, `A GraphQL request body may hold at most ${GRAPHQL_BODY_LIMIT} bytes.`);
@@ -37,6 +44,17 @@ export async function takeLargeBody(req: Request, res: Response, authenticate: (
     throw new AppError("malformed-json", "The request body is not a JSON object (a GraphQL request).");
   }
   (req as Request & { body: unknown }).body = parsed.value;
+}
+
+function parseSmall(body: Buffer): object {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString("utf8"));
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new AppError("malformed-json", "The request body is not a JSON object (a GraphQL request).");
+  return value;
 }
 
 function readWithin(req: IncomingMessage, res: Response, limit: number): Promise<Buffer> {
