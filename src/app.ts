@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ulid } from "./ids.ts";
@@ -21,6 +21,7 @@ import type { AnyRoute } from "./rest/define-route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes/all.ts";
 import { handleCdpDiscovery } from "./browser/cdp-discovery.ts";
+import { addOwnListener, ownServer } from "./browser/own-listeners.ts";
 import { handleCdpUpgrade } from "./browser/cdp-proxy.ts";
 import { cdpProxyPorts } from "./services/sessions/cdp-access.ts";
 import { createDeps, type DepsOptions } from "./deps.ts";
@@ -31,6 +32,8 @@ import type { AppDeps, ServiceContext } from "./kernel/context.ts";
 import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 import { createFrontDoor } from "./front-door.ts";
+import { anonymousBodyLimit } from "./body-limits.ts";
+import { takeLargeBody } from "./graphql/large-body.ts";
 import { type Cluster } from "./cluster/cluster.ts";
 import { cdpSessionOf, liveViewSessionOf } from "./cluster/session-of.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
@@ -118,6 +121,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     next();
   });
   app.use(metrics.observe());
+  // Before any route reads a body: a caller without credentials sends at most 64 KiB (body-limits.ts).
+  app.use(anonymousBodyLimit(deps.dashboard.cookies));
   // A node that lost its lease (cluster/lease.ts) cannot reach the database: every call that would
   // wait for it is answered at once instead (health, readiness, metrics and peers' calls go on).
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -188,6 +193,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     next();
   });
+  // A large body: its caller authenticated first, then read within the limit and parsed off the event loop.
+  app.use(yoga.graphqlEndpoint, (req: Request, res: Response, next: NextFunction) => void takeLargeBody(req, res, yoga.authenticate).then(() => next(), next));
   app.use(yoga.graphqlEndpoint, (req: Request, res: Response) => void yoga(req, res, { req }));
 
   const rest = buildRestRouter(table, {
@@ -243,6 +250,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   upgrades.register(liveView.socketPath, cluster.routeUpgrade("live_view", liveViewSessionOf, liveView.handleUpgrade));
   upgrades.attach(server, config.publicBaseUrl);
 
+  const stopListening: Array<() => void> = [];
   const result: App = {
     deps,
     server,
@@ -250,12 +258,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     cluster,
     url: "",
     async start() {
+      // Browsers and webhooks may never reach it, whatever the egress allow-list says (browser/own-listeners.ts).
+      ownServer(server);
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(config.port, config.host, () => resolve());
       });
       const { port } = server.address() as AddressInfo;
-      result.url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
+      // Where peers reach this node, when it names an address: the node's too, even behind a port mapping.
+      const internal = new URL(config.internalUrl);
+      const internalHost = internal.hostname.replace(/^\[|\]$/g, "");
+      if (net.isIP(internalHost)) stopListening.push(addOwnListener(internalHost, Number(internal.port || (internal.protocol === "https:" ? 443 : 80))));
+      const wildcard = config.host === "0.0.0.0" || config.host === "::";
+      result.url = `http://${wildcard ? "127.0.0.1" : net.isIPv6(config.host) ? `[${config.host}]` : config.host}:${port}`;
       log.info({ url: result.url, publicBaseUrl: config.publicBaseUrl, database: db.kind }, "Vessel is listening");
       jobs.start();
     },
@@ -266,6 +281,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       cluster.cutDrain();
     },
     async stop() {
+      for (const remove of stopListening.splice(0)) remove();
       // Stop accepting first; upgraded sockets (CDP, GraphQL) keep the server open until they end,
       // and CDP sockets end with their sessions, so end those before waiting for the server.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

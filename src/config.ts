@@ -16,6 +16,14 @@ const RegionName = z
   .min(1, { message: "a region name cannot be empty", abort: true })
   .regex(/^[a-z0-9][a-z0-9-]*$/, "a region name is lower-case letters, digits and dashes");
 
+/** A host id that starts a range of 65536 (src/browser/jail-users.ts): not root, within 32 bits. */
+const jailId = () =>
+  z.coerce
+    .number<string | number>({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1 (never root)")
+    .max(4_294_901_758, "must be at most 4294901758 (the range of 65536 must end below 2^32 - 1)");
+
 /** The most VESSEL_PROFILE_MAX_BYTES may be: profile imports are parsed whole, within a fixed body limit. */
 export const PROFILE_MAX_BYTES_CEILING = 16 * 1024 * 1024;
 
@@ -116,6 +124,9 @@ const ConfigSchema = z.object({
      * `off` runs browsers unjailed (development only).
      */
     jail: z.enum(["auto", "required", "off"], { error: "must be auto, required or off" }),
+    /** First host uid and gid of the range jailed programs run as (src/browser/jail-users.ts): never root, never the service. */
+    uid: jailId(),
+    gid: jailId(),
     /** `batch` runs every browser under SCHED_BATCH so its wake-ups do not preempt the node (src/browser/scheduling.ts); `normal` does not. */
     scheduling: z.enum(["batch", "normal"], { error: "must be batch or normal" }),
     /** `process` relays CDP clients in a process of their own (src/browser/relay-host.ts); `inline` on the node's main thread. */

@@ -125,7 +125,7 @@ export async function createDeps(
   // refuses to start without it, `auto` logs loudly and runs unjailed. A process that starts no browsers
   // (scripts) needs no probe.
   const isolation: Isolation = (options.startBrowsers ?? true)
-    ? await detectIsolation(config.browser.jail, log.child({ component: "browsers" }))
+    ? await detectIsolation(config.browser.jail, log.child({ component: "browsers" }), { uid: config.browser.uid, gid: config.browser.gid })
     : { level: "none", reason: "this process starts no browsers" };
   const redis = config.redis.url ? createRedis(config.redis.url, log.child({ component: "redis" })) : undefined;
   if (redis && !(await redisReady(redis))) {

@@ -32,7 +32,11 @@ const leaseDefault = (c: Record<string, unknown>) => nodeTimeoutOf(c) / 2;
 
 export const settings: readonly Setting[] = [
   { key: "port", env: "PORT", kind: "number", description: "HTTP port", fallback: () => 8080 },
-  { key: "host", env: "VESSEL_HOST", kind: "string", description: "Interface to listen on", fallback: () => "0.0.0.0" },
+  {
+    key: "host", env: "VESSEL_HOST", kind: "string",
+    description: "Address to listen on. The default is this machine alone; `0.0.0.0` (or `::`) opens it to the network, as the Docker image and the Kubernetes manifests do",
+    fallback: () => "127.0.0.1",
+  },
   {
     key: "publicBaseUrl", env: "VESSEL_PUBLIC_BASE_URL", kind: "string",
     description: "Address clients use to reach the service; used in `connect_url`, `live_view_url` and problem `type`s",
@@ -130,6 +134,16 @@ export const settings: readonly Setting[] = [
     key: "browser.jail", env: "VESSEL_BROWSER_JAIL", kind: "string",
     description: "Jail each browser (bubblewrap: no view of this machine's files, no network but the egress listener): `auto` (when the kernel allows it, else a loud warning), `required` or `off`",
     fallback: () => "auto",
+  },
+  {
+    key: "browser.uid", env: "VESSEL_BROWSER_UID", kind: "number",
+    description: "First host uid of the range jailed browsers and recording encoders run as, one uid each (the next 65536 ids; used where the service may switch users, as root does). Give each node on one machine its own range; no account needs to exist",
+    fallback: () => 2_000_000_000,
+  },
+  {
+    key: "browser.gid", env: "VESSEL_BROWSER_GID", kind: "number",
+    description: "First host gid of the same range (each jailed program's group is this plus the offset of its uid)",
+    fallback: () => 2_000_000_000,
   },
   {
     key: "browser.scheduling", env: "VESSEL_BROWSER_SCHEDULING", kind: "string",

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Logger } from "../logger.ts";
 import { CdpPipe } from "./cdp-pipe.ts";
 import { jailedCommand } from "./jail.ts";
+import { handOver, jailUsers, type JailUser } from "./jail-users.ts";
 import { GROUP_EXIT_WAIT_MS, BROWSER_ID, readProcStat, isLive, liveGroupMembers, signalGroup, sleep, waitForGroupGone, writePidFile } from "./chromium-processes.ts";
 import { chromiumArgs, chromiumEnv } from "./chromium-command.ts";
 import { spawnBrowserProcess, type ProcessExit, type SpawnedProcess } from "./launcher.ts";
@@ -101,6 +102,8 @@ class Chromium implements ChromiumProcess {
     readonly child: SpawnedProcess,
     readonly cdp: CdpPipe,
     readonly log: Logger,
+    /** The host user its jail runs as, given back once its processes are gone. */
+    readonly user?: JailUser,
   ) {
     this.exited = child.exited.then((exit) => (this.#exit = exit));
   }
@@ -150,14 +153,18 @@ class Chromium implements ChromiumProcess {
     // Children (zygotes, renderers) can outlive the main process for a moment; the group id stays
     // reserved while any of them (even a zombie) exists, so killing it cannot hit a stranger.
     const members = liveGroupMembers(this.pid);
+    let gone = true;
     if (members.length > 0) {
       signalGroup(this.pid, "SIGKILL");
       if (!(await waitForGroupGone(this.pid, GROUP_EXIT_WAIT_MS, members))) {
+        gone = false;
         this.log.error({ browserId: this.id, browserPid: this.pid }, "Chromium processes survived SIGKILL");
       }
     }
     for (const stream of [this.child.stderr, this.child.cdpIn, this.child.cdpOut]) stream.destroy();
     await fs.promises.rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
+    // Never given to another browser while a process of this one may still run as it.
+    if (gone) jailUsers().release(this.user);
     this.log.debug({ browserId: this.id, browserPid: this.pid, ms: Date.now() - started }, "Chromium closed");
   }
 }
@@ -178,18 +185,25 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   }
   const started = performance.now();
 
-  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
-  fs.mkdirSync(dir, { mode: 0o700 }); // fails if it exists: never share a folder
-  for (const sub of ["profile", "home", "config", "cache", "data", "tmp", "downloads", "uploads"]) fs.mkdirSync(path.join(dir, sub), { mode: 0o700 });
+  // A jailed browser runs as a host user of its own where this process may switch users (jail-users.ts).
+  const user = opts.jail ? jailUsers().take() : undefined;
+  if (opts.jail && jailUsers().switching && !user) throw new Error("every host uid of the jail users' range is in use (VESSEL_BROWSER_UID)");
+  try {
+    makeFolder(dir, user, opts.jail?.egressSocket);
+  } catch (err) {
+    jailUsers().release(user);
+    throw err;
+  }
 
   const args = chromiumArgs(executablePath, path.join(dir, "profile"), opts.extraArgs);
   const command = opts.jail ? jailedCommand({ executablePath, args, dir, ...opts.jail }) : { command: executablePath, args };
   // fd 3 carries commands into the browser, fd 4 its answers and events (--remote-debugging-pipe).
   let child: SpawnedProcess;
   try {
-    child = await spawnBrowserProcess({ ...command, cwd: path.join(dir, "home"), env: chromiumEnv(dir), scheduling: opts.scheduling }, log);
+    child = await spawnBrowserProcess({ ...command, cwd: path.join(dir, "home"), env: chromiumEnv(dir), scheduling: opts.scheduling, ...(user ? { user } : {}) }, log);
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
+    jailUsers().release(user);
     throw new Error(`cannot start Chromium at ${executablePath}: ${(err as Error).message}`, { cause: err });
   }
 
@@ -203,7 +217,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
     : undefined;
   const pipe = link ? new CdpPipe(link.socket, link.socket) : new CdpPipe(child.cdpIn, child.cdpOut);
   link?.bind(pipe);
-  const browser = new Chromium(id, dir, child.pid, link ? { ...child, cdpIn: link.socket, cdpOut: link.socket } : child, pipe, log);
+  const browser = new Chromium(id, dir, child.pid, link ? { ...child, cdpIn: link.socket, cdpOut: link.socket } : child, pipe, log, user);
   const startTime = child.startTime ?? readProcStat(child.pid)?.startTime ?? ""; // the launcher read it already
   writePidFile(dir, { pid: child.pid, startTime, executablePath });
 
@@ -232,6 +246,34 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   }
   log.debug({ browserId: id, browserPid: browser.pid, ms: Math.round(performance.now() - started) }, "Chromium launched");
   return browser;
+}
+
+/** What Chromium writes to: its own when it runs as a user of its own. */
+const BROWSER_WRITES = ["profile", "home", "config", "cache", "data", "tmp", "downloads"];
+/**
+ * Written by this process alone, read by the browser: uploaded files (jail.ts binds them read-only)
+ * and extensions. Owned by this process, so a browser's user can neither write into them nor swap
+ * them for links while this process writes there.
+ */
+const NODE_WRITES = ["uploads", "extensions"];
+
+/**
+ * The browser's folder, made fresh (it fails if it exists: never share a folder). With a user of its
+ * own: the folder itself and what the node writes stay this process's (0711: the browser's user may
+ * pass, not list or rename), what Chromium writes is that user's alone (0700), and so is the socket
+ * of its egress listener. Without one, all is this process's, 0700.
+ */
+function makeFolder(dir: string, user: JailUser | undefined, egressSocket: string | undefined): void {
+  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
+  fs.mkdirSync(dir, { mode: user ? 0o711 : 0o700 });
+  try {
+    for (const sub of BROWSER_WRITES) fs.mkdirSync(path.join(dir, sub), { mode: 0o700 });
+    for (const sub of NODE_WRITES) fs.mkdirSync(path.join(dir, sub), { mode: user ? 0o711 : 0o700 });
+    handOver([...BROWSER_WRITES.map((sub) => path.join(dir, sub)), ...(egressSocket ? [egressSocket] : [])], user);
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /** The last lines Chromium wrote to stderr (for crash reports). */

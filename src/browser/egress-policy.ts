@@ -1,4 +1,8 @@
 import net from "node:net";
+import { normalizeAddress } from "./egress-address.ts";
+import { listensOn } from "./own-listeners.ts";
+
+export { normalizeAddress };
 
 /**
  * Which addresses a session's browser may reach. Only public unicast addresses, unless the
@@ -45,24 +49,6 @@ const blocked = new net.BlockList();
 for (const [address, prefix] of blockedV4) blocked.addSubnet(address, prefix, "ipv4");
 for (const [address, prefix] of blockedV6) blocked.addSubnet(address, prefix, "ipv6");
 
-/** `::ffff:a.b.c.d` and `::ffff:XXXX:XXXX` name IPv4 addresses: judge them as such. */
-export function normalizeAddress(address: string): { address: string; family: "ipv4" | "ipv6" } | null {
-  const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
-  const kind = net.isIP(bare);
-  if (kind === 4) return { address: bare, family: "ipv4" };
-  if (kind !== 6) return null;
-  const lower = bare.toLowerCase();
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return { address: dotted[1]!, family: "ipv4" };
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = Number.parseInt(hex[1]!, 16);
-    const lo = Number.parseInt(hex[2]!, 16);
-    return { address: `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, family: "ipv4" };
-  }
-  return { address: lower, family: "ipv6" };
-}
-
 export interface EgressAllowlist {
   /** CIDRs (`127.0.0.1/32`, `10.1.0.0/16`, `fd00::/8`) or single addresses. */
   cidrs: string[];
@@ -103,7 +89,20 @@ export class EgressPolicy {
     return this.hosts.some((rule) => (rule.startsWith("*.") ? h.endsWith(rule.slice(1)) : h === rule));
   }
 
-  /** May the browser connect to this address? Unparseable addresses are refused. */
+  /**
+   * May a browser or a webhook connect to address:port? Never to what this process listens on
+   * (own-listeners.ts), whatever the allow-list says; else as {@link addressAllowed}.
+   */
+  destinationAllowed(address: string, port: number): boolean {
+    return !listensOn(address, port) && this.addressAllowed(address);
+  }
+
+  /** Does address:port reach this node itself? Refused even for a host name the allow-list names. */
+  reachesNode(address: string, port: number): boolean {
+    return listensOn(address, port);
+  }
+
+  /** May the browser connect to this address, by the allow-list and the blocked ranges alone? Unparseable addresses are refused. */
   addressAllowed(address: string): boolean {
     const n = normalizeAddress(address);
     if (!n) return false;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
+import { ownServer } from "./own-listeners.ts";
 import { readSocksRequest, socksReply } from "./socks5.ts";
 import { type EgressRefusal, type EgressRoute, type EgressListener, type EgressOptions, defaultResolve, Refused, parseAuthority, endToEnd } from "./egress-shared.ts";
 
@@ -31,7 +32,8 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
       throw new Refused({ host, port, reason: "unresolvable" });
     }
     const byName = !literal && options.policy.hostAllowed(host);
-    const usable = byName ? addresses : addresses.filter((a) => options.policy.addressAllowed(a));
+    // A name the allow-list names may lead anywhere but to this node itself.
+    const usable = addresses.filter((a) => (byName ? !options.policy.reachesNode(a, port) : options.policy.destinationAllowed(a, port)));
     if (usable.length === 0) throw new Refused({ host, port, reason: addresses.length === 0 ? "unresolvable" : reasonIfBlocked });
     return usable[0]!;
   };
@@ -225,7 +227,9 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
     if (socketPath) listener.listen(socketPath, () => resolveListen());
     else listener.listen(0, "127.0.0.1", () => resolveListen());
   });
-  // Only this user (and the jail, whose user is this user mapped) may connect.
+  // No browser may reach another browser's listener (or its own) as a destination.
+  if (!socketPath) ownServer(listener);
+  // Only this user may connect, and the jail: its user is this one mapped, or owns the socket (chromium.ts hands it over).
   if (socketPath) fs.chmodSync(socketPath, 0o600);
   return {
     port: socketPath ? 0 : (listener.address() as net.AddressInfo).port,

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Logger } from "../logger.ts";
 import { FORWARDER_PL } from "./jail-forwarder.ts";
+import { cannotSwitchUsers, handOver, JAIL_USER_RANGE, JailUsers, setJailUsers, type JailUser } from "./jail-users.ts";
 
 /**
  * A jail per Chromium (docs/threat-model.md, layer 3), built with bubblewrap (Debian `bubblewrap`):
@@ -12,9 +13,10 @@ import { FORWARDER_PL } from "./jail-forwarder.ts";
  * - Namespaces: its own user, mount, pid, ipc, uts, cgroup and network namespaces. The browser sees
  *   only the files bound below (no data folder, no master key, no other browser's folder), only its
  *   own processes, and only its own loopback: no route to this machine or any network.
- * - Inside it runs as an unprivileged uid (mapped to Vessel's own user outside) with no capabilities,
- *   so Chromium keeps its own sandbox (renderers in further namespaces under seccomp) even when
- *   Vessel runs as root: never pass --no-sandbox to a jailed browser.
+ * - Inside it runs as an unprivileged uid with no capabilities, so Chromium keeps its own sandbox
+ *   (renderers in further namespaces under seccomp) even when Vessel runs as root: never pass
+ *   --no-sandbox to a jailed browser. Outside, that uid is the host user bwrap was started as: one
+ *   of its own from the jail users' range (jail-users.ts) when Vessel may switch users, else Vessel's.
  * - The only way out is the browser's egress listener (egress-proxy.ts), a Unix socket bound into the
  *   jail: a forwarder (jail-forwarder.ts, Debian's perl) started inside turns 127.0.0.1:JAIL_PROXY_PORT
  *   of the jail's loopback into connections to that socket, and Chromium's --proxy-server points
@@ -142,10 +144,12 @@ const PROBE_TIMEOUT_MS = 10_000;
  * the jail can nest the namespaces Chromium's sandbox makes (unshare), then connects through the
  * forwarder to a probe socket and reads its answer. Resolves with the reason it cannot, or undefined when it works.
  */
-async function probe(): Promise<string | undefined> {
+async function probe(users: JailUsers): Promise<string | undefined> {
   if (!executable(BWRAP)) return "bubblewrap (bwrap) is not installed";
   if (!executable(PERL)) return "perl is not installed";
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-jail-"));
+  // As the browsers will be: a user of its own, which owns the folder and may use the socket.
+  const user = users.take();
   const socketPath = path.join(dir, "probe.sock");
   let reached = false;
   // It answers and hangs up; the check reads until then, so the jail (and its forwarder) cannot be
@@ -156,13 +160,14 @@ async function probe(): Promise<string | undefined> {
   });
   try {
     await new Promise<void>((resolve, reject) => server.once("error", reject).listen(socketPath, resolve));
+    handOver([dir, socketPath], user);
     const check = [
       "if command -v unshare >/dev/null; then unshare --user --pid --net --fork /bin/true || exit 71; fi",
       // Connects through the forwarder and reads until the probe socket hangs up.
       `exec ${executable(PERL)} -MIO::Socket::INET -e 'my $s = IO::Socket::INET->new("127.0.0.1:${JAIL_PROXY_PORT}") or exit 72; 1 while sysread($s, my $b, 4096); exit 0'`,
     ].join("\n");
     const { command, args } = jailedCommand({ executablePath: "/bin/sh", args: ["-c", check], dir, egressSocket: socketPath });
-    const child = spawn(command, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" } });
+    const child = spawn(command, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" }, ...user });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
@@ -182,6 +187,7 @@ async function probe(): Promise<string | undefined> {
   } finally {
     server.close();
     fs.rmSync(dir, { recursive: true, force: true });
+    users.release(user); // the jail's processes are gone: its init ended with the check
   }
 }
 
@@ -192,16 +198,41 @@ const FIX =
   "Kubernetes procMount: Unmasked, see deploy/kubernetes), or run the deploy/Dockerfile image.";
 
 /**
- * This node's isolation level, probed once at start. `required` throws when the jail does not work
- * here; `auto` falls back to no jail with a loud error in the log; `off` never jails.
+ * Who jailed programs run as on this host (jail-users.ts), set for the whole process: a user of their
+ * own from `range` when this process may switch users, else this process's own (said loudly).
  */
-export async function detectIsolation(mode: JailMode, log: Logger): Promise<Isolation> {
+function chooseJailUsers(range: JailUser | undefined, log: Logger): JailUsers {
+  const own = process.getuid?.();
+  if (range && own !== undefined && own >= range.uid && own < range.uid + JAIL_USER_RANGE) {
+    throw new Error(`VESSEL_BROWSER_UID: the range ${range.uid}–${range.uid + JAIL_USER_RANGE - 1} holds this service's own uid (${own}); jailed browsers must never run as it`);
+  }
+  const cannot = range ? cannotSwitchUsers(range) : "no range of jail users is configured";
+  if (cannot) {
+    log.warn(
+      { jailUsers: "service", uid: own, reason: cannot },
+      `jailed browsers run as THIS SERVICE'S OWN USER (uid ${own}) outside their jails, because ${cannot}: one that escaped its jail could read everything this user can ` +
+        "(the data folder, other sessions' folders). Run the service as root (it then starts each jail as a uid of its own from VESSEL_BROWSER_UID), " +
+        "or give it CAP_SETUID, CAP_SETGID and CAP_CHOWN (docs/threat-model.md)",
+    );
+  }
+  const users = new JailUsers(cannot ? undefined : range);
+  setJailUsers(users);
+  return users;
+}
+
+/**
+ * This node's isolation level, probed once at start. `required` throws when the jail does not work
+ * here; `auto` falls back to no jail with a loud error in the log; `off` never jails. With `range`,
+ * jails run as host users of their own (jail-users.ts) where this process may switch users.
+ */
+export async function detectIsolation(mode: JailMode, log: Logger, range?: JailUser): Promise<Isolation> {
   if (mode === "off") {
+    setJailUsers(new JailUsers(undefined));
     const reason = "VESSEL_BROWSER_JAIL=off";
     log.warn({ isolation: "none", reason }, "browsers are NOT jailed (VESSEL_BROWSER_JAIL=off): only the CDP policy keeps sessions from this machine's files and loopback services; do not run untrusted sessions like this");
     return { level: "none", reason };
   }
-  const reason = await probe();
+  const reason = await probe(chooseJailUsers(range, log));
   if (!reason) {
     log.info({ isolation: "jail" }, "browsers run jailed (bubblewrap: own filesystem view, processes and network)");
     return { level: "jail" };

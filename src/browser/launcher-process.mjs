@@ -10,7 +10,7 @@
 // TypeScript loader (tsx) and without the app's modules in its heap, which is the whole point.
 //
 // Protocol (one JSON message each way, handles attached where said):
-//   node → launcher  { id, command, args, cwd, env }
+//   node → launcher  { id, command, args, cwd, env, user? }   user: { uid, gid } to start it as
 //   launcher → node  { ready: true }                         once, at start
 //                    { id, error }                           the spawn failed (ENOENT, EACCES…)
 //                    { id, pid }                             then three messages, each with a handle:
@@ -27,12 +27,13 @@ process.on("SIGTERM", () => {});
 process.on("disconnect", () => process.exit(0));
 
 process.on("message", (request) => {
-  const { id, command, args, cwd, env } = request;
+  const { id, command, args, cwd, env, user } = request;
   let child;
   try {
     // Exactly the spawn the node made itself before: its own session and process group (one
     // kill(-pid) reaches every process of the browser); fd 3 and 4 are --remote-debugging-pipe.
-    child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
+    // As a jail's own host user when given (libuv drops the supplementary groups with it).
+    child = spawn(command, args, { cwd, env, ...(user ? { uid: user.uid, gid: user.gid } : {}), detached: true, stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
   } catch (err) {
     process.send({ id, error: String(err?.message ?? err) });
     return;

@@ -6,6 +6,7 @@ import type { Socket } from "node:net";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../logger.ts";
+import type { JailUser } from "./jail-users.ts";
 import { scheduledCommand, type BrowserScheduling } from "./scheduling.ts";
 import { GROUP_EXIT_WAIT_MS, groupLeadersStartedWith, isLive, readProcStat, signalGroup, waitForGroupGone } from "./chromium-processes.ts";
 
@@ -21,6 +22,8 @@ export interface SpawnRequest {
   env: NodeJS.ProcessEnv;
   /** Started under this scheduling policy (scheduling.ts); `command` and `args` stay what the process is found by. */
   scheduling?: BrowserScheduling;
+  /** Started as this host user (a jail's, jail-users.ts) instead of this process's own. */
+  user?: JailUser;
 }
 
 /** A browser's main process, spawned detached with stderr and the CDP pipe (fd 3 in, fd 4 out) open to us. */
@@ -266,6 +269,7 @@ function spawnDirect(request: SpawnRequest, log: Logger): Promise<SpawnedProcess
   const child = spawn(command, args, {
     cwd: request.cwd,
     env: request.env,
+    ...request.user,
     detached: true,
     stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
   });

@@ -12,6 +12,7 @@ import { SessionLogCapture } from "./session-log-capture.ts";
 import { openEgressListener } from "./egress-proxy.ts";
 import { proxyArgs, type EgressListener } from "./egress-shared.ts";
 import { JAIL_PROXY_PORT } from "./jail.ts";
+import { jailUsers } from "./jail-users.ts";
 import type { BrowserPoolOptions } from "./pool-types.ts";
 import { warmUpProfile } from "./warm-up.ts";
 
@@ -81,6 +82,9 @@ export async function prepareDataRoot(opts: BrowserPoolOptions, log: Logger): Pr
     throw new Error(`browser data root ${root} is too long for Chromium's socket paths (at most ${maxDataRootLength(BROWSER_ID_LENGTH)} characters)`);
   }
   fs.mkdirSync(opts.dataRoot, { recursive: true, mode: 0o700 });
+  // Jails started as users of their own must pass through it to their folders (bwrap binds them as
+  // that user); they may not list it. Each folder in it keeps its own owner and mode (chromium.ts).
+  if (opts.isolation?.level === "jail" && jailUsers().switching) fs.chmodSync(opts.dataRoot, 0o711);
   const reaped = await reapOrphans(opts.dataRoot, log);
   try {
     fs.accessSync(opts.executablePath, fs.constants.X_OK);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../logger.ts";
 import { jailedCommand } from "./jail.ts";
+import { handOver, jailUsers } from "./jail-users.ts";
 import { jpegSize, mkvFrame, mkvHeader } from "./mkv-stream.ts";
 
 /**
@@ -173,14 +174,25 @@ export class VideoEncoder {
     const { command, args: argv } = this.opts.jail
       ? jailedCommand({ executablePath: this.opts.ffmpegPath, args, dir: this.opts.dir, readOnly: ["/etc/alternatives"] })
       : { command: this.opts.ffmpegPath, args };
-    const child = spawn(command, argv, { cwd: this.opts.dir, stdio: ["pipe", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" }, detached: true });
+    // Jailed, as a host user of its own (jail-users.ts) that owns the recording's folder, like a browser.
+    const user = this.opts.jail ? jailUsers().take() : undefined;
+    let child: ChildProcess;
+    try {
+      handOver([this.opts.dir], user);
+      child = spawn(command, argv, { cwd: this.opts.dir, stdio: ["pipe", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" }, detached: true, ...user });
+    } catch (err) {
+      jailUsers().release(user);
+      throw err;
+    }
     this.#child = child;
     this.#exit = new Promise((resolve) => {
       child.once("error", (err) => {
         this.#failed ??= `ffmpeg could not be started: ${err.message}`;
+        jailUsers().release(user);
         resolve(null);
       });
-      child.once("close", (code) => resolve(code));
+      // bwrap exits once the jail's init has, and every process of the jail went with it.
+      child.once("close", (code) => (jailUsers().release(user), resolve(code)));
     });
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEPT)));
     child.stdin!.on("error", () => {

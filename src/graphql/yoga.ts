@@ -21,7 +21,10 @@ export interface ServerContext {
   principal?: Principal | null;
 }
 
-export type Yoga = YogaServerInstance<ServerContext, GraphQLContext>;
+export type Yoga = YogaServerInstance<ServerContext, GraphQLContext> & {
+  /** Authenticates the caller ahead of Yoga (a large body's, before it is read); Yoga's context then reuses the result. */
+  authenticate(req: IncomingMessage): Promise<GraphQLContext>;
+};
 
 export function createGraphQLServer(options: {
   graphiql: boolean;
@@ -60,7 +63,15 @@ export function createGraphQLServer(options: {
     return (await options.users(req).catch(() => null)) !== null;
   };
 
-  return createYoga<ServerContext, GraphQLContext>({
+  // Callers of a large body are authenticated before it is read (large-body.ts); Yoga then reuses that.
+  const early = new WeakMap<IncomingMessage, Promise<GraphQLContext>>();
+  const authenticate = (req: IncomingMessage) => {
+    const context = contextFor(req);
+    early.set(req, context);
+    return context;
+  };
+
+  const yoga = createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
@@ -93,6 +104,7 @@ export function createGraphQLServer(options: {
         else options.log.error({ err }, args.map(String).join(" "));
       },
     },
-    context: ({ req, principal }) => (principal !== undefined ? { services: { ...options.context(req), principal } } : contextFor(req)),
+    context: ({ req, principal }) => (principal !== undefined ? { services: { ...options.context(req), principal } } : (early.get(req) ?? contextFor(req))),
   });
+  return Object.assign(yoga, { authenticate });
 }

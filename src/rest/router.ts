@@ -1,5 +1,6 @@
 import { gatherDeepObjects } from "./deep-object.ts";
 import { pipeline } from "node:stream/promises";
+import { ANONYMOUS_BODY_LIMIT, BODY_CAP } from "../body-limits.ts";
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
 import type { UserAuthenticator } from "../auth/request-auth.ts";
@@ -86,10 +87,15 @@ function limitBytes(limit: string): number {
  * ~0.3 ms of CPU per request in bench/sessions' profile, twice in every session's life.
  */
 function jsonBody(limit: string): BodyParser {
-  const parse = express.json({ limit, strict: false });
-  const max = limitBytes(limit);
+  const routeMax = limitBytes(limit);
+  const parseAll = express.json({ limit, strict: false });
+  // A caller without credentials reads no more than body-limits.ts allows, whatever the route's limit.
+  const parseCapped = express.json({ limit: Math.min(routeMax, ANONYMOUS_BODY_LIMIT), strict: false });
   return (req, res) => {
     requireJson(req);
+    const capped = res.locals[BODY_CAP] !== undefined;
+    const parse = capped ? parseCapped : parseAll;
+    const max = capped ? Math.min(routeMax, ANONYMOUS_BODY_LIMIT) : routeMax;
     const length = Number(req.headers["content-length"]);
     const encoding = req.headers["content-encoding"];
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers["content-type"] ?? "")?.[1]?.toLowerCase();

@@ -174,3 +174,34 @@ async function delayForwarder(listenHost: string, targetHost: string, targetPort
       }),
   };
 }
+
+export interface LoneHost {
+  /** The namespace (`ip netns exec <ns> …`). */
+  ns: string;
+  /** Its one address that is not loopback, on a veth pair whose both ends stay inside it. */
+  address: string;
+  destroy(): Promise<void>;
+}
+
+/**
+ * A namespace of its own with loopback and one other address, reachable from nowhere but itself: a
+ * machine with a network interface, for a test of what a server started inside answers on each
+ * address. All its traffic stays inside the namespace.
+ */
+export async function loneHost(): Promise<LoneHost> {
+  const tag = randomBytes(3).toString("hex");
+  const ns = `vessel-lone-${tag}`;
+  const address = `10.${200 + (randomBytes(1)[0]! % 50)}.${randomBytes(1)[0]! % 250}.2`;
+  const inNs = (...args: string[]) => ip("-n", ns, ...args);
+  await ip("netns", "add", ns);
+  const destroy = async () => void (await ip("netns", "del", ns).catch(() => {}));
+  try {
+    await inNs("link", "add", `va${tag}`, "type", "veth", "peer", "name", `vb${tag}`);
+    await inNs("addr", "add", `${address}/24`, "dev", `va${tag}`);
+    for (const dev of [`va${tag}`, `vb${tag}`, "lo"]) await inNs("link", "set", dev, "up");
+    return { ns, address, destroy };
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+}

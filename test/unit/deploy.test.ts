@@ -67,6 +67,13 @@ describe("deploy/kubernetes", () => {
     expect(dockerfile).toMatch(new RegExp(`PORT=${defaults.port}\\b`));
   });
 
+  it("listens on every interface of the container, where the node's own default is loopback alone", () => {
+    expect(defaults.host).toBe("127.0.0.1");
+    const dockerfile = fs.readFileSync(path.join(root, "deploy", "Dockerfile"), "utf8");
+    expect(dockerfile).toMatch(/^ENV .*\bVESSEL_HOST=0\.0\.0\.0\b/m);
+    expect(env.find((e) => e.name === "VESSEL_HOST")?.value).toBe("0.0.0.0");
+  });
+
   it("probes paths that answer 200 on a running app; readiness is the one that turns 503 when draining", async () => {
     for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) {
       const res = await fetch(`${app.url}${container[probe].httpGet.path}`);

@@ -57,7 +57,8 @@ export class RecordingNode {
    */
   async start(deps: Pick<AppDeps, "db" | "nodeId" | "log" | "config">): Promise<void> {
     fs.rmSync(this.workRoot, { recursive: true, force: true });
-    fs.mkdirSync(this.workRoot, { recursive: true, mode: 0o700 });
+    // 0711: a jailed encoder, started as a host user of its own, passes through to its recording's 0700 folder (never lists it).
+    fs.mkdirSync(this.workRoot, { recursive: true, mode: 0o711 });
     const unfinished = { nodeId: deps.nodeId, status: { in: ["RECORDING", "PROCESSING"] as RecordingStatus[] } };
     const left = await deps.db.prisma.recording.findMany({ where: unfinished, select: { sessionId: true, storage: true } });
     for (const rec of left) {

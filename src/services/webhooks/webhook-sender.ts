@@ -41,15 +41,17 @@ export function sendAttempt(target: string, headers: Record<string, string>, bod
   const url = new URL(target);
   const host = bare(url.hostname);
   const byName = !net.isIP(host) && options.policy.hostAllowed(host);
-  if (net.isIP(host) && !options.policy.addressAllowed(host)) {
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  // Never this node itself, whatever the allow-list says (its own listeners: browser/own-listeners.ts).
+  const allowed = (address: string, at: number) => (byName ? !options.policy.reachesNode(address, at) : options.policy.destinationAllowed(address, at));
+  if (net.isIP(host) && !allowed(host, port)) {
     return Promise.resolve({ kind: "refused", reason: `blocked-address: ${host} is not allowed by the egress policy` });
   }
   const resolve = options.resolve ?? defaultResolve;
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
     resolve(hostname).then(
       (addresses) => {
-        const allowed = addresses.filter((a) => byName || options.policy.addressAllowed(a));
-        const address = allowed[0];
+        const address = addresses.find((a) => allowed(a, port));
         if (!address) {
           const refusal = addresses.length === 0
             ? new Refusal("unresolvable")
@@ -84,7 +86,7 @@ export function sendAttempt(target: string, headers: Record<string, string>, bod
     req.on("socket", (socket) => {
       socket.once("connect", () => {
         const peer = socket.remoteAddress ?? "";
-        if (!byName && !options.policy.addressAllowed(peer)) finish({ kind: "refused", reason: `blocked-address: ${host} led to an address the egress policy does not allow`, addresses: [peer] });
+        if (!allowed(peer, socket.remotePort ?? port)) finish({ kind: "refused", reason: `blocked-address: ${host} led to an address the egress policy does not allow`, addresses: [peer] });
       });
     });
     req.on("response", (res) => {
