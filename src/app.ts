@@ -228,8 +228,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { error, unexpected } = toAppError(err);
     if (unexpected) log.error({ err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) }, "unhandled error");
-    // Answered 400, but the edge (kernel/text.ts) should have named the field: worth a look.
-    else if (isDataException(err)) log.warn({ err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) }, "the database refused a value of the request");
+    else if (isDataException(err)) log.warn({ err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) }, "the database refused a value of the request (answered 400; kernel/text.ts should have named its field)");
     if (res.headersSent) return void res.end();
     sendProblem(req, res, error);
   });

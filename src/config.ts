@@ -24,6 +24,10 @@ const jailId = () =>
     .min(1, "must be at least 1 (never root)")
     .max(4_294_901_758, "must be at most 4294901758 (the range of 65536 must end below 2^32 - 1)");
 
+/** A size in whole bytes, at least `min` (said as `minText` when refused). */
+const byteCount = (min: number, minText: string) =>
+  z.coerce.number<string | number>({ error: "must be a whole number of bytes" }).int("must be a whole number of bytes").min(min, minText);
+
 /** The most VESSEL_PROFILE_MAX_BYTES may be: profile imports are parsed whole, within a fixed body limit. */
 export const PROFILE_MAX_BYTES_CEILING = 16 * 1024 * 1024;
 
@@ -94,24 +98,13 @@ const ConfigSchema = z.object({
     /** Addresses (CIDRs) and host names sessions may reach beyond the public internet. */
     egressAllow: z.array(z.string().min(1)),
     /** Most bytes one session's downloads may take together (0 = downloads refused). */
-    downloadMaxBytes: z.coerce
-      .number<string | number>({ error: "must be a whole number of bytes" })
-      .int("must be a whole number of bytes")
-      .min(0, "must be 0 or more"),
+    downloadMaxBytes: byteCount(0, "must be 0 or more"),
     /** Most bytes of files uploaded into one session, together (0 = uploads refused). */
-    uploadMaxBytes: z.coerce
-      .number<string | number>({ error: "must be a whole number of bytes" })
-      .int("must be a whole number of bytes")
-      .min(0, "must be 0 or more")
-      .max(4 * 1024 * 1024 * 1024, "must be at most 4294967296 (4 GiB)"),
+    uploadMaxBytes: byteCount(0, "must be 0 or more").max(4 * 1024 * 1024 * 1024, "must be at most 4294967296 (4 GiB)"),
     /** Most files uploaded into one session. */
     uploadMaxFiles: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(10_000, "must be at most 10000"),
     /** An upload is refused (507) when the volume it lands on would keep less than this free. */
-    uploadMinFreeBytes: z.coerce
-      .number<string | number>({ error: "must be a whole number of bytes" })
-      .int("must be a whole number of bytes")
-      .min(0, "must be 0 or more")
-      .max(Number.MAX_SAFE_INTEGER, "must be a whole number of bytes"),
+    uploadMinFreeBytes: byteCount(0, "must be 0 or more").max(Number.MAX_SAFE_INTEGER, "must be a whole number of bytes"),
     /** Most CDP sockets one session may have open at once; one more is closed with 1008. */
     cdpMaxSocketsPerSession: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000, "must be at most 1000"),
     /** The watchdog asks every session's browser for its version this often (0 = never)… */
@@ -139,30 +132,19 @@ const ConfigSchema = z.object({
      * Largest CDP message a client may send; a larger one closes its socket with 1009. At most
      * Chromium's own 100 MiB: its pipe closes (the whole browser's DevTools) on a larger message.
      */
-    cdpMaxMessageBytes: z.coerce
-      .number<string | number>({ error: "must be a whole number of bytes" })
-      .int("must be a whole number of bytes")
-      .min(1024 * 1024, "must be at least 1048576 (1 MiB)")
+    cdpMaxMessageBytes: byteCount(1024 * 1024, "must be at least 1048576 (1 MiB)")
       .max(100 * 1024 * 1024, "must be at most 104857600 (100 MiB, Chromium's own limit)"),
   }),
   profiles: z.object({
     /** Largest profile document (cookies and storage), in bytes; capped by the import route's body limit. */
-    maxBytes: z.coerce
-      .number<string | number>({ error: "must be a whole number of bytes" })
-      .int("must be a whole number of bytes")
-      .min(1024, "must be at least 1024")
-      .max(PROFILE_MAX_BYTES_CEILING, `must be at most ${PROFILE_MAX_BYTES_CEILING} (16 MiB)`),
+    maxBytes: byteCount(1024, "must be at least 1024").max(PROFILE_MAX_BYTES_CEILING, `must be at most ${PROFILE_MAX_BYTES_CEILING} (16 MiB)`),
   }),
   /** Each workspace's extensions (services/extensions), reserved atomically at upload across nodes. */
   extensions: z.object({
     /** Most extensions one workspace may store. */
     maxPerWorkspace: z.coerce.number<string | number>().int("must be a whole number").min(0, "must be 0 or more").max(100_000),
     /** Most bytes of extension zips (as uploaded) one workspace may store. */
-    maxBytesPerWorkspace: z.coerce
-      .number<string | number>({ error: "must be a whole number of bytes" })
-      .int("must be a whole number of bytes")
-      .min(0, "must be 0 or more")
-      .max(1024 * 1024 * 1024 * 1024, "must be at most 1099511627776 (1 TiB)"),
+    maxBytesPerWorkspace: byteCount(0, "must be 0 or more").max(1024 * 1024 * 1024 * 1024, "must be at most 1099511627776 (1 TiB)"),
   }),
   /** Sessions' logs (services/session-logs): on by default, bounded per session, kept for a while. */
   logs: z.object({
