@@ -1,4 +1,5 @@
 import type { FieldError } from "./errors.ts";
+import { hasUnstorableText } from "./stored-text.ts";
 
 /**
  * Text is total (issue 41): every string that comes from outside and can reach storage, a log line
@@ -13,11 +14,10 @@ import type { FieldError } from "./errors.ts";
  * declared anywhere gets the rule without a word of its own.
  */
 
-/** What is wrong with `s`, or undefined when it can be stored. */
+/** What is wrong with `s`, or undefined when it can be stored (what cannot: kernel/stored-text.ts). */
 export function textFault(s: string): string | undefined {
-  if (s.includes("\u0000")) return "contains a NUL character (U+0000), which cannot be stored";
-  if (!(s as string & { isWellFormed(): boolean }).isWellFormed()) return "contains invalid UTF-16 (a lone surrogate), which cannot be stored";
-  return undefined;
+  if (!hasUnstorableText(s)) return undefined;
+  return s.includes("\u0000") ? "contains a NUL character (U+0000), which cannot be stored" : "contains invalid UTF-16 (a lone surrogate), which cannot be stored";
 }
 
 /** `s` with NUL, other C0 controls and lone surrogates written as `\uXXXX`: for a value only recorded, never refused. */
