@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -31,6 +33,10 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
   let key = "";
   let sessionId = "";
   let automation: Browser | undefined;
+  // The sessions' start page: a site of the test's own on loopback (on the test node's egress
+  // allow-list). The node's own address is no longer one: browsers never reach the node (issue 41).
+  let site: http.Server;
+  let siteUrl = "";
   const problems: string[] = [];
 
   beforeAll(async () => {
@@ -38,6 +44,9 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
     fs.mkdirSync(shots, { recursive: true });
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-first-run-"));
     node = await spawnNode({ VESSEL_DATA_DIR: dataDir });
+    site = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<title>Vessel fixture</title><h1>Fixture</h1>"));
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath, args: [...(process.getuid?.() === 0 ? ["--no-sandbox"] : []), "--disable-gpu", "--no-first-run"] });
     const context = await browser.newContext({ viewport: desktop, locale: "en-GB", timezoneId: "UTC" });
     context.setDefaultTimeout(30_000);
@@ -53,6 +62,7 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
     if (sessionId) await releaseSession({ url: node.url } as never, key, sessionId).catch(() => undefined);
     await browser?.close();
     await node?.stop();
+    site?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -94,7 +104,7 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
 
   it("opening the link lands on default, where a session made with the first API key is listed", async () => {
     // Its first tab opens a start URL (loopback is on the test node's egress allow-list).
-    const created = await createSession({ url: node.url } as never, key, { region: "us-east1", start_url: `${node.url}/` });
+    const created = await createSession({ url: node.url } as never, key, { region: "us-east1", start_url: `${siteUrl}/` });
     expect(created.res.status).toBe(201);
     sessionId = created.body.id;
     // Automation connects too: Playwright swaps the download folder, which is no refusal.
@@ -143,7 +153,7 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
     expect(Math.abs(a!.y - b!.y)).toBeLessThan(1);
     await shoot("new-session-dialog-errors");
     await dialog.getByLabel("Time limit (minutes)").fill("10");
-    await dialog.getByLabel("Start URL").fill(`${node.url}/`);
+    await dialog.getByLabel("Start URL").fill(`${siteUrl}/`);
     await dialog.getByRole("button", { name: "Start session" }).click();
     await page.waitForURL(/\/sessions\/ses_/);
     const second = page.url().split("/").pop()!;
