@@ -15,7 +15,7 @@ import { startTestApp, type TestApp } from "../support/app.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const k8sDir = path.join(root, "deploy", "kubernetes");
-const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+const reference = fs.readFileSync(path.join(root, "docs", "configuration.md"), "utf8");
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -105,7 +105,7 @@ describe("deploy/kubernetes", () => {
     const names = [...env.map((e) => e.name).filter((n) => !helpers.has(n)), ...Object.keys(secret.stringData)];
     for (const name of names) {
       expect(documented.has(name), `${name} is not a setting in src/config.ts`).toBe(true);
-      expect(readme, `${name} is not in the README`).toContain(`\`${name}\``);
+      expect(reference, `${name} is not in docs/configuration.md`).toContain(`\`${name}\``);
     }
     // The values as a pod would see them (field references and the secret's placeholders filled in).
     const values: Record<string, string> = { POD_IP: "10.1.2.3", VESSEL_NODE_ID: "vessel-7d9f-abcde" };

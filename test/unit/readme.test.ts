@@ -15,6 +15,13 @@ describe("the README", () => {
     expect(readme).toContain("(docs/threat-model.md)");
   });
 
+  it("stays short: what Vessel is, the two commands, a first session, links (issue 42: under 15 KB)", () => {
+    expect(Buffer.byteLength(readme)).toBeLessThan(15 * 1024);
+    const quickStart = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("### Your first session"));
+    expect(quickStart).toContain("npm start");
+    expect(quickStart).toContain("npm test");
+  });
+
   it("names the dashboard's address in the Quick start", () => {
     const quickStart = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("### Your first session"));
     expect(quickStart).toContain("http://localhost:8080/dashboard/");
