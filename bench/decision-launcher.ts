@@ -9,8 +9,8 @@
 //   loop      the longest the launching process's event loop was held during the launch: the
 //             node holds hundreds of MB, and a spawn() from it forks (copies) its page tables;
 //             BENCH_BALLAST_MB of touched memory stands in for them (default 384)
-//   rtt       a CDP round trip on the browser target, median of 50 (ours: CdpClient.send;
-//             puppeteer: a CDPSession of the browser target)
+//   rtt       a CDP round trip on the browser target once it has settled (1 s after ready), median
+//             of 50 (ours: CdpClient.send; puppeteer: a CDPSession of the browser target)
 // Also the cost of loading puppeteer-core into a process (heap, time), measured first.
 //
 //   npx tsx bench/decision-launcher.ts      BENCH_ROUNDS=5 BENCH_N=3 BENCH_BALLAST_MB=384 VESSEL_CHROMIUM_PATH=…
@@ -31,6 +31,12 @@ if (!executablePath) throw new Error("no Chromium: install chromium-headless-she
 const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), "vd-"));
 const log = createLogger("silent");
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * Before the round trips, both browsers are left to finish starting up: ours is "ready" earlier in
+ * Chromium's start (its first answer) than puppeteer's (which waits for the first page's target),
+ * and round trips measured during the rest of the start measure Chromium's start, not the client.
+ */
+const SETTLE_MS = 1_000;
 
 // Loading puppeteer-core, measured before anything else is loaded with it.
 global.gc?.();
@@ -43,6 +49,7 @@ const importHeapMb = (process.memoryUsage().heapUsed - heap0) / 2 ** 20;
 // Touched memory, so that the fork of a spawn() has page tables to copy, as the node's would.
 const ballast = Buffer.alloc(ballastMb * 2 ** 20);
 for (let i = 0; i < ballast.length; i += 4096) ballast[i] = 1;
+const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
 
 /** Runs `fn` while a 1 ms timer watches the loop; answers its result and the longest gap between ticks. */
 async function watched<T>(fn: () => Promise<T>): Promise<{ value: T; loopMax: number }> {
@@ -77,6 +84,7 @@ async function ours(): Promise<Measured> {
     return { browser, client: await CdpClient.open(browser.cdp) };
   });
   const ready = performance.now() - t;
+  await sleep(SETTLE_MS);
   const rtts: number[] = [];
   for (let i = 0; i < 50; i++) {
     const r0 = performance.now();
@@ -98,6 +106,7 @@ async function viaPuppeteer(): Promise<Measured> {
     puppeteer.launch({ executablePath, pipe: true, ignoreDefaultArgs: true, args: [...args, "about:blank"], env: chromiumEnv(dir), defaultViewport: null, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false }),
   );
   const ready = performance.now() - t;
+  await sleep(SETTLE_MS);
   const session = await browser.target().createCDPSession();
   const rtts: number[] = [];
   for (let i = 0; i < 50; i++) {
@@ -132,7 +141,8 @@ try {
 }
 
 console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")} (machine shared with other work)`);
-console.log(`${executablePath}; ballast ${ballastMb} MiB touched (process RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB)`);
+// The ballast is read here so that it lives until the end; RSS as it was before the launches (and now).
+console.log(`${executablePath}; ballast ${ballast.length / 2 ** 20} MiB touched (process RSS ${rssMb} MiB before the launches, ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB after)`);
 console.log(`import("puppeteer-core"): ${f(importMs)} ms, +${f(importHeapMb)} MiB of heap`);
 console.log(`${rounds} interleaved rounds of ${perRound} launches per variant; medians of the rounds' medians`);
 console.log(`${"variant".padEnd(40)} ${"ready ms".padStart(9)} ${"loop max ms".padStart(12)} ${"rtt ms".padStart(8)}`);
