@@ -103,7 +103,17 @@ async function viaPuppeteer(): Promise<Measured> {
   const args = chromiumArgs(executablePath!, path.join(dir, "profile")).filter((a) => a !== "--remote-debugging-pipe" && a !== "about:blank");
   const t = performance.now();
   const { value: browser, loopMax } = await watched(() =>
-    puppeteer.launch({ executablePath, pipe: true, ignoreDefaultArgs: true, args: [...args, "about:blank"], env: chromiumEnv(dir), defaultViewport: null, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false }),
+    puppeteer.launch({
+      executablePath,
+      pipe: true,
+      ignoreDefaultArgs: true,
+      args: [...args, "about:blank"],
+      env: chromiumEnv(dir),
+      defaultViewport: null,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    }),
   );
   const ready = performance.now() - t;
   await sleep(SETTLE_MS);
@@ -140,15 +150,18 @@ try {
   fs.rmSync(dataRoot, { recursive: true, force: true });
 }
 
-console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")} (machine shared with other work)`);
+const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average ${load} (machine shared with other work)`);
 // The ballast is read here so that it lives until the end; RSS as it was before the launches (and now).
-console.log(`${executablePath}; ballast ${ballast.length / 2 ** 20} MiB touched (process RSS ${rssMb} MiB before the launches, ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB after)`);
+const rssAfter = Math.round(process.memoryUsage().rss / 2 ** 20);
+console.log(`${executablePath}; ballast ${ballast.length / 2 ** 20} MiB touched (process RSS ${rssMb} MiB before the launches, ${rssAfter} MiB after)`);
 console.log(`import("puppeteer-core"): ${f(importMs)} ms, +${f(importHeapMb)} MiB of heap`);
 console.log(`${rounds} interleaved rounds of ${perRound} launches per variant; medians of the rounds' medians`);
 console.log(`${"variant".padEnd(40)} ${"ready ms".padStart(9)} ${"loop max ms".padStart(12)} ${"rtt ms".padStart(8)}`);
 for (const [name, ms] of results) {
   const m = (k: keyof Measured) => median(ms.map((x) => x[k]));
-  console.log(`${name.padEnd(40)} ${f(m("ready")).padStart(9)} ${f(m("loopMax")).padStart(12)} ${f(m("rtt"), 3).padStart(8)}   ready per round: ${ms.map((x) => f(x.ready)).join(", ")}`);
+  const each = ms.map((x) => f(x.ready)).join(", ");
+  console.log(`${name.padEnd(40)} ${f(m("ready")).padStart(9)} ${f(m("loopMax")).padStart(12)} ${f(m("rtt"), 3).padStart(8)}   ready per round: ${each}`);
 }
 console.log(`${"no launch (the loop's own noise)".padEnd(40)} ${"".padStart(9)} ${f(median(idle)).padStart(12)}`);
 const [a, b] = [...results.values()] as [Measured[], Measured[]];

@@ -35,7 +35,9 @@ const objectTypes = Object.values(schema.getTypeMap()).filter(
 let columnFields = 0;
 let otherFields = 0;
 let relationFields = 0;
-console.log(`${"GraphQL type".padEnd(20)} ${"model".padEnd(16)} ${"fields".padStart(6)} ${"columns".padStart(8)} ${"other".padStart(6)} ${"relations".padStart(10)}  not a column under its name`);
+const row = (cells: [string, string, number | string, number | string, number | string, number | string], rest: string) =>
+  `${cells[0].padEnd(20)} ${cells[1].padEnd(16)} ${cells.slice(2).map((c, i) => String(c).padStart([6, 8, 6, 10][i]!)).join(" ")}  ${rest}`;
+console.log(row(["GraphQL type", "model", "fields", "columns", "other", "relations"], "not a column under its name"));
 for (const type of objectTypes) {
   const model = modelOf[type.name];
   if (!model) continue;
@@ -47,13 +49,15 @@ for (const type of objectTypes) {
   columnFields += asColumn.length;
   otherFields += others.length;
   relationFields += relations.length;
-  console.log(
-    `${type.name.padEnd(20)} ${model.padEnd(16)} ${String(fields.length).padStart(6)} ${String(asColumn.length).padStart(8)} ${String(others.length).padStart(6)} ${String(relations.length).padStart(10)}  ${others.map((x) => x.name).join(", ")}`,
-  );
+  const names = others.map((x) => x.name).join(", ");
+  console.log(row([type.name, model, fields.length, asColumn.length, others.length, relations.length], names));
 }
 const backed = objectTypes.filter((t) => modelOf[t.name]).length;
-console.log(`\nobject types: ${objectTypes.length}, presenting a table: ${backed}, not a table (pages, health, storage state, settings…): ${objectTypes.length - backed}`);
-console.log(`fields of table-backed types: ${columnFields + otherFields}; a column under its own name: ${columnFields}; other: ${otherFields}; relations to another table-backed type: ${relationFields}`);
+console.log(`\nobject types: ${objectTypes.length}, presenting a table: ${backed}, not a table: ${objectTypes.length - backed}`);
+console.log(
+  `fields of table-backed types: ${columnFields + otherFields}; a column under its own name: ${columnFields}; other: ${otherFields}; ` +
+    `relations to another table-backed type: ${relationFields}`,
+);
 
 const dir = path.join(import.meta.dirname, "../src/graphql");
 const files = [...fs.readdirSync(dir), ...fs.readdirSync(path.join(dir, "types")).map((x) => `types/${x}`)].filter((x) => x.endsWith(".ts"));
@@ -61,4 +65,6 @@ const text = (file: string) => fs.readFileSync(path.join(dir, file), "utf8");
 const roots = files.reduce((n, file) => n + (text(file).match(/builder\.(queryField|mutationField|subscriptionField)\(/g)?.length ?? 0), 0);
 const throughServices = files.reduce((n, file) => n + (text(file).match(/\baudited\(/g)?.length ?? 0), 0);
 const reachPrisma = files.filter((file) => /\.prisma\b|prismaOf\(|\$queryRaw|\$executeRaw/.test(text(file)));
-console.log(`root fields declared: ${roots}; calls through a service (audited): ${throughServices}; GraphQL files that reach Prisma's client: ${reachPrisma.length}${reachPrisma.length ? ` (${reachPrisma.join(", ")})` : ""}`);
+const which = reachPrisma.length ? ` (${reachPrisma.join(", ")})` : "";
+console.log(`root fields declared: ${roots}; calls through a service (audited): ${throughServices}`);
+console.log(`GraphQL files that reach Prisma's client: ${reachPrisma.length}${which}`);

@@ -104,7 +104,8 @@ async function lifecycle(db: Database, variant: Variant, workspaceId: string): P
       SET "state" = 'COMPLETED', "response_status" = ${201}, "response_body" = ${answerBody()}::jsonb, "resource_id" = ${s.id}, "locked_until" = NULL
       WHERE "workspace_id" = ${workspaceId} AND "key" = ${key}`;
   const startAudit = audit(workspaceId, "session.create", s.id);
-  const stored = await executeStatement(via, insertStartedSession(s, event(s.id, "session.started"), { also: storeAnswer }, (when) => auditInsertSql(startAudit, when)));
+  const start = insertStartedSession(s, event(s.id, "session.started"), { also: storeAnswer }, (when) => auditInsertSql(startAudit, when));
+  const stored = await executeStatement(via, start);
   if (stored !== 1) throw new Error("start not stored");
   const [ended] = await queryStatement<{ workspace_id: string }>(
     via,
@@ -139,7 +140,8 @@ async function openBackend(backend: string): Promise<{ db: Database; dispose(): 
   return { db, dispose: async () => (await db.close(), await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
 }
 
-console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(" ")} (machine shared with other work)`);
+const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average at start ${load} (machine shared with other work)`);
 console.log(`${rounds} interleaved rounds of ${perRound} lifecycles (claim + start + release) per variant; medians of the rounds' medians`);
 for (const backend of backends) {
   const { db, dispose } = await openBackend(backend);
@@ -169,7 +171,8 @@ for (const backend of backends) {
     console.log(`\n${backend} (load average now ${os.loadavg()[0]!.toFixed(2)})`);
     console.log(`${"variant".padEnd(16)} ${"wall ms".padStart(8)} ${"cpu ms".padStart(8)}   rounds' wall medians`);
     for (const v of variants) {
-      console.log(`${v.padEnd(16)} ${f(median(wall.get(v)!), 2).padStart(8)} ${f(median(cpu.get(v)!), 2).padStart(8)}   ${wall.get(v)!.map((x) => f(x, 2)).join(", ")}`);
+      const each = wall.get(v)!.map((x) => f(x, 2)).join(", ");
+      console.log(`${v.padEnd(16)} ${f(median(wall.get(v)!), 2).padStart(8)} ${f(median(cpu.get(v)!), 2).padStart(8)}   ${each}`);
     }
     const used = variants[variants.length - 1]!;
     const orm = (m: Map<Variant, number[]>) => median(m.get("orm")!);
