@@ -1,7 +1,8 @@
 // Decision record 0272 (docs/decisions/0272-argon2-binding.md): the API-key hash through
 // @node-rs/argon2 (a native binding) against what Node 20 has built in. Node 20 has no argon2
 // (crypto.argon2 arrives in Node 24.7), so the built-in candidate is crypto.scrypt at OWASP's
-// minimum (N = 2^17, r = 8, p = 1), and no pure-JS or WASM argon2 is installed to compare with.
+// minimum (N = 2^17, r = 8, p = 1, or its 16 MiB equivalent N = 2^14, r = 8, p = 5), and no pure-JS
+// or WASM argon2 is installed to compare with.
 // Measured side by side in one process, interleaved rounds, medians:
 //   - the wall time of one verification (what a request with a key not yet cached waits);
 //   - the event loop's longest delay while verifications run (what every other socket waits);
