@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { parseCidr } from "./auth/client-address.ts";
+import { commaList } from "./comma-list.ts";
 import { seconds, type Setting, settings, getPath } from "./settings.ts";
 
 /**
@@ -200,7 +201,7 @@ function setPath(obj: Record<string, unknown>, key: string, value: unknown): voi
 function fromEnv(setting: Setting, raw: string): unknown {
   switch (setting.kind) {
     case "list":
-      return raw.split(",").map((s) => s.trim());
+      return commaList(raw);
     case "boolean":
       return ["1", "true", "yes", "on"].includes(raw.trim().toLowerCase())
         ? true

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
+import { commaList } from "../comma-list.ts";
 
 /**
  * Who is calling, as an address: the one function every surface asks (REST, GraphQL over HTTP and
@@ -81,7 +82,7 @@ export class TrustedProxies {
 
 /** The addresses of `X-Forwarded-For`, left (the original client, as claimed) to right (the nearest hop). */
 export function xForwardedFor(header: string | undefined): string[] | undefined {
-  return header === undefined ? undefined : header.split(",").map((s) => s.trim());
+  return header === undefined ? undefined : commaList(header);
 }
 
 /**
@@ -90,7 +91,7 @@ export function xForwardedFor(header: string | undefined): string[] | undefined 
  */
 export function forwardedFor(header: string | undefined): string[] | undefined {
   if (header === undefined) return undefined;
-  return header.split(",").map((element) => /(?:^|;)\s*for\s*=\s*("[^"]*"|[^;\s]*)/i.exec(element)?.[1] ?? "");
+  return commaList(header).map((element) => /(?:^|;)\s*for\s*=\s*("[^"]*"|[^;\s]*)/i.exec(element)?.[1] ?? "");
 }
 
 /**
