@@ -27,15 +27,13 @@ const jailId = () =>
     .max(4_294_901_758, "must be at most 4294901758 (the range of 65536 must end below 2^32 - 1)");
 
 /**
- * A size written as `bytes` reads it ("64mb", "1.5gb": 1024-based) or as a whole number of bytes.
- * Anything else stays text, so the number check refuses it: `bytes` alone would read "12abc" as 12.
+ * A size in whole bytes or as `bytes` reads it ("64mb", "1.5gb": 1024-based), at least `min` and at most `max`. Only
+ * what looks like a size reaches `bytes` (it reads "12abc" as 12); anything else is refused by the number check.
  */
 const sizeText = /^\s*(?:\d+\s*b|\d+(?:\.\d+)?\s*(?:kb|mb|gb|tb|pb))\s*$/i;
-const readSize = (v: unknown) => (typeof v === "string" && sizeText.test(v) ? bytes.parse(v) : v);
-
-/** A size in whole bytes, at least `min` and at most `max` (said as `minText`, `maxText` when refused). */
 function byteCount(min: number, minText: string, max?: number, maxText?: string) {
   const count = z.coerce.number<unknown>({ error: "must be a whole number of bytes" }).int("must be a whole number of bytes").min(min, minText);
+  const readSize = (v: unknown) => (typeof v === "string" && sizeText.test(v) ? bytes.parse(v) : v);
   return z.preprocess(readSize, max === undefined ? count : count.max(max, maxText));
 }
 
