@@ -3,11 +3,12 @@ import { ConfigError, loadConfig } from "../../src/config.ts";
 
 const noFile = "/nonexistent";
 
-function problemsOf(env: Record<string, string>): string[] {
+/** The one problem the configuration reports for `env`. */
+function problemOf(env: Record<string, string>): string {
   try {
     loadConfig(env, noFile);
   } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
+    if (err instanceof ConfigError && err.problems.length === 1) return err.problems[0]!;
     throw err;
   }
   throw new Error("expected the configuration to be refused");
@@ -24,9 +25,9 @@ describe("sizes in the configuration", () => {
 
   it("refuses what is not a size, and keeps each setting's bounds", () => {
     for (const bad of ["12abc", "1.5", "1.5b", "-1kb", "mb", "10 bytes"]) {
-      expect(problemsOf({ VESSEL_DOWNLOAD_MAX_BYTES: bad }), bad).toEqual([expect.stringMatching(/^VESSEL_DOWNLOAD_MAX_BYTES: must be/)]);
+      expect(problemOf({ VESSEL_DOWNLOAD_MAX_BYTES: bad }), bad).toMatch(/^VESSEL_DOWNLOAD_MAX_BYTES: must be/);
     }
-    expect(problemsOf({ VESSEL_UPLOAD_MAX_BYTES: "5gb" })).toEqual([expect.stringMatching(/must be at most 4294967296/)]);
-    expect(problemsOf({ VESSEL_PROFILE_MAX_BYTES: "1000b" })).toEqual([expect.stringMatching(/must be at least 1024/)]);
+    expect(problemOf({ VESSEL_UPLOAD_MAX_BYTES: "5gb" })).toMatch(/must be at most 4294967296/);
+    expect(problemOf({ VESSEL_PROFILE_MAX_BYTES: "1000b" })).toMatch(/must be at least 1024/);
   });
 });
