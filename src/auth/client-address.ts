@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
-import ipaddr from "ipaddr.js";
 import proxyaddr from "proxy-addr";
 import { commaList } from "../comma-list.ts";
+import { mappedIPv4, parseIPv6 } from "../ip-address.ts";
 
 /**
  * Who is calling, as an address: the one function every surface asks (REST, GraphQL over HTTP and
@@ -61,21 +61,7 @@ export function normalizeAddress(raw: string): string | null {
   const kind = net.isIP(a);
   if (kind === 4) return a;
   if (kind !== 6) return null;
-  return unmapped(a) ?? a.toLowerCase();
-}
-
-/**
- * A valid IPv6 address, read by ipaddr.js. It reads `::a.b.c.d` (IPv4-compatible, deprecated) as if it
- * were IPv4-mapped (`::ffff:a.b.c.d`); it is not, so it is handed over spelled `::0:a.b.c.d`.
- */
-function parseIPv6(ipv6: string): ipaddr.IPv6 {
-  return ipaddr.IPv6.parse(/^::\d+\.\d+\.\d+\.\d+$/.test(ipv6) ? `::0:${ipv6.slice(2)}` : ipv6);
-}
-
-/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:192.0.2.1`, `::ffff:c000:201`), else undefined. */
-function unmapped(ipv6: string): string | undefined {
-  const parsed = parseIPv6(ipv6);
-  return parsed.isIPv4MappedAddress() ? parsed.toIPv4Address().toString() : undefined;
+  return mappedIPv4(a) ?? a.toLowerCase();
 }
 
 /**
