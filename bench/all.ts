@@ -14,6 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { commaList } from "../src/comma-list.ts";
 import { parseFigure } from "./figures.ts";
 
 interface BenchRun {
@@ -76,7 +77,7 @@ const headlines: [string, string][] = [
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const quick = process.env.BENCH_ALL_QUICK === "1";
-const only = process.env.BENCH_ALL_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
+const only = process.env.BENCH_ALL_ONLY === undefined ? undefined : commaList(process.env.BENCH_ALL_ONLY, { dropEmpty: true });
 const selected = only ? benches.filter((b) => only.includes(b.name)) : benches;
 const write = process.env.BENCH_ALL_WRITE !== "0" && !only;
 type Row = NonNullable<ReturnType<typeof parseFigure>> & { bench: string };

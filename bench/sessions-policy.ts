@@ -32,6 +32,7 @@ import os from "node:os";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { findChromium } from "../src/browser/chromium-command.ts";
+import { commaList } from "../src/comma-list.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { atLeast, atMost } from "./figures.ts";
@@ -74,7 +75,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
   const seq = Math.max(1, options.seq ?? num("BENCH_POLICY_SEQ", 500));
   const pipe = Math.max(1, options.pipe ?? num("BENCH_POLICY_PIPE", 2000));
   const loads = Math.max(1, options.loads ?? num("BENCH_POLICY_LOADS", 10));
-  const schemes = options.schemes ?? ((process.env.BENCH_POLICY_SCHEMES ?? "http,https").split(",").map((s) => s.trim()).filter(Boolean) as Scheme[]);
+  const schemes = options.schemes ?? (commaList(process.env.BENCH_POLICY_SCHEMES ?? "http,https", { dropEmpty: true }) as Scheme[]);
   for (const s of schemes) if (s !== "http" && s !== "https") throw new Error(`BENCH_POLICY_SCHEMES: unknown scheme ${s}`);
   const host = options.host ?? process.env.BENCH_POLICY_HOST ?? "127.0.0.1";
   const executablePath = options.executablePath ?? findChromium(process.env.BENCH_CHROMIUM);

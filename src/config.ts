@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
+import bytes from "bytes";
 import { z } from "zod";
 import { parseCidr } from "./auth/client-address.ts";
+import { commaList } from "./comma-list.ts";
 import { seconds, type Setting, settings, getPath } from "./settings.ts";
 
 /**
@@ -24,9 +26,16 @@ const jailId = () =>
     .min(1, "must be at least 1 (never root)")
     .max(4_294_901_758, "must be at most 4294901758 (the range of 65536 must end below 2^32 - 1)");
 
-/** A size in whole bytes, at least `min` (said as `minText` when refused). */
-const byteCount = (min: number, minText: string) =>
-  z.coerce.number<string | number>({ error: "must be a whole number of bytes" }).int("must be a whole number of bytes").min(min, minText);
+/**
+ * A size in whole bytes or as `bytes` reads it ("64mb", "1.5gb": 1024-based), at least `min` and at most `max`. Only
+ * what looks like a size reaches `bytes` (it reads "12abc" as 12); anything else is refused by the number check.
+ */
+const sizeText = /^\s*(?:\d+\s*b|\d+(?:\.\d+)?\s*(?:kb|mb|gb|tb|pb))\s*$/i;
+function byteCount(min: number, minText: string, max?: number, maxText?: string) {
+  const count = z.coerce.number<unknown>({ error: "must be a whole number of bytes" }).int("must be a whole number of bytes").min(min, minText);
+  const readSize = (v: unknown) => (typeof v === "string" && sizeText.test(v) ? bytes.parse(v) : v);
+  return z.preprocess(readSize, max === undefined ? count : count.max(max, maxText));
+}
 
 /** The most VESSEL_PROFILE_MAX_BYTES may be: profile imports are parsed whole, within a fixed body limit. */
 export const PROFILE_MAX_BYTES_CEILING = 16 * 1024 * 1024;
@@ -100,11 +109,11 @@ const ConfigSchema = z.object({
     /** Most bytes one session's downloads may take together (0 = downloads refused). */
     downloadMaxBytes: byteCount(0, "must be 0 or more"),
     /** Most bytes of files uploaded into one session, together (0 = uploads refused). */
-    uploadMaxBytes: byteCount(0, "must be 0 or more").max(4 * 1024 * 1024 * 1024, "must be at most 4294967296 (4 GiB)"),
+    uploadMaxBytes: byteCount(0, "must be 0 or more", 4 * 1024 * 1024 * 1024, "must be at most 4294967296 (4 GiB)"),
     /** Most files uploaded into one session. */
     uploadMaxFiles: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(10_000, "must be at most 10000"),
     /** An upload is refused (507) when the volume it lands on would keep less than this free. */
-    uploadMinFreeBytes: byteCount(0, "must be 0 or more").max(Number.MAX_SAFE_INTEGER, "must be a whole number of bytes"),
+    uploadMinFreeBytes: byteCount(0, "must be 0 or more", Number.MAX_SAFE_INTEGER, "must be a whole number of bytes"),
     /** Most CDP sockets one session may have open at once; one more is closed with 1008. */
     cdpMaxSocketsPerSession: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000, "must be at most 1000"),
     /** The watchdog asks every session's browser for its version this often (0 = never)… */
@@ -132,25 +141,24 @@ const ConfigSchema = z.object({
      * Largest CDP message a client may send; a larger one closes its socket with 1009. At most
      * Chromium's own 100 MiB: its pipe closes (the whole browser's DevTools) on a larger message.
      */
-    cdpMaxMessageBytes: byteCount(1024 * 1024, "must be at least 1048576 (1 MiB)")
-      .max(100 * 1024 * 1024, "must be at most 104857600 (100 MiB, Chromium's own limit)"),
+    cdpMaxMessageBytes: byteCount(1024 * 1024, "must be at least 1048576 (1 MiB)", 100 * 1024 * 1024, "must be at most 104857600 (100 MiB, Chromium's own limit)"),
   }),
   profiles: z.object({
     /** Largest profile document (cookies and storage), in bytes; capped by the import route's body limit. */
-    maxBytes: byteCount(1024, "must be at least 1024").max(PROFILE_MAX_BYTES_CEILING, `must be at most ${PROFILE_MAX_BYTES_CEILING} (16 MiB)`),
+    maxBytes: byteCount(1024, "must be at least 1024", PROFILE_MAX_BYTES_CEILING, `must be at most ${PROFILE_MAX_BYTES_CEILING} (16 MiB)`),
   }),
   /** Each workspace's extensions (services/extensions), reserved atomically at upload across nodes. */
   extensions: z.object({
     /** Most extensions one workspace may store. */
     maxPerWorkspace: z.coerce.number<string | number>().int("must be a whole number").min(0, "must be 0 or more").max(100_000),
     /** Most bytes of extension zips (as uploaded) one workspace may store. */
-    maxBytesPerWorkspace: byteCount(0, "must be 0 or more").max(1024 * 1024 * 1024 * 1024, "must be at most 1099511627776 (1 TiB)"),
+    maxBytesPerWorkspace: byteCount(0, "must be 0 or more", 1024 * 1024 * 1024 * 1024, "must be at most 1099511627776 (1 TiB)"),
   }),
   /** Sessions' logs (services/session-logs): on by default, bounded per session, kept for a while. */
   logs: z.object({
     enabled: z.boolean(),
     maxEntries: z.coerce.number<string | number>().int("must be a whole number").min(100, "must be at least 100").max(1_000_000),
-    maxBytes: z.coerce.number<string | number>().int("must be a whole number of bytes").min(64 * 1024, "must be at least 65536").max(256 * 1024 * 1024),
+    maxBytes: byteCount(64 * 1024, "must be at least 65536", 256 * 1024 * 1024),
     retentionDays: z.coerce.number<string | number>().min(0.0001, "must be more than 0").max(3650),
   }),
   /** Sessions' screen recordings (services/recordings): opt-in per session unless enabled here. */
@@ -200,7 +208,7 @@ function setPath(obj: Record<string, unknown>, key: string, value: unknown): voi
 function fromEnv(setting: Setting, raw: string): unknown {
   switch (setting.kind) {
     case "list":
-      return raw.split(",").map((s) => s.trim());
+      return commaList(raw);
     case "boolean":
       return ["1", "true", "yes", "on"].includes(raw.trim().toLowerCase())
         ? true

@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { commaList } from "./comma-list.ts";
 import { AppError } from "./kernel/errors.ts";
 import { enterClientScope } from "./last-line.ts";
 import { safeUrl, type Logger } from "./logger.ts";
@@ -88,7 +89,7 @@ export function handshakeProblem(req: IncomingMessage): AppError | undefined {
   if (version !== "13" && version !== "8") return bad("The Sec-WebSocket-Version header must be 13.", { "Sec-WebSocket-Version": "13, 8" });
   const protocols = req.headers["sec-websocket-protocol"];
   if (protocols !== undefined) {
-    const names = protocols.split(",").map((p) => p.trim());
+    const names = commaList(protocols);
     if (!SUBPROTOCOLS.test(protocols) || new Set(names).size !== names.length) return bad("The Sec-WebSocket-Protocol header is not a list of distinct tokens.");
   }
   return undefined;

@@ -1,5 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
+import proxyaddr from "proxy-addr";
+import { commaList } from "../comma-list.ts";
+import { mappedIPv4, parseIPv6 } from "../ip-address.ts";
 
 /**
  * Who is calling, as an address: the one function every surface asks (REST, GraphQL over HTTP and
@@ -21,6 +24,10 @@ import net from "node:net";
  * A connection another node relayed (cluster/forward.ts) carries that node's signature and one
  * `X-Forwarded-For` address, the client as the relaying node resolved it with this same function;
  * it is believed only when the signature verifies for this node (`relayedByPeer`).
+ *
+ * Which proxies are trusted is proxy-addr's matcher, addresses are read by ipaddr.js; the walk is
+ * ours: proxy-addr's own (`proxyaddr(req, trust)`) reads `X-Forwarded-For` only, never `Forwarded`,
+ * and takes an unreadable hop (`unknown`) for the client (decision 0250).
  */
 
 /** At most this many hops are read from the right; a longer chain ends at the last one read. */
@@ -54,34 +61,37 @@ export function normalizeAddress(raw: string): string | null {
   const kind = net.isIP(a);
   if (kind === 4) return a;
   if (kind !== 6) return null;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a)?.[1];
-  return mapped && net.isIPv4(mapped) ? mapped : a.toLowerCase();
+  return mappedIPv4(a) ?? a.toLowerCase();
 }
 
-/** The proxies whose forwarding headers are believed. */
+/**
+ * The proxies whose forwarding headers are believed: proxy-addr's matcher (Express's `trust proxy`),
+ * which also matches an IPv4-mapped IPv6 address against IPv4 ranges and the reverse.
+ */
 export class TrustedProxies {
-  readonly #list = new net.BlockList();
+  readonly #trust: (address: string, hop: number) => boolean;
   readonly size: number;
 
   /** Throws on an entry that is not a CIDR or address (the configuration refuses those first). */
   constructor(cidrs: readonly string[]) {
-    for (const text of cidrs) {
+    const checked = cidrs.map((text) => {
       const cidr = parseCidr(text);
       if (!cidr) throw new Error(`not a CIDR or an IP address: ${text}`);
-      this.#list.addSubnet(cidr.address, cidr.prefix, cidr.family);
-    }
+      return `${cidr.address}/${cidr.prefix}`;
+    });
+    this.#trust = proxyaddr.compile(checked);
     this.size = cidrs.length;
   }
 
   has(address: string): boolean {
     const a = normalizeAddress(address);
-    return a !== null && this.#list.check(a, net.isIPv4(a) ? "ipv4" : "ipv6");
+    return a !== null && this.#trust(a, 0);
   }
 }
 
 /** The addresses of `X-Forwarded-For`, left (the original client, as claimed) to right (the nearest hop). */
 export function xForwardedFor(header: string | undefined): string[] | undefined {
-  return header === undefined ? undefined : header.split(",").map((s) => s.trim());
+  return header === undefined ? undefined : commaList(header);
 }
 
 /**
@@ -90,7 +100,7 @@ export function xForwardedFor(header: string | undefined): string[] | undefined 
  */
 export function forwardedFor(header: string | undefined): string[] | undefined {
   if (header === undefined) return undefined;
-  return header.split(",").map((element) => /(?:^|;)\s*for\s*=\s*("[^"]*"|[^;\s]*)/i.exec(element)?.[1] ?? "");
+  return commaList(header).map((element) => /(?:^|;)\s*for\s*=\s*("[^"]*"|[^;\s]*)/i.exec(element)?.[1] ?? "");
 }
 
 /**
@@ -136,27 +146,11 @@ export function addressBucket(ip: string): string {
   if (zone >= 0) a = a.slice(0, zone);
   if (net.isIPv4(a)) return a;
   if (net.isIPv6(a)) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a)?.[1];
-    if (mapped && net.isIPv4(mapped)) return mapped;
-    const groups = ipv6Groups(a);
-    return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+    const parsed = parseIPv6(a);
+    if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
+    return `${parsed.parts.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
   }
   return a.slice(0, 100) || "unknown";
-}
-
-/** The eight 16-bit groups of a valid IPv6 address (embedded dotted IPv4 allowed). */
-function ipv6Groups(a: string): number[] {
-  let s = a.toLowerCase();
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
-  if (v4) {
-    const [b0, b1, b2, b3] = v4.slice(1).map(Number) as [number, number, number, number];
-    s = `${s.slice(0, v4.index)}${((b0 << 8) | b1).toString(16)}:${((b2 << 8) | b3).toString(16)}`;
-  }
-  const [head = "", tail] = s.split("::");
-  const h = head ? head.split(":") : [];
-  const t = tail ? tail.split(":") : [];
-  const parts = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill("0"), ...t];
-  return parts.map((g) => parseInt(g, 16));
 }
 
 export type ClientAddress = (req: IncomingMessage) => string;

@@ -11,6 +11,7 @@
  * when the public base URL is plain http on loopback (`http://localhost`, `http://127.0.0.1`),
  * which is the embedded development default.
  */
+import { parse as parseCookie } from "cookie";
 
 export interface CookiePolicy {
   secure: boolean;
@@ -37,18 +38,20 @@ export function cookiePolicy(publicBaseUrl: string): CookiePolicy {
   };
 }
 
-/** The cookies of a request header, first value per name (RFC 6265 §5.4 orders the more specific first). */
+/**
+ * A value as the Cookie header carries it: a quoted one (RFC 6265 §4.1.1 allows DQUOTEs around it)
+ * loses its quotes, nothing is percent-decoded (our tokens are base64url; a `%` is taken as it is).
+ */
+const unquoted = (value: string) => (value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value);
+
+/**
+ * The cookies of a request header, first value per name (RFC 6265 §5.4 orders the more specific
+ * first), read by `cookie`'s parser. A header past 16 KiB (more than any browser sends) is not read.
+ */
 export function readCookies(header: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
   if (typeof header !== "string" || header.length > 16_384) return out;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    let value = part.slice(eq + 1).trim();
-    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-    if (name && !out.has(name)) out.set(name, value);
-  }
+  for (const [name, value] of Object.entries(parseCookie(header, { decode: unquoted }))) if (name !== "" && value !== undefined) out.set(name, value);
   return out;
 }
 
@@ -62,6 +65,10 @@ export function hasSessionCookie(header: string | undefined, policy: CookiePolic
   return cookies.has(policy.access) || cookies.has(policy.refresh);
 }
 
+/**
+ * One `Set-Cookie` value. Not `cookie`'s serialize: it orders the attributes otherwise (Max-Age before
+ * Path, Secure before SameSite), and this order is the one the dashboard has always sent (decision 0250).
+ */
 function serialize(name: string, value: string, opts: { path: string; maxAgeSeconds: number; secure: boolean }): string {
   const parts = [`${name}=${value}`, `Path=${opts.path}`, `Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}`, "HttpOnly", "SameSite=Lax"];
   if (opts.secure) parts.push("Secure");

@@ -2,6 +2,7 @@
 // HTTP proxying details (authorities, hop-by-hop headers, upstream proxy requests).
 import dns from "node:dns/promises";
 import http from "node:http";
+import { commaList } from "../comma-list.ts";
 import type { Logger } from "../logger.ts";
 import type { EgressPolicy } from "./egress-policy.ts";
 
@@ -87,7 +88,7 @@ export const hopByHop = new Set(["connection", "keep-alive", "proxy-connection",
  * browser's kept-alive connection to this listener after every plain-HTTP response too.
  */
 export function endToEnd(headers: http.IncomingHttpHeaders): http.IncomingHttpHeaders {
-  const named = (headers.connection ?? "").toLowerCase().split(",").map((h) => h.trim());
+  const named = commaList((headers.connection ?? "").toLowerCase());
   const out: http.IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) if (!hopByHop.has(name) && !named.includes(name)) out[name] = value;
   return out;

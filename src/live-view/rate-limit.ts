@@ -1,4 +1,8 @@
-/** A token bucket: `burst` at once, refilled at `perSecond`. Caps what one viewer can make us do. */
+/**
+ * A token bucket: `burst` at once, refilled at `perSecond`. Caps what one viewer can make us do. Not
+ * rate-limiter-flexible: its memory limiter is a fixed window and answers by promise, where each
+ * socket message is decided at once, in order (decision 0250).
+ */
 export class RateLimit {
   private tokens: number;
   private last = performance.now();

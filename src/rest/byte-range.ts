@@ -2,7 +2,8 @@
  * One byte range of a `Range` header (RFC 9110 §14.1.2): `bytes=first-last`, `bytes=first-` or
  * `bytes=-suffix`, against a resource of `size` bytes. Anything else (another unit, several ranges,
  * a malformed one) is ignored as the RFC allows: the whole resource is served. "unsatisfiable" when
- * the range starts beyond the end (416).
+ * the range starts beyond the end (416). Not range-parser: it answers 416 where the RFC says to serve
+ * the whole (a suffix longer than the resource, an invalid range), decision 0250.
  */
 export function parseByteRange(header: string | undefined, size: number): { start: number; end: number } | "unsatisfiable" | null {
   if (header === undefined) return null;

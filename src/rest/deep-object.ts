@@ -4,6 +4,7 @@
  * (`{metadata: {team: "qa", run: "42"}}`) before the route's schema judges the query. Only one level:
  * nothing deeper is a deepObject. A name given both plain and bracketed, or bracketed twice with one
  * key, keeps a shape the schema refuses (a string, an array), so the caller gets a 400, never a guess.
+ * Not qs: it drops a `__proto__` key silently (we answer 400) and nests deeper levels, decision 0250.
  */
 const bracketed = /^([A-Za-z_][A-Za-z0-9_]*)\[([^[\]]*)\]$/;
 

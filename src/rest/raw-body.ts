@@ -1,29 +1,44 @@
-import type { Request } from "express";
+import express, { type Request, type Response } from "express";
 import { AppError } from "../kernel/errors.ts";
 
-/** A binary request body (a zip), read whole up to `maxBytes`: past it 413, before reading further. */
-export function readRawBody(req: Request, maxBytes: number): Promise<Buffer> {
+type Parser = ReturnType<typeof express.raw>;
+const parsers = new Map<number, Parser>();
+
+/** express.raw for a limit: any content type (the route chose it), no Content-Encoding (a zip is compressed already). */
+function rawParser(maxBytes: number): Parser {
+  let parser = parsers.get(maxBytes);
+  if (!parser) parsers.set(maxBytes, (parser = express.raw({ limit: maxBytes, type: () => true, inflate: false })));
+  return parser;
+}
+
+/** body-parser's error (it carries a `type`) → the problem this route has always answered. */
+function problemOf(err: unknown, maxBytes: number): AppError {
+  switch ((err as { type?: string }).type) {
+    case "entity.too.large":
+      return new AppError("payload-too-large", `The body may hold at most ${maxBytes} bytes.`);
+    case "encoding.unsupported":
+      return new AppError("unsupported-media-type", "Send the zip as it is, without a Content-Encoding.");
+    default:
+      return new AppError("validation-failed", "The body did not arrive whole.");
+  }
+}
+
+/**
+ * A binary request body (a zip), read whole by express.raw up to `maxBytes`: past it 413. A declared
+ * length past it is refused here, before a byte is read: body-parser would first read the whole body
+ * (to throw it away) and only then answer.
+ */
+export function readRawBody(req: Request, res: Response, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume();
-    return Promise.reject(new AppError("payload-too-large", `The body may hold at most ${maxBytes} bytes.`));
+    return Promise.reject(problemOf({ type: "entity.too.large" }, maxBytes));
   }
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const fail = (err: AppError) => {
-      req.off("data", onData);
-      req.resume();
-      reject(err);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) return fail(new AppError("payload-too-large", `The body may hold at most ${maxBytes} bytes.`));
-      chunks.push(chunk);
-    };
-    req.on("data", onData);
-    req.once("end", () => resolve(Buffer.concat(chunks)));
-    req.once("aborted", () => fail(new AppError("validation-failed", "The body did not arrive whole.")));
-    req.once("error", () => fail(new AppError("validation-failed", "The body did not arrive whole.")));
-  });
+  return new Promise<Buffer>((resolve, reject) =>
+    rawParser(maxBytes)(req, res, (err?: unknown) => {
+      if (err) return reject(problemOf(err, maxBytes));
+      const body: unknown = req.body;
+      resolve(Buffer.isBuffer(body) ? body : Buffer.alloc(0));
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import { gatherDeepObjects } from "./deep-object.ts";
 import { pipeline } from "node:stream/promises";
 import { ANONYMOUS_BODY_LIMIT, BODY_CAP } from "../body-limits.ts";
+import bytes from "bytes";
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
 import type { UserAuthenticator } from "../auth/request-auth.ts";
@@ -72,11 +73,11 @@ function requireJson(req: Request): void {
 
 type BodyParser = (req: Request, res: Response) => Promise<void>;
 
-/** "16kb", "1mb": a body limit in bytes (1024-based, as body-parser reads it). */
+/** "16kb", "1mb": a route's body limit in bytes, read by `bytes` as body-parser reads it (1024-based). */
 function limitBytes(limit: string): number {
-  const m = /^(\d+)(b|kb|mb)$/.exec(limit);
-  if (!m) throw new Error(`body limit ${limit} is not <n>b, <n>kb or <n>mb`);
-  return Number(m[1]) * { b: 1, kb: 1024, mb: 1024 * 1024 }[m[2] as "b" | "kb" | "mb"];
+  const n = bytes.parse(limit);
+  if (n === null || !Number.isSafeInteger(n) || n <= 0) throw new Error(`body limit ${limit} is not a size such as 16kb or 1mb`);
+  return n;
 }
 
 /**

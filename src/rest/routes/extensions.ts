@@ -44,11 +44,11 @@ export const extensionRoutes = [
     status: 201,
     response: ExtensionDto,
     problems: ["invalid-extension", "extension-permission-refused", "extensions-need-jail", "extension-quota-exceeded", "forbidden"],
-    handler: async (ctx, _input, { req }, run) => {
+    handler: async (ctx, _input, { req, res }, run) => {
       const zip = req.is("multipart/form-data")
         ? await withUploadedFile(req, "file", EXTENSION_ZIP_MAX_BYTES, async (file) => buffer(file.stream as Readable))
         : req.is(["application/zip", "application/x-zip-compressed", "application/octet-stream"])
-          ? await readRawBody(req, EXTENSION_ZIP_MAX_BYTES)
+          ? await readRawBody(req, res, EXTENSION_ZIP_MAX_BYTES)
           : undefined;
       if (!zip) throw new AppError("unsupported-media-type", "Send the zip as application/zip, or as multipart/form-data field file.");
       if (zip.length > EXTENSION_ZIP_MAX_BYTES) throw new AppError("payload-too-large", `An extension's zip may hold at most ${EXTENSION_ZIP_MAX_BYTES} bytes.`);

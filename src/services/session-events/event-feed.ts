@@ -1,6 +1,7 @@
 // Reading a session's events: pages, long polls and live feeds (subscriptions), for any reader the
 // session allows.
 import { z } from "zod";
+import { knownNameList } from "../../comma-list.ts";
 import { AppError } from "../../kernel/errors.ts";
 import { type Role, type Session } from "../../generated/prisma/client.ts";
 import { requirePrincipal } from "../../kernel/authz.ts";
@@ -12,18 +13,7 @@ import { sessionEventTypes, type SessionEventType, finalTypes, MAX_WAIT_SECONDS,
 // -------------------------------------------------------------------------------------------------
 // Reading
 
-export const typeList = z
-  .string()
-  .max(400)
-  .transform((s, ctx) => {
-    const types = s.split(",").map((t) => t.trim()).filter(Boolean);
-    const unknown = types.filter((t) => !(sessionEventTypes as readonly string[]).includes(t));
-    if (unknown.length > 0) {
-      ctx.addIssue({ code: "custom", message: `unknown event type ${unknown.join(", ")}; known: ${sessionEventTypes.join(", ")}` });
-      return z.NEVER;
-    }
-    return types as SessionEventType[];
-  });
+export const typeList = knownNameList(sessionEventTypes, "event type", 400);
 
 export const SessionEventQuery = z.object({
   after: z

@@ -1,6 +1,7 @@
 // Reading a session's logs: pages, and long polls while the session runs, for any reader the
 // session allows (its workspace's keys and members; anyone else gets 404, as for the session).
 import { z } from "zod";
+import { knownNameList } from "../../comma-list.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
@@ -16,18 +17,7 @@ import {
 
 const BAD_CURSOR = "is not a valid cursor: pass the next_cursor of the previous answer unchanged";
 
-export const logTypeList = z
-  .string()
-  .max(200)
-  .transform((s, ctx) => {
-    const types = s.split(",").map((t) => t.trim()).filter(Boolean);
-    const unknown = types.filter((t) => !(sessionLogTypes as readonly string[]).includes(t));
-    if (unknown.length > 0) {
-      ctx.addIssue({ code: "custom", message: `unknown log type ${unknown.join(", ")}; known: ${sessionLogTypes.join(", ")}` });
-      return z.NEVER;
-    }
-    return types as SessionLogType[];
-  });
+export const logTypeList = knownNameList(sessionLogTypes, "log type", 200);
 
 export const SessionLogQuery = z.object({
   type: logTypeList.optional().describe(`Only these types, comma-separated (${sessionLogTypes.join(", ")}); \`${TRUNCATED}\` always comes too.`),
