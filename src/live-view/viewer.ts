@@ -1,6 +1,6 @@
 import { ulid } from "../ids.ts";
 import WebSocket from "ws";
-import type { SessionClaims } from "../auth/session-tokens.ts";
+import type { ConnectClaims } from "../auth/connect-tokens.ts";
 import type { BrowserLease } from "../browser/pool-types.ts";
 import type { Session } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
@@ -28,7 +28,7 @@ export interface ViewerSetup {
   deps: AppDeps;
   ws: WebSocket;
   session: Session;
-  claims: SessionClaims;
+  claims: ConnectClaims;
   lease: BrowserLease;
   userAgent: string;
   viewport: { w: number; h: number; dpr: number };
