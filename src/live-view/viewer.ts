@@ -181,7 +181,7 @@ export class Viewer {
     if (!this.s.session.liveViewInteractive || !this.ready) return;
     if (!this.input.take()) return;
     const screencast = this.screencast;
-    const target = screencast?.session;
+    const target = screencast?.attachment;
     if (!screencast || !target) return;
     const f = msg.t === "mouse" || msg.t === "wheel" ? msg.f : undefined;
     const command = toCdpInput(msg, screencast.metadataFor(f));
