@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { NextFunction, Request, Response } from "express";
-import { hasSessionCookie, type CookiePolicy } from "./auth/cookies.ts";
+import { hasSignInCookie, type CookiePolicy } from "./auth/cookies.ts";
 import { internalHeaders } from "./cluster/internal-auth.ts";
 import { AppError } from "./kernel/errors.ts";
 
@@ -17,7 +17,7 @@ export const ANONYMOUS_BODY_LIMIT = 64 * 1024;
 
 /** Whether the request presents any credential: an Authorization header, the dashboard's cookie, or a peer's signature. */
 export function carriesCredential(req: IncomingMessage, cookies: CookiePolicy): boolean {
-  return req.headers.authorization !== undefined || typeof req.headers[internalHeaders.signature] === "string" || hasSessionCookie(req.headers.cookie, cookies);
+  return req.headers.authorization !== undefined || typeof req.headers[internalHeaders.signature] === "string" || hasSignInCookie(req.headers.cookie, cookies);
 }
 
 /** The body's declared length; Infinity when it has one of unknown length; 0 when none. */

@@ -8,7 +8,7 @@ import { createRateLimiter, DEFAULT_KEY_LIMIT_PER_MINUTE } from "./auth/rate-lim
 import { createClientAddress } from "./auth/client-address.ts";
 import { FailedAuthThrottle } from "./auth/failed-auth.ts";
 import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
-import { SessionTokens } from "./auth/session-tokens.ts";
+import { ConnectTokens } from "./auth/connect-tokens.ts";
 import { findChromium } from "./browser/chromium-command.ts";
 import { EgressPolicy, parseAllowlist } from "./browser/egress-policy.ts";
 import type { DownloadNotice } from "./browser/download-guard.ts";
@@ -151,7 +151,7 @@ export async function createDeps(
     log: auditLog,
   });
   const masterKey = await loadMasterKey(config, log);
-  const tokens = new SessionTokens({ prisma: db.prisma, masterKey, issuer: config.publicBaseUrl, now, log });
+  const tokens = new ConnectTokens({ prisma: db.prisma, masterKey, issuer: config.publicBaseUrl, now, log });
   const nodeId = options.nodeId ?? config.nodeId;
   const serving = options.serving ?? false;
   // Sessions name their node, so the row exists before any of them; heartbeats start with the server.

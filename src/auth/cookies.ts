@@ -4,7 +4,7 @@
  * - access:  `__Host-vs_at`, Path=/, the one-hour access token. `__Host-` pins it to this host
  *            (Secure, Path=/, no Domain), so a sibling subdomain cannot plant or shadow it.
  * - refresh: `__Secure-vs_rt`, Path=/graphql, the opaque refresh token. It only travels to the
- *            GraphQL endpoint, where refreshSession and signOut read it (Path≠/ rules out `__Host-`).
+ *            GraphQL endpoint, where refreshSignIn and signOut read it (Path≠/ rules out `__Host-`).
  *
  * Both are HttpOnly and SameSite=Lax (Strict would drop them when the dashboard is opened from a
  * link in a mail client). Secure, and with it the prefixes (which require Secure), is relaxed only
@@ -60,7 +60,7 @@ export function readCookie(header: string | undefined, name: string): string | u
 }
 
 /** Whether a request carries either dashboard cookie (an ambient credential that CSRF checks protect). */
-export function hasSessionCookie(header: string | undefined, policy: CookiePolicy): boolean {
+export function hasSignInCookie(header: string | undefined, policy: CookiePolicy): boolean {
   const cookies = readCookies(header);
   return cookies.has(policy.access) || cookies.has(policy.refresh);
 }
@@ -75,7 +75,7 @@ function serialize(name: string, value: string, opts: { path: string; maxAgeSeco
   return parts.join("; ");
 }
 
-export interface IssuedSession {
+export interface IssuedSignIn {
   accessToken: string;
   accessExpiresAt: Date;
   refreshToken: string;
@@ -83,7 +83,7 @@ export interface IssuedSession {
 }
 
 /** `Set-Cookie` values for a new or refreshed sign-in. */
-export function sessionCookies(policy: CookiePolicy, issued: IssuedSession, now: Date): string[] {
+export function signInCookies(policy: CookiePolicy, issued: IssuedSignIn, now: Date): string[] {
   const secondsUntil = (d: Date) => (d.getTime() - now.getTime()) / 1000;
   return [
     serialize(policy.access, issued.accessToken, { path: "/", maxAgeSeconds: secondsUntil(issued.accessExpiresAt), secure: policy.secure }),
@@ -96,7 +96,7 @@ export function sessionCookies(policy: CookiePolicy, issued: IssuedSession, now:
 }
 
 /** `Set-Cookie` values that delete both cookies (same names, paths and attributes, Max-Age=0). */
-export function clearedSessionCookies(policy: CookiePolicy): string[] {
+export function clearedSignInCookies(policy: CookiePolicy): string[] {
   return [
     serialize(policy.access, "", { path: "/", maxAgeSeconds: 0, secure: policy.secure }),
     serialize(policy.refresh, "", { path: policy.refreshPath, maxAgeSeconds: 0, secure: policy.secure }),

@@ -7,8 +7,8 @@ import type { Prisma, PrismaClient, SigningKey } from "../generated/prisma/clien
 import type { Logger } from "../logger.ts";
 import type { JWTHeaderParameters } from "jose";
 
-// The signing keys of session tokens as rows of `signing_keys`: created with their private half
-// sealed under the master key, and read back into the cache session-tokens.ts keeps.
+// The signing keys of connect tokens as rows of `signing_keys`: created with their private half
+// sealed under the master key, and read back into the cache connect-tokens.ts keeps.
 
 /** How long a key signs. */
 export const SIGNING_PERIOD_MS = 30 * 24 * 3600 * 1000;
@@ -116,7 +116,7 @@ export async function createSigningKey(prisma: PrismaClient, masterKey: MasterKe
   });
   const privateKey = (await importJWK({ kty: "OKP", crv: "Ed25519", x: priv.x, d: priv.d }, ALGORITHM, { extractable: false })) as CryptoKey;
   const key = { kid, publicKey: pair.publicKey, publicJwk, retiresAt, expiresAt, privateKey };
-  log.info({ kid, retiresAt, expiresAt }, "created a session-token signing key");
+  log.info({ kid, retiresAt, expiresAt }, "created a connect-token signing key");
   // Keys past their verification window are of no further use to anyone.
   await prisma.signingKey.deleteMany({ where: { expiresAt: { lt: now } } }).catch((err: unknown) => {
     log.warn({ err }, "could not delete expired signing keys");

@@ -6,7 +6,7 @@ import type { CdpPipe } from "./cdp-pipe.ts";
  * node over a CDP channel of its own to every target the browser has or opens: pages and their
  * out-of-process frames, and workers (dedicated, shared, service). Auto-attach with
  * waitForDebuggerOnStart holds each new target until its overrides are sent, so no page script runs
- * before them; the client's own CDP session never sees this channel and cannot detach it.
+ * before them; the client's own CDP attachment never sees this channel and cannot detach it.
  *
  * Applied to a warm spare as its session starts (no relaunch: a launch costs ~100 ms, this a few
  * round trips on the pipe); nothing here needs Chromium flags.

@@ -93,7 +93,7 @@ export const curatedMethods: Readonly<Record<string, readonly string[]>> = {
     "cancelDownload", "close", "getVersion", "getWindowBounds", "getWindowForTarget", "grantPermissions",
     "resetPermissions", "setDownloadBehavior", "setPermission", "setWindowBounds",
   ],
-  // The session's targets, flat sessions only; contexts without proxies of their own (cdp-policy.ts).
+  // The session's targets, flat attachments only (CDP: flatten: true); contexts without proxies of their own (cdp-policy.ts).
   Target: [
     "activateTarget", "attachToBrowserTarget", "attachToTarget", "closeTarget", "createBrowserContext", "createTarget",
     "detachFromTarget", "disposeBrowserContext", "getBrowserContexts", "getTargetInfo", "getTargets", "setAutoAttach",

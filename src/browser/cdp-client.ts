@@ -2,7 +2,8 @@ import type { CdpChannel, CdpPipe } from "./cdp-pipe.ts";
 
 /**
  * A small CDP client on a channel of its own over the browser's pipe (cdp-pipe.ts), with flattened
- * target sessions (`sessionId` on each message). It is the service acting on its own browser
+ * target attachments (CDP's `sessionId` on each message; Vessel says attachment, a session being a
+ * browser session). It is the service acting on its own browser
  * (warm-up, profiles, the live view, the download guard), invisible to the session's CDP clients:
  * the proxy's client counts never see it, and the method policy does not judge it.
  */
@@ -16,7 +17,8 @@ interface Incoming {
   sessionId?: string;
 }
 
-export type CdpHandler = (params: any, sessionId: string | undefined) => void;
+/** `attachmentId`: CDP's `sessionId` of the event, undefined for the browser's own. */
+export type CdpHandler = (params: any, attachmentId: string | undefined) => void;
 
 /** `{"method":"` — how Chromium begins every event it sends. */
 const EVENT_PREFIX = Buffer.from('{"method":"', "latin1");
@@ -74,7 +76,7 @@ export class CdpClient {
     return this.channel.isOpen;
   }
 
-  send<T = any>(method: string, params: object = {}, sessionId?: string): Promise<T> {
+  send<T = any>(method: string, params: object = {}, attachmentId?: string): Promise<T> {
     if (!this.isOpen) return Promise.reject(new Error("the browser connection is closed"));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
@@ -83,8 +85,8 @@ export class CdpClient {
         reject(new CdpError(method, "timed out"));
       }, COMMAND_TIMEOUT_MS);
       this.#pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer });
-      // A session this channel does not (or no longer) hold: answered as Chromium would.
-      if (!this.channel.send({ id, method, params, ...(sessionId ? { sessionId } : {}) })) {
+      // An attachment this channel does not (or no longer) hold: answered as Chromium would.
+      if (!this.channel.send({ id, method, params, ...(attachmentId ? { sessionId: attachmentId } : {}) })) {
         this.#pending.delete(id);
         clearTimeout(timer);
         reject(new CdpError(method, this.isOpen ? "Session with given id not found." : "the browser connection is closed"));
@@ -93,8 +95,8 @@ export class CdpClient {
   }
 
   /** Fire and forget (acks, input): a failure only means the target went away, which events report. */
-  post(method: string, params: object = {}, sessionId?: string): void {
-    this.send(method, params, sessionId).catch(() => {});
+  post(method: string, params: object = {}, attachmentId?: string): void {
+    this.send(method, params, attachmentId).catch(() => {});
   }
 
   on(method: string, handler: CdpHandler): () => void {
@@ -105,14 +107,14 @@ export class CdpClient {
   }
 
   /** Resolves with the first event `method` whose params satisfy `match`; rejects after `timeoutMs`. */
-  waitFor<T = any>(method: string, match: (params: T, sessionId: string | undefined) => boolean, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
+  waitFor<T = any>(method: string, match: (params: T, attachmentId: string | undefined) => boolean, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         off();
         reject(new CdpError(method, "event did not arrive in time"));
       }, timeoutMs);
-      const off = this.on(method, (params: T, sessionId) => {
-        if (!match(params, sessionId)) return;
+      const off = this.on(method, (params: T, attachmentId) => {
+        if (!match(params, attachmentId)) return;
         clearTimeout(timer);
         off();
         resolve(params);

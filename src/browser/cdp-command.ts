@@ -48,13 +48,13 @@ export function readCommand(data: Uint8Array): Command | { answer: string } {
   if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) {
     return { answer: errorAnswer(undefined, -32600, "Message must have integer 'id' property") };
   }
-  const session = typeof sessionId === "string" ? sessionId : undefined;
-  if (sessionId !== undefined && session === undefined) return { answer: errorAnswer(id, -32600, "Message has property other than 'id', 'method', 'sessionId', 'params'") };
-  if (typeof method !== "string" || !METHOD_NAME.test(method)) return { answer: errorAnswer(id, -32600, "Message must have string 'method' property", session) };
+  const attachment = typeof sessionId === "string" ? sessionId : undefined;
+  if (sessionId !== undefined && attachment === undefined) return { answer: errorAnswer(id, -32600, "Message has property other than 'id', 'method', 'sessionId', 'params'") };
+  if (typeof method !== "string" || !METHOD_NAME.test(method)) return { answer: errorAnswer(id, -32600, "Message must have string 'method' property", attachment) };
   if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
-    return { answer: errorAnswer(id, -32602, "Invalid parameters", session) };
+    return { answer: errorAnswer(id, -32602, "Invalid parameters", attachment) };
   }
-  return { id, method, ...(params ? { params: params as Record<string, unknown> } : {}), ...(session !== undefined ? { sessionId: session } : {}) };
+  return { id, method, ...(params ? { params: params as Record<string, unknown> } : {}), ...(attachment !== undefined ? { sessionId: attachment } : {}) };
 }
 
 /** Reads and judges one client message (`policy` false: shape checks only). */

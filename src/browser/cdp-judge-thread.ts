@@ -16,7 +16,7 @@ export interface JudgeRequest {
   data: Uint8Array;
   policy: boolean;
   downloads: string;
-  /** The channel's root session: where a command without a sessionId goes. */
+  /** The channel's root attachment: where a command without a sessionId goes. */
   root: string;
 }
 export type JudgeReply =

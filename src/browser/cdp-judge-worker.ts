@@ -15,7 +15,7 @@ parentPort!.on("message", (request: JudgeRequest) => {
       reply = { seq: request.seq, kind: "answer", answer: outcome.answer, ...(outcome.refused ? { refused: outcome.refused } : {}) };
     } else {
       const { id, method, params, sessionId } = outcome.command;
-      // What CdpChannel.send writes (cdp-pipe.ts): the judged fields only, to the root session unless another is named.
+      // What CdpChannel.send writes (cdp-pipe.ts): the judged fields only, to the root attachment unless another is named.
       const bytes = Buffer.from(JSON.stringify({ id, method, params: params ?? {}, sessionId: sessionId ?? request.root }) + "\0", "utf8");
       const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Buffer.from(bytes);
       reply = {

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { CdpChannel } from "./cdp-channel.ts";
-import { CdpCallError, CdpPipeClosed, nulFramed, sessionOf } from "./cdp-wire.ts";
+import { CdpCallError, CdpPipeClosed, nulFramed, attachmentOf } from "./cdp-wire.ts";
 import type { RelayLink } from "./relay-link.ts";
 
 export { CdpCallError, CdpChannel, CdpPipeClosed };
@@ -12,15 +12,16 @@ export { CdpCallError, CdpChannel, CdpPipeClosed };
  * browser except through this process (docs/threat-model.md).
  *
  * Many users share the pipe (every CDP client of the session, the live view, the download guard,
- * profiles, the watchdog). Each gets a channel: a browser-level CDP session of its own
+ * profiles, the watchdog). Each gets a channel: a browser-level CDP attachment of its own (what CDP
+ * calls a session, with its `sessionId`; in Vessel a session is a browser session only)
  * (`Target.attachToBrowserTarget`, or `Target.attachToTarget` for a page endpoint), which Chromium
  * keeps apart from the others exactly as it keeps two WebSocket connections apart: its own enabled
- * domains, its own auto-attach, its own child sessions. A channel's messages go out with its root
- * session id added, and come back with it removed, so its user speaks plain browser-level CDP.
+ * domains, its own auto-attach, its own child attachments. A channel's messages go out with its root
+ * attachment id added, and come back with it removed, so its user speaks plain browser-level CDP.
  *
- * Routing Chromium's messages costs no parse: Chromium writes a session's message as
- * `{…,"sessionId":"<32 hex>"}`, the id always last, so the tail names the session. Only the few
- * messages that change which sessions a channel owns (`Target.attachedToTarget` and
+ * Routing Chromium's messages costs no parse: Chromium writes an attachment's message as
+ * `{…,"sessionId":"<32 hex>"}`, the id always last, so the tail names the attachment. Only the few
+ * messages that change which attachments a channel owns (`Target.attachedToTarget` and
  * `Target.detachedFromTarget`, recognised by their first bytes) and the pipe's own answers are parsed.
  */
 
@@ -103,19 +104,19 @@ export class CdpPipe {
   }
 
   /**
-   * Hands a message of `sessionId` (read off its tail) to the channel holding that session; false
-   * when none does here (the relay host's mux then sends it to the node).
+   * Hands a message of `attachmentId` (read off its tail) to the channel holding that attachment;
+   * false when none does here (the relay host's mux then sends it to the node).
    */
-  receiveFor(sessionId: string, message: Buffer): boolean {
-    const channel = this.#owners.get(sessionId);
+  receiveFor(attachmentId: string, message: Buffer): boolean {
+    const channel = this.#owners.get(attachmentId);
     if (!channel) return false;
-    channel.deliver(message, sessionId);
+    channel.deliver(message, attachmentId);
     return true;
   }
 
-  /** Whether a channel of this pipe holds `sessionId` (the relay host's mux routes by it). */
-  holds(sessionId: string): boolean {
-    return this.#owners.has(sessionId);
+  /** Whether a channel of this pipe holds `attachmentId` (the relay host's mux routes by it). */
+  holds(attachmentId: string): boolean {
+    return this.#owners.has(attachmentId);
   }
 
   get isOpen(): boolean {
@@ -125,18 +126,18 @@ export class CdpPipe {
   /** How many channels are open on the pipe (each is a user: a client, the live view, the guard). */
   get channels(): number {
     let n = 0;
-    for (const [session, channel] of this.#owners) if (channel.root === session) n++;
+    for (const [attachment, channel] of this.#owners) if (channel.root === attachment) n++;
     return n;
   }
 
-  /** A browser-level channel of its own (a `Target.attachToBrowserTarget` session). */
+  /** A browser-level channel of its own (a `Target.attachToBrowserTarget` attachment). */
   async open(): Promise<CdpChannel> {
     if (this.held) await this.held;
     const { sessionId } = await this.call<{ sessionId: string }>("Target.attachToBrowserTarget");
     return this.#channel(sessionId);
   }
 
-  /** A channel whose root is the target `targetId` (a page endpoint: page-level CDP without session ids). */
+  /** A channel whose root is the target `targetId` (a page endpoint: page-level CDP without attachment ids). */
   async openTarget(targetId: string): Promise<CdpChannel> {
     if (this.held) await this.held;
     const { sessionId } = await this.call<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
@@ -154,7 +155,7 @@ export class CdpPipe {
     for (const listener of this.#front) listener(targetId);
   }
 
-  /** A command of the pipe's own, outside any session (the browser's version, its close, attaches). */
+  /** A command of the pipe's own, outside any attachment (the browser's version, its close, attaches). */
   call<T = any>(method: string, params: object = {}, timeoutMs = ROOT_CALL_TIMEOUT_MS): Promise<T> {
     if (!this.#open) return Promise.reject(new CdpPipeClosed());
     const id = this.#nextId++;
@@ -185,23 +186,23 @@ export class CdpPipe {
     return true;
   }
 
-  /** @internal detaches a session, answer ignored (it may be gone already). */
-  detach(sessionId: string): void {
-    this.#owners.delete(sessionId);
-    if (this.#open) this.call("Target.detachFromTarget", { sessionId }).catch(() => {});
+  /** @internal detaches an attachment, answer ignored (it may be gone already). */
+  detach(attachmentId: string): void {
+    this.#owners.delete(attachmentId);
+    if (this.#open) this.call("Target.detachFromTarget", { sessionId: attachmentId }).catch(() => {});
   }
 
-  /** @internal a session attached by `channel`; false if another channel holds it already. */
-  claim(sessionId: string, channel: CdpChannel): boolean {
-    const owner = this.#owners.get(sessionId);
+  /** @internal an attachment made by `channel`; false if another channel holds it already. */
+  claim(attachmentId: string, channel: CdpChannel): boolean {
+    const owner = this.#owners.get(attachmentId);
     if (owner && owner !== channel) return false;
-    this.#owners.set(sessionId, channel);
+    this.#owners.set(attachmentId, channel);
     return true;
   }
 
   /** @internal */
-  unclaim(sessionId: string, channel: CdpChannel): void {
-    if (this.#owners.get(sessionId) === channel) this.#owners.delete(sessionId);
+  unclaim(attachmentId: string, channel: CdpChannel): void {
+    if (this.#owners.get(attachmentId) === channel) this.#owners.delete(attachmentId);
   }
 
   #channel(root: string, target?: string): CdpChannel {
@@ -216,10 +217,10 @@ export class CdpPipe {
 
   /** One whole message from the browser (its NUL removed). */
   receive(message: Buffer): void {
-    const session = sessionOf(message);
-    if (session !== undefined) {
-      this.#owners.get(session)?.deliver(message, session);
-      return; // a session no channel holds any more: its user has gone
+    const attachment = attachmentOf(message);
+    if (attachment !== undefined) {
+      this.#owners.get(attachment)?.deliver(message, attachment);
+      return; // an attachment no channel holds any more: its user has gone
     }
     let parsed: { id?: number; result?: unknown; error?: { message?: string }; method?: string; params?: { sessionId?: string } };
     try {
@@ -239,7 +240,7 @@ export class CdpPipe {
       if (parsed.error) call.reject(new CdpCallError(call.method, parsed.error.message ?? "failed"));
       else call.resolve(parsed.result);
     } else if (parsed.method === "Target.detachedFromTarget" && typeof parsed.params?.sessionId === "string") {
-      // A root session detached by the browser (its target closed): that channel is over.
+      // A root attachment detached by the browser (its target closed): that channel is over.
       const channel = this.#owners.get(parsed.params.sessionId);
       if (channel?.root === parsed.params.sessionId) {
         this.#owners.delete(parsed.params.sessionId);

@@ -1,16 +1,17 @@
 // What the pipe (cdp-pipe.ts) reads off Chromium's messages without parsing them, and its errors.
 
-const SESSION_TAIL = Buffer.from(',"sessionId":"', "latin1");
+/** CDP calls a target attachment a session: its id travels as `sessionId`, always last. */
+const ATTACHMENT_TAIL = Buffer.from(',"sessionId":"', "latin1");
 /** `,"sessionId":"` + 32 hex + `"}` */
-export const TAIL_LENGTH = SESSION_TAIL.length + 32 + 2;
+export const TAIL_LENGTH = ATTACHMENT_TAIL.length + 32 + 2;
 
-/** The session id a message of Chromium's ends with, or undefined for the pipe's own messages. */
-export function sessionOf(message: Buffer): string | undefined {
+/** The attachment id (CDP's `sessionId`) a message of Chromium's ends with, or undefined for the pipe's own messages. */
+export function attachmentOf(message: Buffer): string | undefined {
   const n = message.length;
   if (n < TAIL_LENGTH + 2 || message[n - 1] !== 0x7d || message[n - 2] !== 0x22) return undefined;
   const at = n - TAIL_LENGTH;
-  if (!message.subarray(at, at + SESSION_TAIL.length).equals(SESSION_TAIL)) return undefined;
-  return message.toString("latin1", at + SESSION_TAIL.length, n - 2);
+  if (!message.subarray(at, at + ATTACHMENT_TAIL.length).equals(ATTACHMENT_TAIL)) return undefined;
+  return message.toString("latin1", at + ATTACHMENT_TAIL.length, n - 2);
 }
 
 export class CdpPipeClosed extends Error {

@@ -52,8 +52,8 @@ export async function navigateFirstPage(pipe: CdpPipe, url: string): Promise<voi
       await cdp.send("Target.createTarget", { url });
       return;
     }
-    const { sessionId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true });
-    await cdp.send("Page.navigate", { url }, sessionId);
-    await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+    const { sessionId: attachmentId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true });
+    await cdp.send("Page.navigate", { url }, attachmentId);
+    await cdp.send("Target.detachFromTarget", { sessionId: attachmentId }).catch(() => {});
   });
 }

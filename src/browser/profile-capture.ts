@@ -112,20 +112,20 @@ export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | 
       return out;
     };
 
-    const readFrame = async (frame: Frame, sessionId: string, top: boolean) => {
+    const readFrame = async (frame: Frame, attachmentId: string, top: boolean) => {
       const origin = frame.securityOrigin;
       if (!origin || !webOrigin.test(origin)) return;
       // A tab's top frame always has its origin's first-party key; only a child frame's may be partitioned.
       const storageKey = top
         ? `${origin}/`
         : await cdp
-          .send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, sessionId)
+          .send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, attachmentId)
           .then((r) => r.storageKey, () => `${origin}/`);
       // A first-party key is the origin and a slash; anything longer is partitioned under another top-level site.
       if (storageKey !== `${origin}/`) return;
       const read = (isLocalStorage: boolean) =>
         cdp
-          .send<{ entries: string[][] }>("DOMStorage.getDOMStorageItems", { storageId: { storageKey, isLocalStorage } }, sessionId)
+          .send<{ entries: string[][] }>("DOMStorage.getDOMStorageItems", { storageId: { storageKey, isLocalStorage } }, attachmentId)
           .then((r) => r.entries, () => undefined);
       const [localEntries, sessionEntries] = await Promise.all([local.has(origin) ? undefined : read(true), read(false)]);
       // Tabs are read side by side: the first answer of an origin wins, as the first tab's did before.
@@ -138,27 +138,27 @@ export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | 
 
     // Every tab at once: each is its own renderer, and a save is waited on.
     await Promise.all(pages.map(async (page) => {
-      let sessionId: string;
+      let attachmentId: string;
       try {
-        ({ sessionId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true }));
+        ({ sessionId: attachmentId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true }));
       } catch {
         return; // closed in the meantime
       }
       try {
         const [history, { frameTree }] = await Promise.all([
-          cdp.send<{ entries: Array<{ url: string }> }>("Page.getNavigationHistory", {}, sessionId).catch(() => ({ entries: [] })),
-          cdp.send<{ frameTree: FrameTree }>("Page.getFrameTree", {}, sessionId),
+          cdp.send<{ entries: Array<{ url: string }> }>("Page.getNavigationHistory", {}, attachmentId).catch(() => ({ entries: [] })),
+          cdp.send<{ frameTree: FrameTree }>("Page.getFrameTree", {}, attachmentId),
         ]);
         for (const { url } of history.entries) {
           const origin = originOf(url);
           if (origin) visited.add(origin);
         }
-        await Promise.all(framesOf(frameTree).map((frame) => readFrame(frame, sessionId, frame === frameTree.frame)));
+        await Promise.all(framesOf(frameTree).map((frame) => readFrame(frame, attachmentId, frame === frameTree.frame)));
       } catch {
         // The tab went away or navigated while being read; what it still had is lost with it.
       } finally {
         // Not waited for: nothing here depends on it, and closing the client detaches whatever is left.
-        cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+        cdp.send("Target.detachFromTarget", { sessionId: attachmentId }).catch(() => {});
       }
     }));
 

@@ -5,7 +5,7 @@ import type { CdpClient } from "./cdp-client.ts";
  * tab in the browser's default context, points it at each origin in turn, and answers every request
  * it makes from here with an empty page (`Fetch.fulfillRequest`): the origin's server is never
  * contacted, no cookie leaves the browser, no service worker answers, and no page script runs. `use`
- * runs once per origin with the tab's flattened session id; the tab is closed, and gone, before this
+ * runs once per origin with the tab's flattened attachment id (CDP's sessionId); the tab is closed, and gone, before this
  * resolves. (Playwright reads and writes `storageState` the same way.) Returns the origins this
  * Chromium refused to open (none of its pages could have storage there either).
  */
@@ -21,22 +21,22 @@ export async function withOriginTab(
   let stop = () => {};
   try {
     ({ sessionId: tab } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true }));
-    const session = tab;
+    const attachment = tab;
     stop = cdp.on("Fetch.requestPaused", (p: { requestId: string }, s) => {
-      if (s !== session) return;
+      if (s !== attachment) return;
       void cdp
         .send("Fetch.fulfillRequest", {
           requestId: p.requestId, responseCode: 200, body: emptyPage,
           responseHeaders: [{ name: "Content-Type", value: "text/html; charset=utf-8" }, { name: "Cache-Control", value: "no-store" }],
-        }, session)
+        }, attachment)
         .catch(() => {});
     });
-    await cdp.send("Network.setBypassServiceWorker", { bypass: true }, session).catch(() => {});
-    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] }, session);
-    await cdp.send("Page.enable", {}, session);
+    await cdp.send("Network.setBypassServiceWorker", { bypass: true }, attachment).catch(() => {});
+    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] }, attachment);
+    await cdp.send("Page.enable", {}, attachment);
     for (const origin of origins) {
-      const loaded = cdp.waitFor("Page.loadEventFired", (_p, s) => s === session);
-      const nav = await cdp.send<{ errorText?: string }>("Page.navigate", { url: `${origin}/` }, session);
+      const loaded = cdp.waitFor("Page.loadEventFired", (_p, s) => s === attachment);
+      const nav = await cdp.send<{ errorText?: string }>("Page.navigate", { url: `${origin}/` }, attachment);
       if (nav.errorText) {
         // This Chromium will not open it (an unsafe port, say): no page of it can use storage either.
         loaded.catch(() => {});
@@ -44,7 +44,7 @@ export async function withOriginTab(
         continue;
       }
       await loaded;
-      await use(origin, session);
+      await use(origin, attachment);
     }
   } finally {
     stop();

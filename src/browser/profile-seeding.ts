@@ -100,8 +100,8 @@ export class StorageSeeder {
       preparing?.push(prepared);
     });
     cdp.on("Target.detachedFromTarget", (p: { sessionId: string }) => this.#tabs.delete(p.sessionId));
-    cdp.on("Page.frameNavigated", (p: { frame: { parentId?: string; securityOrigin?: string } }, sessionId) => {
-      if (sessionId && p.frame.securityOrigin) void this.#committed(sessionId, p.frame.securityOrigin, p.frame.parentId === undefined);
+    cdp.on("Page.frameNavigated", (p: { frame: { parentId?: string; securityOrigin?: string } }, attachmentId) => {
+      if (attachmentId && p.frame.securityOrigin) void this.#committed(attachmentId, p.frame.securityOrigin, p.frame.parentId === undefined);
     });
     // Before any client: every tab there is belongs to the default context.
     const { targetInfos } = await cdp.send<{ targetInfos: TargetInfo[] }>("Target.getTargets");
@@ -117,23 +117,23 @@ export class StorageSeeder {
     return [...this.#session, ...[...this.#heldBack.keys()].map((o) => this.#local.get(o)!)];
   }
 
-  async #attached(sessionId: string, info: TargetInfo, waiting: boolean): Promise<void> {
+  async #attached(attachmentId: string, info: TargetInfo, waiting: boolean): Promise<void> {
     const { cdp } = this;
     const ours = info.type === "page" && (this.#defaultContext === undefined || info.browserContextId === this.#defaultContext);
     const scripts = ours ? this.#scriptsForNewTab() : [];
     if (scripts.length === 0) {
-      if (waiting) await cdp.send("Runtime.runIfWaitingForDebugger", {}, sessionId).catch(() => {});
-      await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+      if (waiting) await cdp.send("Runtime.runIfWaitingForDebugger", {}, attachmentId).catch(() => {});
+      await cdp.send("Target.detachFromTarget", { sessionId: attachmentId }).catch(() => {});
       return;
     }
     const stale: string[] = [];
     try {
       const pending: Pending = new Map();
-      this.#tabs.set(sessionId, pending);
+      this.#tabs.set(attachmentId, pending);
       // Page must stay enabled for the scripts to run on new documents.
-      await cdp.send("Page.enable", {}, sessionId);
+      await cdp.send("Page.enable", {}, attachmentId);
       const ids = await Promise.all(
-        scripts.map((s) => cdp.send<{ identifier: string }>("Page.addScriptToEvaluateOnNewDocument", { source: s.source, worldName: SEED_WORLD }, sessionId)),
+        scripts.map((s) => cdp.send<{ identifier: string }>("Page.addScriptToEvaluateOnNewDocument", { source: s.source, worldName: SEED_WORLD }, attachmentId)),
       );
       scripts.forEach((s, i) => {
         // An origin committed in another tab while this one was being prepared: its localStorage is seeded.
@@ -144,15 +144,15 @@ export class StorageSeeder {
       // The tab closed while being prepared.
       this.log.debug({ err: (err as Error).message }, "profile restore: a tab could not be prepared for web storage");
     } finally {
-      if (waiting) await cdp.send("Runtime.runIfWaitingForDebugger", {}, sessionId).catch(() => {});
+      if (waiting) await cdp.send("Runtime.runIfWaitingForDebugger", {}, attachmentId).catch(() => {});
     }
-    for (const id of stale) await this.#remove(sessionId, id);
+    for (const id of stale) await this.#remove(attachmentId, id);
   }
 
-  async #committed(sessionId: string, origin: string, mainFrame: boolean): Promise<void> {
+  async #committed(attachmentId: string, origin: string, mainFrame: boolean): Promise<void> {
     const work: Promise<void>[] = [];
-    const session = this.#take(sessionId, keyOf("session", origin));
-    if (session) work.push(this.#remove(sessionId, session));
+    const session = this.#take(attachmentId, keyOf("session", origin));
+    if (session) work.push(this.#remove(attachmentId, session));
     if (mainFrame && this.#heldBack.delete(origin)) {
       for (const tab of [...this.#tabs.keys()]) {
         const id = this.#take(tab, keyOf("local", origin));

@@ -1,16 +1,16 @@
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { CdpPipe } from "./cdp-pipe.ts";
-import { nulFramed, sessionOf } from "./cdp-wire.ts";
+import { attachmentOf, nulFramed } from "./cdp-wire.ts";
 
 /**
  * One browser's pipe as the relay host (relay-host-process.ts) holds it, shared two ways: the
  * host's own CdpPipe, whose channels are the session's CDP clients, and the node's link (a Unix
  * socket to the node's main process), which speaks the very protocol of the pipe, so the node's
  * CdpPipe reads it as if it were the browser's. Nothing is parsed that the pipe alone would not
- * parse: Chromium's session messages go by their session's owner (the tail, cdp-wire.ts); of the
- * rest (answers to calls outside any session, and the browser's root events) the host takes the
- * answers to its own calls (ids from HOST_CALL_IDS up) and the detaches of its own sessions.
+ * parse: Chromium's messages of an attachment go by the attachment's owner (the tail, cdp-wire.ts); of the
+ * rest (answers to calls outside any attachment, and the browser's root events) the host takes the
+ * answers to its own calls (ids from HOST_CALL_IDS up) and the detaches of its own attachments.
  *
  * Between the two processes run small control messages, `{"vessel":"<what>",…}`, in order with
  * the CDP traffic: the node's (open a channel ahead, close a client) are taken here and never
@@ -18,7 +18,7 @@ import { nulFramed, sessionOf } from "./cdp-wire.ts";
  * `onControl`. A message from Chromium in that shape is dropped, so a browser cannot forge one.
  */
 
-/** The host's calls outside any session use ids from here up; the node's stay below. */
+/** The host's calls outside any attachment use ids from here up; the node's stay below. */
 export const HOST_CALL_IDS = 1_000_000_000;
 const CONTROL = Buffer.from('{"vessel"', "latin1");
 const NUL = Buffer.from([0]);
@@ -100,9 +100,9 @@ export class PipeMux {
   }
 
   #route(message: Buffer, raw: Buffer | undefined): void {
-    const session = sessionOf(message);
-    if (session !== undefined) {
-      if (!this.pipe.receiveFor(session, message)) this.#toNode(message, raw);
+    const attachment = attachmentOf(message);
+    if (attachment !== undefined) {
+      if (!this.pipe.receiveFor(attachment, message)) this.#toNode(message, raw);
       return;
     }
     let parsed: { id?: unknown; method?: string; params?: { sessionId?: unknown }; vessel?: unknown };

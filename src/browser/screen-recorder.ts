@@ -8,7 +8,7 @@ import type { CdpPipe } from "./cdp-pipe.ts";
  * page becomes active when it is created, a page anyone brings to the front (`Target.activateTarget`,
  * `Page.bringToFront`, which the pipe reports: the headless shell has no focus or visibility of its
  * own to poll) becomes active, and when the active page closes the most recently active one left
- * takes over. The active page runs a JPEG screencast (`Page.startScreencast`, a session of our own,
+ * takes over. The active page runs a JPEG screencast (`Page.startScreencast`, an attachment of our own,
  * beside the live view's if someone watches): Chromium sends a frame only when the page changes, so
  * a still page costs next to nothing. Frames are acknowledged at most MAX_FPS times a second and only
  * while the sink keeps up: Chromium keeps few frames unacknowledged, so it simply pauses, and nothing
@@ -50,7 +50,7 @@ export class ScreenRecorder {
   readonly #pages = new Map<string, number>();
   #clock = 0;
   #active: string | undefined;
-  #session: string | undefined;
+  #attachment: string | undefined;
   /** Frames received and not acknowledged yet (their ack ids), oldest first. */
   #unacked: number[] = [];
   #lastAckAt = 0;
@@ -75,7 +75,7 @@ export class ScreenRecorder {
       cdp.on("Target.targetDestroyed", (p: { targetId: string }) => this.#gone(p.targetId)),
       cdp.on("Target.targetCrashed", (p: { targetId: string }) => this.#gone(p.targetId)),
       cdp.on("Target.detachedFromTarget", (p: { sessionId: string }) => {
-        if (p.sessionId === this.#session) this.#session = undefined;
+        if (p.sessionId === this.#attachment) this.#attachment = undefined;
       }),
       cdp.on("Page.screencastFrame", (p: { data: string; metadata: { timestamp?: number }; sessionId: number }, sid) => this.#frame(p, sid)),
       pipe.onFront((targetId) => {
@@ -103,7 +103,7 @@ export class ScreenRecorder {
 
   /**
    * Stops (the session is ending): no frame is taken after this, and the channel closes, which
-   * detaches its sessions and so ends their screencasts. Nothing is awaited, so the session's end
+   * detaches its attachments and so ends their screencasts. Nothing is awaited, so the session's end
    * (which runs this before its browser closes) is not held up; only a session that ended before
    * its first frame waits for one screenshot (at most STOP_SHOT_MS), so that it has a video at all.
    */
@@ -111,10 +111,10 @@ export class ScreenRecorder {
     if (this.#stopped) return;
     const active = this.#active;
     if (this.#delivered === 0 && active && this.cdp.isOpen) {
-      // The tab's screencast may not have started yet: a session of its own for the screenshot then.
+      // The tab's screencast may not have started yet: an attachment of its own for the screenshot then.
       const shoot = async () => {
-        const session = this.#session ?? (await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: active, flatten: true })).sessionId;
-        return this.cdp.send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: SCREENCAST.quality, optimizeForSpeed: true }, session);
+        const attachment = this.#attachment ?? (await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: active, flatten: true })).sessionId;
+        return this.cdp.send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: SCREENCAST.quality, optimizeForSpeed: true }, attachment);
       };
       let timer: NodeJS.Timeout | undefined;
       const shot = await Promise.race([
@@ -128,7 +128,7 @@ export class ScreenRecorder {
     this.#stopped = true;
     clearTimeout(this.#ackTimer);
     clearTimeout(this.#shotTimer);
-    if (this.#session) this.cdp.post("Page.stopScreencast", {}, this.#session);
+    if (this.#attachment) this.cdp.post("Page.stopScreencast", {}, this.#attachment);
     this.#close();
   }
 
@@ -180,44 +180,44 @@ export class ScreenRecorder {
    */
   async #show(targetId: string): Promise<void> {
     if (this.#stopped || this.#active !== targetId) return;
-    const previous = this.#session;
-    this.#session = undefined;
+    const previous = this.#attachment;
+    this.#attachment = undefined;
     this.#unacked = [];
     if (previous) {
       // Not awaited: a tab that has just closed may never answer, and its frames are ignored from now on.
       this.cdp.post("Page.stopScreencast", {}, previous);
       this.cdp.post("Target.detachFromTarget", { sessionId: previous });
     }
-    const { sessionId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
-    if (this.#stopped || this.#active !== targetId) return void this.cdp.post("Target.detachFromTarget", { sessionId });
-    this.#session = sessionId;
+    const { sessionId: attachmentId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
+    if (this.#stopped || this.#active !== targetId) return void this.cdp.post("Target.detachFromTarget", { sessionId: attachmentId });
+    this.#attachment = attachmentId;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.cdp.send("Page.startScreencast", SCREENCAST, sessionId);
+        await this.cdp.send("Page.startScreencast", SCREENCAST, attachmentId);
         clearTimeout(this.#shotTimer);
-        this.#shotTimer = setTimeout(() => void this.#screenshot(sessionId), FIRST_FRAME_MS);
+        this.#shotTimer = setTimeout(() => void this.#screenshot(attachmentId), FIRST_FRAME_MS);
         return;
       } catch (err) {
-        if (attempt >= START_ATTEMPTS || this.#stopped || this.#session !== sessionId) throw err;
+        if (attempt >= START_ATTEMPTS || this.#stopped || this.#attachment !== attachmentId) throw err;
         await new Promise((resolve) => setTimeout(resolve, START_RETRY_MS));
       }
     }
   }
 
   #frame(p: { data: string; metadata: { timestamp?: number }; sessionId: number }, sid: string | undefined): void {
-    if (this.#stopped || sid === undefined || sid !== this.#session) return;
+    if (this.#stopped || sid === undefined || sid !== this.#attachment) return;
     this.#deliver(p.data, p.metadata?.timestamp);
     if (typeof p.sessionId === "number") this.#unacked.push(p.sessionId);
     this.#pump();
   }
 
   /** The tab just shown, as it is now (see FIRST_FRAME_MS). */
-  async #screenshot(sessionId: string): Promise<void> {
-    if (this.#stopped || this.#session !== sessionId || !this.sink.ready) return;
+  async #screenshot(attachmentId: string): Promise<void> {
+    if (this.#stopped || this.#attachment !== attachmentId || !this.sink.ready) return;
     const shot = await this.cdp
-      .send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: SCREENCAST.quality, optimizeForSpeed: true }, sessionId)
+      .send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: SCREENCAST.quality, optimizeForSpeed: true }, attachmentId)
       .catch(() => undefined);
-    if (shot && !this.#stopped && this.#session === sessionId) this.#deliver(shot.data, undefined);
+    if (shot && !this.#stopped && this.#attachment === attachmentId) this.#deliver(shot.data, undefined);
   }
 
   /** A frame (base64, from Chromium) to the sink, at Chromium's capture time kept between the previous frame's and now. */
@@ -242,9 +242,9 @@ export class ScreenRecorder {
       }, wait);
       return;
     }
-    if (!this.sink.ready || !this.#session) return; // the sink's onReady pumps again
+    if (!this.sink.ready || !this.#attachment) return; // the sink's onReady pumps again
     this.#lastAckAt = performance.now();
-    this.cdp.post("Page.screencastFrameAck", { sessionId: this.#unacked.shift() }, this.#session);
+    this.cdp.post("Page.screencastFrameAck", { sessionId: this.#unacked.shift() }, this.#attachment);
     this.#pump();
   }
 }

@@ -112,13 +112,13 @@ export class SessionLogCapture {
    * A page, frame or worker attached (and, if new, paused): everything is asked for at once, without
    * waiting for the answers, and it is resumed last, so it waits one round trip and misses nothing.
    */
-  #attached(sessionId: string, info: TargetInfo, parent: string | undefined): void {
+  #attached(attachmentId: string, info: TargetInfo, parent: string | undefined): void {
     const network = new NetworkTracker((data: NetworkData) => this.#emit("network", { ...data, page_url: this.#pageUrl(target) }));
     const above = parent ? this.#targets.get(parent) : undefined;
     const target: Target = { type: info.type, targetId: info.targetId, url: info.url, page: undefined as never, network };
     target.page = info.type === "page" ? target : (above?.page ?? target);
-    this.#targets.set(sessionId, target);
-    const post = (method: string, params: object = {}) => this.cdp.post(method, params, sessionId);
+    this.#targets.set(attachmentId, target);
+    const post = (method: string, params: object = {}) => this.cdp.post(method, params, attachmentId);
     const frames = info.type === "page" || info.type === "iframe";
     const worker = info.type === "worker" || info.type === "service_worker" || info.type === "shared_worker";
     if (frames || worker) {
@@ -130,10 +130,10 @@ export class SessionLogCapture {
     post("Runtime.runIfWaitingForDebugger");
   }
 
-  #detached(sessionId: string): void {
-    const target = this.#targets.get(sessionId);
+  #detached(attachmentId: string): void {
+    const target = this.#targets.get(attachmentId);
     if (target) clearTimeout(target.releaseTimer);
-    this.#targets.delete(sessionId);
+    this.#targets.delete(attachmentId);
   }
 
   #pageUrl(target: Target | undefined): string | null {

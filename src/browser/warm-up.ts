@@ -28,9 +28,9 @@ export async function warmUpProfile(pipe: CdpPipe, timeoutMs = 5_000): Promise<v
     const { targetInfos } = await cdp.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets");
     const page = targetInfos.find((t) => t.type === "page");
     if (page) {
-      const { sessionId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true });
-      await cdp.send("Network.clearBrowserCache", {}, sessionId);
-      await cdp.send("Target.detachFromTarget", { sessionId });
+      const { sessionId: attachmentId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true });
+      await cdp.send("Network.clearBrowserCache", {}, attachmentId);
+      await cdp.send("Target.detachFromTarget", { sessionId: attachmentId });
     }
     // A fresh browser's first new tab, with the domains a client enables on it, opens slower than
     // later ones, and its first page loads slower (bench/sessions; warmed side by side: new page

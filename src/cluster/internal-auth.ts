@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from "node:http";
  * Node-to-node authentication. Every internal call (and every connection one node forwards to
  * another) carries an HMAC-SHA-256 over what it asks for, keyed by a key derived from the shared
  * master key (HKDF, its own label), so only nodes can make one, and no customer credential (API
- * key, session token, sign-in cookie) is ever accepted in its place.
+ * key, connect token, sign-in cookie) is ever accepted in its place.
  *
  * Signed: method, path with query, sending node, receiving node, time, a random nonce and the body's
  * SHA-256. A call is refused when its time is more than {@link INTERNAL_WINDOW_MS} away from the

@@ -1,5 +1,5 @@
 // What nodes hand each other (a placed create and its answer, a captured profile) may carry proxy
-// passwords, session tokens or cookies: it is sealed under a key of its own, bound to its purpose.
+// passwords, connect tokens or cookies: it is sealed under a key of its own, bound to its purpose.
 import { open as openSealed, seal as sealEnvelope } from "../crypto/envelope.ts";
 import { deriveInternalKey } from "./internal-auth.ts";
 

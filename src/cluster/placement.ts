@@ -135,7 +135,7 @@ async function createOn(
   site: PlacementSite, node: NodeInfo, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, workspace: string | undefined, until: number,
 ): Promise<Idempotent<SessionView>> {
   const path = "/internal/v1/sessions";
-  // Sealed both ways: the request may carry a proxy password, the answer carries session tokens.
+  // Sealed both ways: the request may carry a proxy password, the answer carries connect tokens.
   const body = JSON.stringify({
     sealed: site.seal.sealJson(path, {
       principal: ctx.principal,

@@ -130,7 +130,7 @@ const startsStatement = (message: Uint8Array) => message[0] === PARSE || message
 const closeWaitMs = 15_000;
 
 /**
- * PGlite's close() runs its own end-of-session protocol at once, not after the statements already
+ * PGlite's close() runs its own end-of-connection protocol at once, not after the statements already
  * queued or running: a statement in flight at that moment left the process spinning at full CPU
  * for ever (a SIGTERM during the first start's writes never exited). So a close waits for every
  * call that has begun, and calls after it are refused, as they would be on a closed database.

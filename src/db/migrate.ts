@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** What the runner needs from a database session: a `pg` client (see fromPgClient) or a PGlite instance. */
+/** What the runner needs from a database connection: a `pg` client (see fromPgClient) or a PGlite instance. */
 export interface MigrationConnection {
   query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
   /** Runs a multi-statement script (simple-query protocol). */

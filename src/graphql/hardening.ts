@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { hasSessionCookie, type CookiePolicy } from "../auth/cookies.ts";
+import { hasSignInCookie, type CookiePolicy } from "../auth/cookies.ts";
 import { AppError } from "../kernel/errors.ts";
 import { crossSiteReason, CROSS_SITE_DETAIL } from "../auth/dashboard-auth.ts";
 import type { GraphQLContext } from "./builder.ts";
@@ -35,7 +35,7 @@ export function useCookieCsrfProtection(opts: { cookies: CookiePolicy; origins: 
   return {
     onRequest({ request, fetchAPI, endResponse }) {
       if (request.headers.has("authorization")) return;
-      if (!hasSessionCookie(request.headers.get("cookie") ?? undefined, opts.cookies)) return;
+      if (!hasSignInCookie(request.headers.get("cookie") ?? undefined, opts.cookies)) return;
       const contentType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
       if ((!contentType || simpleContentTypes.has(contentType)) && !request.headers.has(CSRF_HEADER)) {
         endResponse(refusal(fetchAPI, 403, `Required CSRF header(s) not present: ${CSRF_HEADER}.`, "FORBIDDEN"));

@@ -14,7 +14,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { RateLimiter } from "../auth/rate-limit.ts";
 import type { ClientAddress } from "../auth/client-address.ts";
 import type { FailedAuthThrottle } from "../auth/failed-auth.ts";
-import type { SessionTokens } from "../auth/session-tokens.ts";
+import type { ConnectTokens } from "../auth/connect-tokens.ts";
 import type { BrowserPool } from "../browser/pool.ts";
 import type { SessionRuntime } from "../browser/runtime.ts";
 import type { PubSub } from "../pubsub.ts";
@@ -73,7 +73,7 @@ export interface AppDeps {
   /** This process in the `nodes` table; sessions name the node whose browser they use. */
   nodeId: string;
   masterKey: { key: Buffer; id: string };
-  tokens: SessionTokens;
+  tokens: ConnectTokens;
   browsers: BrowserPool;
   runtime: SessionRuntime;
   /** Fan-out between nodes (Redis when configured): session events reach long polls and subscriptions. */

@@ -66,7 +66,7 @@ const inOneFlight = new Map<string, Promise<unknown>>();
 
 /**
  * Runs `execute` at most once per (workspace, key) within the window. A completed first call is
- * replayed with its original body (stored sealed: it carries session tokens); a call still in flight
+ * replayed with its original body (stored sealed: it carries connect tokens); a call still in flight
  * gets 409 with Retry-After; the same key with another body gets 422. A failure of `execute` frees the
  * key, so a retry runs again (nothing was created).
  *

@@ -4,7 +4,7 @@ import type { CdpClient } from "../browser/cdp-client.ts";
  * A person handed a session on a phone (an interactive live view, portrait, narrow) got a desktop
  * page letterboxed into a third of their screen, too small to read or tap. While they watch, the tab
  * they see is laid out for their screen instead (Emulation.setDeviceMetricsOverride on the viewer's
- * own CDP session, which Chromium drops as that session detaches: when they switch tabs or leave).
+ * own CDP attachment, which Chromium drops as that attachment detaches: when they switch tabs or leave).
  * Not for view-only watchers, who should not change what the automation sees, nor for sessions
  * created with a viewport of their own (browser.viewport), which they asked to keep.
  */
@@ -25,18 +25,18 @@ export function phoneMetrics(viewport: { w: number; h: number; dpr: number }, su
   return { width: Math.round(viewport.w), height: Math.round(viewport.h), deviceScaleFactor: Math.min(3, Math.max(1, viewport.dpr)), mobile: true };
 }
 
-/** Applies (or undoes, where this viewer applied it before) the phone layout on the viewer's session of a tab. */
+/** Applies (or undoes, where this viewer applied it before) the phone layout on the viewer's attachment to a tab. */
 export function phoneFitter(cdp: CdpClient, viewport: () => { w: number; h: number; dpr: number }, subject: FitSubject) {
   const fitted = new Set<string>();
-  return async (session: string): Promise<void> => {
+  return async (attachment: string): Promise<void> => {
     const metrics = phoneMetrics(viewport(), subject);
     if (metrics) {
-      // Marked before the send: an undo asked while it is in flight must see it (the tab's session
+      // Marked before the send: an undo asked while it is in flight must see it (the tab's attachment
       // runs the two commands in the order sent, so the undo wins).
-      fitted.add(session);
-      await cdp.send("Emulation.setDeviceMetricsOverride", metrics, session);
-    } else if (fitted.delete(session)) {
-      await cdp.send("Emulation.clearDeviceMetricsOverride", {}, session);
+      fitted.add(attachment);
+      await cdp.send("Emulation.setDeviceMetricsOverride", metrics, attachment);
+    } else if (fitted.delete(attachment)) {
+      await cdp.send("Emulation.clearDeviceMetricsOverride", {}, attachment);
     }
   };
 }

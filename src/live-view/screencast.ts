@@ -44,7 +44,7 @@ interface Params {
  * growing queue, and the quality drops until the viewer keeps up again.
  */
 export class Screencast {
-  private sessionId: string | undefined;
+  private attachmentId: string | undefined;
   private targetId: string | undefined;
   private params: Params;
   private seq = 0;
@@ -70,17 +70,17 @@ export class Screencast {
     bounds: { maxWidth: number; maxHeight: number },
     /** The tab went away under us (closed, crashed). */
     private readonly onLost: (targetId: string) => void,
-    /** Run on the tab's session before each start (a new tab, a new size): phone-fit.ts. */
-    private readonly beforeStart?: (session: string) => Promise<void>,
+    /** Run on the tab's attachment before each start (a new tab, a new size): phone-fit.ts. */
+    private readonly beforeStart?: (attachment: string) => Promise<void>,
   ) {
     this.params = { ...bounds, quality: QUALITY_MAX };
     this.offFrame = cdp.on("Page.screencastFrame", (p: { data: string; metadata: FrameMetadata; sessionId: number }, sid) => {
-      if (sid === this.sessionId) this.frame(p);
+      if (sid === this.attachmentId) this.frame(p);
     });
     this.offDetached = cdp.on("Target.detachedFromTarget", (p: { sessionId: string }) => {
-      if (p.sessionId !== this.sessionId || !this.targetId) return;
+      if (p.sessionId !== this.attachmentId || !this.targetId) return;
       const lost = this.targetId;
-      this.sessionId = this.targetId = undefined;
+      this.attachmentId = this.targetId = undefined;
       this.onLost(lost);
     });
     this.timer = setInterval(() => this.adapt(), ADAPT_EVERY_MS);
@@ -96,19 +96,19 @@ export class Screencast {
     return (seq !== undefined ? this.metadata.get(seq) : undefined) ?? this.latest;
   }
 
-  /** The CDP session of the tab on show (input goes there). */
-  get session(): string | undefined {
-    return this.sessionId;
+  /** The CDP attachment of the tab on show (input goes there). */
+  get attachment(): string | undefined {
+    return this.attachmentId;
   }
 
   /** Shows another tab: detach from the current one, attach (flattened) to `targetId`, start. */
   show(targetId: string): Promise<void> {
     return this.enqueue(async () => {
-      if (this.targetId === targetId && this.sessionId) return;
+      if (this.targetId === targetId && this.attachmentId) return;
       await this.detach();
-      const { sessionId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
-      if (this.closed) return void this.cdp.post("Target.detachFromTarget", { sessionId });
-      this.sessionId = sessionId;
+      const { sessionId: attachmentId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
+      if (this.closed) return void this.cdp.post("Target.detachFromTarget", { sessionId: attachmentId });
+      this.attachmentId = attachmentId;
       this.targetId = targetId;
       this.latest = undefined;
       this.metadata.clear();
@@ -140,7 +140,7 @@ export class Screencast {
     clearInterval(this.timer);
     this.offFrame();
     this.offDetached();
-    // The browser connection closes right after; its screencast and sessions go with it.
+    // The browser connection closes right after; its screencast and attachments go with it.
   }
 
   private frame(p: { data: string; metadata: FrameMetadata; sessionId: number }): void {
@@ -159,7 +159,7 @@ export class Screencast {
     frame.write(p.data, FRAME_HEADER_BYTES, "base64");
     if (this.link.ready()) {
       this.link.deliver(frame);
-      this.cdp.post("Page.screencastFrameAck", { sessionId: p.sessionId }, this.sessionId);
+      this.cdp.post("Page.screencastFrameAck", { sessionId: p.sessionId }, this.attachmentId);
     } else {
       this.periodHeld++;
       this.waiting = frame;
@@ -168,8 +168,8 @@ export class Screencast {
   }
 
   private releaseHeld(): void {
-    const session = this.sessionId;
-    for (const ackId of this.held.splice(0)) if (session) this.cdp.post("Page.screencastFrameAck", { sessionId: ackId }, session);
+    const attachment = this.attachmentId;
+    for (const ackId of this.held.splice(0)) if (attachment) this.cdp.post("Page.screencastFrameAck", { sessionId: ackId }, attachment);
   }
 
   /** Once a period: a slow link gets a lower JPEG quality, a link that keeps up gets it back. */
@@ -177,7 +177,7 @@ export class Screencast {
     const frames = this.periodFrames;
     const held = this.periodHeld;
     this.periodFrames = this.periodHeld = 0;
-    if (!this.sessionId || frames === 0) return;
+    if (!this.attachmentId || frames === 0) return;
     let next = this.params.quality;
     if (frames >= MIN_FRAMES_TO_JUDGE && held / frames >= SLOW_SHARE) {
       this.fastPeriods = 0;
@@ -199,36 +199,36 @@ export class Screencast {
    */
   private async start(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const session = this.sessionId;
-      if (!session || this.closed) return;
+      const attachment = this.attachmentId;
+      if (!attachment || this.closed) return;
       try {
-        if (attempt === 1) await this.beforeStart?.(session).catch((err: unknown) => this.log.debug({ err }, "live view: could not fit the page"));
-        await this.cdp.send("Page.startScreencast", { format: "jpeg", everyNthFrame: 1, ...this.params }, session);
+        if (attempt === 1) await this.beforeStart?.(attachment).catch((err: unknown) => this.log.debug({ err }, "live view: could not fit the page"));
+        await this.cdp.send("Page.startScreencast", { format: "jpeg", everyNthFrame: 1, ...this.params }, attachment);
         return;
       } catch (err) {
-        if (attempt >= START_ATTEMPTS || !this.cdp.isOpen || session !== this.sessionId) throw err;
+        if (attempt >= START_ATTEMPTS || !this.cdp.isOpen || attachment !== this.attachmentId) throw err;
         await new Promise((resolve) => setTimeout(resolve, START_RETRY_MS));
       }
     }
   }
 
   private async restart(): Promise<void> {
-    if (!this.sessionId || this.closed) return;
+    if (!this.attachmentId || this.closed) return;
     // Mid-navigation the stop can be refused too; the screencast is then stopped anyway or replaced by the start.
-    await this.cdp.send("Page.stopScreencast", {}, this.sessionId).catch(() => {});
+    await this.cdp.send("Page.stopScreencast", {}, this.attachmentId).catch(() => {});
     // Acks for frames of the stopped run are not needed any more; a waiting frame is still worth showing.
     this.held = [];
     await this.start();
   }
 
   private async detach(): Promise<void> {
-    const session = this.sessionId;
-    this.sessionId = this.targetId = undefined;
+    const attachment = this.attachmentId;
+    this.attachmentId = this.targetId = undefined;
     this.waiting = undefined;
     this.held = [];
-    if (!session) return;
-    await this.cdp.send("Page.stopScreencast", {}, session).catch(() => {});
-    await this.cdp.send("Target.detachFromTarget", { sessionId: session }).catch(() => {});
+    if (!attachment) return;
+    await this.cdp.send("Page.stopScreencast", {}, attachment).catch(() => {});
+    await this.cdp.send("Target.detachFromTarget", { sessionId: attachment }).catch(() => {});
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {

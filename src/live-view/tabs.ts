@@ -111,19 +111,19 @@ export class Tabs {
 
   /** When the tab's document started loading (0 when it cannot be read). A short-lived session, read-only. */
   private async loadedAt(targetId: string): Promise<number> {
-    let sessionId: string | undefined;
+    let attachmentId: string | undefined;
     try {
-      ({ sessionId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true }));
+      ({ sessionId: attachmentId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true }));
       // A page that is busy (or shows a dialog) does not answer; it then simply ranks last.
       const r = await Promise.race([
-        this.cdp.send<{ result: { value?: unknown } }>("Runtime.evaluate", { expression: "performance.timeOrigin", returnByValue: true, silent: true }, sessionId),
+        this.cdp.send<{ result: { value?: unknown } }>("Runtime.evaluate", { expression: "performance.timeOrigin", returnByValue: true, silent: true }, attachmentId),
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LOADED_AT_TIMEOUT_MS)),
       ]);
       return typeof r?.result.value === "number" ? r.result.value : 0;
     } catch {
       return 0;
     } finally {
-      if (sessionId) this.cdp.post("Target.detachFromTarget", { sessionId });
+      if (attachmentId) this.cdp.post("Target.detachFromTarget", { sessionId: attachmentId });
     }
   }
 

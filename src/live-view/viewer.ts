@@ -1,6 +1,6 @@
 import { ulid } from "../ids.ts";
 import WebSocket from "ws";
-import type { SessionClaims } from "../auth/session-tokens.ts";
+import type { ConnectClaims } from "../auth/connect-tokens.ts";
 import type { BrowserLease } from "../browser/pool-types.ts";
 import type { Session } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
@@ -28,7 +28,7 @@ export interface ViewerSetup {
   deps: AppDeps;
   ws: WebSocket;
   session: Session;
-  claims: SessionClaims;
+  claims: ConnectClaims;
   lease: BrowserLease;
   userAgent: string;
   viewport: { w: number; h: number; dpr: number };
@@ -181,7 +181,7 @@ export class Viewer {
     if (!this.s.session.liveViewInteractive || !this.ready) return;
     if (!this.input.take()) return;
     const screencast = this.screencast;
-    const target = screencast?.session;
+    const target = screencast?.attachment;
     if (!screencast || !target) return;
     const f = msg.t === "mouse" || msg.t === "wheel" ? msg.f : undefined;
     const command = toCdpInput(msg, screencast.metadataFor(f));

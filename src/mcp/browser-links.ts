@@ -1,7 +1,7 @@
 /**
- * The Puppeteer connections of one MCP session: one per browser session it drives, opened on that
+ * The browser links (Puppeteer connections) of one MCP connection: one per browser session it drives, opened on that
  * session's own `connect_url` (so the CDP policy and the egress policy judge the tools exactly as
- * they judge any client), kept while the MCP session lasts, closed on release or when it ends.
+ * they judge any client), kept while the MCP connection lasts, closed on release or when it ends.
  * Each link remembers the tab the tools act on and names tabs `t1`, `t2`… in the order it sees them.
  */
 import puppeteer, { type Browser, type CDPSession, type Page } from "puppeteer-core";

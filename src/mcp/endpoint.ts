@@ -4,13 +4,14 @@
  * one call of the key's rate limit and has its refusals audited, exactly as a REST call; each tool
  * call is audited on its own (./tool-call.ts).
  *
- * Session-ful, not stateless: an agent's Puppeteer connections and its default session live for its
- * MCP session (`Mcp-Session-Id`), not one request, so a run of clicks reuses one CDP connection. The
- * MCP session is bound to the key that opened it (another key is told it does not exist), is held in
- * this node's memory (behind a load balancer, route `/mcp` by that header or keep agents on one node),
- * and ends on DELETE, after `idleMs` without a request, when its key opens more than
- * maxSessionsPerKey or its workspace more than maxSessionsPerWorkspace (the least recently used of
- * that key or workspace goes), or when the node stops.
+ * Connection-ful, not stateless: an agent's Puppeteer connections and its default session live for
+ * its MCP connection (what the MCP specification calls a session: `Mcp-Session-Id`; in Vessel a
+ * session is a browser session only), not one request, so a run of clicks reuses one CDP connection.
+ * The MCP connection is bound to the key that opened it (another key is told it does not exist), is
+ * held in this node's memory (behind a load balancer, route `/mcp` by that header or keep agents on
+ * one node), and ends on DELETE, after `idleMs` without a request, when its key opens more than
+ * maxConnectionsPerKey or its workspace more than maxConnectionsPerWorkspace (the least recently used
+ * of that key or workspace goes), or when the node stops.
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type Response } from "express";
@@ -25,12 +26,12 @@ import { registerSessionTools } from "./session-tools.ts";
 import { McpState } from "./state.ts";
 import { authInfoFor, checkToolArguments } from "./tool-call.ts";
 
-/** MCP sessions one API key may hold open on a node (each keeps a server, a transport and its connections). */
-export const maxSessionsPerKey = 16;
-/** MCP sessions one workspace may hold open on a node, whatever number of keys it makes (keys cost nothing to create). */
-export const maxSessionsPerWorkspace = 64;
+/** MCP connections one API key may hold open on a node (each keeps a server, a transport and its connections). */
+export const maxConnectionsPerKey = 16;
+/** MCP connections one workspace may hold open on a node, whatever number of keys it makes (keys cost nothing to create). */
+export const maxConnectionsPerWorkspace = 64;
 
-interface McpSession {
+interface McpConnection {
   keyId: string;
   workspaceId: string;
   transport: StreamableHTTPServerTransport;
@@ -40,12 +41,12 @@ interface McpSession {
 
 export interface McpEndpoint {
   handle(req: Request, res: Response): Promise<void>;
-  /** MCP sessions open on this node now. */
-  readonly sessions: number;
+  /** MCP connections open on this node now. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
-/** The server's tools, for one MCP session. */
+/** The server's tools, for one MCP connection. */
 export function buildMcpServer(state: McpState): McpServer {
   const server = new McpServer(
     { name: "vessel", version: "0.1.0" },
@@ -72,50 +73,50 @@ function rpcError(res: Response, status: number, message: string): void {
 }
 
 export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, res: Response): ServiceContext; idleMs?: number }): McpEndpoint {
-  const sessions = new Map<string, McpSession>();
+  const connections = new Map<string, McpConnection>();
   const idleMs = opts.idleMs ?? 30 * 60_000;
 
   const end = async (id: string) => {
-    const s = sessions.get(id);
+    const s = connections.get(id);
     if (!s) return;
-    sessions.delete(id);
+    connections.delete(id);
     await s.state.close();
     await s.transport.close().catch(() => {});
   };
-  // A revoked key's MCP sessions end with it, so they no longer hold their browsers' CDP connections
+  // A revoked key's MCP connections end with it, so they no longer hold their browsers' CDP connections
   // (every request of theirs is refused from the revocation on anyway): at once when this node
   // revokes it, within a sweep when another node did.
   const endKey = (keyId: string) => {
-    for (const [id, s] of sessions) if (s.keyId === keyId) void end(id);
+    for (const [id, s] of connections) if (s.keyId === keyId) void end(id);
   };
   const unsubscribe = deps.auth.onRevoked(endKey);
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const [id, s] of sessions) if (now - s.lastSeen > idleMs) void end(id);
-    for (const keyId of new Set([...sessions.values()].map((s) => s.keyId))) {
+    for (const [id, s] of connections) if (now - s.lastSeen > idleMs) void end(id);
+    for (const keyId of new Set([...connections.values()].map((s) => s.keyId))) {
       deps.auth.isRevoked(keyId).then((revoked) => revoked && endKey(keyId), () => {});
     }
   }, Math.min(idleMs, 60_000));
   sweep.unref();
 
   /** Ends the least recently used of `mine` when they number `max` already. */
-  const makeRoom = async (mine: (s: McpSession) => boolean, max: number) => {
-    const own = [...sessions].filter(([, s]) => mine(s)).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
+  const makeRoom = async (mine: (s: McpConnection) => boolean, max: number) => {
+    const own = [...connections].filter(([, s]) => mine(s)).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
     if (own.length >= max) await end(own[0]![0]);
   };
 
-  async function open(keyId: string, workspaceId: string): Promise<McpSession> {
+  async function open(keyId: string, workspaceId: string): Promise<McpConnection> {
     // Opening one more ends the least recently used of the key's own, then of its workspace's: a
     // tenant only ever ends its own, and cannot fill the node's memory by minting keys.
-    await makeRoom((s) => s.keyId === keyId, maxSessionsPerKey);
-    await makeRoom((s) => s.workspaceId === workspaceId, maxSessionsPerWorkspace);
+    await makeRoom((s) => s.keyId === keyId, maxConnectionsPerKey);
+    await makeRoom((s) => s.workspaceId === workspaceId, maxConnectionsPerWorkspace);
     const state = new McpState(deps);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, entry),
+      onsessioninitialized: (id) => void connections.set(id, entry),
       onsessionclosed: (id) => void end(id),
     });
-    const entry: McpSession = { keyId, workspaceId, transport, state, lastSeen: Date.now() };
+    const entry: McpConnection = { keyId, workspaceId, transport, state, lastSeen: Date.now() };
     transport.onclose = () => {
       if (transport.sessionId) void end(transport.sessionId);
       else void state.close();
@@ -133,28 +134,29 @@ export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, r
       if (!["GET", "POST", "DELETE"].includes(req.method)) return rpcError(res, 405, "/mcp takes GET, POST and DELETE.");
       // Parsed after authentication, as REST bodies are (a stranger's body costs nothing).
       if (req.method === "POST") await new Promise<void>((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
-      const sessionId = req.get("mcp-session-id");
-      let session: McpSession | undefined;
-      if (sessionId) {
-        session = sessions.get(sessionId);
-        // Another key's MCP session is indistinguishable from one that ended: the client starts a new one.
-        if (!session || session.keyId !== principal.keyId) return rpcError(res, 404, "No such MCP session (it ended, or another key opened it): initialize again.");
+      const connectionId = req.get("mcp-session-id");
+      let connection: McpConnection | undefined;
+      if (connectionId) {
+        connection = connections.get(connectionId);
+        // Another key's MCP connection is indistinguishable from one that ended: the client starts a new one.
+        // (The answer keeps the MCP specification's word, session: the client knows it by that name.)
+        if (!connection || connection.keyId !== principal.keyId) return rpcError(res, 404, "No such MCP session (it ended, or another key opened it): initialize again.");
       } else if (req.method === "POST" && isInitializeRequest(req.body)) {
-        session = await open(principal.keyId, principal.workspaceId);
+        connection = await open(principal.keyId, principal.workspaceId);
       } else {
         return rpcError(res, 400, "Send initialize first, then the Mcp-Session-Id header it answered with.");
       }
-      session.lastSeen = Date.now();
+      connection.lastSeen = Date.now();
       const withAuth = Object.assign(req, { auth: authInfoFor({ ...ctx, principal }, principal.keyPrefix) });
-      await session.transport.handleRequest(withAuth, res, req.body);
+      await connection.transport.handleRequest(withAuth, res, req.body);
     },
-    get sessions() {
-      return sessions.size;
+    get connections() {
+      return connections.size;
     },
     async close() {
       clearInterval(sweep);
       unsubscribe();
-      await Promise.all([...sessions.keys()].map(end));
+      await Promise.all([...connections.keys()].map(end));
     },
   };
 }

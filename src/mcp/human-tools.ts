@@ -75,7 +75,7 @@ export function registerHumanTools(server: McpServer, state: McpState): void {
     (args, rawExtra) => {
       const extra = rawExtra as ToolExtra;
       return toolCall(extra, "session.ask_human", args.session_id ?? state.lastSession, async (ctx) => {
-        const id = state.sessionOf(args.session_id);
+        const id = state.sessionIdOr(args.session_id);
         const handOff = await openHandOff(ctx, id, args.instructions, args.timeout_seconds ?? 300);
         state.lastSession = id;
         state.handOffs.set(id, handOff);
@@ -103,7 +103,7 @@ export function registerHumanTools(server: McpServer, state: McpState): void {
     (args, rawExtra) => {
       const extra = rawExtra as ToolExtra;
       return toolCall(extra, "session.wait_for_human", args.session_id ?? state.lastSession, async (ctx) => {
-        const id = state.sessionOf(args.session_id);
+        const id = state.sessionIdOr(args.session_id);
         const handOff = state.handOffs.get(id);
         if (!handOff) throw new ToolError(`No hand-off is open for session ${id}: call ask_human first.`);
         return waitFor(ctx, extra, state, handOff);

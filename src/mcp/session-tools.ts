@@ -85,7 +85,7 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
     },
     (args, extra) =>
       toolCall(extra as ToolExtra, operations.releaseSession.action, args.session_id ?? state.lastSession, async (ctx) => {
-        const id = state.sessionOf(args.session_id);
+        const id = state.sessionIdOr(args.session_id);
         await state.links.close(id);
         await operations.releaseSession.run(ctx, id);
         if (state.lastSession === id) state.lastSession = null;
@@ -108,7 +108,7 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
     },
     (args, extra) =>
       toolCall(extra as ToolExtra, args.profile_id ? operations.saveProfile.action : operations.createProfile.action, args.profile_id ?? null, async (ctx) => {
-        const id = state.sessionOf(args.session_id);
+        const id = state.sessionIdOr(args.session_id);
         if (!args.profile_id && !args.label) throw new ToolError("Give profile_id (overwrite a profile) or label (a new profile).");
         const profile = args.profile_id
           ? await operations.saveProfile.run(ctx, args.profile_id, parseInput(operations.saveProfile.input, { session_id: id }))

@@ -1,6 +1,7 @@
 /**
- * What one MCP session (one agent's connection, bound to the API key that opened it) keeps between
- * tool calls: its Puppeteer connections and the session its tools act on by default.
+ * What one MCP connection (one agent's, bound to the API key that opened it; the MCP specification
+ * calls it a session) keeps between tool calls: its Puppeteer connections and the browser session its
+ * tools act on by default.
  */
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { operations } from "../services/operations.ts";
@@ -17,7 +18,8 @@ export class McpState {
 
   constructor(readonly deps: AppDeps) {}
 
-  sessionOf(given: string | undefined): string {
+  /** The browser session a tool acts on: the one it names, else the one used last. */
+  sessionIdOr(given: string | undefined): string {
     const id = given ?? this.lastSession;
     if (!id) throw new ToolError("Which session? Pass session_id (create_session starts one; list_sessions lists them).");
     return id;
@@ -28,7 +30,7 @@ export class McpState {
    * another workspace's session is refused here, as missing) and found running.
    */
   async linkFor(ctx: ServiceContext, given: string | undefined): Promise<{ id: string; link: Link }> {
-    const id = this.sessionOf(given);
+    const id = this.sessionIdOr(given);
     if (ctx.audit) ctx.audit.target = id;
     const link = await this.links.link(id, async () => {
       const { session, connectUrl } = await operations.session.run(ctx, id);

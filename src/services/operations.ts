@@ -27,7 +27,7 @@ import { listSessionFiles, uploadSessionFile } from "./session-files/session-fil
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from "./webhooks/webhook-endpoints.ts";
 import { listWebhookDeliveries, retryWebhookDelivery, sendTestWebhook } from "./webhooks/webhook-deliveries.ts";
 import { CreateWebhookInput, DeliveryListQuery, UpdateWebhookInput, WebhookListQuery } from "./webhooks/webhook-input.ts";
-import { refreshSession, signOut } from "./sign-ins/refresh-families.ts";
+import { refreshSignIn, signOut } from "./sign-ins/refresh-families.ts";
 import { exchangeSignIn, requestSignIn } from "./sign-ins/sign-in.ts";
 import { getMe } from "./sign-ins/users.ts";
 import { createWorkspaceAsAdmin, listMyWorkspaces } from "./workspaces/workspaces.ts";
@@ -41,7 +41,7 @@ export const operations = catalogue({
   auditLog: { action: "audit.list", input: AuditQuery, run: auditLog },
   requestSignIn: { action: "auth.sign_in_request", run: requestSignIn },
   exchangeSignIn: { action: "auth.sign_in", run: exchangeSignIn },
-  refreshSession: { action: "auth.refresh", run: refreshSession },
+  refreshSignIn: { action: "auth.refresh", run: refreshSignIn },
   signOut: { action: "auth.sign_out", run: signOut },
   me: { action: "user.get", run: getMe },
   workspaces: { action: "workspace.list", run: listMyWorkspaces },

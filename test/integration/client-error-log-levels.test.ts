@@ -27,7 +27,7 @@ describe("the server log and client errors", () => {
     // What the dashboard does signed out: its page, then `me`, then a refresh without a cookie.
     expect((await fetch(`${t.url}/dashboard/`)).status).toBe(200);
     expect((await gql("{ me { id } }")).errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
-    expect((await gql("mutation { refreshSession { accessTokenExpiresAt } }")).errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
+    expect((await gql("mutation { refreshSignIn { accessTokenExpiresAt } }")).errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
     expect((await gql(`{ session(id: "ses_01J00000000000000000000000") { id } }`, auth)).errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
     expect((await gql(`{ sessions(limit: 0) { items { id } } }`, auth)).errors?.[0]?.extensions?.code).toMatch(/BAD_USER_INPUT|VALIDATION/);
     expect((await gql("{ nosuchfield }", auth)).errors?.[0]).toBeDefined();

@@ -12,7 +12,7 @@ import {
 import { redisReachable, servicesRequired, testRedisUrl } from "../support/services.ts";
 
 const ME = "{ me { id email organizationAdmin workspaces { slug role } } }";
-const REFRESH = "mutation { refreshSession { accessTokenExpiresAt } }";
+const REFRESH = "mutation { refreshSignIn { accessTokenExpiresAt } }";
 const SIGN_OUT = "mutation { signOut }";
 const codeOf = (r: { errors?: Array<{ extensions?: { code?: string } }> }) => r.errors?.[0]?.extensions?.code;
 
@@ -236,6 +236,16 @@ describeEachBackend("dashboard sign-in: single use, expiry, rotation and invitat
     expect(codeOf(await exchange(token, verifier))).toBe("UNAUTHENTICATED");
     expect(codeOf(await gql(t, ME, {}, { jar }))).toBe("UNAUTHENTICATED");
     expect(codeOf(await gql(t, REFRESH, {}, { jar }))).toBe("UNAUTHENTICATED");
+  });
+
+  test("refreshSession, the deprecated name of refreshSignIn, still rotates the refresh cookie", async () => {
+    const ws = await seedWorkspace(t);
+    const user = await signIn(t, await addMember(t, ws.workspace.id, "MEMBER"));
+    const old = user.jar.clone();
+    const refreshed = await gql(t, "mutation { refreshSession { accessTokenExpiresAt } }", {}, { jar: user.jar });
+    expect(refreshed.errors).toBeUndefined();
+    expect(user.jar.get(t.app.deps.dashboard.cookies.refresh)).not.toBe(old.get(t.app.deps.dashboard.cookies.refresh));
+    expect((await gql(t, ME, {}, { jar: user.jar })).errors).toBeUndefined();
   });
 
   test("E31 refresh rotates; replaying the old refresh token revokes the whole sign-in", async () => {

@@ -5,7 +5,7 @@ import { closeCodeIn, headerOf, mutate, mutatedFrames, percentEncode, rawConvers
 
 // Issue 18: every parser on the way in is total. Thousands of malformed requests, generated from a
 // fixed seed, go to a running server over raw TCP: request lines, headers, paths, REST JSON bodies,
-// cursors, API keys, session JWTs, dashboard cookies and tokens, GraphQL over HTTP, WebSocket
+// cursors, API keys, connect tokens (JWTs), dashboard cookies and tokens, GraphQL over HTTP, WebSocket
 // handshakes for every endpoint, and WebSocket frames on the GraphQL and live-view sockets. Each
 // must be answered 4xx (or 2xx when the mutation left it valid), or closed with a WebSocket close
 // code, never 5xx, never a hang; an exception escaping anywhere fails the run (vitest reports

@@ -44,7 +44,7 @@ describe("H46: token-in-URL hygiene", () => {
     }
   });
 
-  it("a valid session token in the query string is not a credential on any REST route: 401", async () => {
+  it("a valid connect token in the query string is not a credential on any REST route: 401", async () => {
     for (const token of [cdpToken, liveToken]) {
       for (const path of ["/v1/health", "/v1/sessions", "/v1/sessions/ses_01JZZZZZZZZZZZZZZZZZZZZZZZ", "/api/v1/profiles", `/v1/dashboard/ws/${seeded.workspace.slug}/api-keys`]) {
         const res = await fetch(`${t.url}${path}?token=${token}`);

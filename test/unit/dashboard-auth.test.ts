@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { clearedSessionCookies, cookiePolicy, readCookies, sessionCookies } from "../../src/auth/cookies.ts";
+import { clearedSignInCookies, cookiePolicy, readCookies, signInCookies } from "../../src/auth/cookies.ts";
 import { crossSiteReason } from "../../src/auth/dashboard-auth.ts";
 import { s256Challenge, verifierMatches } from "../../src/auth/opaque-tokens.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -35,13 +35,13 @@ describe("dashboard cookies", () => {
   const issued = { accessToken: "a.b.c", accessExpiresAt: new Date(3595_000), refreshToken: "r".repeat(43), refreshExpiresAt: new Date(14 * 86400_000) };
 
   it("are __Host-/__Secure- and Secure except for plain http on loopback", () => {
-    expect(sessionCookies(cookiePolicy("https://vessel.example"), issued, new Date(0))).toEqual([
+    expect(signInCookies(cookiePolicy("https://vessel.example"), issued, new Date(0))).toEqual([
       "__Host-vs_at=a.b.c; Path=/; Max-Age=3595; HttpOnly; SameSite=Lax; Secure",
       `__Secure-vs_rt=${"r".repeat(43)}; Path=/graphql; Max-Age=1209600; HttpOnly; SameSite=Lax; Secure`,
     ]);
     for (const base of ["http://localhost:8080", "http://127.0.0.1:9"]) expect(cookiePolicy(base)).toMatchObject({ secure: false, access: "vs_at" });
     for (const base of ["http://vessel.internal", "https://localhost"]) expect(cookiePolicy(base)).toMatchObject({ secure: true, access: "__Host-vs_at" });
-    expect(clearedSessionCookies(cookiePolicy("https://x.example"))).toEqual([
+    expect(clearedSignInCookies(cookiePolicy("https://x.example"))).toEqual([
       "__Host-vs_at=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax; Secure",
       "__Secure-vs_rt=; Path=/graphql; Max-Age=0; HttpOnly; SameSite=Lax; Secure",
     ]);

@@ -21,12 +21,12 @@ export interface BridgeOptions {
   warn(text: string): void;
 }
 
-/** Runs until the input ends; then ends the MCP session on the server. */
+/** Runs until the input ends; then ends the MCP connection on the server. */
 export async function runMcpBridge(o: BridgeOptions): Promise<void> {
   const endpoint = `${o.baseUrl.replace(/\/+$/, "")}/mcp`;
-  let sessionId: string | null = null;
+  let connectionId: string | null = null;
   let protocolVersion: string | null = null;
-  /** Messages after initialize wait for its answer (they need the session id it brings). */
+  /** Messages after initialize wait for its answer (they need the connection id it brings, `Mcp-Session-Id`). */
   let initialized: Promise<void> = Promise.resolve();
   const inFlight = new Set<Promise<void>>();
 
@@ -35,7 +35,7 @@ export async function runMcpBridge(o: BridgeOptions): Promise<void> {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "user-agent": "vessel-mcp",
-    ...(sessionId ? { "mcp-session-id": sessionId } : {}),
+    ...(connectionId ? { "mcp-session-id": connectionId } : {}),
     ...(protocolVersion ? { "mcp-protocol-version": protocolVersion } : {}),
   });
 
@@ -57,7 +57,7 @@ export async function runMcpBridge(o: BridgeOptions): Promise<void> {
     } catch (err) {
       return refuse(m, `could not reach ${endpoint}: ${(err as Error).message}`);
     }
-    if (m.method === "initialize") sessionId = res.headers.get("mcp-session-id") ?? sessionId;
+    if (m.method === "initialize") connectionId = res.headers.get("mcp-session-id") ?? connectionId;
     if (!res.ok) {
       const body = await res.text().catch(() => "");
       let detail = body.slice(0, 500);
@@ -120,7 +120,7 @@ export async function runMcpBridge(o: BridgeOptions): Promise<void> {
     inFlight.add(tracked);
   }
   await Promise.allSettled([...inFlight]);
-  if (sessionId) await fetch(endpoint, { method: "DELETE", headers: headers() }).catch(() => {});
+  if (connectionId) await fetch(endpoint, { method: "DELETE", headers: headers() }).catch(() => {});
 }
 
 /** `vessel mcp` (cli.ts's command table holds it). */

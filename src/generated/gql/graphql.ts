@@ -155,10 +155,10 @@ export type ExchangeSignInMutationVariables = Exact<{
 
 export type ExchangeSignInMutation = { exchangeSignIn: { accessTokenExpiresAt: string, refreshTokenExpiresAt: string, redirectTo: string | null, me: { id: string, email: string, organizationAdmin: boolean } } };
 
-export type RefreshSessionMutationVariables = Exact<{ [key: string]: never; }>;
+export type RefreshSignInMutationVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RefreshSessionMutation = { refreshSession: { accessTokenExpiresAt: string, refreshTokenExpiresAt: string } };
+export type RefreshSignInMutation = { refreshSignIn: { accessTokenExpiresAt: string, refreshTokenExpiresAt: string } };
 
 export type SignOutMutationVariables = Exact<{ [key: string]: never; }>;
 
@@ -714,14 +714,14 @@ export const ExchangeSignInDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ExchangeSignInMutation, ExchangeSignInMutationVariables>;
-export const RefreshSessionDocument = new TypedDocumentString(`
-    mutation RefreshSession {
-  refreshSession {
+export const RefreshSignInDocument = new TypedDocumentString(`
+    mutation RefreshSignIn {
+  refreshSignIn {
     accessTokenExpiresAt
     refreshTokenExpiresAt
   }
 }
-    `) as unknown as TypedDocumentString<RefreshSessionMutation, RefreshSessionMutationVariables>;
+    `) as unknown as TypedDocumentString<RefreshSignInMutation, RefreshSignInMutationVariables>;
 export const SignOutDocument = new TypedDocumentString(`
     mutation SignOut {
   signOut

@@ -1,4 +1,4 @@
-import { clearedSessionCookies, sessionCookies } from "../../auth/cookies.ts";
+import { clearedSignInCookies, signInCookies } from "../../auth/cookies.ts";
 import { AppError } from "../../kernel/errors.ts";
 import { type SignedIn } from "../../services/sign-ins/refresh-families.ts";
 import { exchangeSignIn, requestSignIn } from "../../services/sign-ins/sign-in.ts";
@@ -32,9 +32,9 @@ function httpOf(ctx: GraphQLContext): HttpExchange {
   return ctx.http;
 }
 
-function setSession(ctx: GraphQLContext, http: HttpExchange, s: SignedIn): void {
+function setSignInCookies(ctx: GraphQLContext, http: HttpExchange, s: SignedIn): void {
   const { cookies } = ctx.services.deps.dashboard;
-  for (const c of sessionCookies(cookies, s, ctx.services.deps.now())) http.setCookie(c);
+  for (const c of signInCookies(cookies, s, ctx.services.deps.now())) http.setCookie(c);
 }
 
 builder.mutationField(operations.requestSignIn.id, (t) =>
@@ -72,26 +72,42 @@ builder.mutationField(operations.exchangeSignIn.id, (t) =>
       const http = httpOf(ctx);
       return audited(ctx, operations.exchangeSignIn, async (svc, run) => {
         const s = await run(svc, { token: args.token, codeVerifier: args.codeVerifier }, { userAgent: http.userAgent });
-        setSession(ctx, http, s);
+        setSignInCookies(ctx, http, s);
         return s;
       });
     },
   }),
 );
 
-builder.mutationField(operations.refreshSession.id, (t) =>
+/** Rotates the refresh cookie; the resolver of refreshSignIn and of its deprecated old name. */
+async function rotate(ctx: GraphQLContext): Promise<SignedInView> {
+  const http = httpOf(ctx);
+  return audited(ctx, operations.refreshSignIn, async (svc, run) => {
+    const s = await run(svc, http.cookie(svc.deps.dashboard.cookies.refresh), { userAgent: http.userAgent });
+    setSignInCookies(ctx, http, s);
+    return { ...s, redirectTo: null };
+  });
+}
+
+const REFRESH_DESCRIPTION = "Rotate the refresh cookie: new access and refresh cookies. A refresh token used twice ends the sign-in.";
+
+builder.mutationField(operations.refreshSignIn.id, (t) =>
   t.field({
-    extensions: { operation: operations.refreshSession },
+    extensions: { operation: operations.refreshSignIn },
     type: SignedInType,
-    description: "Rotate the refresh cookie: new access and refresh cookies. A refresh token used twice ends the sign-in.",
-    resolve: async (_r, _a, ctx) => {
-      const http = httpOf(ctx);
-      return audited(ctx, operations.refreshSession, async (svc, run) => {
-        const s = await run(svc, http.cookie(svc.deps.dashboard.cookies.refresh), { userAgent: http.userAgent });
-        setSession(ctx, http, s);
-        return { ...s, redirectTo: null };
-      });
-    },
+    description: REFRESH_DESCRIPTION,
+    resolve: (_r, _a, ctx) => rotate(ctx),
+  }),
+);
+
+// The old name ("session" is the browser session only, issue 42): kept for callers written against
+// it. Not an operation of the catalogue of its own: it is refreshSignIn under another name.
+builder.mutationField("refreshSession", (t) =>
+  t.field({
+    type: SignedInType,
+    description: REFRESH_DESCRIPTION,
+    deprecationReason: "Use refreshSignIn.",
+    resolve: (_r, _a, ctx) => rotate(ctx),
   }),
 );
 
@@ -104,7 +120,7 @@ builder.mutationField(operations.signOut.id, (t) =>
       const { cookies } = ctx.services.deps.dashboard;
       return audited(ctx, operations.signOut, async (svc, run) => {
         await run(svc, { refreshToken: http.cookie(cookies.refresh), accessToken: http.cookie(cookies.access) });
-        for (const c of clearedSessionCookies(cookies)) http.setCookie(c);
+        for (const c of clearedSignInCookies(cookies)) http.setCookie(c);
         return true;
       });
     },

@@ -56,7 +56,7 @@ export interface CreatedApiKey {
 export async function createApiKey(ctx: ServiceContext, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const { workspaceId, label, createdById } = parseInput(CreateApiKeyInput, input);
   const generated = generateApiKey();
-  // Hash before the transaction: argon2 takes tens of milliseconds and PGlite has one session.
+  // Hash before the transaction: argon2 takes tens of milliseconds and PGlite has one connection.
   const secretHash = await hashSecret(generated.secret);
   let apiKey: ApiKeyRecord;
   try {

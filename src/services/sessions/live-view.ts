@@ -1,4 +1,4 @@
-import type { SessionClaims } from "../../auth/session-tokens.ts";
+import type { ConnectClaims } from "../../auth/connect-tokens.ts";
 import { KeyStoreUnavailable } from "../../auth/signing-keys.ts";
 import { databaseUnavailable, isDatabaseUnavailable } from "../../db/errors.ts";
 import { AppError } from "../../kernel/errors.ts";
@@ -16,7 +16,7 @@ export const revokedMessage = "The session's owner closed this live view. Ask fo
  * Who may watch: a valid `live-view` token (never a `cdp` one) for a session that is RUNNING, minted
  * after the owner last closed the views. Checked when the page loads and when its socket opens.
  */
-export async function authorizeLiveView(deps: AppDeps, token: string | null | undefined): Promise<{ session: Session; claims: SessionClaims }> {
+export async function authorizeLiveView(deps: AppDeps, token: string | null | undefined): Promise<{ session: Session; claims: ConnectClaims }> {
   if (!token) throw new AppError("unauthenticated", "Open the live view with the full link you were given (it carries its token).");
   const claims = await deps.tokens.verify(token, "live-view").catch((err: unknown) => {
     if (err instanceof KeyStoreUnavailable) throw new AppError("service-unavailable", "The link cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });

@@ -1,6 +1,6 @@
 import { decodeTime } from "ulid";
 import { ulid } from "../../ids.ts";
-import type { IssuedSession } from "../../auth/cookies.ts";
+import type { IssuedSignIn } from "../../auth/cookies.ts";
 import { newOpaqueToken, TOKEN_PATTERN, tokenHash } from "../../auth/opaque-tokens.ts";
 import { rateLimitHeaders } from "../../auth/rate-limit-headers.ts";
 import { AppError } from "../../kernel/errors.ts";
@@ -34,7 +34,7 @@ export interface ClientInfo {
   userAgent?: string | undefined;
 }
 
-export type SignedIn = IssuedSession & { user: User; familyId: string };
+export type SignedIn = IssuedSignIn & { user: User; familyId: string };
 
 /** Starts a family for a user inside the caller's transaction: its first refresh token. */
 export async function startFamily(
@@ -85,7 +85,7 @@ export async function mintAccess(ctx: ServiceContext, userId: string, familyId: 
  * expired or past the sign-in's absolute lifetime → 401. A rotated token presented again after the
  * grace period revokes the whole sign-in (and answers 401).
  */
-export async function refreshSession(ctx: ServiceContext, presented: string | undefined, client: ClientInfo): Promise<SignedIn> {
+export async function refreshSignIn(ctx: ServiceContext, presented: string | undefined, client: ClientInfo): Promise<SignedIn> {
   // The sign-in bucket (failed-auth.ts), shared with link exchanges and apart from API keys'.
   const attempt = { scope: "sign-in", ip: ctx.ip ?? "" } as const;
   const fail = async (): Promise<never> => {

@@ -1,5 +1,5 @@
 import type { TypedDocumentString } from "@gql/graphql.ts";
-import { RefreshSessionDocument } from "@gql/graphql.ts";
+import { RefreshSignInDocument } from "@gql/graphql.ts";
 
 /** One field the server found wrong (validation problems list them). */
 export interface FieldProblem {
@@ -140,8 +140,8 @@ export function refreshAccess(staleExpiry = storedExpiry()): Promise<boolean> {
     const run = async () => {
       if (storedExpiry() > staleExpiry && storedExpiry() - Date.now() > 60_000) return true;
       try {
-        const data = await post(RefreshSessionDocument, {});
-        accessExpiresAt(data.refreshSession.accessTokenExpiresAt);
+        const data = await post(RefreshSignInDocument, {});
+        accessExpiresAt(data.refreshSignIn.accessTokenExpiresAt);
         return true;
       } catch (err) {
         if (err instanceof ApiError && err.code === "NETWORK") throw err;

@@ -3,9 +3,9 @@ import { CompactSign, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPa
 import type { CryptoKey, JWK } from "jose";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
-import { CLOCK_TOLERANCE_SECONDS, INVALID_TOKEN_DETAIL, SessionTokens } from "../../src/auth/session-tokens.ts";
+import { CLOCK_TOLERANCE_SECONDS, INVALID_TOKEN_DETAIL, ConnectTokens } from "../../src/auth/connect-tokens.ts";
 import { KeyStoreUnavailable, SIGNING_PERIOD_MS, VERIFY_GRACE_MS } from "../../src/auth/signing-keys.ts";
-import type { TokenAudience } from "../../src/auth/session-tokens.ts";
+import type { TokenAudience } from "../../src/auth/connect-tokens.ts";
 import { open } from "../../src/crypto/envelope.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import type { MasterKey } from "../../src/crypto/master-key.ts";
@@ -60,14 +60,14 @@ function counting(prisma: PrismaClient): { prisma: PrismaClient; reads: () => nu
   return { prisma: wrapped, reads: () => reads };
 }
 
-describeEachBackend("session tokens", (backend) => {
+describeEachBackend("connect tokens", (backend) => {
   let t: TestDatabase;
   let prisma: PrismaClient;
   let clock: Date;
   const now = () => clock;
   const mk = newMasterKey();
   const node = (opts: { issuer?: string; masterKey?: MasterKey; prisma?: PrismaClient } = {}) =>
-    new SessionTokens({ prisma: opts.prisma ?? prisma, masterKey: opts.masterKey ?? mk, issuer: opts.issuer ?? issuer, now, log });
+    new ConnectTokens({ prisma: opts.prisma ?? prisma, masterKey: opts.masterKey ?? mk, issuer: opts.issuer ?? issuer, now, log });
   const nowS = () => Math.floor(clock.getTime() / 1000);
   const inMinutes = (m: number) => new Date(clock.getTime() + m * 60_000);
   const input = (audience: TokenAudience, minutes = 10) => ({

@@ -8,7 +8,7 @@ import type { Logger } from "../logger.ts";
 import { ALGORITHM, KeyStoreUnavailable, SigningKeyCache, TokenRefused } from "./signing-keys.ts";
 
 /**
- * Session-scoped JWTs for the CDP WebSocket (`connect_url`) and the live view (`live_view_url`).
+ * Connect tokens: session-scoped JWTs for the CDP WebSocket (`connect_url`) and the live view (`live_view_url`).
  *
  * - EdDSA (Ed25519) only, pinned on verification; keys are never taken from the token (`jwk`,
  *   `jku`, `x5u`, `x5c` headers are refused outright), only from `signing_keys` by `kid`.
@@ -24,7 +24,7 @@ import { ALGORITHM, KeyStoreUnavailable, SigningKeyCache, TokenRefused } from ".
 
 export type TokenAudience = "cdp" | "live-view";
 
-export interface SessionClaims {
+export interface ConnectClaims {
   sessionId: string;
   workspaceId: string;
   jti: string;
@@ -34,7 +34,7 @@ export interface SessionClaims {
   generation: number;
 }
 
-export interface SessionTokensOptions {
+export interface ConnectTokensOptions {
   prisma: PrismaClient;
   masterKey: MasterKey;
   /** `iss` of every token: config.publicBaseUrl. */
@@ -47,12 +47,12 @@ export const TOKEN_TYPES: Readonly<Record<TokenAudience, string>> = { cdp: "vs-c
 /** The longest a token may live: spec §5.3 (CDP: at most 30 min; live view: about 5 min). */
 export const MAX_TOKEN_LIFETIME_SECONDS: Readonly<Record<TokenAudience, number>> = { cdp: 30 * 60, "live-view": 5 * 60 };
 export const CLOCK_TOLERANCE_SECONDS = 5;
-/** The one detail every refused token gets, so the answer reveals nothing about why. */
+/** The one detail every refused token gets, so the answer reveals nothing about why (wire text: it keeps its old wording). */
 export const INVALID_TOKEN_DETAIL = "The session token is invalid or has expired.";
 
 /** Far more than any token we mint; longer input is refused before parsing. */
 const MAX_TOKEN_LENGTH = 4096;
-/** Tokens this process minted and remembers (see SessionTokens.minted). */
+/** Tokens this process minted and remembers (see ConnectTokens.minted). */
 const MAX_MINTED = 10_000;
 
 const audiences: readonly TokenAudience[] = ["cdp", "live-view"];
@@ -81,7 +81,7 @@ function signerOf(privateKey: CryptoKey): KeyObject {
   return signer;
 }
 
-export class SessionTokens {
+export class ConnectTokens {
   private readonly issuer: string;
   private readonly now: () => Date;
   private readonly log: Logger;
@@ -94,9 +94,9 @@ export class SessionTokens {
    * lookup is by the whole token, so nothing a client sends can match but what this process signed.
    * Time and key are still checked; anything else (another node's token, an expired one) goes to jose.
    */
-  private readonly minted = new Map<string, { claims: SessionClaims; kid: string; notBefore: number }>();
+  private readonly minted = new Map<string, { claims: ConnectClaims; kid: string; notBefore: number }>();
 
-  constructor(opts: SessionTokensOptions) {
+  constructor(opts: ConnectTokensOptions) {
     this.issuer = opts.issuer;
     this.now = opts.now;
     this.log = opts.log;
@@ -107,11 +107,11 @@ export class SessionTokens {
   async mint(input: { sessionId: string; workspaceId: string; audience: TokenAudience; expiresAt: Date; generation?: number }): Promise<string> {
     const { sessionId, workspaceId, audience } = input;
     if (!audiences.includes(audience)) throw new TypeError(`unknown token audience ${String(audience)}`);
-    if (!sessionId || !workspaceId) throw new TypeError("a session token needs a session id and a workspace id");
+    if (!sessionId || !workspaceId) throw new TypeError("a connect token needs a session id and a workspace id");
     const nowSeconds = Math.floor(this.now().getTime() / 1000);
     const exp = Math.min(Math.floor(input.expiresAt.getTime() / 1000), nowSeconds + MAX_TOKEN_LIFETIME_SECONDS[audience]);
     if (!Number.isFinite(exp) || exp <= nowSeconds) {
-      throw new RangeError("cannot mint a session token that expires now or in the past");
+      throw new RangeError("cannot mint a connect token that expires now or in the past");
     }
     const key = await this.keys.signingKey();
     const header = { alg: ALGORITHM, kid: key.kid, typ: TOKEN_TYPES[audience] };
@@ -128,7 +128,7 @@ export class SessionTokens {
     return token;
   }
 
-  private remember(token: string, entry: { claims: SessionClaims; kid: string; notBefore: number }): void {
+  private remember(token: string, entry: { claims: ConnectClaims; kid: string; notBefore: number }): void {
     // Oldest first: the expired ones, then, past the bound, the oldest of all.
     const now = this.now().getTime();
     for (const [old, { claims }] of this.minted) {
@@ -139,7 +139,7 @@ export class SessionTokens {
   }
 
   /** The claims of a token this process minted, while it is valid by its times and its key; else undefined (jose decides). */
-  private mintedHere(token: string, audience: TokenAudience): SessionClaims | undefined {
+  private mintedHere(token: string, audience: TokenAudience): ConnectClaims | undefined {
     const entry = this.minted.get(token);
     if (!entry || entry.claims.audience !== audience) return undefined;
     const nowSeconds = this.now().getTime() / 1000;
@@ -148,7 +148,7 @@ export class SessionTokens {
   }
 
   /** Verifies signature (EdDSA only; alg pinned; never honours jku/x5u/jwk headers), typ, iss, aud, exp/nbf with 5 s tolerance, and kid known. Throws AppError("unauthenticated", <generic detail>) on any failure — the same detail for every failure. */
-  async verify(token: string, audience: TokenAudience): Promise<SessionClaims> {
+  async verify(token: string, audience: TokenAudience): Promise<ConnectClaims> {
     if (!audiences.includes(audience)) throw new TypeError(`unknown token audience ${String(audience)}`);
     try {
       if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
@@ -184,7 +184,7 @@ export class SessionTokens {
       if (err instanceof KeyStoreUnavailable) throw err;
       this.log.debug(
         { audience, reason: err instanceof joseErrors.JOSEError ? `${err.code}: ${err.message}` : (err as Error).message },
-        "session token refused",
+        "connect token refused",
       );
       throw new AppError("unauthenticated", INVALID_TOKEN_DETAIL);
     }
