@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { builder } from "./builder.ts";
+import type { builder as appBuilder } from "./builder.ts";
 import { camel, descriptionOf, unwrap, elementOf, enumValues, graphqlEnumable, isRequired, kindOf, pascal, scalarOf, shapeOf } from "./zod-shape.ts";
 
 /**
@@ -15,7 +15,10 @@ import { camel, descriptionOf, unwrap, elementOf, enumValues, graphqlEnumable, i
 
 // biome-ignore lint/suspicious/noExplicitAny: input refs of any shape, built at run time.
 type InputRef = any;
-type FieldBuilder = Parameters<NonNullable<Parameters<typeof builder.inputType>[1]["fields"]>>[0];
+type FieldBuilder = Parameters<NonNullable<Parameters<typeof appBuilder.inputType>[1]["fields"]>>[0];
+/** A Pothos schema builder: the app's, or a test's own. */
+// biome-ignore lint/suspicious/noExplicitAny: builders of any schema types.
+export type AnyBuilder = any;
 
 export interface ZodInputOptions {
   /** Names of nested input types by their snake_case path (`browser.viewport`); others are `<Parent><Field>Input`. */
@@ -36,21 +39,22 @@ export interface ZodInput {
   toWire(input: unknown): Record<string, unknown> | undefined;
 }
 
-const enums = new WeakMap<z.ZodType, unknown>();
+const enums = new WeakMap<AnyBuilder, WeakMap<z.ZodType, unknown>>();
 
-/** One GraphQL enum per zod enum, whichever type meets it first names it. */
-export function enumRef(schema: z.ZodType, name: string): unknown {
+/** One GraphQL enum per zod enum and builder, whichever type meets it first names it. */
+export function enumRef(builder: AnyBuilder, schema: z.ZodType, name: string): unknown {
   const inner = unwrap(schema);
-  const known = enums.get(inner);
+  if (!enums.has(builder)) enums.set(builder, new WeakMap());
+  const known = enums.get(builder)?.get(inner);
   if (known) return known;
   const ref = builder.enumType(name, { values: enumValues(schema).map(String) as [string, ...string[]], ...(descriptionOf(schema) ? { description: descriptionOf(schema) } : {}) });
-  enums.set(inner, ref);
+  enums.get(builder)?.set(inner, ref);
   return ref;
 }
 
 const baseName = (typeName: string) => typeName.replace(/Input$/, "");
 
-export function zodInputType(name: string, schema: z.ZodType, options: ZodInputOptions = {}): ZodInput {
+export function zodInputType(builder: AnyBuilder, name: string, schema: z.ZodType, options: ZodInputOptions = {}): ZodInput {
   const names = options.names ?? {};
 
   /** The GraphQL type of one field, building nested types on the way. */
@@ -62,7 +66,7 @@ export function zodInputType(name: string, schema: z.ZodType, options: ZodInputO
         return objectType(field, names[path] ?? `${baseName(parent)}${pascal(path.split(".").pop() ?? "")}Input`, path);
       case "enum": {
         const values = enumValues(field);
-        return graphqlEnumable(values) ? enumRef(field, `${baseName(parent)}${pascal(path.split(".").pop() ?? "")}`) : typeof values[0] === "number" ? "Float" : "String";
+        return graphqlEnumable(values) ? enumRef(builder, field, `${baseName(parent)}${pascal(path.split(".").pop() ?? "")}`) : typeof values[0] === "number" ? "Float" : "String";
       }
       case "array":
         return [typeOf(elementOf(field), path, parent)];
@@ -77,7 +81,7 @@ export function zodInputType(name: string, schema: z.ZodType, options: ZodInputO
     const description = descriptionOf(object);
     return builder.inputType(typeName, {
       ...(description ? { description } : {}),
-      fields: (t) =>
+      fields: (t: FieldBuilder) =>
         Object.fromEntries(
           Object.entries(shapeOf(object)).map(([key, field]) => {
             const path = prefix ? `${prefix}.${key}` : key;

@@ -1,6 +1,5 @@
 import type { z } from "zod";
-import { builder } from "./builder.ts";
-import { enumRef } from "./zod-input.ts";
+import { enumRef, type AnyBuilder } from "./zod-input.ts";
 import { camel, descriptionOf, elementOf, enumValues, graphqlEnumable, kindOf, pascal, scalarOf, shapeOf } from "./zod-shape.ts";
 
 /**
@@ -12,27 +11,28 @@ import { camel, descriptionOf, elementOf, enumValues, graphqlEnumable, kindOf, p
 // biome-ignore lint/suspicious/noExplicitAny: field builders and refs of any parent, built at run time.
 type Loose = any;
 
-const objects = new WeakMap<z.ZodType, unknown>();
+const objects = new WeakMap<AnyBuilder, WeakMap<z.ZodType, unknown>>();
 
-function outputTypeOf(field: z.ZodType, name: string): unknown {
+function outputTypeOf(builder: AnyBuilder, field: z.ZodType, name: string): unknown {
   const scalar = scalarOf(field);
   if (scalar) return scalar;
   switch (kindOf(field)) {
     case "enum": {
       const values = enumValues(field);
-      return graphqlEnumable(values) ? enumRef(field, name) : typeof values[0] === "number" ? "Float" : "String";
+      return graphqlEnumable(values) ? enumRef(builder, field, name) : typeof values[0] === "number" ? "Float" : "String";
     }
     case "array":
-      return [outputTypeOf(elementOf(field), name)];
+      return [outputTypeOf(builder, elementOf(field), name)];
     case "object": {
-      const known = objects.get(field);
+      if (!objects.has(builder)) objects.set(builder, new WeakMap());
+      const known = objects.get(builder)?.get(field);
       if (known) return known;
       const description = descriptionOf(field);
-      const ref = builder.objectRef<Record<string, unknown>>(name).implement({
+      const ref = builder.objectRef(name).implement({
         ...(description ? { description } : {}),
-        fields: (t) => zodOutputFields(t, shapeOf(field), (o: Record<string, unknown>) => o, name),
+        fields: (t: Loose) => zodOutputFields(builder, t, shapeOf(field), (o: Record<string, unknown>) => o, name),
       });
-      objects.set(field, ref);
+      objects.get(builder)?.set(field, ref);
       return ref;
     }
   }
@@ -43,14 +43,14 @@ function outputTypeOf(field: z.ZodType, name: string): unknown {
  * GraphQL fields for each entry of a zod shape, read from the snake_case object `read` gives for a
  * parent. Nested objects become types named `<prefix><Field>`.
  */
-export function zodOutputFields<P>(t: Loose, shape: Record<string, z.ZodType>, read: (parent: P) => Record<string, unknown>, prefix: string): Record<string, Loose> {
+export function zodOutputFields<P>(builder: AnyBuilder, t: Loose, shape: Record<string, z.ZodType>, read: (parent: P) => Record<string, unknown>, prefix: string): Record<string, Loose> {
   return Object.fromEntries(
     Object.entries(shape).map(([key, field]) => {
       const doc = descriptionOf(field);
       return [
         camel(key),
         t.field({
-          type: outputTypeOf(field, `${prefix}${pascal(key)}`),
+          type: outputTypeOf(builder, field, `${prefix}${pascal(key)}`),
           nullable: kindOf(field) === "array" ? { list: true, items: false } : true,
           ...(doc ? { description: doc } : {}),
           resolve: (parent: P) => read(parent)[key] ?? null,

@@ -1,4 +1,5 @@
 import { CreateSessionInput } from "../../services/sessions/session-input.ts";
+import { builder } from "../builder.ts";
 import { zodInputType } from "../zod-input.ts";
 import { MetadataEntryInput, metadataObject } from "./metadata.ts";
 
@@ -7,7 +8,7 @@ import { MetadataEntryInput, metadataObject } from "./metadata.ts";
  * of a create's options): a field added there appears here with no edit. The flat fields of the
  * hand-written input this replaced stay, deprecated, for the clients and dashboards that send them.
  */
-export const CreateSessionGql = zodInputType("CreateSessionInput", CreateSessionInput, {
+export const CreateSessionGql = zodInputType(builder, "CreateSessionInput", CreateSessionInput, {
   names: {
     browser: "BrowserSettingsInput",
     "browser.viewport": "BrowserViewportInput",

@@ -1,5 +1,6 @@
 import { storedOptionShape, storedOptions } from "../../services/sessions/session-options.ts";
 import type { SessionView } from "../../services/sessions/session-view.ts";
+import { builder } from "../builder.ts";
 import { zodOutputFields } from "../zod-output.ts";
 
 /**
@@ -9,4 +10,4 @@ import { zodOutputFields } from "../zod-output.ts";
  */
 // biome-ignore lint/suspicious/noExplicitAny: the Session type's field builder.
 export const storedOptionFields = (t: any) =>
-  zodOutputFields(t, storedOptionShape as never, (v: SessionView) => storedOptions(v.session.options) as Record<string, unknown>, "SessionOption");
+  zodOutputFields(builder, t, storedOptionShape as never, (v: SessionView) => storedOptions(v.session.options) as Record<string, unknown>, "SessionOption");
