@@ -29,7 +29,7 @@ function session(workspaceId: string): Session {
   return {
     id: `ses_${ulid()}`, workspaceId, status: "RUNNING", region: "us-east1", endReason: null, nodeId: null, apiKeyId: null,
     endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 1800, idleTimeoutSeconds: 300,
-    liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: false, recording: false, metadata: {}, browser: null, extensionIds: [], createdAt: now, startedAt: now,
+    liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: false, recording: false, metadata: {}, browser: null, extensionIds: [], options: {}, createdAt: now, startedAt: now,
     expiresAt: new Date(now.getTime() + 1_800_000), lastActivityAt: null, endedAt: null,
   };
 }
@@ -38,7 +38,7 @@ async function statementBench(name: string, db: Database): Promise<void> {
   const workspaces = { plain: `ws_${ulid()}`, capped: `ws_${ulid()}` };
   for (const id of Object.values(workspaces)) {
     await db.prisma.workspace.create({ data: { id, slug: `bench-${ulid().toLowerCase()}`, name: "bench" } });
-    for (let i = 0; i < liveAlready; i++) await db.prisma.session.create({ data: { ...session(id), metadata: {}, browser: undefined } });
+    for (let i = 0; i < liveAlready; i++) await db.prisma.session.create({ data: { ...session(id), metadata: {}, options: {}, browser: undefined } });
   }
   /** The one-statement way's claim of an Idempotency-Key (as idempotency.ts writes it), with or without its condition. */
   const claim = (s: Session, when?: Prisma.Sql) => {

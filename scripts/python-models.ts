@@ -134,9 +134,43 @@ function orderFields(lines: string[]): string[] {
   return [...groups.filter((g) => !hasDefault(g)), ...groups.filter(hasDefault)].flat();
 }
 
-export function pythonModels(document: { components: { schemas: Record<string, JsonSchema> } }): string {
+/** An input's annotation: what a caller may pass (nested objects as mappings, given in the wire's own form). */
+function inputAnnotation(schema: JsonSchema): string {
+  if (schema.anyOf) return [...new Set(schema.anyOf.map(inputAnnotation))].join(" | ");
+  if (schema.enum) return `Literal[${schema.enum.map((e) => JSON.stringify(e)).join(", ")}]`;
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  if (type === "string") return "str";
+  if (type === "integer") return "int";
+  if (type === "number") return "float";
+  if (type === "boolean") return "bool";
+  if (type === "array") return `Sequence[${inputAnnotation(schema.items ?? {})}]`;
+  if (type === "object" && !schema.properties && typeof schema.additionalProperties === "object" && schema.additionalProperties !== null) {
+    return `Mapping[str, ${inputAnnotation(schema.additionalProperties as JsonSchema)}]`;
+  }
+  return type === "object" ? "Mapping[str, Any]" : "Any";
+}
+
+/**
+ * `Sessions.create`'s keyword options (all but the positional `region`), from the create's request
+ * body: an option declared on the server is a typed keyword of the client after `npm run generate`.
+ */
+function createSessionOptions(body: JsonSchema): string {
+  const lines = Object.entries(body.properties ?? {})
+    .filter(([name]) => name !== "region")
+    .flatMap(([name, sub]) => [...(sub.description ? [`    #: ${sub.description.replace(/\s+/g, " ")}`] : []), `    ${name}: ${inputAnnotation(sub)}`]);
+  return ["class CreateSessionOptions(TypedDict, total=False):", '    """The options of ``vessel.sessions.create`` beside its region, as the API declares them."""', "", ...lines].join("\n");
+}
+
+type Document = {
+  components: { schemas: Record<string, JsonSchema> };
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
+};
+
+export function pythonModels(document: Document): string {
   const writer = new Writer(document.components.schemas);
   for (const name of pythonResources) writer.dataclass(name, document.components.schemas[name]!);
+  const createBody = document.paths["/v1/sessions"]?.post?.requestBody?.content["application/json"]?.schema;
+  if (createBody) writer.classes.push(createSessionOptions(createBody));
   return [
     "# Generated from schema/openapi.json by scripts/generate.ts (scripts/python-models.ts). Do not edit.",
     '"""The API\'s resources as dataclasses, field for field as the wire has them (snake_case, ISO times)."""',
@@ -144,7 +178,7 @@ export function pythonModels(document: { components: { schemas: Record<string, J
     "from __future__ import annotations",
     "",
     "from dataclasses import dataclass, field",
-    "from typing import Any, Literal, Mapping",
+    "from typing import Any, Literal, Mapping, Sequence, TypedDict",
     "",
     ...writer.aliases,
     "",

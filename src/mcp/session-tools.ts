@@ -5,21 +5,28 @@
 import { randomUUID } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import type { Session } from "../generated/prisma/client.ts";
 import { parseInput } from "../kernel/support.ts";
 import { operations } from "../services/operations.ts";
 import { BrowserSettingsInput } from "../services/sessions/browser-settings-input.ts";
-import { CreateSessionInput, SessionMetadata, maxSessionSeconds } from "../services/sessions/session-input.ts";
+import { CreateSessionInput, maxSessionSeconds } from "../services/sessions/session-input.ts";
+import { toSessionDto } from "../services/sessions/session-wire.ts";
 import type { McpState } from "./state.ts";
 import { ToolError, structured, text, toolCall, type ToolExtra } from "./tool-call.ts";
 
 const SessionId = z.string().min(1).max(64).describe("The session's id (`ses_…`), as create_session or list_sessions gave it.");
 
-function describeSession(s: Session): Record<string, unknown> {
+/**
+ * create_session's input: the service's CreateSessionInput (the one declaration of a create's
+ * options), with `region` optional (the node's own by default). `settings` is the name this tool
+ * once gave `browser`; it is still accepted.
+ */
+function createSessionShape(regions: readonly string[], nodeRegion: string) {
+  const { region, browser, ...options } = CreateSessionInput.shape;
   return {
-    id: s.id, status: s.status, region: s.region, created_at: s.createdAt.toISOString(), expires_at: s.expiresAt.toISOString(),
-    ended_at: s.endedAt?.toISOString() ?? null, end_reason: s.endReason?.toLowerCase() ?? null, profile_id: s.profileId,
-    metadata: s.metadata ?? {},
+    region: region.optional().describe(`Where the browser runs: one of ${regions.join(", ")} (default ${nodeRegion}).`),
+    ...options,
+    browser,
+    settings: BrowserSettingsInput.optional().describe("Deprecated: the same as `browser` (its former name here)."),
   };
 }
 
@@ -34,26 +41,17 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
         "session_id to the other tools (they default to the session created last). A session lives at most " +
         `${maxSessionSeconds / 60} minutes; release it with release_session when done. ` +
         `Regions: ${config.regions.join(", ")} (default ${config.nodeRegion}).`,
-      inputSchema: {
-        region: z.string().min(1).max(64).optional().describe(`Where the browser runs: one of ${config.regions.join(", ")}.`),
-        profile_id: z.string().max(64).optional().describe("Start from a saved profile (its cookies and storage), e.g. a logged-in state."),
-        save_profile_on_release: z.boolean().optional().describe("Save the session's state back into profile_id when it is released."),
-        settings: BrowserSettingsInput.optional(),
-        timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional().describe(`Hard end in seconds (at most ${maxSessionSeconds}, the default).`),
-        idle_timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional()
-          .describe("Release the session after this long with no client connected (default 300)."),
-        metadata: SessionMetadata.optional(),
-      },
+      inputSchema: createSessionShape(config.regions, config.nodeRegion),
     },
     (args, extra) =>
       toolCall(extra as ToolExtra, operations.createSession.action, null, async (ctx) => {
         const { settings, ...rest } = args;
-        const input = parseInput(CreateSessionInput, { ...rest, region: args.region ?? config.nodeRegion, ...(settings ? { browser: settings } : {}) });
+        const input = parseInput(CreateSessionInput, { ...rest, region: args.region ?? config.nodeRegion, ...(settings && !args.browser ? { browser: settings } : {}) });
         const created = await operations.createSession.run(ctx, input, randomUUID());
         if (created.replayed) throw new ToolError("The create was answered from an earlier request; list_sessions shows it.");
         const { session } = created.result;
         state.lastSession = session.id;
-        return structured(`Session ${session.id} is ${session.status} in ${session.region}; it ends at ${session.expiresAt.toISOString()} at the latest.`, describeSession(session));
+        return structured(`Session ${session.id} is ${session.status} in ${session.region}; it ends at ${session.expiresAt.toISOString()} at the latest.`, toSessionDto(session));
       }),
   );
 
@@ -71,7 +69,7 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
       toolCall(extra as ToolExtra, operations.sessions.action, null, async (ctx) => {
         const page = await operations.sessions.run(ctx, parseInput(operations.sessions.input, { limit: args.limit ?? 100, ...(args.status ? { status: args.status } : {}) }));
         const lines = page.items.map((s) => `${s.id}  ${s.status}  ${s.region}  created ${s.createdAt.toISOString()}`);
-        return structured(lines.length ? lines.join("\n") : "No sessions.", { sessions: page.items.map(describeSession), has_more: page.hasMore });
+        return structured(lines.length ? lines.join("\n") : "No sessions.", { sessions: page.items.map((s) => toSessionDto(s)), has_more: page.hasMore });
       }),
   );
 

@@ -40,7 +40,7 @@ describe.skipIf(!hasChromium)("session metadata", () => {
     const { browser: _, ...template } = await prisma.session.findUniqueOrThrow({ where: { id: made.at(-1)!.id } });
     expect(_).toBeNull();
     const laterId = monotonicFactory();
-    const copies = Array.from({ length: 56 }, (_, k) => ({ ...template, id: `ses_${laterId()}`, metadata: metadataOf(4 + k) }));
+    const copies = Array.from({ length: 56 }, (_, k) => ({ ...template, options: {}, id: `ses_${laterId()}`, metadata: metadataOf(4 + k) }));
     await prisma.session.createMany({ data: copies });
     made.push(...copies.map((c) => ({ id: c.id, team: c.metadata.team, run: c.metadata.run })));
   }, 180_000);

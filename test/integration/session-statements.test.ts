@@ -44,7 +44,7 @@ describeEachBackend("session statements", (backend) => {
     return {
       id: `ses_${ulid()}`, workspaceId, status: "RUNNING", region: "us-east1", endReason: null, nodeId: null, apiKeyId: null,
       endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 1800, idleTimeoutSeconds: 300,
-      liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: false, recording: false, metadata: {}, browser: null, extensionIds: [], createdAt: now, startedAt: now,
+      liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: false, recording: false, metadata: {}, browser: null, extensionIds: [], options: {}, createdAt: now, startedAt: now,
       expiresAt: new Date(now.getTime() + 1_800_000), lastActivityAt: null, endedAt: null, ...over,
     };
   }

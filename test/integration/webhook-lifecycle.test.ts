@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EgressPolicy, parseAllowlist } from "../../src/browser/egress-policy.ts";
-import { toSessionDto } from "../../src/rest/routes/sessions.ts";
+import { toSessionDto } from "../../src/services/sessions/session-wire.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotation.ts";
 import { sessionPayload } from "../../src/services/webhooks/webhook-payload.ts";
@@ -160,7 +160,7 @@ describe("a delivery's attempt and the egress policy", () => {
     const row = {
       id: "ses_01J0000000000000000000000", workspaceId: "ws", status: "RELEASED", endReason: "CLIENT_RELEASE", region: "us-east1",
       createdAt: new Date(1), startedAt: new Date(2), expiresAt: new Date(3), endedAt: new Date(4), timeoutSeconds: 60, idleTimeoutSeconds: null,
-      profileId: null, liveViewInteractive: true, liveViewInstructions: "x", metadata: { a: "b" }, browser: null, extensionIds: [], logs: true, recording: false,
+      profileId: null, liveViewInteractive: true, liveViewInstructions: "x", metadata: { a: "b" }, browser: null, extensionIds: [], options: {}, logs: true, recording: false,
     } as unknown as Session;
     expect(sessionPayload(row)).toEqual(toSessionDto(row));
   });

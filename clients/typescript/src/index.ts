@@ -45,26 +45,34 @@ export interface VesselOptions {
   fetch?: typeof fetch;
 }
 
-export interface CreateSessionOptions {
-  region: string;
-  profileId?: string;
-  liveView?: { interactive?: boolean; instructions?: string };
-  timeoutSeconds?: number;
-  idleTimeoutSeconds?: number;
-  /** Your own labels (at most 16 keys of [a-z0-9_.-]); `sessions.list({ metadata })` filters by them. */
-  metadata?: Record<string, string>;
-  /** Capture the session's logs (default: the deployment's, on); `sessions.logs()` reads them. */
-  logs?: boolean;
-  /** Viewport, user agent, locale, time zone, geolocation: they hold in every tab, frame and worker. */
-  browser?: NonNullable<operations["createSession"]["requestBody"]>["content"]["application/json"]["browser"];
-  /** Extensions (`vessel.extensions.upload`) to load into this session; full Chromium only. */
-  extensionIds?: string[];
-  /** Record the session's screen (default: the deployment's, off); `sessions.downloadRecording()` fetches it after the end. */
-  recording?: boolean;
-  /** An http(s) address the first tab opens as the session starts (not waited for). */
-  startUrl?: string;
+/** The create's body as the server declares it (schema/openapi.json, generated from its one declaration). */
+type CreateSessionBody = NonNullable<operations["createSession"]["requestBody"]>["content"]["application/json"];
+/** `idle_timeout_seconds` → `idleTimeoutSeconds`. */
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+
+/**
+ * A create's options: the server's declared options with camelCase names (derived, so an option
+ * added on the server is here after `npm run generate`). Only the top level is renamed: nested
+ * values (`browser`, `liveView`, `proxy`, `metadata`) are sent as given, in the server's own form.
+ */
+export type CreateSessionOptions = { [K in keyof CreateSessionBody as K extends string ? Camel<K> : K]: CreateSessionBody[K] } & {
   /** How long to wait for a session that is not RUNNING yet (default 60 s). */
   waitSeconds?: number;
+};
+
+/** `idleTimeoutSeconds` → `idle_timeout_seconds`. */
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** Options of the client itself, never sent. */
+const clientOnly = new Set(["waitSeconds"]);
+
+/** The options as the create's body: top-level names in snake_case, an empty value (undefined, null, "", []) left out as not given. */
+function createSessionBody(options: CreateSessionOptions): CreateSessionBody {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(options)) {
+    if (clientOnly.has(name) || value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)) continue;
+    body[snake(name)] = value;
+  }
+  return body as CreateSessionBody;
 }
 
 const live: readonly SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
@@ -161,19 +169,7 @@ export class Sessions {
   /** Starts a session and resolves once it is RUNNING (with `connect_url` and `live_view_url`). */
   async create(options: CreateSessionOptions): Promise<Session> {
     const idempotencyKey = randomUUID();
-    const body = {
-      region: options.region,
-      ...(options.profileId ? { profile_id: options.profileId } : {}),
-      ...(options.liveView ? { live_view: { interactive: options.liveView.interactive ?? false, ...(options.liveView.instructions ? { instructions: options.liveView.instructions } : {}) } } : {}),
-      ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}),
-      ...(options.idleTimeoutSeconds ? { idle_timeout_seconds: options.idleTimeoutSeconds } : {}),
-      ...(options.metadata ? { metadata: options.metadata } : {}),
-      ...(options.browser ? { browser: options.browser } : {}),
-      ...(options.extensionIds?.length ? { extension_ids: options.extensionIds } : {}),
-      ...(options.logs !== undefined ? { logs: options.logs } : {}),
-      ...(options.recording !== undefined ? { recording: options.recording } : {}),
-      ...(options.startUrl ? { start_url: options.startUrl } : {}),
-    };
+    const body = createSessionBody(options);
     const session = await this.vessel.call(() =>
       this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }),
     );

@@ -8,18 +8,26 @@ export type BrowserPoolState =
   | 'READY'
   | 'UNAVAILABLE';
 
-/** Viewport 200–3840 each side, a user agent of at most 512 characters, a BCP 47 locale, an IANA time zone, a position. */
+/** Browser settings for this session: they hold in every tab, frame and worker it opens, whichever CDP client connects. */
 export type BrowserSettingsInput = {
+  /** What navigator.geolocation reports (the permission is granted). */
   geolocation?: GeolocationInput | null | undefined;
+  /** navigator.language(s), Accept-Language and Intl's default locale. */
   locale?: string | null | undefined;
+  /** Intl's time zone and every Date. */
   timezone?: string | null | undefined;
+  /** navigator.userAgent and the User-Agent header (at most 512 characters). */
   userAgent?: string | null | undefined;
+  /** The size of every tab (innerWidth × innerHeight), 200–3840 each. */
   viewport?: BrowserViewportInput | null | undefined;
 };
 
+/** The size of every tab (innerWidth × innerHeight), 200–3840 each. */
 export type BrowserViewportInput = {
+  /** Device pixels per CSS pixel (default 1). */
   deviceScaleFactor?: number | null | undefined;
   height: number;
+  /** Emulate a phone: mobile viewport rules and touch. */
   mobile?: boolean | null | undefined;
   width: number;
 };
@@ -30,30 +38,52 @@ export type CookieSameSite =
   | 'Strict';
 
 export type CreateSessionInput = {
-  /** Viewport, user agent, locale, time zone and position for every tab, frame and worker. */
+  /** Browser settings for this session: they hold in every tab, frame and worker it opens, whichever CDP client connects. */
   browser?: BrowserSettingsInput | null | undefined;
-  /** Extensions of the workspace to load into this session (full Chromium only); each id once. */
+  /** Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once. */
   extensionIds?: Array<string> | null | undefined;
+  /** Release the session after this long without a CDP client (default 300). */
   idleTimeoutSeconds?: number | null | undefined;
+  liveView?: LiveViewInput | null | undefined;
+  /**
+   * Shown to the person in the live view.
+   * @deprecated Use `liveView.instructions`.
+   */
   liveViewInstructions?: string | null | undefined;
+  /**
+   * Let the viewer use mouse and keyboard.
+   * @deprecated Use `liveView.interactive`.
+   */
   liveViewInteractive?: boolean | null | undefined;
-  /** Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on). */
+  /** Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on). */
   logs?: boolean | null | undefined;
   /** Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters. */
   metadata?: Array<MetadataEntryInput> | null | undefined;
+  /** Start from a saved profile of this workspace. */
   profileId?: string | null | undefined;
-  /** Never returned, logged or stored. */
+  /** An upstream proxy for this session's traffic. */
+  proxy?: ProxyInput | null | undefined;
+  /**
+   * Never returned, logged or stored.
+   * @deprecated Use `proxy.password`.
+   */
   proxyPassword?: string | null | undefined;
-  /** Your HTTP proxy (`http://host:port`); the egress policy still judges every destination. */
+  /**
+   * Your HTTP proxy (`http://host:port`): the session's traffic leaves through it, after the egress policy has judged each destination.
+   * @deprecated Use `proxy.server`.
+   */
   proxyServer?: string | null | undefined;
+  /** @deprecated Use `proxy.username`. */
   proxyUsername?: string | null | undefined;
-  /** Record the screen into a video (default: the deployment's VESSEL_RECORDING, off). */
+  /** Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
   recording?: boolean | null | undefined;
+  /** A region this deployment serves (GET /v1/health lists them). */
   region: string;
-  /** On release, save the session's state back into profileId. */
+  /** When the session is released (PATCH REQUEST_RELEASE), save its state back into `profile_id` (required with it). */
   saveProfileOnRelease?: boolean | null | undefined;
-  /** Open this http(s) address in the first tab as the session starts (not waited for). */
+  /** Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation). */
   startUrl?: string | null | undefined;
+  /** Hard end, at most 1800 (the default). */
   timeoutSeconds?: number | null | undefined;
 };
 
@@ -75,7 +105,9 @@ export type EndReason =
   | 'NODE_SHUTDOWN'
   | 'TIMEOUT';
 
+/** What navigator.geolocation reports (the permission is granted). */
 export type GeolocationInput = {
+  /** Metres (default 10). */
   accuracy?: number | null | undefined;
   latitude: number;
   longitude: number;
@@ -91,9 +123,25 @@ export type InvitationStatus =
   | 'PENDING'
   | 'REVOKED';
 
+export type LiveViewInput = {
+  /** Shown to the person in the live view. */
+  instructions?: string | null | undefined;
+  /** Let the viewer use mouse and keyboard. */
+  interactive?: boolean | null | undefined;
+};
+
 export type MetadataEntryInput = {
   key: string;
   value: string;
+};
+
+/** An upstream proxy for this session's traffic. */
+export type ProxyInput = {
+  /** Never returned, logged or stored. */
+  password?: string | null | undefined;
+  /** Your HTTP proxy (`http://host:port`): the session's traffic leaves through it, after the egress policy has judged each destination. */
+  server: string;
+  username?: string | null | undefined;
 };
 
 /** RECORDING while the session runs, PROCESSING while the video is encoded and stored after its end, then READY or FAILED. */

@@ -7,7 +7,9 @@ import { storedSessionId, type SessionView } from "../../services/sessions/sessi
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
-import { BrowserSettingsInputRef, BrowserSettingsRef, browserSettingsWire } from "./browser-settings.ts";
+import { BrowserSettingsRef } from "./browser-settings.ts";
+import { CreateSessionGql } from "./session-input.ts";
+import { storedOptionFields } from "./session-options.ts";
 import type { BrowserSettingsInput } from "../../services/sessions/browser-settings-input.ts";
 import { MetadataEntry, MetadataEntryInput, metadataEntries, metadataObject } from "./metadata.ts";
 import { operations } from "../../services/operations.ts";
@@ -56,6 +58,8 @@ export const SessionType = builder.objectRef<SessionView>("Session").implement({
       description: "The session's recording (null when there is none: not recorded, deleted or expired); its bytes at `url`.",
       resolve: (v, _args, ctx) => recordingOf(ctx.services, v.session.id),
     }),
+    // Declared create options without a column of their own, as given (derived: no edit per option).
+    ...storedOptionFields(t),
     connectUrl: t.string({ nullable: true, resolve: (v) => v.connectUrl }),
     liveViewUrl: t.string({ nullable: true, resolve: (v) => v.liveViewUrl }),
   }),
@@ -66,27 +70,6 @@ const SessionPage = builder.objectRef<Page<Session>>("SessionPage").implement({
     items: t.field({ type: [SessionType], resolve: (p) => p.items.map((session) => ({ session, connectUrl: null, liveViewUrl: null })) }),
     nextCursor: t.exposeString("nextCursor", { nullable: true }),
     hasMore: t.exposeBoolean("hasMore"),
-  }),
-});
-
-const CreateSessionGqlInput = builder.inputType("CreateSessionInput", {
-  fields: (t) => ({
-    region: t.string({ required: true }),
-    profileId: t.string(),
-    saveProfileOnRelease: t.boolean({ description: "On release, save the session's state back into profileId." }),
-    liveViewInteractive: t.boolean(),
-    liveViewInstructions: t.string(),
-    timeoutSeconds: t.int(),
-    idleTimeoutSeconds: t.int(),
-    metadata: t.field({ type: [MetadataEntryInput], description: "Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters." }),
-    extensionIds: t.stringList({ description: "Extensions of the workspace to load into this session (full Chromium only); each id once." }),
-    browser: t.field({ type: BrowserSettingsInputRef, description: "Viewport, user agent, locale, time zone and position for every tab, frame and worker." }),
-    logs: t.boolean({ description: "Capture console, page errors, navigations, network and CDP methods (default: the deployment's VESSEL_LOGS, on)." }),
-    recording: t.boolean({ description: "Record the screen into a video (default: the deployment's VESSEL_RECORDING, off)." }),
-    startUrl: t.string({ description: "Open this http(s) address in the first tab as the session starts (not waited for)." }),
-    proxyServer: t.string({ description: "Your HTTP proxy (`http://host:port`); the egress policy still judges every destination." }),
-    proxyUsername: t.string(),
-    proxyPassword: t.string({ description: "Never returned, logged or stored." }),
   }),
 });
 
@@ -137,33 +120,14 @@ builder.mutationField(operations.createSession.id, (t) =>
     type: SessionType,
     description: "Start a session (API keys, or members of `workspace`). The same idempotencyKey and input within 24 hours returns the same session.",
     args: {
-      input: t.arg({ type: CreateSessionGqlInput, required: true }),
+      input: t.arg({ type: CreateSessionGql.ref, required: true }),
       idempotencyKey: t.arg.string({ required: true }),
       workspace: t.arg.string({ description: WORKSPACE_ARG }),
     },
     resolve: (_r, { input, idempotencyKey, workspace }, ctx) =>
       audited(ctx, operations.createSession, async (svc, run) => {
         const key = requireIdempotencyKey(idempotencyKey);
-        const body = parseInput(CreateSessionInput, {
-          region: input.region,
-          profile_id: input.profileId ?? undefined,
-          save_profile_on_release: input.saveProfileOnRelease ?? undefined,
-          live_view:
-            input.liveViewInteractive != null || input.liveViewInstructions != null
-              ? { interactive: input.liveViewInteractive ?? false, instructions: input.liveViewInstructions ?? undefined }
-              : undefined,
-          timeout_seconds: input.timeoutSeconds ?? undefined,
-          idle_timeout_seconds: input.idleTimeoutSeconds ?? undefined,
-          metadata: metadataObject(input.metadata),
-          browser: browserSettingsWire(input.browser),
-          extension_ids: input.extensionIds ?? undefined,
-          logs: input.logs ?? undefined,
-          recording: input.recording ?? undefined,
-          start_url: input.startUrl ?? undefined,
-          proxy: input.proxyServer
-            ? { server: input.proxyServer, username: input.proxyUsername ?? undefined, password: input.proxyPassword ?? undefined }
-            : undefined,
-        });
+        const body = parseInput(CreateSessionInput, CreateSessionGql.toWire(input));
         // A replay is read afresh (its addresses minted anew), whichever transport made the first call.
         const outcome = await run(svc, body, key, opt(workspace));
         return outcome.replayed ? getSession(svc, storedSessionId(outcome.body), opt(workspace)) : outcome.result;

@@ -3,73 +3,12 @@ import { AppError } from "../../kernel/errors.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { toPageDto } from "../presenters/page.ts";
 import { CreateSessionInput, SessionListQuery } from "../../services/sessions/session-input.ts";
-import { BrowserSettingsInput } from "../../services/sessions/browser-settings-input.ts";
+import { SessionDto, toSessionDto } from "../../services/sessions/session-wire.ts";
 import { fromStoredView, type SessionView } from "../../services/sessions/session-view.ts";
 import type { SessionEventView } from "../../services/session-events/session-events.ts";
-import type { Session } from "../../generated/prisma/client.ts";
 import { SessionEventQuery } from "../../services/session-events/event-feed.ts";
 import { Reply, defineRoute, listEnvelope } from "../define-route.ts";
 import { operations } from "../../services/operations.ts";
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export const SessionDto = z
-  .object({
-    id: z.string().describe("`ses_<ULID>`"),
-    status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]),
-    end_reason: z.enum(["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"]).nullable(),
-    region: z.string(),
-    created_at: z.string(),
-    started_at: z.string().nullable(),
-    expires_at: z.string().describe("The hard end: at most 30 minutes after creation."),
-    ended_at: z.string().nullable(),
-    timeout_seconds: z.number().int(),
-    idle_timeout_seconds: z.number().int().nullable(),
-    profile_id: z.string().nullable(),
-    live_view: z.object({
-      interactive: z.boolean(),
-      instructions: z.string().nullable(),
-      viewers: z.number().int().describe("People watching the live view now (on the node that runs the session)."),
-    }),
-    metadata: z.record(z.string(), z.string()).describe("Your own labels, as given at create."),
-    browser: BrowserSettingsInput.nullable().describe("The browser settings given at create, or null."),
-    extension_ids: z.array(z.string()).describe("Extensions loaded into this session."),
-    logs: z.boolean().describe("Whether the session's logs are captured (GET …/logs)."),
-    recording: z.boolean().describe("Whether the session's screen is recorded (GET …/recording once it ends)."),
-    connect_url: z
-      .string().nullable()
-      .describe("`wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING."),
-    live_view_url: z.string().nullable().describe("`https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive."),
-  })
-  .meta({ id: "Session" });
-
-export function toSessionDto(
-  s: Session,
-  urls: { connectUrl: string | null; liveViewUrl: string | null } = { connectUrl: null, liveViewUrl: null },
-  viewers = 0,
-) {
-  return {
-    id: s.id,
-    status: s.status,
-    end_reason: s.endReason ? (s.endReason.toLowerCase() as z.infer<typeof SessionDto>["end_reason"]) : null,
-    region: s.region,
-    created_at: s.createdAt.toISOString(),
-    started_at: iso(s.startedAt),
-    expires_at: s.expiresAt.toISOString(),
-    ended_at: iso(s.endedAt),
-    timeout_seconds: s.timeoutSeconds,
-    idle_timeout_seconds: s.idleTimeoutSeconds,
-    profile_id: s.profileId,
-    live_view: { interactive: s.liveViewInteractive, instructions: s.liveViewInstructions, viewers },
-    metadata: (s.metadata ?? {}) as Record<string, string>,
-    browser: (s.browser ?? null) as BrowserSettingsInput | null,
-    extension_ids: s.extensionIds ?? [],
-    logs: s.logs,
-    recording: s.recording,
-    connect_url: urls.connectUrl,
-    live_view_url: urls.liveViewUrl,
-  };
-}
 
 export const SessionEventDto = z
   .object({

@@ -25,6 +25,7 @@ import { toStoredView, type SessionView } from "./session-view.ts";
 import { executeStatement, prismaOf, queryStatement } from "../../kernel/support.ts";
 import { view, addresses } from "./sessions.ts";
 import { maxSessionSeconds, defaultIdleSeconds, type CreateSessionInput } from "./session-input.ts";
+import { optionsColumn } from "./session-options.ts";
 
 /**
  * The request as the idempotency record fingerprints it: a proxy password is replaced by a keyed
@@ -217,7 +218,7 @@ async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
       profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
       timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: idle,
       liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
-      metadata: input.metadata ?? {}, browser: input.browser ?? null, extensionIds: input.extension_ids ?? [], logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
+      metadata: input.metadata ?? {}, browser: input.browser ?? null, extensionIds: input.extension_ids ?? [], options: optionsColumn(input) as Session["options"], logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
       createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
     };
     if (input.extension_ids?.length) await loadSessionExtensions(ctx, workspaceId, input.extension_ids, lease);

@@ -67,6 +67,7 @@ export function insertStartedSession(
     recording: ["recording", s.recording, "boolean"],
     metadata: ["metadata", JSON.stringify(s.metadata ?? {}), "jsonb"],
     extensionIds: ["extension_ids", s.extensionIds ?? [], "text[]"],
+    options: ["options", JSON.stringify(s.options ?? {}), "jsonb"],
     browser: ["browser", s.browser === null || s.browser === undefined ? null : JSON.stringify(s.browser), "jsonb"],
     createdAt: ["created_at", s.createdAt, "timestamptz"],
     startedAt: ["started_at", s.startedAt, "timestamptz"],

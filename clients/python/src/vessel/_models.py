@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Sequence, TypedDict
 
 SessionStatus = Literal["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]
 SessionEndReason = Literal["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"]
@@ -325,3 +325,31 @@ class Extension:
             sha256=data["sha256"],
             created_at=data["created_at"],
         )
+
+
+class CreateSessionOptions(TypedDict, total=False):
+    """The options of ``vessel.sessions.create`` beside its region, as the API declares them."""
+
+    #: Start from a saved profile of this workspace.
+    profile_id: str
+    #: When the session is released (PATCH REQUEST_RELEASE), save its state back into `profile_id` (required with it).
+    save_profile_on_release: bool
+    live_view: Mapping[str, Any]
+    #: Hard end, at most 1800 (the default).
+    timeout_seconds: int
+    #: Release the session after this long without a CDP client (default 300).
+    idle_timeout_seconds: int
+    #: An upstream proxy for this session's traffic.
+    proxy: Mapping[str, Any]
+    #: Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on).
+    logs: bool
+    #: Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters.
+    metadata: Mapping[str, str]
+    #: Browser settings for this session: they hold in every tab, frame and worker it opens, whichever CDP client connects.
+    browser: Mapping[str, Any]
+    #: Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once.
+    extension_ids: Sequence[str]
+    #: Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off).
+    recording: bool
+    #: Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation).
+    start_url: str

@@ -6,11 +6,11 @@ import builtins
 import os
 import time
 import uuid
-from typing import Any, Iterator, Mapping, Sequence, overload
+from typing import Any, Iterator, Mapping, Sequence, Unpack, overload
 from urllib.parse import quote
 
 from ._http import Transport
-from ._models import Download, Session, SessionEvent, SessionFile, SessionLogEntry, SessionStatus
+from ._models import CreateSessionOptions, Download, Session, SessionEvent, SessionFile, SessionLogEntry, SessionStatus
 from ._pages import Page, all_pages
 from .session_data import recording, recording_to_file, session_files, session_logs, upload_file
 from .errors import VesselError, VesselTimeoutError
@@ -29,43 +29,25 @@ class Sessions:
     def __init__(self, transport: Transport) -> None:
         self._http = transport
 
-    def create(
-        self,
-        region: str,
-        *,
-        profile_id: str | None = None,
-        save_profile_on_release: bool | None = None,
-        live_view: Mapping[str, Any] | None = None,
-        timeout_seconds: int | None = None,
-        idle_timeout_seconds: int | None = None,
-        proxy: Mapping[str, str] | None = None,
-        logs: bool | None = None,
-        recording: bool | None = None,
-        metadata: Mapping[str, str] | None = None,
-        browser: Mapping[str, Any] | None = None,
-        extension_ids: Sequence[str] | None = None,
-        wait_seconds: float = 60,
-    ) -> Session:
+    def create(self, region: str, *, wait_seconds: float = 60, **options: Unpack[CreateSessionOptions]) -> Session:
         """Starts a session and returns it once RUNNING (with ``connect_url`` and ``live_view_url``).
 
         Every attempt carries the same Idempotency-Key, so a retry after a 503 or a lost answer can
-        never start a second browser. ``live_view`` is ``{"interactive": bool, "instructions": str}``;
+        never start a second browser. The keyword options are the API's own (``CreateSessionOptions``,
+        generated from it): ``live_view`` is ``{"interactive": bool, "instructions": str}``;
         ``metadata`` your own labels, which ``list(metadata=…)`` filters by; ``browser`` the viewport, user
         agent, locale, time zone and geolocation of every tab (``{"viewport": {"width": 1280, "height": 800}}``);
-        ``extension_ids`` extensions from ``vessel.extensions.upload`` (full Chromium only).
+        ``extension_ids`` extensions from ``vessel.extensions.upload`` (full Chromium only). An option
+        given as None or empty is left out, as not given.
         """
+        unknown = sorted(set(options) - set(CreateSessionOptions.__annotations__))
+        if unknown:
+            raise TypeError(f"create() got unexpected keyword arguments: {', '.join(unknown)}")
         body: dict[str, Any] = {"region": region}
-        optional = {
-            "profile_id": profile_id, "save_profile_on_release": save_profile_on_release, "timeout_seconds": timeout_seconds,
-            "idle_timeout_seconds": idle_timeout_seconds, "proxy": dict(proxy) if proxy else None, "logs": logs, "recording": recording,
-            "metadata": dict(metadata) if metadata else None,
-            "browser": dict(browser) if browser else None, "extension_ids": list(extension_ids) if extension_ids else None,
-        }
-        body.update({k: v for k, v in optional.items() if v is not None})
-        if live_view is not None:
-            body["live_view"] = {"interactive": bool(live_view.get("interactive", False))}
-            if live_view.get("instructions"):
-                body["live_view"]["instructions"] = live_view["instructions"]
+        for name, value in options.items():
+            if value is None or (isinstance(value, (str, Mapping, Sequence)) and len(value) == 0):
+                continue
+            body[name] = dict(value) if isinstance(value, Mapping) else list(value) if isinstance(value, Sequence) and not isinstance(value, str) else value
         key = str(uuid.uuid4())
         session = Session.from_wire(self._http.json("POST", "/v1/sessions", body=body, headers={"Idempotency-Key": key}))
         if session.status == "RUNNING":

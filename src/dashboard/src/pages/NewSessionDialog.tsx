@@ -13,10 +13,12 @@ import { Dialog } from "../components/dialogs.tsx";
 import { AdvancedOptions } from "./new-session-advanced.tsx";
 import { advancedCount, advancedInput, emptyAdvanced, isAdvancedField, type AdvancedState } from "./new-session-options.ts";
 import { limitsInput, MAX_SESSION_MINUTES } from "./new-session-limits.ts";
+import { declaredInput, isDeclaredField, type DeclaredState } from "./declared-options.ts";
+import { DeclaredOptionFields } from "./declared-options-fields.tsx";
 
 /** The fields this form shows next to their controls (server names); anything else goes in the notice at its foot. */
 const ownFields = new Set(["region", "profile_id", "live_view", "live_view.instructions", "timeout_seconds", "idle_timeout_seconds", "start_url"]);
-const placed = (field: string) => ownFields.has(field) || isAdvancedField(field);
+const placed = (field: string) => ownFields.has(field) || isAdvancedField(field) || isDeclaredField(field);
 
 export function NewSessionDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
@@ -45,12 +47,15 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   const [logs, setLogs] = useState(true);
   const [recording, setRecording] = useState(false);
   const [advanced, setAdvanced] = useState<AdvancedState>(emptyAdvanced);
+  // Options declared on the server that this form has no control of its own for (declared-options.ts).
+  const [declared, setDeclared] = useState<DeclaredState>({});
   // The form's own checks show from the first attempt to submit on, not while the first value is typed.
   const [tried, setTried] = useState(false);
   const built = advancedInput(advanced);
   const limits = limitsInput({ minutes, idleMinutes, startUrl });
+  const more = declaredInput(declared);
   // The form's own complaint about a field, else the server's: one message per field, never both.
-  const problem = (field: string) => (tried ? limits.problems.get(field) : undefined) ?? fieldMessage(err, field);
+  const problem = (field: string) => (tried ? (limits.problems.get(field) ?? more.problems.get(field)) : undefined) ?? fieldMessage(err, field);
   const regionList = regions.data?.health.regions ?? [];
   const chosenRegion = region || regionList[0] || "";
 
@@ -66,6 +71,7 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
     logs,
     recording,
     ...built.input,
+    ...more.input,
   };
   // One Idempotency-Key per distinct request: a retry of the same form cannot start a second browser.
   const key = useRef({ input: "", key: uuid() });
@@ -75,7 +81,7 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setTried(true);
-    if (built.problems.size > 0 || limits.problems.size > 0) return;
+    if (built.problems.size > 0 || limits.problems.size > 0 || more.problems.size > 0) return;
     const made = await create.run({ workspace: ws.slug, idempotencyKey: key.current.key, input });
     if (!made) return;
     toast(`Session ${shortId(made.createSession.id)} started`);
@@ -168,8 +174,9 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
       <Field id="ns-idle" label="Idle timeout (minutes)" hint="With no automation client or viewer." error={problem("idle_timeout_seconds")}>
         <input id="ns-idle" type="number" min={1} max={MAX_SESSION_MINUTES} step={1} inputMode="numeric" value={idleMinutes} onChange={(e) => setIdleMinutes(e.target.value)} aria-describedby="ns-idle-hint" />
       </Field>
+      <DeclaredOptionFields state={declared} onChange={(name, value) => setDeclared((d) => ({ ...d, [name]: value }))} problem={problem} />
       <AdvancedOptions state={advanced} onChange={(patch) => setAdvanced((a) => ({ ...a, ...patch }))} problems={tried ? built.problems : new Map()} error={err} count={advancedCount(built.input)} />
-      {(tried && (built.problems.size > 0 || limits.problems.size > 0)) || (err && !notice && err.code === "VALIDATION_FAILED") ? (
+      {(tried && (built.problems.size > 0 || limits.problems.size > 0 || more.problems.size > 0)) || (err && !notice && err.code === "VALIDATION_FAILED") ? (
         <p className="span-2 field-error">Please correct the fields marked above.</p>
       ) : null}
       {err && notice ? (

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "sessions" ADD COLUMN     "options" JSONB NOT NULL DEFAULT '{}';
