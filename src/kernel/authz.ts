@@ -33,11 +33,12 @@ export async function requireWorkspaceRole(ctx: ServiceContext, slug: string, ro
 
 /**
  * The workspace a session or profile operation acts in. An API key acts in its own (naming another
- * workspace is 403, spec 5.1); a dashboard user in the workspace named by `slug`, which they must
- * belong to, in any role (one they are not in is reported as missing). Names the audit entry's workspace.
+ * workspace is 403, spec 5.1); a dashboard user in the workspace the call names (`ctx.workspace`,
+ * set by the transport), which they must belong to, in any role (one they are not in is reported as
+ * missing). Names the audit entry's workspace.
  */
-export async function actingWorkspace(ctx: ServiceContext, slug: string | undefined, what: string): Promise<string> {
-  return (await actingWorkspaceWithCap(ctx, slug, what)).id;
+export async function actingWorkspace(ctx: ServiceContext, what: string): Promise<string> {
+  return (await actingWorkspaceWithCap(ctx, what)).id;
 }
 
 /**
@@ -45,12 +46,9 @@ export async function actingWorkspace(ctx: ServiceContext, slug: string | undefi
  * key carries it (read with the key record), a user's membership read brings the workspace along:
  * neither costs a statement.
  */
-export async function actingWorkspaceWithCap(
-  ctx: ServiceContext,
-  slug: string | undefined,
-  what: string,
-): Promise<{ id: string; maxSessions: number | null }> {
+export async function actingWorkspaceWithCap(ctx: ServiceContext, what: string): Promise<{ id: string; maxSessions: number | null }> {
   const principal = requirePrincipal(ctx);
+  const slug = ctx.workspace;
   if (principal.kind === "apiKey") {
     if (slug !== undefined) {
       const own = await prismaOf(ctx).workspace.findUnique({ where: { id: principal.workspaceId }, select: { slug: true } });

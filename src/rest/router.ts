@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type { UserAuthenticator } from "../auth/request-auth.ts";
 import { auditScope, authenticateRequest, finishAudit } from "../services/audit/request-audit.ts";
 import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
-import type { ServiceContext } from "../kernel/context.ts";
+import { actingIn, type ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
 import { restartDatabaseBudget, withDatabaseBudget } from "../db/budget.ts";
 import { textFaults } from "../kernel/text.ts";
@@ -211,6 +211,9 @@ async function steps(route: AnyRoute, options: RouterOptions, first: ServiceCont
     deprecation(route, res, ctx.deps.now());
     if (body) await body(req, res);
     const input = parseInput(route, req);
+    // A route that takes `?workspace=` (dashboard users name the one they act in) hands it to the
+    // services in the context, never as an argument of theirs.
+    ctx = actingIn(ctx, (input.query as { workspace?: string } | undefined)?.workspace);
     const result = await route.handler(ctx, input as never, { req, res }, route.operation.run);
     if (result instanceof MediaReply) {
       status = result.range ? 206 : 200;
