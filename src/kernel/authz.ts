@@ -10,15 +10,18 @@ export function requirePrincipal(ctx: ServiceContext): Principal {
 }
 
 /**
- * A dashboard action on a workspace (spec 5.1): API keys are refused whatever their workspace (403);
- * a user must be a member with one of `roles`. A workspace the user does not belong to is reported
- * as missing, so membership of others' workspaces cannot be probed.
+ * A dashboard action on the workspace the call names (`ctx.workspace`, spec 5.1): API keys are
+ * refused whatever their workspace (403); a user must be a member with one of `roles`. A workspace
+ * the user does not belong to is reported as missing, so membership of others' workspaces cannot be
+ * probed.
  */
-export async function requireWorkspaceRole(ctx: ServiceContext, slug: string, roles: readonly Role[], what: string): Promise<Workspace> {
+export async function requireWorkspaceRole(ctx: ServiceContext, roles: readonly Role[], what: string): Promise<Workspace> {
   const principal = requirePrincipal(ctx);
   if (principal.kind === "apiKey") {
     throw new AppError("forbidden", `API keys cannot ${what}; this is a dashboard action.`);
   }
+  const slug = ctx.workspace;
+  if (slug === undefined) throw validationError([{ field: "workspace", message: `name the workspace (its slug) to ${what}` }]);
   const membership = await prismaOf(ctx).membership.findFirst({
     where: { userId: principal.userId, workspace: { slug } },
     include: { workspace: true },
@@ -56,7 +59,6 @@ export async function actingWorkspaceWithCap(ctx: ServiceContext, what: string):
     }
     return { id: principal.workspaceId, maxSessions: principal.maxSessions };
   }
-  if (slug === undefined) throw validationError([{ field: "workspace", message: `name the workspace (its slug) to ${what}` }]);
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN", "MEMBER"], what);
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN", "MEMBER"], what);
   return { id: ws.id, maxSessions: ws.maxSessions };
 }

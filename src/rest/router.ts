@@ -226,9 +226,10 @@ async function answerOf(route: AnyRoute, options: RouterOptions, first: ServiceC
   deprecation(route, res, first.deps.now());
   if (body) await body(req, res);
   const input = parseInput(route, req);
-  // A route that takes `?workspace=` (dashboard users name the one they act in) hands it to the
-  // services in the context, never as an argument of theirs.
-  const ctx = actingIn(first, (input.query as { workspace?: string } | undefined)?.workspace);
+  // The workspace a route names, in its path (`/v1/workspaces/{slug}/…`) or as `?workspace=` (dashboard
+  // users name the one they act in), reaches the services in the context, never as an argument of theirs.
+  const named = (input.params as { slug?: string } | undefined)?.slug ?? (input.query as { workspace?: string } | undefined)?.workspace;
+  const ctx = actingIn(first, named);
   const result = await route.handler(ctx, input as never, { req, res }, route.operation.run);
   if (result instanceof MediaReply || result instanceof FileReply) return result;
   const reply = result instanceof Reply ? result : new Reply(route.status, result);

@@ -54,7 +54,7 @@ export async function webhookWorkspace(ctx: ServiceContext): Promise<string> {
   const principal = requirePrincipal(ctx);
   if (principal.kind === "apiKey") return actingWorkspace(ctx, "manage its webhooks");
   if (ctx.workspace === undefined) throw validationError([{ field: "workspace", message: "name the workspace (its slug) to manage its webhooks" }]);
-  return (await requireWorkspaceRole(ctx, ctx.workspace, ["OWNER", "ADMIN"], "manage webhooks")).id;
+  return (await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "manage webhooks")).id;
 }
 
 export async function findEndpoint(ctx: ServiceContext, id: string): Promise<WebhookEndpoint> {
