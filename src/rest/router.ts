@@ -226,7 +226,7 @@ async function answerOf(route: AnyRoute, options: RouterOptions, first: ServiceC
   deprecation(route, res, first.deps.now());
   if (body) await body(req, res);
   const input = parseInput(route, req);
-  // The workspace a route names, in its path (`/v1/workspaces/{slug}/…`) or as `?workspace=` (dashboard
+  // The workspace a route names, in its path (`{slug}`, the dashboard's routes) or as `?workspace=` (dashboard
   // users name the one they act in), reaches the services in the context, never as an argument of theirs.
   const named = (input.params as { slug?: string } | undefined)?.slug ?? (input.query as { workspace?: string } | undefined)?.workspace;
   const ctx = actingIn(first, named);
