@@ -45,7 +45,7 @@ function sessionRow(workspaceId: string): Session {
     id: `ses_${ulid()}`, workspaceId, status: "RUNNING", region: "local", endReason: null, nodeId: null, apiKeyId: null,
     endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 300, idleTimeoutSeconds: null,
     liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: true, recording: false,
-    metadata: { team: "bench" }, extensionIds: [], browser: null, createdAt: now, startedAt: now,
+    metadata: { team: "bench" }, options: {}, extensionIds: [], browser: null, createdAt: now, startedAt: now,
     expiresAt: new Date(now.getTime() + 300_000), lastActivityAt: now, endedAt: null,
   };
 }
@@ -68,10 +68,10 @@ async function lifecycle(db: Database, variant: Variant, workspaceId: string): P
       skipDuplicates: true,
     });
     if (claimed.count !== 1) throw new Error("claim failed");
-    const { metadata, browser: _browser, ...scalar } = s;
+    const { metadata, options, browser: _browser, ...scalar } = s;
     const started = event(s.id, "session.started");
     await p.$transaction([
-      p.session.create({ data: { ...scalar, metadata: metadata as Prisma.InputJsonObject }, select: { id: true } }),
+      p.session.create({ data: { ...scalar, metadata: metadata as Prisma.InputJsonObject, options: options as Prisma.InputJsonObject }, select: { id: true } }),
       p.sessionEvent.create({ data: { ...started, data: started.data }, select: { id: true } }),
       p.auditEntry.create({ data: toRow(audit(workspaceId, "session.create", s.id)), select: { id: true } }),
       p.idempotencyRecord.update({

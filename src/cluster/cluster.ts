@@ -147,7 +147,7 @@ export class Cluster implements ClusterHooks {
   // What the services ask (ClusterHooks)
 
   placeCreate(
-    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown; workspace?: string } = {},
+    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown } = {},
   ): Promise<Idempotent<SessionView> | undefined> {
     const { leaseSeconds, placementTimeoutMs } = this.#deps.config.cluster;
     const site = {

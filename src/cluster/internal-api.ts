@@ -112,6 +112,7 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
       log: deps.log.child({ requestId, placedBy: res.locals.fromNode }),
       principal,
       ip,
+      ...(workspace ? { workspace } : {}),
       ...(audit
         ? { audit: { action: audit.action, target: null, successStatus: audit.successStatus, written: false, ...(audit.workspaceId ? { workspaceId: audit.workspaceId } : {}) } }
         : {}),
@@ -119,7 +120,7 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
     markPlaced(ctx);
     try {
       // The stored replay is a transport-neutral view (session-view.ts), whichever node made the first call.
-      const outcome = await createSession(ctx, input, idempotencyKey, workspace ?? undefined);
+      const outcome = await createSession(ctx, input, idempotencyKey);
       answer({ ok: true, outcome, auditWritten: ctx.audit?.written ?? false });
     } catch (err) {
       const full = err instanceof AppError && (err.slug === "insufficient-capacity" || (err.slug === "service-unavailable" && deps.browsers.report().state !== "ready"));

@@ -80,10 +80,10 @@ function reviveOutcome(outcome: Idempotent<SessionView>): Idempotent<SessionView
 }
 
 export async function placeCreate(
-  site: PlacementSite, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown; workspace?: string } = {},
+  site: PlacementSite, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown } = {},
 ): Promise<Idempotent<SessionView> | undefined> {
   if (!site.multiNode) return undefined;
-  const { failure, workspace } = opts;
+  const { failure } = opts;
   const until = performance.now() + site.boundMs;
   if (site.fenced) {
     throw new AppError("service-unavailable", "This node cannot reach the database right now; retry shortly (through the load balancer).", {}, { "Retry-After": "2" });
@@ -117,7 +117,7 @@ export async function placeCreate(
   for (const node of candidates.slice(0, PLACEMENT_TRIES)) {
     if (performance.now() >= until) break;
     try {
-      return await createOn(site, node, ctx, input, idempotencyKey, workspace, until);
+      return await createOn(site, node, ctx, input, idempotencyKey, until);
     } catch (err) {
       if (!(err instanceof TryElsewhere)) throw err;
       last = err.error;
@@ -132,7 +132,7 @@ export async function placeCreate(
 }
 
 async function createOn(
-  site: PlacementSite, node: NodeInfo, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, workspace: string | undefined, until: number,
+  site: PlacementSite, node: NodeInfo, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, until: number,
 ): Promise<Idempotent<SessionView>> {
   const path = "/internal/v1/sessions";
   // Sealed both ways: the request may carry a proxy password, the answer carries connect tokens.
@@ -145,7 +145,7 @@ async function createOn(
       audit: ctx.audit ? { action: ctx.audit.action, successStatus: ctx.audit.successStatus, workspaceId: ctx.audit.workspaceId ?? null } : null,
       input,
       idempotencyKey,
-      workspace: workspace ?? null,
+      workspace: ctx.workspace ?? null,
     }),
   });
   let answer: { ok: boolean; outcome?: Idempotent<SessionView>; auditWritten?: boolean; problem?: Record<string, unknown>; tryElsewhere?: boolean };

@@ -10,15 +10,18 @@ export function requirePrincipal(ctx: ServiceContext): Principal {
 }
 
 /**
- * A dashboard action on a workspace (spec 5.1): API keys are refused whatever their workspace (403);
- * a user must be a member with one of `roles`. A workspace the user does not belong to is reported
- * as missing, so membership of others' workspaces cannot be probed.
+ * A dashboard action on the workspace the call names (`ctx.workspace`, spec 5.1): API keys are
+ * refused whatever their workspace (403); a user must be a member with one of `roles`. A workspace
+ * the user does not belong to is reported as missing, so membership of others' workspaces cannot be
+ * probed.
  */
-export async function requireWorkspaceRole(ctx: ServiceContext, slug: string, roles: readonly Role[], what: string): Promise<Workspace> {
+export async function requireWorkspaceRole(ctx: ServiceContext, roles: readonly Role[], what: string): Promise<Workspace> {
   const principal = requirePrincipal(ctx);
   if (principal.kind === "apiKey") {
     throw new AppError("forbidden", `API keys cannot ${what}; this is a dashboard action.`);
   }
+  const slug = ctx.workspace;
+  if (slug === undefined) throw validationError([{ field: "workspace", message: `name the workspace (its slug) to ${what}` }]);
   const membership = await prismaOf(ctx).membership.findFirst({
     where: { userId: principal.userId, workspace: { slug } },
     include: { workspace: true },
@@ -33,11 +36,12 @@ export async function requireWorkspaceRole(ctx: ServiceContext, slug: string, ro
 
 /**
  * The workspace a session or profile operation acts in. An API key acts in its own (naming another
- * workspace is 403, spec 5.1); a dashboard user in the workspace named by `slug`, which they must
- * belong to, in any role (one they are not in is reported as missing). Names the audit entry's workspace.
+ * workspace is 403, spec 5.1); a dashboard user in the workspace the call names (`ctx.workspace`,
+ * set by the transport), which they must belong to, in any role (one they are not in is reported as
+ * missing). Names the audit entry's workspace.
  */
-export async function actingWorkspace(ctx: ServiceContext, slug: string | undefined, what: string): Promise<string> {
-  return (await actingWorkspaceWithCap(ctx, slug, what)).id;
+export async function actingWorkspace(ctx: ServiceContext, what: string): Promise<string> {
+  return (await actingWorkspaceWithCap(ctx, what)).id;
 }
 
 /**
@@ -45,12 +49,9 @@ export async function actingWorkspace(ctx: ServiceContext, slug: string | undefi
  * key carries it (read with the key record), a user's membership read brings the workspace along:
  * neither costs a statement.
  */
-export async function actingWorkspaceWithCap(
-  ctx: ServiceContext,
-  slug: string | undefined,
-  what: string,
-): Promise<{ id: string; maxSessions: number | null }> {
+export async function actingWorkspaceWithCap(ctx: ServiceContext, what: string): Promise<{ id: string; maxSessions: number | null }> {
   const principal = requirePrincipal(ctx);
+  const slug = ctx.workspace;
   if (principal.kind === "apiKey") {
     if (slug !== undefined) {
       const own = await prismaOf(ctx).workspace.findUnique({ where: { id: principal.workspaceId }, select: { slug: true } });
@@ -58,7 +59,6 @@ export async function actingWorkspaceWithCap(
     }
     return { id: principal.workspaceId, maxSessions: principal.maxSessions };
   }
-  if (slug === undefined) throw validationError([{ field: "workspace", message: `name the workspace (its slug) to ${what}` }]);
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN", "MEMBER"], what);
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN", "MEMBER"], what);
   return { id: ws.id, maxSessions: ws.maxSessions };
 }

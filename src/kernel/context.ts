@@ -92,6 +92,18 @@ export interface ServiceContext {
   log: Logger;
   principal: Principal | null;
   ip: string | null;
+  /**
+   * The workspace (slug) the caller named for this call, if any: a dashboard user acts in the one
+   * they name; an API key acts in its own (naming another is 403, kernel/authz.ts). Set by the
+   * transport as it builds the context (a GraphQL field's `workspace` argument, a REST route's
+   * `?workspace=`), read by the services: never a parameter of theirs.
+   */
+  workspace?: string;
   /** Present when the call is audited (every authenticated call). */
   audit?: AuditScope;
+}
+
+/** The context of a call that names the workspace `slug` (unchanged when it names none). */
+export function actingIn(ctx: ServiceContext, slug: string | null | undefined): ServiceContext {
+  return slug === undefined || slug === null ? ctx : { ...ctx, workspace: slug };
 }

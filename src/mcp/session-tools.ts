@@ -48,10 +48,10 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
         const { settings, ...rest } = args;
         const input = parseInput(CreateSessionInput, { ...rest, region: args.region ?? config.nodeRegion, ...(settings && !args.browser ? { browser: settings } : {}) });
         const created = await operations.createSession.run(ctx, input, randomUUID());
-        if (created.replayed) throw new ToolError("The create was answered from an earlier request; list_sessions shows it.");
-        const { session } = created.result;
+        const { session } = created.view;
         state.lastSession = session.id;
-        return structured(`Session ${session.id} is ${session.status} in ${session.region}; it ends at ${session.expiresAt.toISOString()} at the latest.`, toSessionDto(session));
+        const earlier = created.replayed ? " (answered from an earlier request)" : "";
+        return structured(`Session ${session.id}${earlier} is ${session.status} in ${session.region}; it ends at ${session.expiresAt.toISOString()} at the latest.`, toSessionDto(session));
       }),
   );
 

@@ -11,7 +11,7 @@ import { AppError, validationError } from "../kernel/errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
 import { textFaults } from "../kernel/text.ts";
-import { auditScope, finishAudit } from "../services/audit/request-audit.ts";
+import { auditedCall } from "../services/audit/audited-call.ts";
 
 /** A failure whose message is meant for the model as it is (a page error, a stale reference). */
 export class ToolError extends Error {}
@@ -70,17 +70,19 @@ export async function toolCall(
   target: string | null,
   work: (ctx: ServiceContext) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
-  const base = contextOf(extra);
-  const ctx: ServiceContext = { ...base, audit: auditScope(action, 200, target) };
-  let status = 200;
+  const ctx = contextOf(extra);
   try {
-    if (extra.refused) throw extra.refused;
-    return await work(ctx);
+    return await auditedCall(
+      ctx,
+      { action, target },
+      (audited) => {
+        if (extra.refused) throw extra.refused;
+        return work(audited);
+      },
+      { failed: statusOf, unrecorded: (err) => ctx.log.warn({ err }, "MCP tool call not audited") },
+    );
   } catch (err) {
-    status = statusOf(err);
     return { isError: true, content: [{ type: "text", text: messageOf(err, ctx) }] };
-  } finally {
-    await finishAudit(ctx, status).catch((err: unknown) => ctx.log.warn({ err }, "MCP tool call not audited"));
   }
 }
 

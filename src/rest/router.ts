@@ -5,10 +5,10 @@ import bytes from "bytes";
 import express, { type Request, type Response } from "express";
 import type { z } from "zod";
 import type { UserAuthenticator } from "../auth/request-auth.ts";
-import { auditScope, authenticateRequest, finishAudit } from "../services/audit/request-audit.ts";
+import { authenticateRequest } from "../services/audit/request-audit.ts";
+import { auditedCall, type CallAudit } from "../services/audit/audited-call.ts";
 import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
-import type { ServiceContext } from "../kernel/context.ts";
-import { toAppError } from "../kernel/problems.ts";
+import { actingIn, type ServiceContext } from "../kernel/context.ts";
 import { restartDatabaseBudget, withDatabaseBudget } from "../db/budget.ts";
 import { textFaults } from "../kernel/text.ts";
 import { FileReply, MediaReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
@@ -195,53 +195,50 @@ function run(route: AnyRoute, options: RouterOptions, req: Request, res: Respons
 
 async function steps(route: AnyRoute, options: RouterOptions, first: ServiceContext, req: Request, res: Response, body?: BodyParser): Promise<void> {
   let ctx = first;
-  let status = 500;
-  try {
-    if (route.auth !== "none") {
-      const { principal, limitHeaders } = await authenticateRequest(ctx.deps, req, ctx.ip ?? "", {
-        acceptUsers: route.auth === "apiKeyOrUser",
-        users: options.users,
-      });
-      const target = (req.params.id ?? req.params.key_id ?? null) as string | null;
-      const slug = typeof req.params.slug === "string" ? req.params.slug : undefined;
-      // Checking the key's hash (argon2, once per key per process) is this node's CPU, not the database's time.
-      restartDatabaseBudget();
-      ctx = { ...ctx, principal, audit: auditScope(route.operation.action, route.status, target, slug) };
-      for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
-    }
-    deprecation(route, res, ctx.deps.now());
-    if (body) await body(req, res);
-    const input = parseInput(route, req);
-    const result = await route.handler(ctx, input as never, { req, res }, route.operation.run);
-    if (result instanceof MediaReply) {
-      status = result.range ? 206 : 200;
-      await finishAudit(ctx, status); // recorded before the answer starts, as for files
-      return await sendMedia(res, result);
-    }
-    if (result instanceof FileReply) {
-      status = 200;
-      await finishAudit(ctx, status); // recorded (journaled) before the answer starts: see finishAudit below
-      return await sendFile(res, result);
-    }
-    const reply = result instanceof Reply ? result : new Reply(route.status, result);
-    if (options.checkResponses && route.response && reply.status < 300 && reply.status !== 204) {
-      const check = route.response.safeParse(reply.body);
-      if (!check.success) throw new Error(`${route.operationId}: response breaks its schema: ${check.error.message}`);
-    }
-    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-    status = reply.status;
-    // The entry is handed to the audit writer (and its journal) before the answer goes out, so a
-    // client that got an answer can count on its entry surviving a kill -9. (A no-op when the
-    // service wrote it in its transaction; the `finally` below does nothing more.)
-    await finishAudit(ctx, status);
-    if (reply.status === 204 || reply.body === undefined) res.status(reply.status).end();
-    else res.status(reply.status).json(reply.body);
-  } catch (err) {
-    status = toAppError(err).error.status;
-    throw err;
-  } finally {
-    await finishAudit(ctx, status);
+  let call: CallAudit | null = null;
+  if (route.auth !== "none") {
+    // Refused here (401, 429), a call has no principal: it is audited as a refusal, not as a call.
+    const { principal, limitHeaders } = await authenticateRequest(ctx.deps, req, ctx.ip ?? "", {
+      acceptUsers: route.auth === "apiKeyOrUser",
+      users: options.users,
+    });
+    // Checking the key's hash (argon2, once per key per process) is this node's CPU, not the database's time.
+    restartDatabaseBudget();
+    ctx = { ...ctx, principal };
+    const slug = typeof req.params.slug === "string" ? req.params.slug : undefined;
+    call = { action: route.operation.action, successStatus: route.status, target: (req.params.id ?? req.params.key_id ?? null) as string | null, workspaceSlug: slug };
+    for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
   }
+  // The entry is handed to the audit writer (and its journal) before the answer starts, so a client
+  // that got an answer can count on its entry surviving a kill -9 (services/audit/audited-call.ts).
+  const answer = await auditedCall(ctx, call, (audited) => answerOf(route, options, audited, req, res, body), { answered: statusOf });
+  if (answer instanceof MediaReply) return sendMedia(res, answer);
+  if (answer instanceof FileReply) return sendFile(res, answer);
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  if (answer.status === 204 || answer.body === undefined) res.status(answer.status).end();
+  else res.status(answer.status).json(answer.body);
+}
+
+/** The status an answer goes out with: a range of media is 206. */
+const statusOf = (answer: Reply | MediaReply | FileReply) => (answer instanceof MediaReply ? (answer.range ? 206 : 200) : answer instanceof FileReply ? 200 : answer.status);
+
+/** Reads the request and runs the handler: its answer, checked against the route's schema when asked. */
+async function answerOf(route: AnyRoute, options: RouterOptions, first: ServiceContext, req: Request, res: Response, body?: BodyParser): Promise<Reply | MediaReply | FileReply> {
+  deprecation(route, res, first.deps.now());
+  if (body) await body(req, res);
+  const input = parseInput(route, req);
+  // The workspace a route names, in its path (`{slug}`, the dashboard's routes) or as `?workspace=` (dashboard
+  // users name the one they act in), reaches the services in the context, never as an argument of theirs.
+  const named = (input.params as { slug?: string } | undefined)?.slug ?? (input.query as { workspace?: string } | undefined)?.workspace;
+  const ctx = actingIn(first, named);
+  const result = await route.handler(ctx, input as never, { req, res }, route.operation.run);
+  if (result instanceof MediaReply || result instanceof FileReply) return result;
+  const reply = result instanceof Reply ? result : new Reply(route.status, result);
+  if (options.checkResponses && route.response && reply.status < 300 && reply.status !== 204) {
+    const check = route.response.safeParse(reply.body);
+    if (!check.success) throw new Error(`${route.operationId}: response breaks its schema: ${check.error.message}`);
+  }
+  return reply;
 }
 
 /** Registers each route of the table, plus a 405 answer for known paths called with another method. */

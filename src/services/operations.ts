@@ -17,7 +17,7 @@ import { SAVE_PROFILE_ACTION } from "./profiles/profile-documents.ts";
 import { listSessionEvents, SessionEventQuery } from "./session-events/event-feed.ts";
 import { listSessionLogs, SessionLogQuery } from "./session-logs/log-reads.ts";
 import { deleteRecording, getRecording } from "./recordings/recordings.ts";
-import { createSession } from "./sessions/create-session.ts";
+import { createSessionOnce } from "./sessions/create-once.ts";
 import { revokeLiveViews } from "./sessions/live-view.ts";
 import { forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "./sessions/sessions.ts";
 import { CreateSessionInput, SessionListQuery } from "./sessions/session-input.ts";
@@ -53,7 +53,7 @@ export const operations = catalogue({
   invitations: { action: "invitation.list", run: listInvitations },
   createInvitation: { action: "invitation.create", run: createInvitation },
   revokeInvitation: { action: "invitation.revoke", run: revokeInvitation },
-  createSession: { action: "session.create", input: CreateSessionInput, run: createSession },
+  createSession: { action: "session.create", input: CreateSessionInput, run: createSessionOnce },
   sessions: { action: "session.list", input: SessionListQuery, run: listSessions },
   session: { action: "session.get", run: getSession },
   releaseSession: { action: "session.release", run: releaseSession },

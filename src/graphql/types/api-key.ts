@@ -31,7 +31,7 @@ builder.queryField(operations.apiKeys.id, (t) =>
     type: [ApiKey],
     description: "A workspace's API keys, revoked ones included (dashboard; API keys are refused).",
     args: { workspace: t.arg.string({ required: true, description: "The workspace slug." }) },
-    resolve: (_root, { workspace }, ctx) => audited(ctx, operations.apiKeys, (svc, run) => run(svc, workspace), workspace),
+    resolve: (_root, { workspace }, ctx) => audited(ctx, operations.apiKeys, (svc, run) => run(svc), workspace),
   }),
 );
 
@@ -42,7 +42,7 @@ builder.mutationField(operations.createApiKey.id, (t) =>
     description: "Mint an API key (owners and admins; API keys are refused).",
     args: { workspace: t.arg.string({ required: true }), label: t.arg.string({ required: true }) },
     resolve: (_root, { workspace, label }, ctx) =>
-      audited(ctx, operations.createApiKey, (svc, run) => run(svc, workspace, parseInput(ApiKeyLabel, label)), workspace),
+      audited(ctx, operations.createApiKey, (svc, run) => run(svc, parseInput(ApiKeyLabel, label)), workspace),
   }),
 );
 
@@ -57,6 +57,6 @@ builder.mutationField(operations.revokeApiKey.id, (t) =>
       endSessions: t.arg.boolean({ required: false, defaultValue: false, description: "Also end every live session this key started." }),
     },
     resolve: (_root, { workspace, id, endSessions }, ctx) =>
-      audited(ctx, operations.revokeApiKey, (svc, run) => run(svc, workspace, id, { endSessions: endSessions ?? false }), workspace),
+      audited(ctx, operations.revokeApiKey, (svc, run) => run(svc, id, { endSessions: endSessions ?? false }), workspace),
   }),
 );

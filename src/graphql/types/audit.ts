@@ -56,7 +56,6 @@ builder.queryField(operations.auditLog.id, (t) =>
       audited(ctx, operations.auditLog, (svc, run) =>
         run(
           svc,
-          args.workspace,
           parseInput(AuditQuery, {
             key_prefix: args.keyPrefix ?? undefined,
             action: args.action ?? undefined,

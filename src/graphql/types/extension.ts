@@ -26,7 +26,7 @@ builder.queryField(operations.extensions.id, (t) =>
     extensions: { operation: operations.extensions },
     type: [ExtensionRef],
     args: { workspace: t.arg.string({ description: WORKSPACE }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.extensions, (svc, run) => run(svc, opt(args.workspace)), opt(args.workspace)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.extensions, (svc, run) => run(svc), opt(args.workspace)),
   }),
 );
 
@@ -35,7 +35,7 @@ builder.queryField(operations.extension.id, (t) =>
     extensions: { operation: operations.extension },
     type: ExtensionRef,
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.extension, (svc, run) => run(svc, args.id, opt(args.workspace)), opt(args.workspace)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.extension, (svc, run) => run(svc, args.id), opt(args.workspace)),
   }),
 );
 
@@ -48,7 +48,7 @@ builder.mutationField(operations.uploadExtension.id, (t) =>
     resolve: (_r, args, ctx) =>
       audited(ctx, operations.uploadExtension, (svc, run) => {
         if (args.zipBase64.length > (EXTENSION_ZIP_MAX_BYTES * 4) / 3 + 4 || !isBase64(args.zipBase64)) throw validationError([{ field: "zipBase64", message: "must be base64 of a zip" }]);
-        return run(svc, Buffer.from(args.zipBase64, "base64"), opt(args.workspace));
+        return run(svc, Buffer.from(args.zipBase64, "base64"));
       }, opt(args.workspace)),
   }),
 );
@@ -58,6 +58,6 @@ builder.mutationField(operations.deleteExtension.id, (t) =>
     extensions: { operation: operations.deleteExtension },
     type: "Boolean",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.deleteExtension, async (svc, run) => (await run(svc, args.id, opt(args.workspace)), true), opt(args.workspace)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.deleteExtension, async (svc, run) => (await run(svc, args.id), true), opt(args.workspace)),
   }),
 );

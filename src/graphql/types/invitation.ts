@@ -28,7 +28,7 @@ builder.queryField(operations.invitations.id, (t) =>
     type: [InvitationType],
     description: "A workspace's invitations, newest first, in every state (owners and admins).",
     args: { workspace: t.arg.string({ required: true, description: "The workspace slug." }) },
-    resolve: (_r, { workspace }, ctx) => audited(ctx, operations.invitations, (svc, run) => run(svc, workspace), workspace),
+    resolve: (_r, { workspace }, ctx) => audited(ctx, operations.invitations, (svc, run) => run(svc), workspace),
   }),
 );
 
@@ -39,7 +39,7 @@ builder.mutationField(operations.createInvitation.id, (t) =>
     description: "Invite an address with a role (owners and admins; only owners invite owners). The address gets a mail.",
     args: { workspace: t.arg.string({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: RoleType, required: true }) },
     resolve: (_r, args, ctx) =>
-      audited(ctx, operations.createInvitation, (svc, run) => run(svc, args.workspace, { email: args.email, role: args.role }), args.workspace),
+      audited(ctx, operations.createInvitation, (svc, run) => run(svc, { email: args.email, role: args.role }), args.workspace),
   }),
 );
 
@@ -49,6 +49,6 @@ builder.mutationField(operations.revokeInvitation.id, (t) =>
     type: InvitationType,
     description: "Revoke a pending invitation (owners and admins). Idempotent.",
     args: { workspace: t.arg.string({ required: true }), id: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.revokeInvitation, (svc, run) => run(svc, args.workspace, args.id), args.workspace),
+    resolve: (_r, args, ctx) => audited(ctx, operations.revokeInvitation, (svc, run) => run(svc, args.id), args.workspace),
   }),
 );

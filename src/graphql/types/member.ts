@@ -21,7 +21,7 @@ builder.queryField(operations.members.id, (t) =>
     type: [MemberType],
     description: "A workspace's members, oldest first (any member).",
     args: { workspace: t.arg.string({ required: true, description: "The workspace slug." }) },
-    resolve: (_r, { workspace }, ctx) => audited(ctx, operations.members, (svc, run) => run(svc, workspace), workspace),
+    resolve: (_r, { workspace }, ctx) => audited(ctx, operations.members, (svc, run) => run(svc), workspace),
   }),
 );
 
@@ -32,7 +32,7 @@ builder.mutationField(operations.changeMemberRole.id, (t) =>
     description: "Change a member's role (owners and admins; only owners grant or remove OWNER). The last owner cannot be demoted (LAST_OWNER).",
     args: { workspace: t.arg.string({ required: true }), userId: t.arg.string({ required: true }), role: t.arg({ type: RoleType, required: true }) },
     resolve: (_r, args, ctx) =>
-      audited(ctx, operations.changeMemberRole, (svc, run) => run(svc, args.workspace, args.userId, args.role), args.workspace),
+      audited(ctx, operations.changeMemberRole, (svc, run) => run(svc, args.userId, args.role), args.workspace),
   }),
 );
 
@@ -42,6 +42,6 @@ builder.mutationField(operations.removeMember.id, (t) =>
     type: MemberType,
     description: "Remove a member (owners and admins; anyone may remove themselves). The last owner cannot be removed (LAST_OWNER).",
     args: { workspace: t.arg.string({ required: true }), userId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.removeMember, (svc, run) => run(svc, args.workspace, args.userId), args.workspace),
+    resolve: (_r, args, ctx) => audited(ctx, operations.removeMember, (svc, run) => run(svc, args.userId), args.workspace),
   }),
 );

@@ -133,7 +133,7 @@ builder.queryField(operations.profile.id, (t) =>
     extensions: { operation: operations.profile },
     type: ProfileType,
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.profile, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.profile, (svc, run) => run(svc, id), opt(workspace)),
   }),
 );
 
@@ -147,7 +147,7 @@ builder.queryField(operations.profiles.id, (t) =>
       audited(
         ctx,
         operations.profiles,
-        (svc, run) => run(svc, parseInput(ProfileListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) }), opt(args.workspace)),
+        (svc, run) => run(svc, parseInput(ProfileListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) })),
         opt(args.workspace),
       ),
   }),
@@ -160,7 +160,7 @@ builder.queryField(operations.profileStorageState.id, (t) =>
     description: "Export a profile with its secrets in the clear (audited as profile.export before anything is decrypted).",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, operations.profileStorageState, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
+      audited(ctx, operations.profileStorageState, (svc, run) => run(svc, id), opt(workspace)),
   }),
 );
 
@@ -182,7 +182,6 @@ builder.mutationField(operations.createProfile.id, (t) =>
               session_id: opt(input.sessionId),
               storage_state: input.storageState ? storageStateOf(input.storageState) : undefined,
             }),
-            opt(workspace),
           ),
         opt(workspace),
       ),
@@ -196,7 +195,7 @@ builder.mutationField(operations.saveProfile.id, (t) =>
     description: "Replace a profile's state with a running session's.",
     args: { id: t.arg.string({ required: true }), sessionId: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, sessionId, workspace }, ctx) =>
-      audited(ctx, operations.saveProfile, (svc, run) => run(svc, id, parseInput(SaveProfileInput, { session_id: sessionId }), opt(workspace)), opt(workspace)),
+      audited(ctx, operations.saveProfile, (svc, run) => run(svc, id, parseInput(SaveProfileInput, { session_id: sessionId })), opt(workspace)),
   }),
 );
 
@@ -207,7 +206,7 @@ builder.mutationField(operations.updateProfile.id, (t) =>
     description: "Rename a profile.",
     args: { id: t.arg.string({ required: true }), label: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, label, workspace }, ctx) =>
-      audited(ctx, operations.updateProfile, (svc, run) => run(svc, id, parseInput(UpdateProfileInput, { label }), opt(workspace)), opt(workspace)),
+      audited(ctx, operations.updateProfile, (svc, run) => run(svc, id, parseInput(UpdateProfileInput, { label })), opt(workspace)),
   }),
 );
 
@@ -218,6 +217,6 @@ builder.mutationField(operations.deleteProfile.id, (t) =>
     description: "Delete a profile and its data key.",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, operations.deleteProfile, async (svc, run) => (await run(svc, id, opt(workspace)), true), opt(workspace)),
+      audited(ctx, operations.deleteProfile, async (svc, run) => (await run(svc, id), true), opt(workspace)),
   }),
 );

@@ -37,7 +37,7 @@ builder.queryField(operations.sessionRecording.id, (t) =>
     type: RecordingInfoRef,
     description: "A session's recording at any status (NOT_FOUND when there is none). An audited read, like fetching its bytes.",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.sessionRecording, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.sessionRecording, (svc, run) => run(svc, id), opt(workspace)),
   }),
 );
 
@@ -48,6 +48,6 @@ builder.mutationField(operations.deleteRecording.id, (t) =>
     description: "Delete a session's recording and its data key (at any status).",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, operations.deleteRecording, async (svc, run) => (await run(svc, id, opt(workspace)), true), opt(workspace)),
+      audited(ctx, operations.deleteRecording, async (svc, run) => (await run(svc, id), true), opt(workspace)),
   }),
 );

@@ -52,7 +52,6 @@ builder.queryField(operations.sessionLogs.id, (t) =>
             args.id,
             parseInput(SessionLogQuery, { type: typesArg(args.types), after: args.after ?? undefined, limit: args.first ?? undefined, cursor: args.cursor ?? undefined }),
             undefined,
-            args.workspace ?? undefined,
           ),
         args.workspace ?? undefined,
       ),
@@ -76,7 +75,7 @@ builder.subscriptionField(operations.sessionLogs.id, (t) =>
         operations.sessionLogs,
         (svc) => {
           const q = parseInput(SessionLogQuery, { type: typesArg(args.types), after: args.after ?? undefined });
-          return followSessionLogs(svc, args.id, { after: q.after, types: q.type, workspace: args.workspace ?? undefined });
+          return followSessionLogs(svc, args.id, { after: q.after, types: q.type });
         },
         args.workspace ?? undefined,
       ),

@@ -1,9 +1,7 @@
 import type { Session } from "../../generated/prisma/client.ts";
-import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import type { Page } from "../../kernel/pagination.ts";
-import { getSession } from "../../services/sessions/sessions.ts";
 import { CreateSessionInput, SessionListQuery } from "../../services/sessions/session-input.ts";
-import { storedSessionId, type SessionView } from "../../services/sessions/session-view.ts";
+import type { SessionView } from "../../services/sessions/session-view.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
@@ -82,7 +80,7 @@ builder.queryField(operations.session.id, (t) =>
     extensions: { operation: operations.session },
     type: SessionType,
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.session, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.session, (svc, run) => run(svc, id), opt(workspace)),
   }),
 );
 
@@ -107,7 +105,7 @@ builder.queryField(operations.sessions.id, (t) =>
           run(
             svc,
             parseInput(SessionListQuery, { status: opt(args.status), metadata: metadataObject(args.metadata), limit: opt(args.limit), cursor: opt(args.cursor) }),
-            { workspace: opt(args.workspace), newestFirst: args.newestFirst ?? false },
+            { newestFirst: args.newestFirst ?? false },
           ),
         opt(args.workspace),
       ),
@@ -126,11 +124,9 @@ builder.mutationField(operations.createSession.id, (t) =>
     },
     resolve: (_r, { input, idempotencyKey, workspace }, ctx) =>
       audited(ctx, operations.createSession, async (svc, run) => {
-        const key = requireIdempotencyKey(idempotencyKey);
         const body = parseInput(CreateSessionInput, CreateSessionGql.toWire(input));
-        // A replay is read afresh (its addresses minted anew), whichever transport made the first call.
-        const outcome = await run(svc, body, key, opt(workspace));
-        return outcome.replayed ? getSession(svc, storedSessionId(outcome.body), opt(workspace)) : outcome.result;
+        // A replay presents the session the key's first call started (create-once.ts decides which).
+        return (await run(svc, body, idempotencyKey)).view;
       }, opt(workspace)),
   }),
 );
@@ -142,7 +138,7 @@ builder.mutationField(operations.releaseSession.id, (t) =>
     description: "End a session (idempotent).",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
     resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, operations.releaseSession, async (svc, run) => (await run(svc, id, opt(workspace)), true), opt(workspace)),
+      audited(ctx, operations.releaseSession, async (svc, run) => (await run(svc, id), true), opt(workspace)),
   }),
 );
 
@@ -161,7 +157,7 @@ builder.mutationField(operations.keepaliveSession.id, (t) =>
     extensions: { operation: operations.keepaliveSession },
     type: SessionType,
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.keepaliveSession, (svc, run) => run(svc, id, opt(workspace)), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.keepaliveSession, (svc, run) => run(svc, id), opt(workspace)),
   }),
 );
 
@@ -173,7 +169,7 @@ builder.subscriptionField(operations.workspaceSessions.id, (t) =>
       "A workspace's sessions as they start and end (over graphql-ws at /graphql), each as it is then; nothing is replayed, so read `sessions` first. " +
       "Members of the workspace, or its API keys.",
     args: { workspace: t.arg.string({ required: true }) },
-    subscribe: (_r, { workspace }, ctx) => audited(ctx, operations.workspaceSessions, (svc, run) => run(svc, workspace), workspace),
+    subscribe: (_r, { workspace }, ctx) => audited(ctx, operations.workspaceSessions, (svc, run) => run(svc), workspace),
     resolve: (session) => ({ session, connectUrl: null, liveViewUrl: null }),
   }),
 );

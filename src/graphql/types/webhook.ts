@@ -74,7 +74,7 @@ builder.queryField(operations.webhooks.id, (t) =>
     type: WebhookPage,
     args: { workspace: t.arg.string({ description: WORKSPACE }), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: (_r, args, ctx) =>
-      audited(ctx, operations.webhooks, (svc, run) => run(svc, parseInput(WebhookListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) }), opt(args.workspace)), opt(args.workspace)),
+      audited(ctx, operations.webhooks, (svc, run) => run(svc, parseInput(WebhookListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) })), opt(args.workspace)),
   }),
 );
 
@@ -83,7 +83,7 @@ builder.queryField(operations.webhook.id, (t) =>
     extensions: { operation: operations.webhook },
     type: WebhookRef,
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.webhook, (svc, run) => run(svc, args.id, opt(args.workspace)), opt(args.workspace)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.webhook, (svc, run) => run(svc, args.id), opt(args.workspace)),
   }),
 );
 
@@ -96,7 +96,7 @@ builder.queryField(operations.webhookDeliveries.id, (t) =>
     resolve: (_r, args, ctx) =>
       audited(
         ctx, operations.webhookDeliveries,
-        (svc, run) => run(svc, args.id, parseInput(DeliveryListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) }), opt(args.workspace)),
+        (svc, run) => run(svc, args.id, parseInput(DeliveryListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) })),
         opt(args.workspace),
       ),
   }),
@@ -114,7 +114,7 @@ builder.mutationField(operations.createWebhook.id, (t) =>
     },
     resolve: (_r, args, ctx) =>
       audited(ctx, operations.createWebhook, (svc, run) =>
-        run(svc, { url: args.url, events: args.events, description: opt(args.description) } as never, opt(args.workspace)), opt(args.workspace)),
+        run(svc, { url: args.url, events: args.events, description: opt(args.description) } as never), opt(args.workspace)),
   }),
 );
 
@@ -132,7 +132,7 @@ builder.mutationField(operations.updateWebhook.id, (t) =>
     },
     resolve: (_r, args, ctx) =>
       audited(ctx, operations.updateWebhook, (svc, run) =>
-        run(svc, args.id, { url: opt(args.url), events: opt(args.events), description: opt(args.description), enabled: opt(args.enabled) } as never, opt(args.workspace)),
+        run(svc, args.id, { url: opt(args.url), events: opt(args.events), description: opt(args.description), enabled: opt(args.enabled) } as never),
       opt(args.workspace)),
   }),
 );
@@ -142,7 +142,7 @@ builder.mutationField(operations.deleteWebhook.id, (t) =>
     extensions: { operation: operations.deleteWebhook },
     type: "Boolean",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.deleteWebhook, async (svc, run) => (await run(svc, args.id, opt(args.workspace)), true), opt(args.workspace)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.deleteWebhook, async (svc, run) => (await run(svc, args.id), true), opt(args.workspace)),
   }),
 );
 
@@ -152,7 +152,7 @@ builder.mutationField(operations.rotateWebhookSecret.id, (t) =>
     type: WebhookWithSecretRef,
     description: "A new secret, shown this once; the previous one signs too for 24 hours.",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.rotateWebhookSecret, (svc, run) => run(svc, args.id, opt(args.workspace)), opt(args.workspace)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.rotateWebhookSecret, (svc, run) => run(svc, args.id), opt(args.workspace)),
   }),
 );
 
@@ -162,7 +162,7 @@ builder.mutationField(operations.testWebhook.id, (t) =>
     type: DeliveryRef,
     description: "Queues a webhook.test event for this webhook, sent at once.",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.testWebhook, (svc, run) => run(svc, args.id, opt(args.workspace)), opt(args.workspace)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.testWebhook, (svc, run) => run(svc, args.id), opt(args.workspace)),
   }),
 );
 
@@ -172,6 +172,6 @@ builder.mutationField(operations.retryWebhookDelivery.id, (t) =>
     type: DeliveryRef,
     description: "Sends a delivery again now, with the same webhook-id and body.",
     args: { id: t.arg.string({ required: true }), deliveryId: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
-    resolve: (_r, args, ctx) => audited(ctx, operations.retryWebhookDelivery, (svc, run) => run(svc, args.id, args.deliveryId, opt(args.workspace)), opt(args.workspace)),
+    resolve: (_r, args, ctx) => audited(ctx, operations.retryWebhookDelivery, (svc, run) => run(svc, args.id, args.deliveryId), opt(args.workspace)),
   }),
 );

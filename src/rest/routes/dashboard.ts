@@ -66,7 +66,7 @@ export const dashboardRoutes = [
     response: listEnvelope(ApiKeyDto, "ApiKeyList"),
     problems: ["unauthenticated", "forbidden", "not-found"],
     handler: async (ctx, { params }, _http, run) => ({
-      items: (await run(ctx, params.slug)).map(toApiKeyDto),
+      items: (await run(ctx)).map(toApiKeyDto),
       next_cursor: null,
       has_more: false,
     }),
@@ -84,7 +84,7 @@ export const dashboardRoutes = [
     response: CreatedApiKeyDto,
     problems: ["unauthenticated", "forbidden", "not-found"],
     handler: async (ctx, { params, body }, _http, run) => {
-      const { apiKey, secret } = await run(ctx, params.slug, body.label);
+      const { apiKey, secret } = await run(ctx, body.label);
       return { ...toApiKeyDto(apiKey), secret };
     },
   }),
@@ -110,7 +110,7 @@ export const dashboardRoutes = [
     status: 204,
     problems: ["unauthenticated", "forbidden", "not-found"],
     handler: async (ctx, { params, query }, _http, run) => {
-      await run(ctx, params.slug, params.key_id, { endSessions: query.end_sessions === "true" });
+      await run(ctx, params.key_id, { endSessions: query.end_sessions === "true" });
     },
   }),
   defineRoute({
@@ -126,7 +126,7 @@ export const dashboardRoutes = [
     response: listEnvelope(AuditEntryDto, "AuditEntryList"),
     problems: ["unauthenticated", "forbidden", "not-found"],
     handler: async (ctx, { params, query }, _http, run) => {
-      const page = await run(ctx, params.slug, query);
+      const page = await run(ctx, query);
       return { items: page.items.map(auditDto), next_cursor: page.nextCursor, has_more: page.hasMore };
     },
   }),

@@ -31,7 +31,7 @@ export const recordingRoutes = [
     problems: ["not-found", "forbidden", "recording-not-ready", "range-not-satisfiable"],
     auth: "apiKeyOrUser",
     handler: async (ctx, { params, query, headers }, _http, run) => {
-      const recording = await run(ctx, params.id, query.workspace);
+      const recording = await run(ctx, params.id);
       const { sizeBytes } = requireReady(recording);
       const range = parseByteRange(headers.range, sizeBytes);
       if (range === "unsatisfiable") {
@@ -55,7 +55,7 @@ export const recordingRoutes = [
     problems: ["not-found", "forbidden"],
     auth: "apiKeyOrUser",
     handler: async (ctx, { params, query }, _http, run) => {
-      await run(ctx, params.id, query.workspace);
+      await run(ctx, params.id);
     },
   }),
 ];

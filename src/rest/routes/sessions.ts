@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { AppError } from "../../kernel/errors.ts";
-import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { toPageDto } from "../presenters/page.ts";
 import { CreateSessionInput, SessionListQuery } from "../../services/sessions/session-input.ts";
 import { SessionDto, toSessionDto } from "../../services/sessions/session-wire.ts";
-import { fromStoredView, type SessionView } from "../../services/sessions/session-view.ts";
+import { BrowserSettingsInput } from "../../services/sessions/browser-settings-input.ts";
+import type { SessionView } from "../../services/sessions/session-view.ts";
 import type { SessionEventView } from "../../services/session-events/session-events.ts";
 import { SessionEventQuery } from "../../services/session-events/event-feed.ts";
 import { Reply, defineRoute, listEnvelope } from "../define-route.ts";
@@ -49,22 +48,11 @@ export const sessionRoutes = [
     bodyLimit: "16kb",
     databaseBudget: true,
     handler: async (ctx, { headers, body }, _http, run) => {
-      const key = requireIdempotencyKey(headers["idempotency-key"]);
-      const timer = ctx.deps.metrics?.sessionCreate.startTimer();
-      let outcome: Awaited<ReturnType<typeof run>>;
-      try {
-        outcome = await run(ctx, body, key);
-      } catch (err) {
-        timer?.({ outcome: err instanceof AppError && err.status < 500 ? "refused" : "failed" });
-        throw err;
-      }
-      timer?.({ outcome: outcome.replayed ? "replayed" : "created" });
-      if (outcome.replayed) {
-        // A stored view is presented as the first answer was; an older stored answer is that REST body.
-        const stored = fromStoredView(outcome.body);
-        return new Reply(200, stored ? viewDto(stored) : (outcome.body as z.infer<typeof SessionDto>), { "Idempotent-Replayed": "true" });
-      }
-      return new Reply(201, viewDto(outcome.result));
+      const created = await run(ctx, body, headers["idempotency-key"]);
+      if (!created.replayed) return new Reply(201, viewDto(created.view));
+      // The first answer again; an older stored answer is that REST body, replayed as it is.
+      const replayed = created.storedBody !== undefined ? (created.storedBody as z.infer<typeof SessionDto>) : viewDto(created.view);
+      return new Reply(200, replayed, { "Idempotent-Replayed": "true" });
     },
   }),
   defineRoute({

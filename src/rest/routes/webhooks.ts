@@ -75,7 +75,7 @@ export const webhookRoutes = [
     response: WebhookWithSecretDto,
     problems: ["forbidden", "conflict"],
     bodyLimit: "8kb",
-    handler: async (ctx, { query, body }, _http, run) => new Reply(201, withSecret(await run(ctx, body, query.workspace)), noStore),
+    handler: async (ctx, { query, body }, _http, run) => new Reply(201, withSecret(await run(ctx, body)), noStore),
   }),
   defineRoute({
     method: "get",
@@ -88,7 +88,7 @@ export const webhookRoutes = [
     status: 200,
     response: listEnvelope(WebhookDto, "WebhookList"),
     problems: ["forbidden"],
-    handler: async (ctx, { query }, _http, run) => toPageDto(await run(ctx, query, query.workspace), toDto),
+    handler: async (ctx, { query }, _http, run) => toPageDto(await run(ctx, query), toDto),
   }),
   defineRoute({
     method: "get",
@@ -102,7 +102,7 @@ export const webhookRoutes = [
     status: 200,
     response: WebhookDto,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params, query }, _http, run) => toDto(await run(ctx, params.id, query.workspace)),
+    handler: async (ctx, { params, query }, _http, run) => toDto(await run(ctx, params.id)),
   }),
   defineRoute({
     method: "patch",
@@ -117,7 +117,7 @@ export const webhookRoutes = [
     response: WebhookDto,
     problems: ["not-found", "forbidden"],
     bodyLimit: "8kb",
-    handler: async (ctx, { params, query, body }, _http, run) => toDto(await run(ctx, params.id, body, query.workspace)),
+    handler: async (ctx, { params, query, body }, _http, run) => toDto(await run(ctx, params.id, body)),
   }),
   defineRoute({
     method: "delete",
@@ -131,7 +131,7 @@ export const webhookRoutes = [
     status: 204,
     problems: ["not-found", "forbidden"],
     handler: async (ctx, { params, query }, _http, run) => {
-      await run(ctx, params.id, query.workspace);
+      await run(ctx, params.id);
     },
   }),
   defineRoute({
@@ -146,7 +146,7 @@ export const webhookRoutes = [
     status: 200,
     response: WebhookWithSecretDto,
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params, query }, _http, run) => new Reply(200, withSecret(await run(ctx, params.id, query.workspace)), noStore),
+    handler: async (ctx, { params, query }, _http, run) => new Reply(200, withSecret(await run(ctx, params.id)), noStore),
   }),
   defineRoute({
     method: "post",
@@ -160,7 +160,7 @@ export const webhookRoutes = [
     status: 202,
     response: DeliveryDto,
     problems: ["not-found", "forbidden", "conflict"],
-    handler: async (ctx, { params, query }, _http, run) => new Reply(202, toDeliveryDto(await run(ctx, params.id, query.workspace))),
+    handler: async (ctx, { params, query }, _http, run) => new Reply(202, toDeliveryDto(await run(ctx, params.id))),
   }),
   defineRoute({
     method: "get",
@@ -174,7 +174,7 @@ export const webhookRoutes = [
     status: 200,
     response: listEnvelope(DeliveryDto, "WebhookDeliveryList"),
     problems: ["not-found", "forbidden"],
-    handler: async (ctx, { params, query }, _http, run) => toPageDto(await run(ctx, params.id, query, query.workspace), toDeliveryDto),
+    handler: async (ctx, { params, query }, _http, run) => toPageDto(await run(ctx, params.id, query), toDeliveryDto),
   }),
   defineRoute({
     method: "post",
@@ -188,6 +188,6 @@ export const webhookRoutes = [
     status: 202,
     response: DeliveryDto,
     problems: ["not-found", "forbidden", "conflict"],
-    handler: async (ctx, { params, query }, _http, run) => new Reply(202, toDeliveryDto(await run(ctx, params.id, params.delivery_id, query.workspace))),
+    handler: async (ctx, { params, query }, _http, run) => new Reply(202, toDeliveryDto(await run(ctx, params.id, params.delivery_id))),
   }),
 ];

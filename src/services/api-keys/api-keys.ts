@@ -141,21 +141,21 @@ async function endSessionsOfKey(ctx: ServiceContext, workspaceId: string, keyId:
 }
 
 /** Dashboard: mint a key for a workspace (owners and admins; never an API key). */
-export async function createWorkspaceApiKey(ctx: ServiceContext, slug: string, label: string): Promise<CreatedApiKey> {
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "create API keys");
+export async function createWorkspaceApiKey(ctx: ServiceContext, label: string): Promise<CreatedApiKey> {
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "create API keys");
   const createdById = ctx.principal?.kind === "user" ? ctx.principal.userId : undefined;
   return createApiKey(ctx, { workspaceId: ws.id, label, createdById });
 }
 
 /** Dashboard: every key of a workspace, revoked ones included with their revocation time (any member). */
-export async function listWorkspaceApiKeys(ctx: ServiceContext, slug: string): Promise<ApiKeyRecord[]> {
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN", "MEMBER"], "list API keys");
+export async function listWorkspaceApiKeys(ctx: ServiceContext): Promise<ApiKeyRecord[]> {
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN", "MEMBER"], "list API keys");
   return listApiKeys(ctx, ws.id);
 }
 
 /** Dashboard: revoke a key at once (owners and admins), and with `endSessions` the sessions it started. */
-export async function revokeWorkspaceApiKey(ctx: ServiceContext, slug: string, keyId: string, opts: { endSessions?: boolean } = {}): Promise<ApiKeyRecord> {
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "revoke API keys");
+export async function revokeWorkspaceApiKey(ctx: ServiceContext, keyId: string, opts: { endSessions?: boolean } = {}): Promise<ApiKeyRecord> {
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "revoke API keys");
   const revokedById = ctx.principal?.kind === "user" ? ctx.principal.userId : undefined;
   return revokeApiKey(ctx, { workspaceId: ws.id, id: keyId, revokedById, endSessions: opts.endSessions });
 }

@@ -7,7 +7,7 @@ import type { Page } from "../../kernel/pagination.ts";
 import { prismaOf } from "../../kernel/support.ts";
 
 /** Dashboard: a workspace's audit log, newest first (owners and admins; API keys get 403, spec 5.1). */
-export async function auditLog(ctx: ServiceContext, slug: string, query: z.output<typeof AuditQuery>): Promise<Page<AuditEntry>> {
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "read the audit log");
+export async function auditLog(ctx: ServiceContext, query: z.output<typeof AuditQuery>): Promise<Page<AuditEntry>> {
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "read the audit log");
   return queryAuditEntries(prismaOf(ctx), ws.id, query);
 }

@@ -40,7 +40,7 @@ const columns = { id: true, workspaceId: true, name: true, version: true, sizeBy
 type Row = Pick<Extension, keyof typeof columns>;
 const view = (e: Row): ExtensionView => ({ id: e.id, name: e.name, version: e.version, sizeBytes: e.sizeBytes, sha256: e.sha256, createdAt: e.createdAt });
 
-const inWorkspace = (ctx: ServiceContext, workspace?: string) => actingWorkspace(ctx, workspace, "manage its extensions");
+const inWorkspace = (ctx: ServiceContext) => actingWorkspace(ctx, "manage its extensions");
 
 /** The key AAD of an extension's wrapped data key (master-key rotation re-wraps with it). */
 export { keyAad as extensionKeyAad };
@@ -50,8 +50,8 @@ export { keyAad as extensionKeyAad };
  * unpacked on the extension thread (422 invalid-extension / extension-permission-refused), then the
  * row replaces the reservation. Whatever fails on the way releases the place and the unpacked folder.
  */
-export async function uploadExtension(ctx: ServiceContext, zip: Buffer, workspace?: string): Promise<ExtensionView> {
-  const workspaceId = await inWorkspace(ctx, workspace);
+export async function uploadExtension(ctx: ServiceContext, zip: Buffer): Promise<ExtensionView> {
+  const workspaceId = await inWorkspace(ctx);
   requireJail(ctx);
   if (zip.length === 0 || zip.length > EXTENSION_ZIP_MAX_BYTES) {
     throw new AppError("invalid-extension", `Not an extension this deployment can load: the zip must hold 1 to ${EXTENSION_ZIP_MAX_BYTES} bytes.`);
@@ -80,30 +80,30 @@ export async function uploadExtension(ctx: ServiceContext, zip: Buffer, workspac
   }
 }
 
-export async function listExtensions(ctx: ServiceContext, workspace?: string): Promise<ExtensionView[]> {
-  const workspaceId = await inWorkspace(ctx, workspace);
+export async function listExtensions(ctx: ServiceContext): Promise<ExtensionView[]> {
+  const workspaceId = await inWorkspace(ctx);
   const rows = await prismaOf(ctx).extension.findMany({ where: { workspaceId }, orderBy: { id: "asc" }, take: 1000, select: columns });
   return rows.map(view);
 }
 
-async function findExtension(ctx: ServiceContext, id: string, workspace?: string): Promise<Row> {
-  const workspaceId = await inWorkspace(ctx, workspace);
+async function findExtension(ctx: ServiceContext, id: string): Promise<Row> {
+  const workspaceId = await inWorkspace(ctx);
   const row = await prismaOf(ctx).extension.findFirst({ where: { id, workspaceId }, select: columns });
   if (ctx.audit) ctx.audit.target = id;
   if (!row) throw new AppError("not-found", "No extension with this id in this workspace.");
   return row;
 }
 
-export async function getExtension(ctx: ServiceContext, id: string, workspace?: string): Promise<ExtensionView> {
-  return view(await findExtension(ctx, id, workspace));
+export async function getExtension(ctx: ServiceContext, id: string): Promise<ExtensionView> {
+  return view(await findExtension(ctx, id));
 }
 
 /**
  * Deletes the row and with it the only wrapped copy of its key, which frees its place in the quota,
  * and every node's prepared copy. Sessions running with it keep it until they end.
  */
-export async function deleteExtension(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
-  const row = await findExtension(ctx, id, workspace);
+export async function deleteExtension(ctx: ServiceContext, id: string): Promise<void> {
+  const row = await findExtension(ctx, id);
   await prismaOf(ctx).extension.deleteMany({ where: { id: row.id, workspaceId: row.workspaceId } });
   // Every node drops its prepared copy (this one too, through its own subscription).
   await ctx.deps.pubsub.publish(extensionDeletions, row.id).catch(() => ctx.deps.extensions.drop(row.id));

@@ -29,10 +29,10 @@ export function invitationStatus(inv: Invitation, now: Date): InvitationStatus {
 }
 
 /** Invites an address. A current member, or a pending invitation for the address, is 409 `conflict`. */
-export async function createInvitation(ctx: ServiceContext, slug: string, input: { email: string; role: Role }): Promise<Invitation> {
+export async function createInvitation(ctx: ServiceContext, input: { email: string; role: Role }): Promise<Invitation> {
   const actor = requireUser(ctx, "invite members");
   const { email, role } = parseInput(CreateInvitationInput, input);
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "invite members");
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "invite members");
   const now = ctx.deps.now();
   const invitation = await auditedTransaction(ctx, async (tx, audit) => {
     const actorRole = await lockWorkspace(tx, ws, actor.userId);
@@ -67,8 +67,8 @@ export async function createInvitation(ctx: ServiceContext, slug: string, input:
 }
 
 /** The workspace's invitations, newest first, whatever their state (owners and admins). */
-export async function listInvitations(ctx: ServiceContext, slug: string): Promise<Invitation[]> {
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "list invitations");
+export async function listInvitations(ctx: ServiceContext): Promise<Invitation[]> {
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "list invitations");
   return prismaOf(ctx).invitation.findMany({ where: { workspaceId: ws.id }, orderBy: { id: "desc" } });
 }
 
@@ -76,9 +76,9 @@ export async function listInvitations(ctx: ServiceContext, slug: string): Promis
  * Revokes a pending invitation (owners and admins). Idempotent for a revoked one; an accepted one is
  * 409 (remove the member instead); another workspace's, or none, is 404.
  */
-export async function revokeInvitation(ctx: ServiceContext, slug: string, id: string): Promise<Invitation> {
+export async function revokeInvitation(ctx: ServiceContext, id: string): Promise<Invitation> {
   const invitationId = parseInput(InvitationId, id);
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "revoke invitations");
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "revoke invitations");
   return auditedTransaction(ctx, async (tx, audit) => {
     await tx.invitation.updateMany({ where: { id: invitationId, workspaceId: ws.id, acceptedAt: null, revokedAt: null }, data: { revokedAt: ctx.deps.now() } });
     const row = await tx.invitation.findFirst({ where: { id: invitationId, workspaceId: ws.id } });

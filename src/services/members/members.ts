@@ -25,8 +25,8 @@ export type MemberView = Membership & { user: User };
 const allRoles: readonly Role[] = ["OWNER", "ADMIN", "MEMBER"];
 
 /** Every member of the workspace with their role, oldest first (any member may list them). */
-export async function listMembers(ctx: ServiceContext, slug: string): Promise<MemberView[]> {
-  const ws = await requireWorkspaceRole(ctx, slug, allRoles, "list members");
+export async function listMembers(ctx: ServiceContext): Promise<MemberView[]> {
+  const ws = await requireWorkspaceRole(ctx, allRoles, "list members");
   return prismaOf(ctx).membership.findMany({ where: { workspaceId: ws.id }, include: { user: true }, orderBy: [{ createdAt: "asc" }, { userId: "asc" }] });
 }
 
@@ -49,11 +49,11 @@ async function ownerCount(tx: Prisma.TransactionClient, workspaceId: string): Pr
  * Changes a member's role (owners and admins). Only owners grant or take away the owner role; the
  * last owner cannot be demoted (409 `last-owner`). Setting the role a member already has is a no-op.
  */
-export async function changeMemberRole(ctx: ServiceContext, slug: string, userId: string, role: Role): Promise<MemberView> {
+export async function changeMemberRole(ctx: ServiceContext, userId: string, role: Role): Promise<MemberView> {
   const actor = requireUser(ctx, "change member roles");
   const target = parseInput(UserId, userId);
   const newRole = parseInput(RoleInput, role);
-  const ws = await requireWorkspaceRole(ctx, slug, ["OWNER", "ADMIN"], "change member roles");
+  const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "change member roles");
   return auditedTransaction(ctx, async (tx, audit) => {
     const actorRole = await lockWorkspace(tx, ws, actor.userId);
     if (actorRole === "MEMBER") throw new AppError("forbidden", "Only owners and admins can change member roles.");
@@ -79,10 +79,10 @@ export async function changeMemberRole(ctx: ServiceContext, slug: string, userId
  * Removes a member (owners and admins; anyone may remove themselves, which is leaving). Admins cannot
  * remove owners; the last owner cannot be removed (409 `last-owner`).
  */
-export async function removeMember(ctx: ServiceContext, slug: string, userId: string): Promise<MemberView> {
+export async function removeMember(ctx: ServiceContext, userId: string): Promise<MemberView> {
   const actor = requireUser(ctx, "remove members");
   const target = parseInput(UserId, userId);
-  const ws = await requireWorkspaceRole(ctx, slug, allRoles, "remove members");
+  const ws = await requireWorkspaceRole(ctx, allRoles, "remove members");
   return auditedTransaction(ctx, async (tx, audit) => {
     const actorRole = await lockWorkspace(tx, ws, actor.userId);
     const leaving = target === actor.userId;

@@ -57,10 +57,10 @@ export const ProfileListQuery = PageQuery;
 
 /**
  * The workspace a caller acts in for profiles: an API key's own, or the one a dashboard user names
- * (`workspace`, a slug of a workspace they belong to; GraphQL only).
+ * (`ctx.workspace`, a slug of a workspace they belong to; GraphQL only).
  */
-function workspaceOf(ctx: ServiceContext, workspace?: string): Promise<string> {
-  return actingWorkspace(ctx, workspace, "use its profiles");
+function workspaceOf(ctx: ServiceContext): Promise<string> {
+  return actingWorkspace(ctx, "use its profiles");
 }
 
 async function findInWorkspace(ctx: ServiceContext, workspaceId: string, id: string): Promise<ProfileRecord> {
@@ -75,8 +75,8 @@ async function findInWorkspace(ctx: ServiceContext, workspaceId: string, id: str
  * Saves a profile: captured from a running session of the key's workspace, or imported from a
  * Playwright storageState. Stored encrypted; 413 over the configured size.
  */
-export async function createProfile(ctx: ServiceContext, input: CreateProfileInput, workspace?: string): Promise<ProfileRecord> {
-  const workspaceId = await workspaceOf(ctx, workspace);
+export async function createProfile(ctx: ServiceContext, input: CreateProfileInput): Promise<ProfileRecord> {
+  const workspaceId = await workspaceOf(ctx);
   const doc = input.session_id !== undefined ? await captureFromSession(ctx, workspaceId, input.session_id) : fromStorageState(input.storage_state!);
   const id = `prof_${ulid()}`;
   const { sealed, stats } = sealDocument(ctx.deps, { id, workspaceId }, doc);
@@ -88,8 +88,8 @@ export async function createProfile(ctx: ServiceContext, input: CreateProfileInp
 }
 
 /** Replaces a profile's state with a running session's, keeping its id (and label). */
-export async function saveProfile(ctx: ServiceContext, id: string, input: z.output<typeof SaveProfileInput>, workspace?: string): Promise<ProfileRecord> {
-  const workspaceId = await workspaceOf(ctx, workspace);
+export async function saveProfile(ctx: ServiceContext, id: string, input: z.output<typeof SaveProfileInput>): Promise<ProfileRecord> {
+  const workspaceId = await workspaceOf(ctx);
   // Side by side (a save is waited on); the profile's own refusal comes first.
   const [found, captured] = await Promise.allSettled([findInWorkspace(ctx, workspaceId, id), captureFromSession(ctx, workspaceId, input.session_id)]);
   if (found.status === "rejected") throw found.reason;
@@ -103,13 +103,13 @@ export async function saveProfile(ctx: ServiceContext, id: string, input: z.outp
   return profile;
 }
 
-export async function getProfile(ctx: ServiceContext, id: string, workspace?: string): Promise<ProfileRecord> {
-  return findInWorkspace(ctx, await workspaceOf(ctx, workspace), id);
+export async function getProfile(ctx: ServiceContext, id: string): Promise<ProfileRecord> {
+  return findInWorkspace(ctx, await workspaceOf(ctx), id);
 }
 
 /** The workspace's profiles in ULID (creation) order. */
-export async function listProfiles(ctx: ServiceContext, q: z.output<typeof ProfileListQuery>, workspace?: string): Promise<Page<ProfileRecord>> {
-  const workspaceId = await workspaceOf(ctx, workspace);
+export async function listProfiles(ctx: ServiceContext, q: z.output<typeof ProfileListQuery>): Promise<Page<ProfileRecord>> {
+  const workspaceId = await workspaceOf(ctx);
   return paginate(q, "asc", (window) =>
     prismaOf(ctx).profile.findMany({
       where: { workspaceId, ...(window.idAfter ? { id: window.idAfter } : {}) },
@@ -120,8 +120,8 @@ export async function listProfiles(ctx: ServiceContext, q: z.output<typeof Profi
   );
 }
 
-export async function updateProfile(ctx: ServiceContext, id: string, input: z.output<typeof UpdateProfileInput>, workspace?: string): Promise<ProfileRecord> {
-  const workspaceId = await workspaceOf(ctx, workspace);
+export async function updateProfile(ctx: ServiceContext, id: string, input: z.output<typeof UpdateProfileInput>): Promise<ProfileRecord> {
+  const workspaceId = await workspaceOf(ctx);
   if (ctx.audit) ctx.audit.target = id;
   return auditedTransaction(ctx, async (tx, audit) => {
     const { count } = await tx.profile.updateMany({ where: { id, workspaceId }, data: { label: input.label, updatedAt: ctx.deps.now() } });
@@ -132,8 +132,8 @@ export async function updateProfile(ctx: ServiceContext, id: string, input: z.ou
 }
 
 /** Deletes the row, and with it the only copy of its data key: the payload is unreadable from then on. */
-export async function deleteProfile(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
-  const workspaceId = await workspaceOf(ctx, workspace);
+export async function deleteProfile(ctx: ServiceContext, id: string): Promise<void> {
+  const workspaceId = await workspaceOf(ctx);
   if (ctx.audit) ctx.audit.target = id;
   await auditedTransaction(ctx, async (tx, audit) => {
     const { count } = await tx.profile.deleteMany({ where: { id, workspaceId } });
@@ -147,8 +147,8 @@ export async function deleteProfile(ctx: ServiceContext, id: string, workspace?:
  * The profile as a Playwright storageState (with per-origin sessionStorage): the secrets in the
  * clear, so the audit entry is written (in its own transaction) before anything is decrypted.
  */
-export async function exportProfileStorageState(ctx: ServiceContext, id: string, workspace?: string): Promise<StorageStateExport> {
-  const workspaceId = await workspaceOf(ctx, workspace);
+export async function exportProfileStorageState(ctx: ServiceContext, id: string): Promise<StorageStateExport> {
+  const workspaceId = await workspaceOf(ctx);
   await auditedTransaction(ctx, async (tx, audit) => {
     const found = await tx.profile.count({ where: { id, workspaceId } });
     if (found === 0) throw new AppError("not-found", "No profile with this id in this workspace.");

@@ -51,12 +51,12 @@ function toView(ctx: ServiceContext, r: Recording): RecordingView {
 }
 
 /**
- * The session, if the caller may see it: a key of its workspace or a member (`workspace`, when a
+ * The session, if the caller may see it: a key of its workspace or a member (`ctx.workspace`, when a
  * dashboard user names it, must be the session's; an API key naming another is refused).
  */
-async function accessibleSession(ctx: ServiceContext, sessionId: string, workspace?: string): Promise<Session> {
-  if (workspace === undefined) return (await sessionAccess(ctx, sessionId)).session;
-  const workspaceId = await actingWorkspace(ctx, workspace, "read its sessions' recordings");
+async function accessibleSession(ctx: ServiceContext, sessionId: string): Promise<Session> {
+  if (ctx.workspace === undefined) return (await sessionAccess(ctx, sessionId)).session;
+  const workspaceId = await actingWorkspace(ctx, "read its sessions' recordings");
   const session = await prismaOf(ctx).session.findFirst({ where: { id: sessionId, workspaceId } });
   if (!session) throw new AppError("not-found", "No session with this id in this workspace.");
   if (ctx.audit) ctx.audit.target = sessionId;
@@ -70,8 +70,8 @@ async function rowOf(ctx: ServiceContext, sessionId: string): Promise<Recording 
 }
 
 /** The session's recording (any status): `sessionRecording`, audited as a read. 404 when there is none. */
-export async function getRecording(ctx: ServiceContext, sessionId: string, workspace?: string): Promise<RecordingView> {
-  const session = await accessibleSession(ctx, sessionId, workspace);
+export async function getRecording(ctx: ServiceContext, sessionId: string): Promise<RecordingView> {
+  const session = await accessibleSession(ctx, sessionId);
   const row = await rowOf(ctx, sessionId);
   // A recorded session that has just started may not have its row yet (it is written after the create's answer).
   if (!row && session.recording && live.has(session.status)) throw stillRecording();
@@ -119,8 +119,8 @@ export async function openRecording(ctx: ServiceContext, view: RecordingView, ra
  * the chunks can be read again), the chunks or file with it. A recording still being made is
  * dropped when its session ends. 404 when there is none.
  */
-export async function deleteRecording(ctx: ServiceContext, sessionId: string, workspace?: string): Promise<void> {
-  await accessibleSession(ctx, sessionId, workspace);
+export async function deleteRecording(ctx: ServiceContext, sessionId: string): Promise<void> {
+  await accessibleSession(ctx, sessionId);
   const row = await auditedTransaction(ctx, async (tx, audit) => {
     const found = await tx.recording.findUnique({ where: { sessionId }, select: { sessionId: true, storage: true } });
     if (!found) return null;

@@ -18,9 +18,9 @@ const live = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
 export async function followSessionLogs(
   ctx: ServiceContext,
   sessionId: string,
-  opts: { after?: number; types?: SessionLogType[]; workspace?: string },
+  opts: { after?: number; types?: SessionLogType[] },
 ): Promise<AsyncIterableIterator<SessionLogEntryView>> {
-  const session = await logReadableSession(ctx, sessionId, opts.workspace);
+  const session = await logReadableSession(ctx, sessionId);
   const feed = new LogFeed(ctx, sessionId, opts.after ?? 0, opts.types);
   const stopLogs = ctx.deps.pubsub.subscribe(logsChannel(sessionId), (message) => {
     if (readLogSignal(message).finished) feed.end();

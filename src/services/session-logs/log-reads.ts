@@ -44,10 +44,10 @@ const live = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
 /** After a session ends on another node, its last entries are waited for at most this long. */
 const LAST_WRITE_GRACE_MS = 4_000;
 
-/** The session whose logs the caller may read; `workspace` (GraphQL, a user's slug) must be its workspace. */
-export async function logReadableSession(ctx: ServiceContext, id: string, workspace?: string): Promise<Session> {
+/** The session whose logs the caller may read; `ctx.workspace` (GraphQL, a user's slug) must be its workspace. */
+export async function logReadableSession(ctx: ServiceContext, id: string): Promise<Session> {
   const { session } = await sessionAccess(ctx, id);
-  if (workspace !== undefined && (await actingWorkspace(ctx, workspace, "read its sessions' logs")) !== session.workspaceId) {
+  if (ctx.workspace !== undefined && (await actingWorkspace(ctx, "read its sessions' logs")) !== session.workspaceId) {
     throw new AppError("not-found", "No session with this id in this workspace.");
   }
   return session;
@@ -96,9 +96,8 @@ export async function listSessionLogs(
   sessionId: string,
   q: SessionLogQuery,
   signal?: AbortSignal,
-  workspace?: string,
 ): Promise<SessionLogPage> {
-  const session = await logReadableSession(ctx, sessionId, workspace);
+  const session = await logReadableSession(ctx, sessionId);
   const after = q.cursor !== undefined ? readLogCursor(q.cursor)! : (q.after ?? 0);
   const started = q.cursor !== undefined || q.after !== undefined;
   const page = (read: { items: SessionLogEntryView[]; hasMore: boolean }): SessionLogPage => {

@@ -79,10 +79,9 @@ export function createSession(
   ctx: ServiceContext,
   input: CreateSessionInput,
   idempotencyKey: string,
-  workspace?: string,
 ): Promise<Idempotent<SessionView>> {
   return withDatabaseBudget(ctx.deps.config.cluster.placementTimeoutMs, () =>
-    startSession(ctx, input, idempotencyKey, workspace).catch((err: unknown) => {
+    startSession(ctx, input, idempotencyKey).catch((err: unknown) => {
       if (databaseBudgetLeft() === 0 && isDatabaseUnavailable(err)) throw outOfBudget(ctx);
       throw err;
     }),
@@ -99,11 +98,10 @@ async function startSession(
   ctx: ServiceContext,
   input: CreateSessionInput,
   idempotencyKey: string,
-  workspace?: string,
 ): Promise<Idempotent<SessionView>> {
-  const { workspaceId, cap, profile } = await checkCreate(ctx, input, workspace);
+  const { workspaceId, cap, profile } = await checkCreate(ctx, input);
   // Full, draining, or another region's: a node that can run it does (src/cluster/placement.ts).
-  const placed = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { workspace });
+  const placed = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey);
   if (placed) return placed;
   const plan = planSession(ctx, input, workspaceId, cap, profile);
   const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
@@ -113,15 +111,15 @@ async function startSession(
   const fromSpare = input.extension_ids?.length ? undefined : (claim: ClaimAnswer) => startOnSpare(plan, claim);
   return idempotent(ctx, key, (store: StoreAnswer) => startWithClaimedKey(plan, store), fromSpare).catch(async (err: unknown) => {
     // This node filled up meanwhile: another one may still have room.
-    const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err, workspace });
+    const elsewhere = await ctx.deps.cluster?.placeCreate(ctx, input, idempotencyKey, { failure: err });
     if (elsewhere) return elsewhere;
     throw err;
   });
 }
 
 /** The acting workspace and its cap, the region and the profile: refused before anything is taken. */
-async function checkCreate(ctx: ServiceContext, input: CreateSessionInput, workspace: string | undefined) {
-  const { id: workspaceId, maxSessions } = await actingWorkspaceWithCap(ctx, workspace, "use its sessions");
+async function checkCreate(ctx: ServiceContext, input: CreateSessionInput) {
+  const { id: workspaceId, maxSessions } = await actingWorkspaceWithCap(ctx, "use its sessions");
   const { config } = ctx.deps;
   if (!config.regions.includes(input.region)) {
     throw new AppError("unknown-region", `No region called "${input.region}". This deployment serves: ${config.regions.join(", ")}.`);

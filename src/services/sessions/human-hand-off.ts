@@ -35,7 +35,7 @@ export const maxHandOffSeconds = 1800;
  * another workspace (as missing) and one that is not running.
  */
 export async function openHandOff(ctx: ServiceContext, id: string, instructions: string, timeoutSeconds: number): Promise<HandOff> {
-  const workspaceId = await actingWorkspace(ctx, undefined, "hand its sessions to a person");
+  const workspaceId = await actingWorkspace(ctx, "hand its sessions to a person");
   const prisma = prismaOf(ctx);
   const found = await prisma.session.findFirst({ where: { id, workspaceId } });
   if (!found) throw new AppError("not-found", "No session with this id in this workspace.");

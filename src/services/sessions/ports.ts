@@ -11,10 +11,10 @@ export interface ClusterHooks {
   /**
    * Runs a create on another node when this one should not (full, draining, another region), or
    * after it failed here for lack of capacity (`failure`). Undefined: run it (or let it fail) here.
-   * `workspace` is the slug a dashboard user named (createSession's own argument).
+   * The workspace a dashboard user named travels in `ctx.workspace`.
    */
   placeCreate(
-    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts?: { failure?: unknown; workspace?: string },
+    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts?: { failure?: unknown },
   ): Promise<Idempotent<SessionView> | undefined>;
   /** A session's end was recorded: the node that runs its browser closes it (and its sockets). */
   sessionEnded(sessionId: string, message: string): void;

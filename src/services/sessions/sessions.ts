@@ -21,14 +21,14 @@ export const liveViewTokenSeconds = 300;
 
 /**
  * The workspace a caller acts in for session reads and writes: an API key's own, or the one a
- * dashboard user names (`workspace`, a slug of a workspace they belong to; GraphQL only).
+ * dashboard user names (`ctx.workspace`, a slug of a workspace they belong to; GraphQL only).
  */
-function workspaceOf(ctx: ServiceContext, workspace?: string): Promise<string> {
-  return actingWorkspace(ctx, workspace, "use its sessions");
+function workspaceOf(ctx: ServiceContext): Promise<string> {
+  return actingWorkspace(ctx, "use its sessions");
 }
 
-async function findInWorkspace(ctx: ServiceContext, id: string, workspace?: string): Promise<Session> {
-  const session = await prismaOf(ctx).session.findFirst({ where: { id, workspaceId: await workspaceOf(ctx, workspace) } });
+async function findInWorkspace(ctx: ServiceContext, id: string): Promise<Session> {
+  const session = await prismaOf(ctx).session.findFirst({ where: { id, workspaceId: await workspaceOf(ctx) } });
   // Another workspace's session is indistinguishable from a missing one.
   if (!session) throw new AppError("not-found", "No session with this id in this workspace.");
   if (ctx.audit) ctx.audit.target = id;
@@ -64,8 +64,8 @@ export async function addresses(
   };
 }
 
-export async function getSession(ctx: ServiceContext, id: string, workspace?: string): Promise<SessionView> {
-  return view(ctx, await findInWorkspace(ctx, id, workspace), true);
+export async function getSession(ctx: ServiceContext, id: string): Promise<SessionView> {
+  return view(ctx, await findInWorkspace(ctx, id), true);
 }
 
 /**
@@ -75,9 +75,9 @@ export async function getSession(ctx: ServiceContext, id: string, workspace?: st
 export async function listSessions(
   ctx: ServiceContext,
   q: z.output<typeof SessionListQuery>,
-  opts: { workspace?: string; newestFirst?: boolean } = {},
+  opts: { newestFirst?: boolean } = {},
 ): Promise<Page<Session>> {
-  const workspaceId = await workspaceOf(ctx, opts.workspace);
+  const workspaceId = await workspaceOf(ctx);
   return paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
     prismaOf(ctx).session.findMany({
       where: {
@@ -93,8 +93,8 @@ export async function listSessions(
 }
 
 /** New tokens for a running session (never past its hard end); also counts as activity. */
-export async function keepaliveSession(ctx: ServiceContext, id: string, workspace?: string): Promise<SessionView> {
-  const session = await findInWorkspace(ctx, id, workspace);
+export async function keepaliveSession(ctx: ServiceContext, id: string): Promise<SessionView> {
+  const session = await findInWorkspace(ctx, id);
   if (session.status !== "RUNNING") throw new AppError("conflict", `The session has ended (${session.status}).`);
   ctx.deps.runtime.touch(id);
   ctx.deps.cluster?.touch(id);
@@ -108,8 +108,8 @@ export async function keepaliveSession(ctx: ServiceContext, id: string, workspac
  * statement on the release path costs the embedded database's process CPU (session-start.ts).
  * A session that saves its profile on release takes endSession's way: the save comes first.
  */
-export async function releaseSession(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
-  const workspaceId = await workspaceOf(ctx, workspace);
+export async function releaseSession(ctx: ServiceContext, id: string): Promise<void> {
+  const workspaceId = await workspaceOf(ctx);
   const end = { status: "RELEASED", reason: "CLIENT_RELEASE" } as const;
   const { events: recorder } = ctx.deps;
   await recorder.settled(id);

@@ -8,8 +8,8 @@ import { workspaceSessionsChannel } from "../session-events/session-events.ts";
  * or ends, on any node, its row as it is then. Nothing is replayed: read the list, then apply these.
  * Refuses (throws) before returning when the caller may not read the workspace's sessions.
  */
-export async function followWorkspaceSessions(ctx: ServiceContext, workspace: string | undefined): Promise<AsyncIterableIterator<Session>> {
-  const workspaceId = await actingWorkspace(ctx, workspace, "watch its sessions");
+export async function followWorkspaceSessions(ctx: ServiceContext): Promise<AsyncIterableIterator<Session>> {
+  const workspaceId = await actingWorkspace(ctx, "watch its sessions");
   const prisma = ctx.deps.db.prisma;
   const feed = new SessionFeed();
   feed.unsubscribe = ctx.deps.pubsub.subscribe(workspaceSessionsChannel(workspaceId), (sessionId) => {

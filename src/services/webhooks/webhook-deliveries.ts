@@ -31,8 +31,8 @@ export const deliveryView = (d: WebhookDelivery): WebhookDeliveryView => ({
 });
 
 /** The endpoint's deliveries, newest first. */
-export async function listWebhookDeliveries(ctx: ServiceContext, id: string, q: DeliveryListQuery, workspace?: string): Promise<Page<WebhookDeliveryView>> {
-  const endpoint = await findEndpoint(ctx, id, workspace);
+export async function listWebhookDeliveries(ctx: ServiceContext, id: string, q: DeliveryListQuery): Promise<Page<WebhookDeliveryView>> {
+  const endpoint = await findEndpoint(ctx, id);
   const page = await paginate(q, "desc", (w) =>
     prismaOf(ctx).webhookDelivery.findMany({ where: { endpointId: endpoint.id, ...(w.idAfter ? { id: w.idAfter } : {}) }, orderBy: w.orderBy, take: w.take }),
   );
@@ -43,8 +43,8 @@ export async function listWebhookDeliveries(ctx: ServiceContext, id: string, q: 
  * Sends a delivery again now, whatever became of it: the same `webhook-id` and body. Past its 24
  * hours, that is one more attempt; within them, the retries go on as before.
  */
-export async function retryWebhookDelivery(ctx: ServiceContext, id: string, deliveryId: string, workspace?: string): Promise<WebhookDeliveryView> {
-  const endpoint = await findEndpoint(ctx, id, workspace);
+export async function retryWebhookDelivery(ctx: ServiceContext, id: string, deliveryId: string): Promise<WebhookDeliveryView> {
+  const endpoint = await findEndpoint(ctx, id);
   if (ctx.audit) ctx.audit.target = deliveryId;
   const found = isPlausibleId(deliveryId) && (await prismaOf(ctx).webhookDelivery.count({ where: { id: deliveryId, endpointId: endpoint.id } })) > 0;
   if (!found) throw new AppError("not-found", "No delivery with this id for this webhook.");
@@ -58,8 +58,8 @@ export async function retryWebhookDelivery(ctx: ServiceContext, id: string, deli
 }
 
 /** Queues a `webhook.test` event for the endpoint (whatever events it subscribed to), sent at once. */
-export async function sendTestWebhook(ctx: ServiceContext, id: string, workspace?: string): Promise<WebhookDeliveryView> {
-  const endpoint = await findEndpoint(ctx, id, workspace);
+export async function sendTestWebhook(ctx: ServiceContext, id: string): Promise<WebhookDeliveryView> {
+  const endpoint = await findEndpoint(ctx, id);
   if (!endpoint.enabled) throw new AppError("conflict", "This webhook is disabled: turn it on (PATCH enabled: true) to send it a test event.");
   const now = ctx.deps.now();
   const row = await prismaOf(ctx).webhookDelivery.create({

@@ -50,15 +50,15 @@ export function endpointView(e: WebhookEndpoint, now: Date): WebhookEndpointView
 }
 
 /** The workspace whose webhooks the caller manages: an API key's own, or one the user owns or administers. */
-export async function webhookWorkspace(ctx: ServiceContext, workspace?: string): Promise<string> {
+export async function webhookWorkspace(ctx: ServiceContext): Promise<string> {
   const principal = requirePrincipal(ctx);
-  if (principal.kind === "apiKey") return actingWorkspace(ctx, workspace, "manage its webhooks");
-  if (workspace === undefined) throw validationError([{ field: "workspace", message: "name the workspace (its slug) to manage its webhooks" }]);
-  return (await requireWorkspaceRole(ctx, workspace, ["OWNER", "ADMIN"], "manage webhooks")).id;
+  if (principal.kind === "apiKey") return actingWorkspace(ctx, "manage its webhooks");
+  if (ctx.workspace === undefined) throw validationError([{ field: "workspace", message: "name the workspace (its slug) to manage its webhooks" }]);
+  return (await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "manage webhooks")).id;
 }
 
-export async function findEndpoint(ctx: ServiceContext, id: string, workspace?: string): Promise<WebhookEndpoint> {
-  const workspaceId = await webhookWorkspace(ctx, workspace);
+export async function findEndpoint(ctx: ServiceContext, id: string): Promise<WebhookEndpoint> {
+  const workspaceId = await webhookWorkspace(ctx);
   if (ctx.audit) ctx.audit.target = id;
   const row = isPlausibleId(id) ? await prismaOf(ctx).webhookEndpoint.findFirst({ where: { id, workspaceId } }) : null;
   if (!row) throw new AppError("not-found", "No webhook with this id in this workspace.");
@@ -66,8 +66,8 @@ export async function findEndpoint(ctx: ServiceContext, id: string, workspace?: 
 }
 
 /** `raw` is checked here, whichever transport it came from. */
-export async function createWebhook(ctx: ServiceContext, raw: z.input<typeof CreateWebhookInput>, workspace?: string): Promise<WebhookEndpointWithSecret> {
-  const workspaceId = await webhookWorkspace(ctx, workspace);
+export async function createWebhook(ctx: ServiceContext, raw: z.input<typeof CreateWebhookInput>): Promise<WebhookEndpointWithSecret> {
+  const workspaceId = await webhookWorkspace(ctx);
   const input = parseInput(CreateWebhookInput, raw);
   const id = `whk_${ulid()}`;
   const secret = newSecret(ctx.deps.masterKey, id);
@@ -88,8 +88,8 @@ export async function createWebhook(ctx: ServiceContext, raw: z.input<typeof Cre
   return { ...endpointView(row, ctx.deps.now()), secret: secret.shown };
 }
 
-export async function listWebhooks(ctx: ServiceContext, q: WebhookListQuery, workspace?: string): Promise<Page<WebhookEndpointView>> {
-  const workspaceId = await webhookWorkspace(ctx, workspace);
+export async function listWebhooks(ctx: ServiceContext, q: WebhookListQuery): Promise<Page<WebhookEndpointView>> {
+  const workspaceId = await webhookWorkspace(ctx);
   const page = await paginate(q, "asc", (w) =>
     prismaOf(ctx).webhookEndpoint.findMany({ where: { workspaceId, ...(w.idAfter ? { id: w.idAfter } : {}) }, orderBy: w.orderBy, take: w.take }),
   );
@@ -97,13 +97,13 @@ export async function listWebhooks(ctx: ServiceContext, q: WebhookListQuery, wor
   return { ...page, items: page.items.map((e) => endpointView(e, now)) };
 }
 
-export async function getWebhook(ctx: ServiceContext, id: string, workspace?: string): Promise<WebhookEndpointView> {
-  return endpointView(await findEndpoint(ctx, id, workspace), ctx.deps.now());
+export async function getWebhook(ctx: ServiceContext, id: string): Promise<WebhookEndpointView> {
+  return endpointView(await findEndpoint(ctx, id), ctx.deps.now());
 }
 
-export async function updateWebhook(ctx: ServiceContext, id: string, raw: z.input<typeof UpdateWebhookInput>, workspace?: string): Promise<WebhookEndpointView> {
+export async function updateWebhook(ctx: ServiceContext, id: string, raw: z.input<typeof UpdateWebhookInput>): Promise<WebhookEndpointView> {
   const input = parseInput(UpdateWebhookInput, raw);
-  const row = await findEndpoint(ctx, id, workspace);
+  const row = await findEndpoint(ctx, id);
   const now = ctx.deps.now();
   const turnedOn = input.enabled === true && !row.enabled;
   const turnedOff = input.enabled === false && row.enabled;
@@ -123,8 +123,8 @@ export async function updateWebhook(ctx: ServiceContext, id: string, raw: z.inpu
 }
 
 /** Deletes the endpoint with its secret and its deliveries (an attempt in flight still finishes). */
-export async function deleteWebhook(ctx: ServiceContext, id: string, workspace?: string): Promise<void> {
-  const row = await findEndpoint(ctx, id, workspace);
+export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
+  const row = await findEndpoint(ctx, id);
   await prismaOf(ctx).webhookEndpoint.deleteMany({ where: { id: row.id } });
   ctx.deps.webhooks?.endpointsChanged();
 }
@@ -134,8 +134,8 @@ export async function deleteWebhook(ctx: ServiceContext, id: string, workspace?:
  * 24 hours, so receivers can switch without losing a delivery. A second rotation within those hours
  * replaces the previous (only the two newest ever sign).
  */
-export async function rotateWebhookSecret(ctx: ServiceContext, id: string, workspace?: string): Promise<WebhookEndpointWithSecret> {
-  const row = await findEndpoint(ctx, id, workspace);
+export async function rotateWebhookSecret(ctx: ServiceContext, id: string): Promise<WebhookEndpointWithSecret> {
+  const row = await findEndpoint(ctx, id);
   const now = ctx.deps.now();
   const secret = newSecret(ctx.deps.masterKey, row.id);
   const updated = await prismaOf(ctx).webhookEndpoint.update({
