@@ -15,8 +15,8 @@ import { newEvent, publishSessionChange } from "../session-events/session-events
 import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
 import { insertStartedSession, roomHolds, type StartedAnswer } from "./session-start.ts";
 import { toStoredView, type SessionView } from "./session-view.ts";
-import { executeStatement, prismaOf, queryStatement } from "../../kernel/support.ts";
-import { view, addresses } from "./sessions.ts";
+import { executeStatement, queryStatement } from "../../kernel/support.ts";
+import { addresses } from "./sessions.ts";
 import { maxSessionSeconds, defaultIdleSeconds, type CreateSessionInput } from "./session-input.ts";
 
 /**
