@@ -42,7 +42,7 @@ export type Undo = () => void;
 export interface FeatureSpec<S = undefined> {
   /** For logs and tests. */
   name: string;
-  /** The create options it reads: its check runs when the create sets one of them. */
+  /** The create options it reads (what a reader of the registry looks for; the option's own declaration is in session-input.ts). */
   reads: readonly (keyof CreateSessionInput)[];
   phase: FeaturePhase;
   /**
@@ -58,7 +58,7 @@ export interface FeatureSpec<S = undefined> {
   slow?: boolean;
   /** Whether this create wants it applied. */
   wanted(request: FeatureRequest): boolean;
-  /** Before anything is taken: refuses the create (throws) or reads what apply needs. */
+  /** Before anything is taken, for every create: refuses it (throws) or reads what apply needs. */
   check?(c: FeatureCheck): Promise<S>;
   apply(run: FeatureRun, checked: S): Promise<Undo | void> | Undo | void;
 }
@@ -71,7 +71,7 @@ export interface BrowserFeature {
   readonly dirtiesSpare: boolean;
   readonly slow: boolean;
   wanted(request: FeatureRequest): boolean;
-  /** Runs the feature's check (when the create sets one of `reads`) and answers its apply. */
+  /** Runs the feature's check, if it has one, and answers its apply. */
   check(c: FeatureCheck): Promise<(run: FeatureRun) => Promise<Undo | void> | Undo | void>;
 }
 
@@ -85,8 +85,7 @@ export function defineFeature<S = undefined>(spec: FeatureSpec<S>): BrowserFeatu
     slow: spec.slow ?? false,
     wanted: (request) => spec.wanted(request),
     check: async (c) => {
-      const named = spec.reads.some((option) => c.input[option] !== undefined);
-      const checked = (spec.check && named ? await spec.check(c) : undefined) as S;
+      const checked = (spec.check ? await spec.check(c) : undefined) as S;
       return (run) => spec.apply(run, checked);
     },
   };

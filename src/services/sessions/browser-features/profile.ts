@@ -14,10 +14,14 @@ export const profile = defineFeature({
   phase: "recorded",
   dirtiesSpare: true,
   wanted: ({ input }) => Boolean(input.profile_id),
-  check: ({ ctx, input, workspaceId }) =>
-    readDocument(ctx.deps, ctx, workspaceId, input.profile_id!).catch((err: unknown) => {
+  check: async ({ ctx, input, workspaceId }) => {
+    if (!input.profile_id) return undefined;
+    return readDocument(ctx.deps, ctx, workspaceId, input.profile_id).catch((err: unknown) => {
       if (err instanceof AppError && err.status === 404) throw new AppError("not-found", "No profile with this profile_id in this workspace.");
       throw err;
-    }),
-  apply: ({ ctx, input, lease }, document) => restoreProfileIntoSession(ctx, input.profile_id!, document, lease),
+    });
+  },
+  apply: ({ ctx, input, lease }, document) => {
+    if (input.profile_id && document) restoreProfileIntoSession(ctx, input.profile_id, document, lease);
+  },
 });
