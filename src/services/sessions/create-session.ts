@@ -10,7 +10,9 @@ import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspaceWithCap } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "../../kernel/idempotency.ts";
-import { anySlow, applyLeased, applyStarted, checkFeatures, giveBackUnused, wantedFeatures, type AppliedFeatures, type CheckedFeature } from "./browser-features/apply.ts";
+import {
+  anySlow, applyLeased, applyStarted, checkFeatures, giveBackUnused, wantedFeatures, type AppliedFeatures, type CheckedFeature,
+} from "./browser-features/apply.ts";
 import { newEvent, publishSessionChange } from "../session-events/session-events.ts";
 import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
 import { insertStartedSession, roomHolds, type StartedAnswer } from "./session-start.ts";
@@ -192,7 +194,12 @@ async function start(plan: Plan, way: StartWay): Promise<Prepared | null> {
   const p = await prepare(plan, lease);
   restartDatabaseBudget(); // so is setting it up
   const recorded = await recordOrRelease(p, () =>
-    auditedStatement(ctx, id, (audit) => way.record(insertStartedSession(p.session, p.running, way.answer(p.answer, room ? roomHolds : undefined), audit, room)), (ok) => ok),
+    auditedStatement(
+      ctx,
+      id,
+      (audit) => way.record(insertStartedSession(p.session, p.running, way.answer(p.answer, room ? roomHolds : undefined), audit, room)),
+      (ok) => ok,
+    ),
   );
   if (!recorded) {
     await giveBackUnused(p.applied, p.lease);
@@ -208,7 +215,8 @@ async function prepare(plan: Plan, lease: BrowserLease): Promise<Prepared> {
   try {
     const applied = await applyLeased(plan.features, { ctx, input, workspaceId, session, lease });
     const view: SessionView = { session, ...(await plan.urls) };
-    return { lease, session, view, applied, running: newEvent(id, "session.running", {}, now), answer: { status: 201, body: toStoredView(view), resourceId: id } };
+    const answer = { status: 201, body: toStoredView(view), resourceId: id };
+    return { lease, session, view, applied, running: newEvent(id, "session.running", {}, now), answer };
   } catch (err) {
     await lease.release();
     throw err;

@@ -58,7 +58,11 @@ export function applyStarted(wanted: readonly CheckedFeature[], phase: Exclude<F
   for (const ready of inPhase(wanted, phase)) {
     if (spareDirtiedBy([ready.feature])) run.lease.markDirty();
     const done = ready.apply(run);
-    if (done instanceof Promise) done.catch((err: unknown) => run.ctx.log.warn({ sessionId: run.session.id, feature: ready.feature.name, err: (err as Error)?.message }, "a browser feature could not be applied"));
+    if (done instanceof Promise) {
+      done.catch((err: unknown) =>
+        run.ctx.log.warn({ sessionId: run.session.id, feature: ready.feature.name, err: (err as Error)?.message }, "a browser feature could not be applied"),
+      );
+    }
   }
 }
 
