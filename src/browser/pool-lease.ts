@@ -37,8 +37,11 @@ export function leaseBrowser(
     }
     return browser.close();
   };
-  const unused = (): void => {
+  let dirty = false;
+  const unused = async (): Promise<void> => {
     if (!hooks.holds(lease)) return;
+    // Dirty: no other session, of this workspace or another, may get what is left in it.
+    if (dirty) return release();
     hooks.free();
     if (egress) {
       egress.sessionId = undefined;
@@ -64,6 +67,9 @@ export function leaseBrowser(
     ...(logCapture ? { logCapture } : {}),
     release,
     unused,
+    markDirty: () => {
+      dirty = true;
+    },
     ending: () => {
       if (hooks.holds(lease)) hooks.ending();
     },

@@ -41,9 +41,15 @@ export interface BrowserLease {
   ending(): void;
   /**
    * Frees the slot and offers the browser as a spare again: for a lease whose session was never
-   * started (its creating call turned out to be a replay), so no client has seen the browser.
+   * started (its creating call turned out to be a replay), so no client has seen the browser. A
+   * browser marked dirty is closed instead (release). Resolves once it is offered or closed.
    */
-  unused(): void;
+  unused(): Promise<void>;
+  /**
+   * Something was put into the browser that no undo removes (an extension loaded, a profile's
+   * cookies): it is never offered as a spare again, whoever gives it back. Cannot be taken back.
+   */
+  markDirty(): void;
 }
 
 export interface BrowserPoolOptions {

@@ -14,7 +14,7 @@ import { Drain } from "./drain.ts";
 import { InternalAuth } from "./internal-auth.ts";
 import { Membership } from "./membership.ts";
 import { PayloadSeal } from "./payload-seal.ts";
-import { placeCreate } from "./placement.ts";
+import { runPlaced } from "./placement.ts";
 import { SessionRouter, type SessionOf } from "./routing.ts";
 import { captureOnOwner, tellOwner, type OwnerSite } from "./session-owner.ts";
 
@@ -147,14 +147,18 @@ export class Cluster implements ClusterHooks {
   // What the services ask (ClusterHooks)
 
   placeCreate(
-    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown } = {},
-  ): Promise<Idempotent<SessionView> | undefined> {
-    const { leaseSeconds, placementTimeoutMs } = this.#deps.config.cluster;
-    const site = {
-      multiNode: this.multiNode, draining: this.draining, fenced: this.fenced, nodeTimeoutSeconds: this.nodeTimeoutSeconds, leaseSeconds, boundMs: placementTimeoutMs,
-      deps: this.#deps, log: this.#log, auth: this.auth, seal: this.#seal,
+    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string,
+    here: () => Promise<Idempotent<SessionView>>,
+  ): Promise<Idempotent<SessionView>> {
+    // Read at each look: the node may start draining, or fence itself, while the create runs here.
+    const site = () => {
+      const { leaseSeconds, placementTimeoutMs } = this.#deps.config.cluster;
+      return {
+        multiNode: this.multiNode, draining: this.draining, fenced: this.fenced, nodeTimeoutSeconds: this.nodeTimeoutSeconds, leaseSeconds, boundMs: placementTimeoutMs,
+        deps: this.#deps, log: this.#log, auth: this.auth, seal: this.#seal,
+      };
     };
-    return placeCreate(site, ctx, input, idempotencyKey, opts);
+    return runPlaced(site, ctx, input, idempotencyKey, here);
   }
 
   sessionEnded(sessionId: string, message: string): void {

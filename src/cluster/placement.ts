@@ -79,7 +79,28 @@ function reviveOutcome(outcome: Idempotent<SessionView>): Idempotent<SessionView
   return outcome.replayed ? outcome : { replayed: false, result: reviveSessionView(outcome.result) };
 }
 
-export async function placeCreate(
+/**
+ * Where a create runs, decided in this one place: on a peer when this node should not take it (full,
+ * draining, another region); else here (`here`), and, when that fails for lack of room, on a peer
+ * that has it. A peer's answer is the create's.
+ */
+export async function runPlaced(
+  site: () => PlacementSite, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string,
+  here: () => Promise<Idempotent<SessionView>>,
+): Promise<Idempotent<SessionView>> {
+  const placed = await placeCreate(site(), ctx, input, idempotencyKey);
+  if (placed) return placed;
+  try {
+    return await here();
+  } catch (failure) {
+    // This node filled up meanwhile: another one may still have room.
+    const elsewhere = await placeCreate(site(), ctx, input, idempotencyKey, { failure });
+    if (elsewhere) return elsewhere;
+    throw failure;
+  }
+}
+
+async function placeCreate(
   site: PlacementSite, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown } = {},
 ): Promise<Idempotent<SessionView> | undefined> {
   if (!site.multiNode) return undefined;

@@ -9,13 +9,14 @@ export interface ClusterHooks {
   /** True from SIGTERM on: this node takes no new sessions. */
   readonly draining: boolean;
   /**
-   * Runs a create on another node when this one should not (full, draining, another region), or
-   * after it failed here for lack of capacity (`failure`). Undefined: run it (or let it fail) here.
-   * The workspace a dashboard user named travels in `ctx.workspace`.
+   * Runs a create where it should run, decided once: on another node when this one should not (full,
+   * draining, another region); else `here`, and on another node after `here` failed for lack of
+   * capacity. The workspace a dashboard user named travels in `ctx.workspace`.
    */
   placeCreate(
-    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts?: { failure?: unknown },
-  ): Promise<Idempotent<SessionView> | undefined>;
+    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, 
+    here: () => Promise<Idempotent<SessionView>>,
+  ): Promise<Idempotent<SessionView>>;
   /** A session's end was recorded: the node that runs its browser closes it (and its sockets). */
   sessionEnded(sessionId: string, message: string): void;
   /** Activity without a socket (keepalive): the node that runs the session restarts its idle countdown. */
