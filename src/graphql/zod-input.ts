@@ -56,14 +56,21 @@ const baseName = (typeName: string) => typeName.replace(/Input$/, "");
 
 export function zodInputType(builder: AnyBuilder, name: string, schema: z.ZodType, options: ZodInputOptions = {}): ZodInput {
   const names = options.names ?? {};
+  const built = new Map<z.ZodType, InputRef>();
 
   /** The GraphQL type of one field, building nested types on the way. */
   function typeOf(field: z.ZodType, path: string, parent: string): unknown {
     const scalar = scalarOf(field);
     if (scalar) return scalar;
     switch (kindOf(field)) {
-      case "object":
-        return objectType(field, names[path] ?? `${baseName(parent)}${pascal(path.split(".").pop() ?? "")}Input`, path);
+      case "object": {
+        // Built once per zod object (an alias may name a nested object too).
+        const known = built.get(unwrap(field));
+        if (known) return known;
+        const ref = objectType(field, names[path] ?? `${baseName(parent)}${pascal(path.split(".").pop() ?? "")}Input`, path);
+        built.set(unwrap(field), ref);
+        return ref;
+      }
       case "enum": {
         const values = enumValues(field);
         return graphqlEnumable(values) ? enumRef(builder, field, `${baseName(parent)}${pascal(path.split(".").pop() ?? "")}`) : typeof values[0] === "number" ? "Float" : "String";
