@@ -2,7 +2,7 @@ import { timingSafeEqual, createHash } from "node:crypto";
 import type { Request, Response } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Database } from "./db/client.ts";
-import type { BrowserPoolReport } from "./browser/pool-types.ts";
+import type { BrowserPoolReport } from "./browser/pool/types.ts";
 import { batchWriters } from "./kernel/set-aside.ts";
 
 /**

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { BrowserLease } from "../../browser/pool-types.ts";
+import type { BrowserLease } from "../../browser/pool/types.ts";
 import { AppError } from "../../kernel/errors.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { KeyStoreUnavailable } from "../../auth/signing-keys.ts";
-import type { CdpGrant, CdpProxyPorts } from "../../browser/cdp-proxy.ts";
+import type { CdpGrant, CdpProxyPorts } from "../../cdp-proxy/proxy.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { AppError } from "../../kernel/errors.ts";
 
@@ -40,7 +40,7 @@ async function authorizeCdp(deps: AppDeps, req: IncomingMessage, url: URL): Prom
   return { token, sessionId: claims.sessionId, lease };
 }
 
-/** The ports the CDP proxy (src/browser/cdp-proxy.ts) works with, built from this node's parts. */
+/** The ports the CDP proxy (src/cdp-proxy/proxy.ts) works with, built from this node's parts. */
 export function cdpProxyPorts(deps: AppDeps): CdpProxyPorts {
   return {
     authorize: (req, url) => authorizeCdp(deps, req, url),
