@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError } from "../kernel/errors.ts";
 import { problemBody } from "../kernel/problems.ts";
-import { handshakeProblem, type CdpProxyPorts } from "./proxy.ts";
+import type { CdpProxyPorts } from "../services/sessions/cdp-access.ts";
+import { handshakeProblem } from "./proxy.ts";
 import type { BrowserLease } from "../browser/pool/types.ts";
 
 /**

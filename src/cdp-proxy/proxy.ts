@@ -11,38 +11,10 @@ import { clientsOf, relayClient, type RelayOptions } from "../browser/cdp/relay/
 import { CloseCode, closeReason } from "../browser/runtime/close-codes.ts";
 import type { BrowserLease } from "../browser/pool/types.ts";
 import type { RelayLink } from "../browser/cdp/relay/link.ts";
-import type { SessionRuntime } from "../browser/runtime/runtime.ts";
+import type { CdpGrant, CdpProxyPorts } from "../services/sessions/cdp-access.ts";
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */
 const pagePath = /^\/cdp\/devtools\/page\/([A-Za-z0-9-]{1,64})$/;
-
-/** A client's right to one session's browser, as the sessions domain grants it. */
-export interface CdpGrant {
-  /** The credential the client presented (discovery hands it back inside the addresses it lists). */
-  token: string;
-  sessionId: string;
-  lease: BrowserLease;
-}
-
-/**
- * What the proxy is given by the composition root: it knows browsers and sockets, never sessions'
- * rows, tokens or events (services/sessions/cdp-access.ts builds these).
- */
-export interface CdpProxyPorts {
-  /** Which session the request may reach; throws the AppError to answer with. */
-  authorize(req: IncomingMessage, url: URL): Promise<CdpGrant>;
-  runtime: Pick<SessionRuntime, "endpoint" | "takeChannel" | "attach" | "releasedByClient" | "reserveClient">;
-  enforcesPolicy: boolean;
-  maxMessageBytes: number;
-  /** Most CDP sockets one session may have open at once (VESSEL_CDP_MAX_SOCKETS_PER_SESSION); one more is closed with 1008. */
-  maxSocketsPerSession: number;
-  publicBaseUrl: string;
-  log: Logger;
-  /** A command the policy refused (or redirected), for the session's events. */
-  recordRefusal(sessionId: string, method: string, reason: string): void;
-  /** Where a connection's CDP methods and their times go when the session's logs are on; undefined when they are off. */
-  commandLog?(sessionId: string): CommandLogSink | undefined;
-}
 
 /**
  * A CDP WebSocket of a session's client. No client reaches the browser before its token and the
