@@ -9,7 +9,7 @@ import type { UserAuthenticator } from "./auth/request-auth.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { isDataException } from "./db/errors.ts";
-import { AppError, isProblemSlug } from "./kernel/errors.ts";
+import { AppError, isProblemSlug } from "./errors.ts";
 import { graphiqlAssetsDir, graphiqlAssetsPath, graphiqlCsp, graphiqlStartScript } from "./graphql/graphiql.ts";
 import { createGraphQLWebSocket } from "./graphql/ws.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import { problemBody } from "../kernel/problems.ts";
 import type { CdpProxyPorts } from "../services/sessions/cdp-access.ts";
 import { handshakeProblem } from "./proxy.ts";

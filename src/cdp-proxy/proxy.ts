@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import { TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import { problemBody, toAppError } from "../kernel/problems.ts";
 import type { Logger } from "../logger.ts";
 import { CommandLog, type CommandLogSink } from "../browser/logs/command-log.ts";

@@ -2,8 +2,8 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { z } from "zod";
 import { closeCodeForEnd } from "../browser/runtime/close-codes.ts";
 import { seal } from "../crypto/envelope.ts";
-import { AppError } from "../kernel/errors.ts";
-import { sendProblem, toAppError } from "../kernel/problems.ts";
+import { AppError } from "../errors.ts";
+import { knownProblem, sendProblem, toAppError } from "../kernel/problems.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { captureSessionHere } from "../services/profiles/profile-documents.ts";
 import { CreateSessionInput } from "../services/sessions/session-input.ts";
@@ -122,7 +122,8 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
       const outcome = await createSession(ctx, input, idempotencyKey, workspace ?? undefined);
       answer({ ok: true, outcome, auditWritten: ctx.audit?.written ?? false });
     } catch (err) {
-      const full = err instanceof AppError && (err.slug === "insufficient-capacity" || (err.slug === "service-unavailable" && deps.browsers.report().state !== "ready"));
+      const slug = knownProblem(err)?.slug;
+      const full = slug === "insufficient-capacity" || (slug === "service-unavailable" && deps.browsers.report().state !== "ready");
       refuse(err, { tryElsewhere: full });
     }
   });

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 
 /** A binary request body (a zip), read whole up to `maxBytes`: past it 413, before reading further. */
 export function readRawBody(req: Request, maxBytes: number): Promise<Buffer> {

@@ -5,7 +5,7 @@ import express, { type Request, type Response } from "express";
 import type { z } from "zod";
 import type { UserAuthenticator } from "../auth/request-auth.ts";
 import { auditScope, authenticateRequest, finishAudit } from "../services/audit/request-audit.ts";
-import { AppError, validationError, type FieldError } from "../kernel/errors.ts";
+import { AppError, validationError, type FieldError } from "../errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
 import { restartDatabaseBudget, withDatabaseBudget } from "../db/budget.ts";

@@ -1,6 +1,6 @@
-import { AppError } from "../../kernel/errors.ts";
 import type { Logger } from "../../logger.ts";
 import { stderrTail, type ChromiumProcess } from "../chromium/chromium.ts";
+import { BrowserUnavailable, SessionHasBrowser } from "./errors.ts";
 import { launchPoolBrowser, leaseParts, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pooled-browser.ts";
 import { leaseBrowser } from "./lease.ts";
 import { RefillWait } from "./refill.ts";
@@ -97,10 +97,10 @@ export class BrowserPool {
   /** A browser for a session: a warm spare when there is one (refilled in the background), else a fresh launch. */
   async acquire(sessionId: string): Promise<BrowserLease> {
     if (this.#state !== "running" || !this.#binaryFound) {
-      throw new AppError("service-unavailable", "No browser can be started on this node right now.");
+      throw new BrowserUnavailable("No browser can be started on this node right now.");
     }
     if (this.#leases.has(sessionId) || this.#launching.has(sessionId)) {
-      throw new AppError("conflict", `Session ${sessionId} already has a browser.`);
+      throw new SessionHasBrowser(sessionId);
     }
     // Full: a session that has ended gives its slot back in a moment (ending-slots.ts).
     const full = () => this.#state === "running" && this.#slotsTaken() >= this.#opts.capacity;
@@ -117,13 +117,13 @@ export class BrowserPool {
       browser = await this.#launch();
     } catch (err) {
       this.#log.error({ err, sessionId }, "could not launch a browser for a session");
-      throw new AppError("service-unavailable", "The browser could not be started. Retry later.");
+      throw new BrowserUnavailable("The browser could not be started. Retry later.");
     } finally {
       this.#launching.delete(sessionId);
     }
     if (this.#state !== "running") {
       await browser.close();
-      throw new AppError("service-unavailable", "The browser pool is shutting down.");
+      throw new BrowserUnavailable("The browser pool is shutting down.");
     }
     const lease = this.#lease(sessionId, browser, true);
     this.#refill();

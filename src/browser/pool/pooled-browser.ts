@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { AppError } from "../../kernel/errors.ts";
+import { PoolFull } from "./errors.ts";
 import type { Logger } from "../../logger.ts";
 import { launchChromium, maxDataRootLength, type ChromiumProcess } from "../chromium/chromium.ts";
 import { reapOrphans } from "../chromium/processes.ts";
@@ -112,7 +112,7 @@ export async function warmUpSpare(browser: ChromiumProcess, log: Logger): Promis
   });
 }
 
-/** The 503 of a node whose every browser is in use. */
-export function poolFull(opts: BrowserPoolOptions): AppError {
-  return new AppError("insufficient-capacity", `All ${opts.capacity} browsers of this node are in use.`, {}, { "Retry-After": String(opts.retryAfterSeconds ?? 5) });
+/** What a node whose every browser is in use says (a client may retry after `retryAfterSeconds`, 5 unless configured). */
+export function poolFull(opts: BrowserPoolOptions): PoolFull {
+  return new PoolFull(opts.capacity, opts.retryAfterSeconds ?? 5);
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "../../kernel/errors.ts";
+import { knownProblem } from "../../kernel/problems.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { toPageDto } from "../presenters/page.ts";
 import { CreateSessionInput, SessionListQuery } from "../../services/sessions/session-input.ts";
@@ -116,7 +116,8 @@ export const sessionRoutes = [
       try {
         outcome = await run(ctx, body, key);
       } catch (err) {
-        timer?.({ outcome: err instanceof AppError && err.status < 500 ? "refused" : "failed" });
+        const known = knownProblem(err);
+        timer?.({ outcome: known && known.status < 500 ? "refused" : "failed" });
         throw err;
       }
       timer?.({ outcome: outcome.replayed ? "replayed" : "created" });

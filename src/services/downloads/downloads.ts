@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { sessionAccess } from "../session-events/event-feed.ts";
 import { prismaOf } from "../../kernel/support.ts";

@@ -6,7 +6,7 @@ import { newDataKey, openRecord, sealRecord, unwrapDataKey } from "../../crypto/
 import type { Extension } from "../../generated/prisma/client.ts";
 import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { EXTENSION_ZIP_MAX_BYTES, problemOf, requireJail } from "./extension-zip.ts";
 import { releaseExtension, reserveExtension } from "./extension-quota.ts";

@@ -6,7 +6,7 @@ import { isPlainDocumentV1 } from "../../browser/profiles/rules.ts";
 import { CURRENT_FORMAT_VERSION, ProfileDocumentV1, ProfileFormatError, parseProfileDocument, serializeDocument, type DocumentStats, type ProfileDocument } from "../../browser/profiles/format.ts";
 import { restoreProfile } from "../../browser/profiles/restore.ts";
 import { ProfileDecryptError, openProfile, sealProfile, type SealedProfile } from "../../crypto/profile-crypto.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { auditInsertSql } from "../audit/audit.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";

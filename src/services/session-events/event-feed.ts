@@ -1,7 +1,7 @@
 // Reading a session's events: pages, long polls and live feeds (subscriptions), for any reader the
 // session allows.
 import { z } from "zod";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { type Role, type Session } from "../../generated/prisma/client.ts";
 import { requirePrincipal } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";

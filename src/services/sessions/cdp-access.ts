@@ -4,7 +4,7 @@ import type { CommandLogSink } from "../../browser/logs/command-log.ts";
 import type { BrowserLease } from "../../browser/pool/types.ts";
 import type { SessionRuntime } from "../../browser/runtime/runtime.ts";
 import type { AppDeps } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 
 /** Who may reach a session's browser over CDP, and what the CDP proxy is given to serve them. */

@@ -4,7 +4,7 @@ import { databaseBudgetLeft, outsideDatabaseBudget, restartDatabaseBudget, withD
 import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { ulid } from "../../ids.ts";
 import type { BrowserLease } from "../../browser/pool/types.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspaceWithCap } from "../../kernel/authz.ts";
