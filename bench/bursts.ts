@@ -18,9 +18,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launchChromium } from "../src/browser/chromium/chromium.ts";
-import { findChromium } from "../src/browser/chromium/command.ts";
-import { isLive, readPidFile, readProcStat } from "../src/browser/chromium/processes.ts";
+import { launchChromium } from "../src/browser/launch/chromium.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
+import { isLive, readPidFile, readProcStat } from "../src/browser/launch/processes.ts";
 import { browserDataRoot } from "../src/deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";

@@ -22,7 +22,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { findChromium } from "../src/browser/chromium/command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { sharedRelayHost } from "../src/browser/cdp/relay/host.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { startCpuProfile } from "./cpu-profile.ts";

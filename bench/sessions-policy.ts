@@ -31,7 +31,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { findChromium } from "../src/browser/chromium/command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { atLeast, atMost } from "./figures.ts";

@@ -120,7 +120,7 @@ const ConfigSchema = z.object({
     /** First host uid and gid of the range jailed programs run as (src/browser/jail/users.ts): never root, never the service. */
     uid: jailId(),
     gid: jailId(),
-    /** `batch` runs every browser under SCHED_BATCH so its wake-ups do not preempt the node (src/browser/chromium/scheduling.ts); `normal` does not. */
+    /** `batch` runs every browser under SCHED_BATCH so its wake-ups do not preempt the node (src/browser/launch/scheduling.ts); `normal` does not. */
     scheduling: z.enum(["batch", "normal"], { error: "must be batch or normal" }),
     /** `process` relays CDP clients in a process of their own (src/browser/cdp/relay/host.ts); `inline` on the node's main thread. */
     cdpRelay: z.enum(["process", "inline"], { error: "must be process or inline" }),

@@ -9,7 +9,7 @@ import { createClientAddress } from "./auth/client-address.ts";
 import { FailedAuthThrottle } from "./auth/failed-auth.ts";
 import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
 import { SessionTokens } from "./auth/session-tokens.ts";
-import { findChromium } from "./browser/chromium/command.ts";
+import { findChromium } from "./browser/launch/command.ts";
 import { EgressPolicy, parseAllowlist } from "./browser/egress/policy.ts";
 import type { DownloadNotice } from "./browser/features/download-guard.ts";
 import type { EgressRefusal, EgressRoute } from "./browser/egress/shared.ts";

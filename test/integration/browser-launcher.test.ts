@@ -3,13 +3,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium/chromium.ts";
-import { findChromium } from "../../src/browser/chromium/command.ts";
-import { groupLeadersStartedWith, isLive, liveGroupMembers, readProcStat, signalGroup } from "../../src/browser/chromium/processes.ts";
-import { spawnBrowserProcess } from "../../src/browser/chromium/launcher.ts";
+import { launchChromium, type ChromiumProcess } from "../../src/browser/launch/chromium.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
+import { groupLeadersStartedWith, isLive, liveGroupMembers, readProcStat, signalGroup } from "../../src/browser/launch/processes.ts";
+import { spawnBrowserProcess } from "../../src/browser/launch/launcher.ts";
 import { createLogger } from "../../src/logger.ts";
 
-// Real Chromium, spawned by the launcher process (src/browser/chromium/launcher.ts): the browsers are its
+// Real Chromium, spawned by the launcher process (src/browser/launch/launcher.ts): the browsers are its
 // children, not this process's; a dead launcher is replaced and its browsers' exits are still seen;
 // a node that goes takes its launcher with it.
 
@@ -59,7 +59,7 @@ describe("the browser launcher (real Chromium)", () => {
     const launcher = parentOf(one.pid);
     expect(launcher).not.toBe(process.pid);
     expect(parentOf(launcher)).toBe(process.pid);
-    expect(cmdline(launcher)).toContain("browser/chromium/launcher-process.mjs");
+    expect(cmdline(launcher)).toContain("launcher-process.mjs");
     expect(parentOf(two.pid)).toBe(launcher); // one launcher for every browser
 
     process.kill(-one.pid, "SIGKILL");
@@ -103,7 +103,7 @@ describe("the browser launcher (real Chromium)", () => {
 
     const after = await launch(dataRoot, "after");
     expect(parentOf(after.pid)).not.toBe(launcher);
-    expect(cmdline(parentOf(after.pid))).toContain("browser/chromium/launcher-process.mjs");
+    expect(cmdline(parentOf(after.pid))).toContain("launcher-process.mjs");
     expect(await after.cdp.call("Browser.getVersion", {})).toHaveProperty("product");
 
     // Nobody is left to report this exit: it is seen all the same (its pipe's end, /proc).

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium/chromium.ts";
+import { launchChromium, type ChromiumProcess } from "../../src/browser/launch/chromium.ts";
 import type { CdpChannel } from "../../src/browser/cdp/pipe/pipe.ts";
 import { createLogger } from "../../src/logger.ts";
 import { listeningTcpSockets, processTree } from "../support/isolation.ts";

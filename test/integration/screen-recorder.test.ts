@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CdpClient } from "../../src/browser/cdp/pipe/client.ts";
-import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium/chromium.ts";
+import { launchChromium, type ChromiumProcess } from "../../src/browser/launch/chromium.ts";
 import { ScreenRecorder, type FrameSink } from "../../src/browser/recording/screen-recorder.ts";
 import { VideoEncoder } from "../../src/browser/recording/video-encoder.ts";
 import { createLogger } from "../../src/logger.ts";

@@ -229,7 +229,7 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
   });
   // No browser may reach another browser's listener (or its own) as a destination.
   if (!socketPath) ownServer(listener);
-  // Only this user may connect, and the jail: its user is this one mapped, or owns the socket (browser/chromium/chromium.ts hands it over).
+  // Only this user may connect, and the jail: its user is this one mapped, or owns the socket (browser/launch/chromium.ts hands it over).
   if (socketPath) fs.chmodSync(socketPath, 0o600);
   return {
     port: socketPath ? 0 : (listener.address() as net.AddressInfo).port,

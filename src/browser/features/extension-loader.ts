@@ -13,7 +13,7 @@ export interface PreparedExtension {
  * Copies each prepared extension into the browser's own folder and loads it (Extensions.loadUnpacked
  * over a channel of the node's own), before the session's first client: its content scripts then run
  * in every page the session opens. Only full Chromium started with --enable-unsafe-extension-debugging
- * (browser/chromium/command.ts) can; a failure rejects, and the caller gives the browser up.
+ * (browser/launch/command.ts) can; a failure rejects, and the caller gives the browser up.
  *
  * A copy, not a link: the prepared folder is shared by every session of the node that loads the
  * extension, and a browser must not be able to change what the next one loads. The copy runs on the

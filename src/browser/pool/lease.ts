@@ -2,7 +2,7 @@
 // given back unused, or its browser exits on its own.
 import path from "node:path";
 import type { Logger } from "../../logger.ts";
-import { stderrTail, type ChromiumExit, type ChromiumProcess } from "../chromium/chromium.ts";
+import { stderrTail, type ChromiumExit, type ChromiumProcess } from "../launch/chromium.ts";
 import type { DownloadGuard } from "../features/download-guard.ts";
 import type { EgressRoute } from "../egress/shared.ts";
 import type { BrowserLease } from "./types.ts";

@@ -1,5 +1,5 @@
 import type { Logger } from "../../logger.ts";
-import { stderrTail, type ChromiumProcess } from "../chromium/chromium.ts";
+import { stderrTail, type ChromiumProcess } from "../launch/chromium.ts";
 import { BrowserUnavailable, SessionHasBrowser } from "./errors.ts";
 import { launchPoolBrowser, leaseParts, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pooled-browser.ts";
 import { leaseBrowser } from "./lease.ts";

@@ -5,8 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { PoolFull } from "./errors.ts";
 import type { Logger } from "../../logger.ts";
-import { launchChromium, maxDataRootLength, type ChromiumProcess } from "../chromium/chromium.ts";
-import { reapOrphans } from "../chromium/processes.ts";
+import { launchChromium, maxDataRootLength, type ChromiumProcess } from "../launch/chromium.ts";
+import { reapOrphans } from "../launch/processes.ts";
 import { DownloadGuard } from "../features/download-guard.ts";
 import { SessionLogCapture } from "../logs/capture.ts";
 import { openEgressListener } from "../egress/proxy.ts";
@@ -83,7 +83,7 @@ export async function prepareDataRoot(opts: BrowserPoolOptions, log: Logger): Pr
   }
   fs.mkdirSync(opts.dataRoot, { recursive: true, mode: 0o700 });
   // Jails started as users of their own must pass through it to their folders (bwrap binds them as
-  // that user); they may not list it. Each folder in it keeps its own owner and mode (browser/chromium/chromium.ts).
+  // that user); they may not list it. Each folder in it keeps its own owner and mode (browser/launch/chromium.ts).
   if (opts.isolation?.level === "jail" && jailUsers().switching) fs.chmodSync(opts.dataRoot, 0o711);
   const reaped = await reapOrphans(opts.dataRoot, log);
   try {

@@ -5,7 +5,7 @@ import type { SessionLogCapture } from "../logs/capture.ts";
 import { type EgressOptions, type EgressRoute } from "../egress/shared.ts";
 import { type Isolation } from "../jail/jail.ts";
 import type { RelayHost } from "../cdp/relay/host.ts";
-import type { BrowserScheduling } from "../chromium/scheduling.ts";
+import type { BrowserScheduling } from "../launch/scheduling.ts";
 import type { IdleWait } from "./cpu-idle.ts";
 
 // What the browser pool hands out and how it is configured (pool.ts runs it).
@@ -63,7 +63,7 @@ export interface BrowserPoolOptions {
   cdpPolicy?: boolean;
   /** This node's isolation (browser/jail/jail.ts detectIsolation): level "jail" launches every browser jailed. Default none. */
   isolation?: Isolation;
-  /** How every browser's processes are scheduled next to the node (browser/chromium/scheduling.ts); default `normal`. */
+  /** How every browser's processes are scheduled next to the node (browser/launch/scheduling.ts); default `normal`. */
   scheduling?: BrowserScheduling;
   /** How a spare nobody waits for waits for quiet CPUs (cpu-idle.ts; refill.ts has the defaults); tests give their own CPU times. */
   quietRefill?: Partial<IdleWait>;

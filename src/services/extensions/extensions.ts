@@ -1,6 +1,6 @@
 import { ulid } from "../../ids.ts";
 import type { BrowserLease } from "../../browser/pool/types.ts";
-import { extensionSupport, findChromium } from "../../browser/chromium/command.ts";
+import { extensionSupport, findChromium } from "../../browser/launch/command.ts";
 import { loadExtensions } from "../../browser/features/extension-loader.ts";
 import { newDataKey, openRecord, sealRecord, unwrapDataKey } from "../../crypto/data-keys.ts";
 import type { Extension } from "../../generated/prisma/client.ts";
