@@ -5,12 +5,12 @@ import type { Duplex } from "node:stream";
 import { AppError } from "../errors.ts";
 import { problemBody, toAppError } from "../kernel/problems.ts";
 import type { Logger } from "../logger.ts";
-import { CommandLog, type CommandLogSink } from "../browser/logs/command-log.ts";
+import { CommandLog, type CommandLogSink } from "../browser/cdp/relay/command-log.ts";
 import { CdpCallError, CdpPipeClosed, type CdpChannel } from "../browser/cdp/pipe/pipe.ts";
 import { clientsOf, relayClient, type RelayOptions } from "../browser/cdp/relay/relay.ts";
-import { CloseCode, closeReason } from "../browser/runtime/close-codes.ts";
+import { CloseCode, closeReason } from "../browser/close-codes.ts";
 import type { BrowserLease } from "../browser/pool/types.ts";
-import type { RelayLink } from "../browser/cdp/relay/link.ts";
+import type { RelayLink } from "../browser/cdp/pipe/relay-link.ts";
 import type { CdpGrant, CdpProxyPorts } from "../services/sessions/cdp-access.ts";
 
 /** `/cdp` is the browser target; `/cdp/devtools/page/<id>` a page target (what /cdp/json/list hands out). */

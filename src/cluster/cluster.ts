@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Request, Response } from "express";
 import type { ProfileDocument } from "../browser/profiles/format.ts";
-import { CloseCode } from "../browser/runtime/close-codes.ts";
+import { CloseCode } from "../browser/close-codes.ts";
 import { BrowserWatchdog } from "../browser/pool/watchdog.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import type { Idempotent } from "../kernel/idempotency.ts";

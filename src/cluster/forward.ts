@@ -4,7 +4,7 @@ import { Readable, type Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import tls from "node:tls";
 import type { Request, Response } from "express";
-import { CloseCode, closeReason } from "../browser/runtime/close-codes.ts";
+import { CloseCode, closeReason } from "../browser/close-codes.ts";
 import { AppError } from "../errors.ts";
 import type { NodeInfo } from "../services/nodes/nodes.ts";
 import type { InternalAuth } from "./internal-auth.ts";

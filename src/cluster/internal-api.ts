@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { z } from "zod";
-import { closeCodeForEnd } from "../browser/runtime/close-codes.ts";
+import { closeCodeForEnd } from "../browser/close-codes.ts";
 import { seal } from "../crypto/envelope.ts";
 import { AppError } from "../errors.ts";
 import { knownProblem, sendProblem, toAppError } from "../kernel/problems.ts";
@@ -151,7 +151,7 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
     try {
       const row = await deps.db.prisma.session.findUnique({ where: { id }, select: { status: true, endReason: true } });
       const live = row && ["PENDING", "RUNNING", "REQUEST_RELEASE"].includes(row.status);
-      // The clients here learn why from the recorded reason (browser/runtime/close-codes.ts), as on the node that ended it.
+      // The clients here learn why from the recorded reason (browser/close-codes.ts), as on the node that ended it.
       if (!live) await deps.runtime.teardown(id, parsed.success ? parsed.data.message : undefined, closeCodeForEnd(row?.endReason));
       res.json({ ok: true, closed: !live });
     } catch (err) {

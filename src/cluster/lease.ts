@@ -12,7 +12,7 @@
 // in ends no later than the stamp + lease, and peers wait the stamp + node timeout. The skew margin
 // covers what is left: a timer that fires late on a busy node, clocks running at slightly different
 // rates, and the time the fence takes to close the browsers.
-import { CloseCode } from "../browser/runtime/close-codes.ts";
+import { CloseCode } from "../browser/close-codes.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import type { Logger } from "../logger.ts";
 

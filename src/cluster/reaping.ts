@@ -1,5 +1,5 @@
 // What a node does about sessions other nodes ended, and about nodes that stopped answering.
-import { closeCodeForEnd } from "../browser/runtime/close-codes.ts";
+import { closeCodeForEnd } from "../browser/close-codes.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import type { Logger } from "../logger.ts";
 import { endedAmong, liveSessionsOfNode, sessionsOfDeadNodes } from "../services/nodes/nodes.ts";

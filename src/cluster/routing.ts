@@ -9,7 +9,7 @@ import type { Logger } from "../logger.ts";
 import { AppError } from "../errors.ts";
 import { ownerHoldsLease, ownerOf, type NodeInfo } from "../services/nodes/nodes.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
-import { closeReason } from "../browser/runtime/close-codes.ts";
+import { closeReason } from "../browser/close-codes.ts";
 import { forwardRequest, forwardUpgrade, refuse, type OwnerCheck } from "./forward.ts";
 import type { RelayedConnection } from "./relayed-connection.ts";
 import { internalHeaders, type InternalAuth } from "./internal-auth.ts";

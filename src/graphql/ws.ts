@@ -6,7 +6,7 @@ import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { UserAuthenticator } from "../auth/request-auth.ts";
 import { authenticateRequest } from "../services/audit/request-audit.ts";
-import { CloseCode as SessionCloseCode } from "../browser/runtime/close-codes.ts";
+import { CloseCode as SessionCloseCode } from "../browser/close-codes.ts";
 import { AppError } from "../errors.ts";
 import { rawProblem } from "../front-door.ts";
 import type { AppDeps } from "../kernel/context.ts";

@@ -86,7 +86,7 @@ export class Viewer {
   async start(): Promise<boolean> {
     const { deps, session, ws } = this.s;
     const leave = deps.runtime.addViewer(session.id, {
-      // The code says why (browser/runtime/close-codes.ts): revoked, the session ended, its browser crashed, the node stops.
+      // The code says why (browser/close-codes.ts): revoked, the session ended, its browser crashed, the node stops.
       close: (message, code) => this.end(code === CLOSE_REVOKED ? "revoked" : code === CLOSE_GOING_AWAY ? "server_stopping" : "session_ended", message, code),
     });
     if (!leave) return false;

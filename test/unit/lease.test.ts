@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CloseCode } from "../../src/browser/runtime/close-codes.ts";
+import { CloseCode } from "../../src/browser/close-codes.ts";
 import { Lease } from "../../src/cluster/lease.ts";
 import type { AppDeps } from "../../src/kernel/context.ts";
 import { createLogger } from "../../src/logger.ts";

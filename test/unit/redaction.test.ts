@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerId, CommandLog } from "../../src/browser/logs/command-log.ts";
+import { answerId, CommandLog } from "../../src/browser/cdp/relay/command-log.ts";
 import { consoleText, entryUrl, pageError } from "../../src/browser/logs/format.ts";
 import { NetworkTracker, type NetworkData } from "../../src/browser/logs/network.ts";
 import { safeUrl } from "../../src/logger.ts";

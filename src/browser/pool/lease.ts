@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { Logger } from "../../logger.ts";
 import { stderrTail, type ChromiumExit, type ChromiumProcess } from "../launch/chromium.ts";
-import type { DownloadGuard } from "../features/download-guard.ts";
+import type { DownloadGuard } from "../downloads/download-guard.ts";
 import type { EgressRoute } from "../egress/shared.ts";
 import type { BrowserLease } from "./types.ts";
 import type { SessionLogCapture } from "../logs/capture.ts";

@@ -7,7 +7,7 @@ import { PoolFull } from "./errors.ts";
 import type { Logger } from "../../logger.ts";
 import { launchChromium, maxDataRootLength, type ChromiumProcess } from "../launch/chromium.ts";
 import { reapOrphans } from "../launch/processes.ts";
-import { DownloadGuard } from "../features/download-guard.ts";
+import { DownloadGuard } from "../downloads/download-guard.ts";
 import { SessionLogCapture } from "../logs/capture.ts";
 import { openEgressListener } from "../egress/proxy.ts";
 import { proxyArgs, type EgressListener } from "../egress/shared.ts";

@@ -1,6 +1,6 @@
 import type { Logger } from "../../logger.ts";
 import type { CdpPipe } from "../cdp/pipe/pipe.ts";
-import type { DownloadGuard, DownloadNotice } from "../features/download-guard.ts";
+import type { DownloadGuard, DownloadNotice } from "../downloads/download-guard.ts";
 import type { SessionLogCapture } from "../logs/capture.ts";
 import { type EgressOptions, type EgressRoute } from "../egress/shared.ts";
 import { type Isolation } from "../jail/jail.ts";
@@ -75,7 +75,7 @@ export interface BrowserPoolOptions {
    * not closes it.
    */
   logCapture?: boolean;
-  /** Keep each browser's downloads in its folder and under `maxBytes` (browser/features/download-guard.ts); with the egress policy. */
+  /** Keep each browser's downloads in its folder and under `maxBytes` (browser/downloads/download-guard.ts); with the egress policy. */
   downloads?: { maxBytes: number; onNotice(sessionId: string, notice: DownloadNotice): void };
 }
 

@@ -1,6 +1,6 @@
 import type { Logger } from "../../logger.ts";
 import type { CdpChannel } from "../cdp/pipe/pipe.ts";
-import { CloseCode, closeCodeForEnd, closeReason } from "./close-codes.ts";
+import { CloseCode, closeCodeForEnd, closeReason } from "../close-codes.ts";
 import type { BrowserLease } from "../pool/types.ts";
 
 export type EndCause =

@@ -7,7 +7,7 @@ import { prismaOf } from "../../kernel/support.ts";
 
 /**
  * A session's downloads (issue: browser-side security). Chromium saves them in the session's own
- * folder, under a size cap (browser/features/download-guard.ts); each one is recorded as events, so any node
+ * folder, under a size cap (browser/downloads/download-guard.ts); each one is recorded as events, so any node
  * can list them and the list outlives the session. The files themselves live only on the node
  * that runs the session, and only while it runs: they go with its folder when it ends.
  */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { KeyStoreUnavailable } from "../../auth/signing-keys.ts";
-import type { CommandLogSink } from "../../browser/logs/command-log.ts";
+import type { CommandLogSink } from "../../browser/cdp/relay/command-log.ts";
 import type { BrowserLease } from "../../browser/pool/types.ts";
 import type { SessionRuntime } from "../../browser/runtime/runtime.ts";
 import type { AppDeps } from "../../kernel/context.ts";

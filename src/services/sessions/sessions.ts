@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { closeCodeForEnd } from "../../browser/runtime/close-codes.ts";
+import { closeCodeForEnd } from "../../browser/close-codes.ts";
 import type { EndCause } from "../../browser/runtime/runtime.ts";
 import { AppError } from "../../errors.ts";
 import type { EndReason, Session, SessionStatus } from "../../generated/prisma/client.ts";

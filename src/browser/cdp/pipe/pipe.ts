@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { CdpChannel } from "./channel.ts";
 import { CdpCallError, CdpPipeClosed, nulFramed, sessionOf } from "./wire.ts";
-import type { RelayLink } from "../relay/link.ts";
+import type { RelayLink } from "./relay-link.ts";
 
 export { CdpCallError, CdpChannel, CdpPipeClosed };
 

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "../../../logger.ts";
-import { RelayLink, send } from "./link.ts";
+import { RelayLink, send } from "../pipe/relay-link.ts";
 
 /**
  * One relay host process, seen from the node (host.ts keeps the node's set of them): a

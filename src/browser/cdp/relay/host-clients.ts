@@ -1,10 +1,10 @@
 import type net from "node:net";
 import type WebSocket from "ws";
-import { CommandLog } from "../../logs/command-log.ts";
+import { CommandLog } from "./command-log.ts";
 import type { CdpChannel } from "../pipe/channel.ts";
 import { CdpPipeClosed } from "../pipe/wire.ts";
 import { clientsOf, relayClient, type RelayOptions } from "./relay.ts";
-import type { ClientHandOver } from "./link.ts";
+import type { ClientHandOver } from "../pipe/relay-link.ts";
 import type { Control, PipeMux } from "./mux.ts";
 
 class NoSuchPage extends Error {}

@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { nulFramed } from "../pipe/wire.ts";
 import { HostClients } from "./host-clients.ts";
-import type { ClientHandOver } from "./link.ts";
+import type { ClientHandOver } from "../pipe/relay-link.ts";
 import { PipeMux, type Control } from "./mux.ts";
 
 interface Browser {

@@ -1,7 +1,7 @@
 import type net from "node:net";
 import type { Logger } from "../../../logger.ts";
 import { RelayHostChild } from "./host-child.ts";
-import type { RelayLink } from "./link.ts";
+import type { RelayLink } from "../pipe/relay-link.ts";
 
 export { relayFolder } from "./host-child.ts";
 

@@ -1,9 +1,9 @@
 import WebSocket, { WebSocketServer } from "ws";
-import type { CommandLog } from "../../logs/command-log.ts";
+import type { CommandLog } from "./command-log.ts";
 import { commandOutcome, errorAnswer, type Outcome } from "../policy/command.ts";
 import { judgeOffLoop, OFF_LOOP_BYTES, type JudgeResult } from "../policy/judge-thread.ts";
 import type { CdpChannel } from "../pipe/pipe.ts";
-import { CloseCode } from "../../runtime/close-codes.ts";
+import { CloseCode } from "../../close-codes.ts";
 
 /**
  * One CDP client of a session, relayed to its channel on the browser's pipe (browser/cdp/pipe/pipe.ts).
@@ -75,7 +75,7 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
   };
   channel.onClose = () => {
     if (client.readyState !== WebSocket.OPEN && client.readyState !== WebSocket.CONNECTING) return;
-    // The pipe is gone with the browser: a crash (1011, browser/runtime/close-codes.ts). A channel that ends while the
+    // The pipe is gone with the browser: a crash (1011, browser/close-codes.ts). A channel that ends while the
     // browser lives on lost its target (a page endpoint whose page was closed): a normal close.
     if (opts.browserAlive?.()) client.close(1000, "the target has closed");
     else client.close(CloseCode.browserCrashed, "the browser has gone");

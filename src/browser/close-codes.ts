@@ -1,4 +1,4 @@
-import type { EndReason } from "../../generated/prisma/client.ts";
+import type { EndReason } from "../generated/prisma/client.ts";
 
 /**
  * The close codes of the session sockets (a CDP client's WebSocket, a live viewer's), one meaning
