@@ -7,9 +7,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launchChromium } from "../src/browser/chromium.ts";
-import { findChromium } from "../src/browser/chromium-command.ts";
-import { BrowserPool } from "../src/browser/pool.ts";
+import { launchChromium } from "../src/browser/launch/chromium.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
+import { BrowserPool } from "../src/browser/pool/pool.ts";
 import { createLogger } from "../src/logger.ts";
 
 const rounds = Number(process.argv[2] ?? 10);

@@ -5,7 +5,7 @@
 //
 //   npm run bench:browser-settings        BENCH_ITERATIONS=24 (per variant)
 import os from "node:os";
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp } from "../test/support/app.ts";
 import type { Phases } from "./sessions-client.ts";

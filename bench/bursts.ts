@@ -1,5 +1,5 @@
 // Bursts of session starts against the warm pool (issue 24, goal 3), with the adaptive pool
-// (VESSEL_WARM_POOL_MAX, pool-demand.ts) and, for comparison, a fixed one of VESSEL_BROWSER_WARM
+// (VESSEL_WARM_POOL_MAX, browser/pool/demand.ts) and, for comparison, a fixed one of VESSEL_BROWSER_WARM
 // spares, each in an app of its own. One run prints, per pool:
 //   idle create        POST /v1/sessions with the pool settled (a spare ready), p50
 //   burst of 8         8 creates sent together, p50 over every burst after the first (the first
@@ -18,9 +18,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launchChromium } from "../src/browser/chromium.ts";
-import { findChromium } from "../src/browser/chromium-command.ts";
-import { isLive, readPidFile, readProcStat } from "../src/browser/chromium-processes.ts";
+import { launchChromium } from "../src/browser/launch/chromium.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
+import { isLive, readPidFile, readProcStat } from "../src/browser/launch/processes.ts";
 import { browserDataRoot } from "../src/deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";

@@ -1,4 +1,4 @@
-// What the CDP policy (src/browser/cdp-policy.ts) costs per client command, after JSON.parse: the
+// What the CDP policy (src/browser/cdp/policy/policy.ts) costs per client command, after JSON.parse: the
 // multiplexer parses every message anyway, then calls judgeCommand on it. Reported in ns per judge
 // (best of several rounds, each a tight loop over the same parsed message), beside the cost of the
 // message's JSON.parse for scale. Typical messages; a script the size of the largest message the
@@ -8,7 +8,7 @@
 // Never part of the tests (no timing thresholds there).
 //
 //   npm run bench:cdp-policy          BENCH_CDP_POLICY_MS=300 (time per round)  BENCH_CDP_POLICY_ROUNDS=5
-import { judgeCommand, type PolicyContext } from "../src/browser/cdp-policy.ts";
+import { judgeCommand, type PolicyContext } from "../src/browser/cdp/policy/policy.ts";
 
 const ctx: PolicyContext = { downloads: "/var/lib/vessel/sessions/01JABCDEF/downloads" };
 const sessionId = "5C0B1E7A3F0D4E2B9A1C8D7E6F5A4B3C";

@@ -7,7 +7,7 @@
 //   npx tsx bench/create-release.ts
 //   BENCH_CR_N=30                 creates and releases
 //   BENCH_CPU_PROFILE_DIR=dir     keep V8's profile of the whole run (bench/cpu-profile.ts)
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { seedWorkspace, startTestApp } from "../test/support/app.ts";
 import { startCpuProfile } from "./cpu-profile.ts";
 import { call, sleep, startClient, stopClient } from "./sessions-harness.ts";

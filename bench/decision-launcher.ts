@@ -1,5 +1,5 @@
 // Decision record 0270 (docs/decisions/0270-own-launcher-and-cdp-client.md): a browser started the
-// node's way (src/browser/chromium.ts: the launcher process spawns it, the CDP pipe, a CdpClient on
+// node's way (src/browser/launch/chromium.ts: the launcher process spawns it, the CDP pipe, a CdpClient on
 // a channel of its own) against puppeteer-core's launch over the same pipe, for the same Chromium with
 // the same flags (chromiumArgs: the closed-network flags --disable-background-networking
 // --disable-component-update --disable-sync --no-first-run and the rest; puppeteer's own defaults
@@ -17,9 +17,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CdpClient } from "../src/browser/cdp-client.ts";
-import { launchChromium } from "../src/browser/chromium.ts";
-import { chromiumArgs, chromiumEnv, findChromium } from "../src/browser/chromium-command.ts";
+import { CdpClient } from "../src/browser/cdp/pipe/client.ts";
+import { launchChromium } from "../src/browser/launch/chromium.ts";
+import { chromiumArgs, chromiumEnv, findChromium } from "../src/browser/launch/command.ts";
 import { createLogger } from "../src/logger.ts";
 import { f, median, num } from "./support.ts";
 

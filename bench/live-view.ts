@@ -22,7 +22,7 @@
 //   BENCH_LV_ROUNDS=5 BENCH_LV_SECONDS=3 BENCH_LV_CLICKS=15
 import { chromium, type Browser as ViewerBrowser } from "playwright-core";
 import puppeteer from "puppeteer-core";
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { frameBounds } from "../src/live-view/protocol.ts";
 import { QUALITY_MAX } from "../src/live-view/screencast.ts";
 import { bearer, seedWorkspace, startTestApp } from "../test/support/app.ts";

@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { StepsReply, StepsRequest } from "./page-steps-client.ts";
 import { launchReference } from "./reference-chromium.ts";

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { launchReference } from "./reference-chromium.ts";
 import { pipeRelay } from "./support.ts";
 

@@ -28,7 +28,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import puppeteer from "puppeteer-core";
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { atMost, reportFigure } from "./figures.ts";
 import { createLogger } from "../src/logger.ts";
 import { bearer, seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";

@@ -1,6 +1,6 @@
 // The benchmarks' reference browser: Chromium as a user runs it without Vessel, driven over its own
 // DevTools WebSocket. Vessel's browsers have no DevTools port any more (--remote-debugging-pipe,
-// src/browser/chromium.ts), so the references are launched here, with the very flags of
+// src/browser/launch/chromium.ts), so the references are launched here, with the very flags of
 // chromiumArgs() plus `--remote-debugging-port=0`, and their endpoint is read from the
 // "DevTools listening on ws://…" line on stderr, as puppeteer.launch does.
 //
@@ -12,9 +12,9 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { CdpPipe } from "../src/browser/cdp-pipe.ts";
-import { chromiumArgs, chromiumEnv } from "../src/browser/chromium-command.ts";
-import { liveGroupMembers } from "../src/browser/chromium-processes.ts";
+import { CdpPipe } from "../src/browser/cdp/pipe/pipe.ts";
+import { chromiumArgs, chromiumEnv } from "../src/browser/launch/command.ts";
+import { liveGroupMembers } from "../src/browser/launch/processes.ts";
 
 export interface ReferenceChromium {
   readonly id: string;

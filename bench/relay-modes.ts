@@ -7,7 +7,7 @@
 // never part of the tests.
 //
 //   npx tsx bench/relay-modes.ts   BENCH_MODES_N=16   BENCH_MODES_LOGS=false (the session logs off)
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { call, sleep, startClient, stopClient } from "./sessions-harness.ts";
 import { f, median, num, pct } from "./support.ts";

@@ -12,7 +12,7 @@
 //      surfaces) and three other sessions are busy (bench/relay-load.ts); rounds alternate the order.
 //  (b) control-plane CPU per session (create → connect → new page → goto → release, the pool's
 //      refill included) and per relayed command, the node's main process and its relay host
-//      (src/browser/relay-host.ts) together, with V8's profile of where the node's goes (cpu-profile.ts).
+//      (src/browser/cdp/relay/host.ts) together, with V8's profile of where the node's goes (cpu-profile.ts).
 // The server runs in this process; every client runs in forked children. Never part of the tests.
 //
 //   npx tsx bench/relay.ts   BENCH_RELAY_ROUNDS=8 BENCH_RELAY_SEQ=400 BENCH_RELAY_PIPE=2000
@@ -22,8 +22,8 @@ import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { findChromium } from "../src/browser/chromium-command.ts";
-import { sharedRelayHost } from "../src/browser/relay-host.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
+import { sharedRelayHost } from "../src/browser/cdp/relay/host.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { startCpuProfile } from "./cpu-profile.ts";
 import { atLeast, atMost, reportFigure } from "./figures.ts";

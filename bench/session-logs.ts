@@ -15,7 +15,7 @@
 //   BENCH_POSTGRES=1   a database of its own on VESSEL_TEST_DATABASE_URL's server instead of PGlite in memory
 import os from "node:os";
 import { Writable } from "node:stream";
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../test/support/db.ts";

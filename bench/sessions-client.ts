@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
-import { warmUpProfile } from "../src/browser/warm-up.ts";
+import { warmUpProfile } from "../src/browser/pool/warm-up.ts";
 import { launchReference, type ReferenceChromium } from "./reference-chromium.ts";
 import { api, BenchCdp, closeClients, serveParent } from "./support.ts";
 

@@ -1,7 +1,7 @@
 // What the CDP policy costs a session (issue 17: "bench/sessions (d): policy on vs off, CDP round
 // trip and pipelined rate within 5%, page loads within 5%"). Two Vessel apps run side by side in this
 // process, each with one running session: one with the CDP policy (every client message parsed and
-// judged by cdp-policy.ts's judgeCommand on its way from /cdp to the browser's pipe), one with
+// judged by src/browser/cdp/policy/policy.ts's judgeCommand on its way from /cdp to the browser's pipe), one with
 // `VESSEL_CDP_POLICY=off` (the same relay, nothing judged). Everything else is the same on both sides:
 // each browser's traffic leaves through its own egress listener (a jailed browser has no other way
 // out), and the pool jails both alike when it jails at all (the header line says, read from /proc).
@@ -31,7 +31,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { commaList } from "../src/comma-list.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";

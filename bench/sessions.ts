@@ -42,7 +42,7 @@
 //   BENCH_LOGS=0|1                              sessions' logs off | on with no entry bound, so every CDP command is logged (default: the default, on)
 import os from "node:os";
 import { Writable } from "node:stream";
-import { findChromium } from "../src/browser/chromium-command.ts";
+import { findChromium } from "../src/browser/launch/command.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import type { Phases } from "./sessions-client.ts";

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import WebSocket, { WebSocketServer } from "ws";
-import type { CdpPipe } from "../src/browser/cdp-pipe.ts";
+import type { CdpPipe } from "../src/browser/cdp/pipe/pipe.ts";
 
 /** A non-negative number from the environment, or `fallback`. */
 export const num = (name: string, fallback: number) => {

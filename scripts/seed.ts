@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
 import type { Database } from "../src/db/client.ts";
-import { AppError } from "../src/kernel/errors.ts";
+import { AppError } from "../src/errors.ts";
 import { createLogger } from "../src/logger.ts";
 import { createApiKey } from "../src/services/api-keys/api-keys.ts";
 import { createDeps, internalContext } from "../src/deps.ts";

@@ -50,8 +50,8 @@ if ! have_chromium; then
   fi
 fi
 
-# The browser jail (src/browser/jail.ts, docs/threat-model.md): bubblewrap, and perl as the jail's
-# egress forwarder (src/browser/jail-forwarder.ts; perl-base is Essential, so every Debian has it).
+# The browser jail (src/browser/jail/jail.ts, docs/threat-model.md): bubblewrap, and perl as the jail's
+# egress forwarder (src/browser/jail/forwarder.ts; perl-base is Essential, so every Debian has it).
 # Without them the node still starts (VESSEL_BROWSER_JAIL=auto) but warns loudly.
 if [ ! -x /usr/bin/bwrap ] || [ ! -x /usr/bin/perl ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

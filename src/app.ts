@@ -9,7 +9,7 @@ import type { UserAuthenticator } from "./auth/request-auth.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { isDataException } from "./db/errors.ts";
-import { AppError, isProblemSlug } from "./kernel/errors.ts";
+import { AppError, isProblemSlug } from "./errors.ts";
 import { graphiqlAssetsDir, graphiqlAssetsPath, graphiqlCsp, graphiqlStartScript } from "./graphql/graphiql.ts";
 import { createGraphQLWebSocket } from "./graphql/ws.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
@@ -20,9 +20,9 @@ import { problemPage } from "./rest/problem-page.ts";
 import type { AnyRoute } from "./rest/define-route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes/all.ts";
-import { handleCdpDiscovery } from "./browser/cdp-discovery.ts";
-import { addOwnListener, ownServer } from "./browser/own-listeners.ts";
-import { handleCdpUpgrade } from "./browser/cdp-proxy.ts";
+import { handleCdpDiscovery } from "./cdp-proxy/discovery.ts";
+import { addOwnListener, ownServer } from "./browser/egress/own-listeners.ts";
+import { handleCdpUpgrade } from "./cdp-proxy/proxy.ts";
 import { cdpProxyPorts } from "./services/sessions/cdp-access.ts";
 import { createDeps, type DepsOptions } from "./deps.ts";
 import { JobRunner } from "./jobs.ts";
@@ -257,7 +257,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     cluster,
     url: "",
     async start() {
-      // Browsers and webhooks may never reach it, whatever the egress allow-list says (browser/own-listeners.ts).
+      // Browsers and webhooks may never reach it, whatever the egress allow-list says (browser/egress/own-listeners.ts).
       ownServer(server);
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);

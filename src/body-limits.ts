@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import { hasSignInCookie, type CookiePolicy } from "./auth/cookies.ts";
 import { internalHeaders } from "./cluster/internal-auth.ts";
-import { AppError } from "./kernel/errors.ts";
+import { AppError } from "./errors.ts";
 
 /**
  * What a request without credentials may send, on every route (issue 41): nothing a caller who has

@@ -18,7 +18,7 @@ const RegionName = z
   .min(1, { message: "a region name cannot be empty", abort: true })
   .regex(/^[a-z0-9][a-z0-9-]*$/, "a region name is lower-case letters, digits and dashes");
 
-/** A host id that starts a range of 65536 (src/browser/jail-users.ts): not root, within 32 bits. */
+/** A host id that starts a range of 65536 (src/browser/jail/users.ts): not root, within 32 bits. */
 const jailId = () =>
   z.coerce
     .number<string | number>({ error: "must be a whole number" })
@@ -126,14 +126,14 @@ const ConfigSchema = z.object({
      * `off` runs browsers unjailed (development only).
      */
     jail: z.enum(["auto", "required", "off"], { error: "must be auto, required or off" }),
-    /** First host uid and gid of the range jailed programs run as (src/browser/jail-users.ts): never root, never the service. */
+    /** First host uid and gid of the range jailed programs run as (src/browser/jail/users.ts): never root, never the service. */
     uid: jailId(),
     gid: jailId(),
-    /** `batch` runs every browser under SCHED_BATCH so its wake-ups do not preempt the node (src/browser/scheduling.ts); `normal` does not. */
+    /** `batch` runs every browser under SCHED_BATCH so its wake-ups do not preempt the node (src/browser/launch/scheduling.ts); `normal` does not. */
     scheduling: z.enum(["batch", "normal"], { error: "must be batch or normal" }),
-    /** `process` relays CDP clients in a process of their own (src/browser/relay-host.ts); `inline` on the node's main thread. */
+    /** `process` relays CDP clients in a process of their own (src/browser/cdp/relay/host.ts); `inline` on the node's main thread. */
     cdpRelay: z.enum(["process", "inline"], { error: "must be process or inline" }),
-    /** Relay host processes the browsers are spread over, the fewest-loaded first (src/browser/relay-host.ts). */
+    /** Relay host processes the browsers are spread over, the fewest-loaded first (src/browser/cdp/relay/host.ts). */
     cdpRelayHosts: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(16, "must be at most 16"),
     /** The CDP method policy; `off` exists for the isolation tests that check the other layers alone. */
     cdpPolicy: z.enum(["on", "off"], { error: "must be on or off" }),

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import express, { type Express } from "express";
-import { AppError } from "./kernel/errors.ts";
+import { AppError } from "./errors.ts";
 
 /** Where `npm run build:dashboard` (run by the start and test commands) writes the dashboard. */
 export const dashboardDir = path.resolve(import.meta.dirname, "../dist/dashboard");

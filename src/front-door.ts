@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { commaList } from "./comma-list.ts";
-import { AppError } from "./kernel/errors.ts";
+import { AppError } from "./errors.ts";
 import { enterClientScope } from "./last-line.ts";
 import { safeUrl, type Logger } from "./logger.ts";
 import { problemBody } from "./kernel/problems.ts";

@@ -1,6 +1,6 @@
 import { pino, type Logger } from "pino";
 import { redactUrl } from "./redaction.ts";
-import { escapeText } from "./kernel/text.ts";
+import { escapeText } from "./escape-text.ts";
 
 export type { Logger };
 

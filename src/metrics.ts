@@ -2,8 +2,11 @@ import { timingSafeEqual, createHash } from "node:crypto";
 import type { Request, Response } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Database } from "./db/client.ts";
-import type { BrowserPoolReport } from "./browser/pool-types.ts";
-import { batchWriters } from "./kernel/set-aside.ts";
+import type { BrowserPoolReport } from "./browser/pool/types.ts";
+
+/** The batch writers that set entries aside (kernel/set-aside.ts): the `writer` label of `setAside`. */
+export const batchWriters = ["audit", "logs", "events", "webhooks"] as const;
+export type BatchWriter = (typeof batchWriters)[number];
 
 /**
  * What the scrape-time gauges read from the composed app: only these, typed structurally, so the

@@ -1,6 +1,6 @@
 /**
  * The one rule for credentials in URLs and free text: the server's log (logger.ts) and sessions'
- * logs (browser/session-log-capture.ts) both mask with it.
+ * logs (browser/logs/capture.ts) both mask with it.
  *
  * A query parameter is a credential when its name, split into words (at `_`, `-`, `.` and
  * camelCase), has one of CREDENTIAL_WORDS among them (`X-Amz-Signature`, `refresh_token`, `apiKey`,

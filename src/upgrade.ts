@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { AppError } from "./kernel/errors.ts";
+import { AppError } from "./errors.ts";
 import { handshakeProblem, rawProblem, readTarget } from "./front-door.ts";
 import type { Logger } from "./logger.ts";
 

@@ -1,4 +1,4 @@
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { Principal } from "./principal.ts";

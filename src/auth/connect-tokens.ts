@@ -2,7 +2,7 @@ import { KeyObject, randomBytes, sign } from "node:crypto";
 import { errors as joseErrors, jwtVerify } from "jose";
 import type { CryptoKey, JWK } from "jose";
 import type { MasterKey } from "../crypto/master-key.ts";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { ALGORITHM, KeyStoreUnavailable, SigningKeyCache, TokenRefused } from "./signing-keys.ts";

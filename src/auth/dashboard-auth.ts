@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { AppError } from "../kernel/errors.ts";
-import type { AppDeps } from "../kernel/context.ts";
-import { readCookie } from "./cookies.ts";
+import { AppError } from "../errors.ts";
+import type { Database } from "../db/client.ts";
+import type { AccessTokens } from "./access-tokens.ts";
+import { readCookie, type CookiePolicy } from "./cookies.ts";
 import type { UserAuthenticator } from "./request-auth.ts";
 
 /**
@@ -24,6 +25,12 @@ export function crossSiteReason(headers: IncomingHttpHeaders | Pick<Headers, "ge
 
 export const CROSS_SITE_DETAIL = "Cookie-authenticated requests must come from the dashboard's own origin.";
 
+/** What recognising a dashboard user needs (the kernel's AppDeps has it; src/auth imports nothing of the kernel). */
+export interface DashboardUserDeps {
+  db: Database;
+  dashboard: { cookies: CookiePolicy; accessTokens: AccessTokens; origins: readonly string[] };
+}
+
 /**
  * The dashboard's users: the access cookie, or `Authorization: Bearer <access token>`. When an
  * Authorization header is present it alone decides (a cookie never rescues a bad header), and an
@@ -32,7 +39,7 @@ export const CROSS_SITE_DETAIL = "Cookie-authenticated requests must come from t
  * Reads only `headers.authorization` and `headers.cookie` (plus the fetch-metadata headers for the
  * cross-site check), so graphql-ws can call it with a synthetic request built from connection_init.
  */
-export function dashboardUsers(deps: AppDeps): UserAuthenticator {
+export function dashboardUsers(deps: DashboardUserDeps): UserAuthenticator {
   const { cookies, accessTokens, origins } = deps.dashboard;
   return async (req) => {
     const authorization = req.headers.authorization;

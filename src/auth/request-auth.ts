@@ -1,11 +1,22 @@
 import type { IncomingMessage } from "node:http";
-import { AppError } from "../kernel/errors.ts";
-import type { AppDeps } from "../kernel/context.ts";
+import { AppError } from "../errors.ts";
+import type { Counter } from "prom-client";
+import type { ApiKeyAuthenticator } from "./authenticate.ts";
 import type { Principal } from "./principal.ts";
-import { DEFAULT_KEY_LIMIT_PER_MINUTE } from "./rate-limit.ts";
+import { DEFAULT_KEY_LIMIT_PER_MINUTE, type RateLimiter } from "./rate-limit.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 
 export type UserPrincipal = Extract<Principal, { kind: "user" }>;
+
+/**
+ * What authenticating a caller needs of the node's parts (the kernel's AppDeps has them). Named here
+ * rather than taken as AppDeps: src/auth lies beneath the kernel and imports nothing of it.
+ */
+export interface CallerDeps {
+  auth: Pick<ApiKeyAuthenticator, "authenticate">;
+  limiter: Pick<RateLimiter, "consumeKey">;
+  metrics?: { rateLimited: Pick<Counter<"kind">, "inc"> };
+}
 
 /** Resolves a dashboard user from the request (cookies or a dashboard JWT); supplied by the dashboard auth. */
 export type UserAuthenticator = (req: IncomingMessage) => Promise<UserPrincipal | null>;
@@ -16,7 +27,7 @@ export type UserAuthenticator = (req: IncomingMessage) => Promise<UserPrincipal 
  * users. Transports call it through services/audit/request-audit.ts, which audits its refusals.
  */
 export async function authenticateCaller(
-  deps: AppDeps,
+  deps: CallerDeps,
   req: IncomingMessage,
   ip: string,
   options: { acceptUsers: boolean; users?: UserAuthenticator },
@@ -38,7 +49,7 @@ export async function authenticateCaller(
  * or a bearer token, one of their own at the default limit, so the dashboard and GraphQL cost what
  * REST does.
  */
-export async function spendCall(deps: AppDeps, principal: Principal, calls = 1): Promise<Record<string, string>> {
+export async function spendCall(deps: CallerDeps, principal: Principal, calls = 1): Promise<Record<string, string>> {
   const [bucket, limit] = principal.kind === "apiKey"
     ? [principal.keyId, principal.rateLimitPerMinute]
     : [`user:${principal.userId}`, DEFAULT_KEY_LIMIT_PER_MINUTE];

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { Request, Response } from "express";
-import type { ProfileDocument } from "../browser/profile-format.ts";
+import type { ProfileDocument } from "../browser/profiles/format.ts";
 import { CloseCode } from "../browser/close-codes.ts";
-import { BrowserWatchdog } from "../browser/watchdog.ts";
+import { BrowserWatchdog } from "../browser/pool/watchdog.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import type { Idempotent } from "../kernel/idempotency.ts";
 import type { Logger } from "../logger.ts";

@@ -5,7 +5,7 @@ import { pipeline } from "node:stream/promises";
 import tls from "node:tls";
 import type { Request, Response } from "express";
 import { CloseCode, closeReason } from "../browser/close-codes.ts";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import type { NodeInfo } from "../services/nodes/nodes.ts";
 import type { InternalAuth } from "./internal-auth.ts";
 import { isInternalHeader } from "./internal-auth.ts";

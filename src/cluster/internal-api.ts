@@ -2,8 +2,8 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { z } from "zod";
 import { closeCodeForEnd } from "../browser/close-codes.ts";
 import { seal } from "../crypto/envelope.ts";
-import { AppError } from "../kernel/errors.ts";
-import { sendProblem, toAppError } from "../kernel/problems.ts";
+import { AppError } from "../errors.ts";
+import { knownProblem, sendProblem, toAppError } from "../kernel/problems.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { captureSessionHere } from "../services/profiles/profile-documents.ts";
 import { CreateSessionInput } from "../services/sessions/session-input.ts";
@@ -123,7 +123,8 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
       const outcome = await createSession(ctx, input, idempotencyKey);
       answer({ ok: true, outcome, auditWritten: ctx.audit?.written ?? false });
     } catch (err) {
-      const full = err instanceof AppError && (err.slug === "insufficient-capacity" || (err.slug === "service-unavailable" && deps.browsers.report().state !== "ready"));
+      const slug = knownProblem(err)?.slug;
+      const full = slug === "insufficient-capacity" || (slug === "service-unavailable" && deps.browsers.report().state !== "ready");
       refuse(err, { tryElsewhere: full });
     }
   });
@@ -151,7 +152,7 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
     try {
       const row = await deps.db.prisma.session.findUnique({ where: { id }, select: { status: true, endReason: true } });
       const live = row && ["PENDING", "RUNNING", "REQUEST_RELEASE"].includes(row.status);
-      // The clients here learn why from the recorded reason (close-codes.ts), as on the node that ended it.
+      // The clients here learn why from the recorded reason (browser/close-codes.ts), as on the node that ended it.
       if (!live) await deps.runtime.teardown(id, parsed.success ? parsed.data.message : undefined, closeCodeForEnd(row?.endReason));
       res.json({ ok: true, closed: !live });
     } catch (err) {

@@ -1,7 +1,7 @@
 // Calling a peer node, and reading what it answered or why it could not be reached.
 import http from "node:http";
 import https from "node:https";
-import { AppError, isProblemSlug } from "../kernel/errors.ts";
+import { AppError, isProblemSlug } from "../errors.ts";
 import type { NodeInfo } from "../services/nodes/nodes.ts";
 import type { InternalAuth } from "./internal-auth.ts";
 

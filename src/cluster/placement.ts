@@ -2,7 +2,8 @@
 // peer with room, through an authenticated, sealed internal call (internal-api.ts answers it).
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { restartDatabaseBudget } from "../db/budget.ts";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
+import { knownProblem } from "../kernel/problems.ts";
 import type { Idempotent } from "../kernel/idempotency.ts";
 import type { Logger } from "../logger.ts";
 import { clusterCapacity, placementCandidates, regionHasNodes, type NodeInfo } from "../services/nodes/nodes.ts";
@@ -58,10 +59,11 @@ class TryElsewhere extends Error {
  * of the region's live nodes ("All 4 browsers in the cluster are in use"), not only this node's.
  */
 async function wholeCluster(site: PlacementSite, region: string, failure: unknown, until: number): Promise<unknown> {
-  if (!(failure instanceof AppError && failure.slug === "insufficient-capacity")) return failure;
+  const problem = knownProblem(failure);
+  if (problem?.slug !== "insufficient-capacity") return failure;
   const total = await within(clusterCapacity(site.deps.db.prisma, region, site.nodeTimeoutSeconds), until).catch(() => undefined);
   if (total === undefined) return failure;
-  return new AppError("insufficient-capacity", `All ${total} browsers in the cluster are in use.`, failure.extensions, failure.headers);
+  return new AppError("insufficient-capacity", `All ${total} browsers in the cluster are in use.`, problem.extensions, problem.headers);
 }
 
 /** The contexts of creates a peer placed here: they run here or fail, never move again. */
@@ -118,7 +120,8 @@ async function placeCreate(
   if (failure !== undefined) {
     if (askedPeers.has(ctx)) throw await wholeCluster(site, input.region, failure, until);
     // Only a lack of room here is worth another node's try (a database outage is everyone's).
-    const roomProblem = failure instanceof AppError && (failure.slug === "insufficient-capacity" || (failure.slug === "service-unavailable" && browsers.report().state !== "ready"));
+    const slug = knownProblem(failure)?.slug;
+    const roomProblem = slug === "insufficient-capacity" || (slug === "service-unavailable" && browsers.report().state !== "ready");
     if (!roomProblem) return undefined;
   }
   const pool = browsers.report();

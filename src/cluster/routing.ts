@@ -6,7 +6,7 @@ import type { Duplex } from "node:stream";
 import type { Request, Response } from "express";
 import type { AppDeps } from "../kernel/context.ts";
 import type { Logger } from "../logger.ts";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import { ownerHoldsLease, ownerOf, type NodeInfo } from "../services/nodes/nodes.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
 import { closeReason } from "../browser/close-codes.ts";

@@ -2,9 +2,9 @@
 // made elsewhere reaches it by an internal call (internal-api.ts answers it), and a profile is
 // captured where the browser runs. Best effort for the first two: each heartbeat closes any browser
 // whose session the database says has ended (reaping.ts), so a lost call costs at most one heartbeat.
-import { parseProfileDocument, type ProfileDocument } from "../browser/profile-format.ts";
+import { parseProfileDocument, type ProfileDocument } from "../browser/profiles/format.ts";
 import type { AppDeps } from "../kernel/context.ts";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { nodeOfSession } from "../services/nodes/nodes.ts";
 import type { InternalAuth } from "./internal-auth.ts";

@@ -1,4 +1,4 @@
-import { AppError, validationError } from "../kernel/errors.ts";
+import { AppError, validationError } from "../errors.ts";
 
 /**
  * Whether an error means the database could not be reached (rather than that it refused a query):

@@ -1,6 +1,7 @@
 import { GraphQLError } from "graphql";
 import { databaseUnavailable, isDatabaseUnavailable, isDataException, unstorableInput } from "../db/errors.ts";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
+import { browserProblem, knownProblem } from "../kernel/problems.ts";
 
 /**
  * Expected failures (AppError) reach the client with a stable `code`; anything else is masked,
@@ -8,7 +9,7 @@ import { AppError } from "../kernel/errors.ts";
  */
 export function maskError(error: unknown, message: string): Error {
   const raw = error instanceof GraphQLError ? error.originalError : error;
-  const original = isDatabaseUnavailable(raw) ? databaseUnavailable() : isDataException(raw) ? unstorableInput() : raw;
+  const original = isDatabaseUnavailable(raw) ? databaseUnavailable() : isDataException(raw) ? unstorableInput() : (browserProblem(raw) ?? raw);
   if (original instanceof AppError) {
     const path = error instanceof GraphQLError ? error.path : undefined;
     // An outage answers like REST: HTTP 503 with Retry-After (Yoga applies `http` and strips it from the body).
@@ -35,6 +36,7 @@ export function maskError(error: unknown, message: string): Error {
  */
 export function clientErrorStatus(error: unknown): number | null {
   const raw = error instanceof GraphQLError ? error.originalError : error;
-  if (raw instanceof AppError && raw.status < 500) return raw.status;
+  const known = knownProblem(raw);
+  if (known && known.status < 500) return known.status;
   return null;
 }

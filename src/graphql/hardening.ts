@@ -2,7 +2,8 @@ import type { IncomingMessage } from "node:http";
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { hasSignInCookie, type CookiePolicy } from "../auth/cookies.ts";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
+import { knownProblem } from "../kernel/problems.ts";
 import { crossSiteReason, CROSS_SITE_DETAIL } from "../auth/dashboard-auth.ts";
 import type { GraphQLContext } from "./builder.ts";
 import { asksForIntrospection, parseLimited, QueryLimitsRule, withoutSuggestions } from "./limits.ts";
@@ -102,7 +103,7 @@ export function useUnexpectedErrorLog(): Plugin<GraphQLContext> {
           const log = (args.contextValue as Partial<GraphQLContext>).services?.log;
           for (const error of result.errors ?? []) {
             const original = error.originalError;
-            if (!original || original instanceof AppError || original instanceof GraphQLError) continue;
+            if (!original || knownProblem(original) || original instanceof GraphQLError) continue;
             log?.error({ err: original, path: error.path?.join(".") }, "unexpected error in a GraphQL resolver");
           }
         },

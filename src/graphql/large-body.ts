@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Request, Response } from "express";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import { ANONYMOUS_BODY_LIMIT, BODY_CAP, declaredLength, tooLarge } from "../body-limits.ts";
 import { parseJsonOffLoop } from "./json-thread.ts";
 

@@ -1,5 +1,5 @@
 import { defaultFieldResolver, GraphQLObjectType, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
-import { validationError } from "../kernel/errors.ts";
+import { validationError } from "../errors.ts";
 import { textFaults } from "../kernel/text.ts";
 
 /**

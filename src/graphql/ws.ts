@@ -7,7 +7,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { UserAuthenticator } from "../auth/request-auth.ts";
 import { authenticateRequest } from "../services/audit/request-audit.ts";
 import { CloseCode as SessionCloseCode } from "../browser/close-codes.ts";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import { rawProblem } from "../front-door.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import type { Principal } from "../auth/principal.ts";

@@ -1,4 +1,4 @@
-import { AppError, validationError } from "./errors.ts";
+import { AppError, validationError } from "../errors.ts";
 import type { Role, Workspace } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";
 import type { Principal } from "../auth/principal.ts";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { open, seal } from "../crypto/envelope.ts";
-import { AppError } from "./errors.ts";
+import { AppError } from "../errors.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";
 import { executeStatement, prismaOf } from "./support.ts";

@@ -11,7 +11,7 @@
  * can change later without breaking cursors clients hold. Clients must not parse it.
  */
 import { z } from "zod";
-import { validationError } from "./errors.ts";
+import { validationError } from "../errors.ts";
 
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;

@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import { databaseUnavailable, isDatabaseUnavailable, isDataException, unstorableInput } from "../db/errors.ts";
-import { AppError, type ProblemSlug } from "./errors.ts";
+import { BrowserUnavailable, PoolFull, SessionHasBrowser } from "../browser/pool/errors.ts";
+import { AppError, type ProblemSlug } from "../errors.ts";
 
 /** The RFC 9457 body for an AppError. `instance` is the path only: query strings can carry tokens. */
 export function problemBody(err: AppError, baseUrl: string, path: string, requestId: string): Record<string, unknown> {
@@ -55,9 +56,28 @@ function clientFault(err: unknown): AppError | undefined {
   return new AppError(slug, detail);
 }
 
+/**
+ * The problem each of the browser layer's errors answers with on every surface (the browser layer
+ * knows no HTTP; REST, GraphQL, MCP, the cluster's placement and the CDP proxy all ask here):
+ * a full node is 503 `insufficient-capacity` with Retry-After (placement tries another node on it),
+ * a pool that cannot give a browser now is 503 `service-unavailable`, a second browser for a session 409.
+ */
+export function browserProblem(err: unknown): AppError | undefined {
+  if (err instanceof PoolFull) return new AppError("insufficient-capacity", err.message, {}, { "Retry-After": String(err.retryAfterSeconds) });
+  if (err instanceof BrowserUnavailable) return new AppError("service-unavailable", err.message);
+  if (err instanceof SessionHasBrowser) return new AppError("conflict", err.message);
+  return undefined;
+}
+
+/** An AppError as it is, a browser layer's error as its problem; undefined for anything else. */
+export function knownProblem(err: unknown): AppError | undefined {
+  return err instanceof AppError ? err : browserProblem(err);
+}
+
 /** Maps anything thrown to an AppError; unexpected faults become a bare 500 (details stay in the log). */
 export function toAppError(err: unknown): { error: AppError; unexpected: boolean } {
-  if (err instanceof AppError) return { error: err, unexpected: false };
+  const known = knownProblem(err);
+  if (known) return { error: known, unexpected: false };
   const type = (err as { type?: unknown })?.type;
   if (typeof type === "string" && bodyParserErrors[type]) return { error: bodyParserErrors[type](err as { limit?: number }), unexpected: false };
   const fault = clientFault(err);

@@ -12,10 +12,10 @@
  * as one of Prisma's own codes for the same cases (P2003 foreign key, P2000 too long, …).
  */
 import type { Logger } from "../logger.ts";
+import { batchWriters, type BatchWriter } from "../metrics.ts";
 
-/** The writers that set entries aside: the `writer` label of the counter. */
-export const batchWriters = ["audit", "logs", "events", "webhooks"] as const;
-export type BatchWriter = (typeof batchWriters)[number];
+// The writers that set entries aside are the `writer` label of the counter, so the metrics (beneath the kernel) name them.
+export { batchWriters, type BatchWriter };
 
 /** Where set-aside entries are counted (the Prometheus counter, or a test's stand-in). */
 export interface SetAsideCounter {
@@ -26,7 +26,7 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /**
  * Prisma's own code (P2003…), as kernel/support.ts prismaErrorCode reads it: this file cannot
- * import that one, since src/metrics.ts imports this file and support.ts the kernel's context.
+ * import that one, since support.ts imports the kernel's context.
  */
 function prismaErrorCode(err: unknown): string | undefined {
   const code = typeof err === "object" && err !== null && "code" in err ? (err as { code: unknown }).code : undefined;

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AppError, validationError } from "./errors.ts";
+import { AppError, validationError } from "../errors.ts";
 import type { Database } from "../db/client.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";

@@ -1,4 +1,7 @@
-import type { FieldError } from "./errors.ts";
+import type { FieldError } from "../errors.ts";
+import { escapeText } from "../escape-text.ts";
+// Still named here, where the other text rules are; defined beneath the logger, which uses it too.
+export { escapeText };
 import { hasUnstorableText } from "./stored-text.ts";
 
 /**
@@ -18,23 +21,6 @@ import { hasUnstorableText } from "./stored-text.ts";
 export function textFault(s: string): string | undefined {
   if (!hasUnstorableText(s)) return undefined;
   return s.includes("\u0000") ? "contains a NUL character (U+0000), which cannot be stored" : "contains invalid UTF-16 (a lone surrogate), which cannot be stored";
-}
-
-/** `s` with NUL, other C0 controls and lone surrogates written as `\uXXXX`: for a value only recorded, never refused. */
-export function escapeText(s: string): string {
-  if (!/[\u0000-\u001f\u007f\ud800-\udfff]/.test(s)) return s;
-  let out = "";
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const high = c >= 0xd800 && c <= 0xdbff;
-    const pair = high && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
-    if (pair) {
-      out += s[i]! + s[i + 1]!;
-      i++;
-    } else if (c < 0x20 || c === 0x7f || (c >= 0xd800 && c <= 0xdfff)) out += `\\u${c.toString(16).padStart(4, "0")}`;
-    else out += s[i]!;
-  }
-  return out;
 }
 
 /** At most this many faults are reported for one input (the first tells the client enough). */

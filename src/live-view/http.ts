@@ -1,6 +1,6 @@
 import path from "node:path";
 import express, { type Request, type Response, type Router } from "express";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import { authorizeLiveView } from "../services/sessions/live-view.ts";
 import { assetsPath, errorPage, landingPage, viewerPage, viewerPath } from "./pages.ts";

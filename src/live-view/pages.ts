@@ -1,4 +1,4 @@
-import type { AppError } from "../kernel/errors.ts";
+import type { AppError } from "../errors.ts";
 
 export const assetsPath = "/live-view/assets";
 /** Where the page moves itself after load, so the token leaves the address bar and history (a reload lands here). */

@@ -1,4 +1,4 @@
-import type { CdpClient } from "../browser/cdp-client.ts";
+import type { CdpClient } from "../browser/cdp/pipe/client.ts";
 
 /**
  * A person handed a session on a phone (an interactive live view, portrait, narrow) got a desktop

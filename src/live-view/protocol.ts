@@ -21,7 +21,7 @@ import { CloseCode } from "../browser/close-codes.ts";
  *   hello  {t, viewer, session, interactive, instructions, expiresAt, now}
  *   tabs   {t, tabs: [{id, title, url}], active}
  *   done   {t, ok, message?}            answer to each Done
- *   end    {t, reason, message}         then the socket closes with a code of close-codes.ts:
+ *   end    {t, reason, message}         then the socket closes with a code of browser/close-codes.ts:
  *                                       1001 and 1013 may be retried; 1008, 1011, 4403, 4404, 4410, 4429 are final
  */
 

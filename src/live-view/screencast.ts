@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import type { CdpClient } from "../browser/cdp-client.ts";
+import type { CdpClient } from "../browser/cdp/pipe/client.ts";
 import { cssViewport, type FrameMetadata } from "./input.ts";
 
 /** Where frames go: the viewer's socket, which says whether it keeps up. */

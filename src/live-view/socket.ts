@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import WebSocket, { WebSocketServer, type RawData } from "ws";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 import { problemBody } from "../kernel/problems.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import { authorizeLiveView } from "../services/sessions/live-view.ts";

@@ -1,5 +1,5 @@
-import type { CdpClient } from "../browser/cdp-client.ts";
-import { pageSummary, type TargetInfo } from "../browser/page-info.ts";
+import type { CdpClient } from "../browser/cdp/pipe/client.ts";
+import { pageSummary, type TargetInfo } from "../browser/cdp/pipe/page-info.ts";
 import type { TabInfo } from "./protocol.ts";
 
 /** Title and address changes arrive in bursts while a page loads; the viewer hears at most this often. */

@@ -1,11 +1,11 @@
 import { ulid } from "../ids.ts";
 import WebSocket from "ws";
 import type { ConnectClaims } from "../auth/connect-tokens.ts";
-import type { BrowserLease } from "../browser/pool-types.ts";
+import type { BrowserLease } from "../browser/pool/types.ts";
 import type { Session } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { AppDeps } from "../kernel/context.ts";
-import { CdpClient } from "../browser/cdp-client.ts";
+import { CdpClient } from "../browser/cdp/pipe/client.ts";
 import { toCdpInput } from "./input.ts";
 import { phoneFitter } from "./phone-fit.ts";
 import { CLOSE_GOING_AWAY, CLOSE_POLICY, CLOSE_RETRY, CLOSE_REVOKED, frameBounds, inputTypes, type ClientMessage, type InputMessage } from "./protocol.ts";
@@ -86,7 +86,7 @@ export class Viewer {
   async start(): Promise<boolean> {
     const { deps, session, ws } = this.s;
     const leave = deps.runtime.addViewer(session.id, {
-      // The code says why (close-codes.ts): revoked, the session ended, its browser crashed, the node stops.
+      // The code says why (browser/close-codes.ts): revoked, the session ended, its browser crashed, the node stops.
       close: (message, code) => this.end(code === CLOSE_REVOKED ? "revoked" : code === CLOSE_GOING_AWAY ? "server_stopping" : "session_ended", message, code),
     });
     if (!leave) return false;

@@ -7,7 +7,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { AppError, validationError } from "../kernel/errors.ts";
+import { AppError, validationError } from "../errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
 import { textFaults } from "../kernel/text.ts";

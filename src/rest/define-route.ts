@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
-import type { ProblemSlug } from "../kernel/errors.ts";
+import type { ProblemSlug } from "../errors.ts";
 import type { ServiceContext } from "../kernel/context.ts";
 import type { Operation } from "../kernel/operations.ts";
 import { operations } from "../services/operations.ts";

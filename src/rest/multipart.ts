@@ -1,7 +1,7 @@
 import busboy from "busboy";
 import type { Request } from "express";
 import type { Readable } from "node:stream";
-import { AppError, validationError } from "../kernel/errors.ts";
+import { AppError, validationError } from "../errors.ts";
 
 /**
  * One file from a `multipart/form-data` body, streamed: `use` gets the file's name and its bytes as

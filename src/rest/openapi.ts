@@ -2,7 +2,7 @@ import { OpenApiBuilder, type OpenAPIObject, type OperationObject, type Paramete
 import { z } from "zod";
 import { RATE_LIMIT_DRAFT } from "../auth/rate-limit-headers.ts";
 import { version } from "../config.ts";
-import { problemTypes, type ProblemSlug } from "../kernel/errors.ts";
+import { problemTypes, type ProblemSlug } from "../errors.ts";
 import type { AnyRoute } from "./define-route.ts";
 
 type Json = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { problemTypes, type ProblemSlug } from "../kernel/errors.ts";
+import { problemTypes, type ProblemSlug } from "../errors.ts";
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

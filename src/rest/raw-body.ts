@@ -1,5 +1,5 @@
 import express, { type Request, type Response } from "express";
-import { AppError } from "../kernel/errors.ts";
+import { AppError } from "../errors.ts";
 
 type Parser = ReturnType<typeof express.raw>;
 const parsers = new Map<number, Parser>();

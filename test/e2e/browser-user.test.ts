@@ -7,7 +7,7 @@ import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 /**
  * Who a jailed browser is on the host: a uid of its own from the jail users' range
- * (src/browser/jail-users.ts), never root and never the service's, owning only what Chromium writes.
+ * (src/browser/jail/users.ts), never root and never the service's, owning only what Chromium writes.
  * Read from /proc/<pid>/status of the real Chromium processes, as an operator would.
  */
 

@@ -5,7 +5,7 @@ import { createSession, releaseSession, type SessionBody } from "../support/sess
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 // Issue 24: a client message of 256 KiB or more is read, judged and serialised on the relay's
-// judging thread (src/browser/cdp-judge-thread.ts), not on the node's event loop. Through a real
+// judging thread (src/browser/cdp/policy/judge-thread.ts), not on the node's event loop. Through a real
 // session's /cdp: large and small commands sent back to back reach Chromium in the order sent and
 // are answered with the right results; a large command the policy refuses, a large malformed message and a large
 // command for a session the client does not own are answered as small ones are; the connection stays up.

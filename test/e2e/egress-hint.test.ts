@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { egressHint } from "../../src/browser/session-log-network.ts";
+import { egressHint } from "../../src/browser/logs/network.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { Vessel } from "@vessel/client";
 import { eventually, releaseSession } from "../support/sessions.ts";

@@ -7,7 +7,7 @@ import { chromium, type Browser as ViewerBrowser, type Page as ViewerPage } from
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { findChromium } from "../../src/browser/chromium-command.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
 import { createLogger } from "../../src/logger.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, eventually, getSession, handshake, releaseSession, type SessionBody } from "../support/sessions.ts";

@@ -12,7 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findChromium } from "../../src/browser/chromium-command.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
 import { addKey, bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { eventually, getSession } from "../support/sessions.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";

@@ -5,7 +5,7 @@ import { chromium } from "playwright-core";
 import puppeteer, { type Page } from "puppeteer-core";
 import { ulid } from "ulid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseProfileDocument, serializeDocument } from "../../src/browser/profile-format.ts";
+import { parseProfileDocument, serializeDocument } from "../../src/browser/profiles/format.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import { sealProfile } from "../../src/crypto/profile-crypto.ts";
 import { openDatabase } from "../../src/db/client.ts";

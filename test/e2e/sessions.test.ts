@@ -149,7 +149,7 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
       .sign(new TextEncoder().encode("guess"));
     const base = `${t.url.replace("http", "ws")}/cdp`;
     // The node's channels on the browser: the download guard's and the session's log capture. The
-    // clients' channels (and the one opened ahead for the first) are the relay host's (relay-host.ts).
+    // clients' channels (and the one opened ahead for the first) are the relay host's (browser/cdp/relay/host.ts).
     await vi.waitFor(() => expect(lease.cdp.channels).toBe(2), { timeout: 10_000, interval: 20 });
     const before = lease.cdp.channels;
     const cases: Array<[string, string, number]> = [

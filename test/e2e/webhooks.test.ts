@@ -5,7 +5,7 @@ import { chromium, type Browser as ViewerBrowser } from "playwright-core";
 import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook, WebhookVerificationError } from "@vessel/client";
-import { findChromium } from "../../src/browser/chromium-command.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
 import { bearer, seedUser, seedWorkspace, startTestApp, userAuth, type Seeded, type TestApp } from "../support/app.ts";
 import { createSession, eventually, releaseSession } from "../support/sessions.ts";
 import { hasFfmpeg } from "../support/recordings.ts";

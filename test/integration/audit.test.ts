@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { AppError } from "../../src/kernel/errors.ts";
+import { AppError } from "../../src/errors.ts";
 import type { AuditEntry, PrismaClient } from "../../src/generated/prisma/client.ts";
 import { createLogger } from "../../src/logger.ts";
 import { AuditWriter, parseAuditQuery, queryAuditEntries, writeAuditInTx, type AuditRecord } from "../../src/services/audit/audit.ts";

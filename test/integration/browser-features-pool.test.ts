@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { CdpClient } from "../../src/browser/cdp-client.ts";
-import type { BrowserLease } from "../../src/browser/pool-types.ts";
-import { findChromium } from "../../src/browser/chromium-command.ts";
+import { CdpClient } from "../../src/browser/cdp/pipe/client.ts";
+import type { BrowserLease } from "../../src/browser/pool/types.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
 import { internalContext } from "../../src/deps.ts";
 import type { Session } from "../../src/generated/prisma/client.ts";
 import { applyLeased, giveBackUnused, type CheckedFeature } from "../../src/services/sessions/browser-features/apply.ts";

@@ -3,13 +3,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium.ts";
-import { findChromium } from "../../src/browser/chromium-command.ts";
-import { groupLeadersStartedWith, isLive, liveGroupMembers, readProcStat, signalGroup } from "../../src/browser/chromium-processes.ts";
-import { spawnBrowserProcess } from "../../src/browser/launcher.ts";
+import { launchChromium, type ChromiumProcess } from "../../src/browser/launch/chromium.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
+import { groupLeadersStartedWith, isLive, liveGroupMembers, readProcStat, signalGroup } from "../../src/browser/launch/processes.ts";
+import { spawnBrowserProcess } from "../../src/browser/launch/launcher.ts";
 import { createLogger } from "../../src/logger.ts";
 
-// Real Chromium, spawned by the launcher process (src/browser/launcher.ts): the browsers are its
+// Real Chromium, spawned by the launcher process (src/browser/launch/launcher.ts): the browsers are its
 // children, not this process's; a dead launcher is replaced and its browsers' exits are still seen;
 // a node that goes takes its launcher with it.
 

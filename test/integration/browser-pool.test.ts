@@ -4,13 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { connectToPipe } from "../support/pipe-transport.ts";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium.ts";
-import { findChromium } from "../../src/browser/chromium-command.ts";
-import { liveGroupMembers, readProcStat } from "../../src/browser/chromium-processes.ts";
-import { BrowserPool } from "../../src/browser/pool.ts";
-import { type BrowserLease, type BrowserPoolOptions } from "../../src/browser/pool-types.ts";
+import { launchChromium, type ChromiumProcess } from "../../src/browser/launch/chromium.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
+import { liveGroupMembers, readProcStat } from "../../src/browser/launch/processes.ts";
+import { BrowserPool } from "../../src/browser/pool/pool.ts";
+import { type BrowserLease, type BrowserPoolOptions } from "../../src/browser/pool/types.ts";
 import { createLogger } from "../../src/logger.ts";
-import { appError } from "../support/errors.ts";
+import { browserProblem } from "../../src/kernel/problems.ts";
+import { poolProblem } from "../support/errors.ts";
 import { servicesRequired } from "../support/services.ts";
 
 // Real Chromium. The headless shell when installed (the default binary), full Chromium for the
@@ -240,11 +241,11 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     killGroupAfterwards(b.pid);
     expect(pool.report()).toMatchObject({ inUse: 2 });
 
-    const full = await appError(pool.acquire("c"));
+    const full = await poolProblem(pool.acquire("c"));
     expect(full.slug).toBe("insufficient-capacity");
     expect(full.status).toBe(503);
     expect(full.headers["Retry-After"]).toMatch(/^[1-9]\d*$/);
-    expect((await appError(pool.acquire("b"))).slug).toBe("conflict");
+    expect((await poolProblem(pool.acquire("b"))).slug).toBe("conflict");
 
     // No free slot, so no spare is kept either (spares never push the node past capacity).
     await until("no spare at full capacity", () => pool.report().warm === 0 && pidFiles(dataRoot).length === 2);
@@ -268,7 +269,7 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     await pool.start();
     for (const session of ["x1", "x2", "x3"]) {
       // Always the launch error, never insufficient-capacity: the failed launch gave its slot back.
-      expect((await appError(pool.acquire(session))).slug).toBe("service-unavailable");
+      expect((await poolProblem(pool.acquire(session))).slug).toBe("service-unavailable");
     }
     expect(pool.report()).toMatchObject({ inUse: 0 });
     expect(fs.readdirSync(dataRoot)).toEqual([]);
@@ -484,10 +485,10 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     expect(children).toEqual([]);
     expect(noneRunning(trees)).toBe(true);
     expect(fs.readdirSync(dataRoot)).toEqual([]);
-    expect(await inFlight).toMatchObject({ slug: "service-unavailable" });
+    expect(browserProblem(await inFlight)).toMatchObject({ slug: "service-unavailable" });
     expect(await lease.exited).toBeDefined();
     expect(pool.report()).toMatchObject({ state: "unavailable", inUse: 0, warm: 0 });
-    expect((await appError(pool.acquire("three"))).slug).toBe("service-unavailable");
+    expect((await poolProblem(pool.acquire("three"))).slug).toBe("service-unavailable");
     await lease.release(); // still fine after stop
   }, 30_000);
 });

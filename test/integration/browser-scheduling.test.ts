@@ -2,14 +2,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchChromium } from "../../src/browser/chromium.ts";
-import { findChromium } from "../../src/browser/chromium-command.ts";
-import { liveGroupMembers } from "../../src/browser/chromium-processes.ts";
-import type { BrowserScheduling } from "../../src/browser/scheduling.ts";
+import { launchChromium } from "../../src/browser/launch/chromium.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
+import { liveGroupMembers } from "../../src/browser/launch/processes.ts";
+import type { BrowserScheduling } from "../../src/browser/launch/scheduling.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 
-// Real Chromium, started by the launcher process like the pool's (src/browser/scheduling.ts says
+// Real Chromium, started by the launcher process like the pool's (src/browser/launch/scheduling.ts says
 // why): every process of a `batch` browser, renderers included, runs under SCHED_BATCH, jailed or
 // not; a `normal` one under the default policy. The pid the node watches stays the browser's.
 

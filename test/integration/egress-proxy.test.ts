@@ -5,9 +5,9 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { EgressPolicy, normalizeAddress } from "../../src/browser/egress-policy.ts";
-import { openEgressListener } from "../../src/browser/egress-proxy.ts";
-import { type EgressListener, type EgressRefusal, type EgressRoute } from "../../src/browser/egress-shared.ts";
+import { EgressPolicy, normalizeAddress } from "../../src/browser/egress/policy.ts";
+import { openEgressListener } from "../../src/browser/egress/proxy.ts";
+import { type EgressListener, type EgressRefusal, type EgressRoute } from "../../src/browser/egress/shared.ts";
 import { createLogger } from "../../src/logger.ts";
 
 const log = createLogger("silent");

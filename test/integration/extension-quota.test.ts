@@ -4,7 +4,7 @@
 import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { ServiceContext } from "../../src/kernel/context.ts";
-import { AppError } from "../../src/kernel/errors.ts";
+import { AppError } from "../../src/errors.ts";
 import { releaseExtension, reserveExtension } from "../../src/services/extensions/extension-quota.ts";
 import { createTestDatabase, describeEachBackend, type TestDatabase } from "../support/db.ts";
 

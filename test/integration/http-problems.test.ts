@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { problemTypes, type ProblemSlug } from "../../src/kernel/errors.ts";
+import { problemTypes, type ProblemSlug } from "../../src/errors.ts";
 import { defineRoute } from "../../src/rest/define-route.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 

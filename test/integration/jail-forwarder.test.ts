@@ -4,10 +4,10 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, describe } from "vitest";
-import { FORWARDER_PL } from "../../src/browser/jail-forwarder.ts";
+import { FORWARDER_PL } from "../../src/browser/jail/forwarder.ts";
 
 /**
- * The jail's egress forwarder (jail-forwarder.ts) run as the jail runs it, outside a jail: a TCP port
+ * The jail's egress forwarder (browser/jail/forwarder.ts) run as the jail runs it, outside a jail: a TCP port
  * on 127.0.0.1 joined to a Unix socket, where a stand-in for the egress listener records what comes.
  * It answers a SOCKS5 greeting that offers "no authentication" itself, at once, and drops the
  * listener's own answer to it; everything else passes byte for byte, both ways.

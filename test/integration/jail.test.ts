@@ -6,15 +6,15 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EgressPolicy } from "../../src/browser/egress-policy.ts";
-import { openEgressListener } from "../../src/browser/egress-proxy.ts";
-import { proxyArgs, type EgressListener } from "../../src/browser/egress-shared.ts";
-import { detectIsolation, jailedCommand, JAIL_PROXY_PORT } from "../../src/browser/jail.ts";
+import { EgressPolicy } from "../../src/browser/egress/policy.ts";
+import { openEgressListener } from "../../src/browser/egress/proxy.ts";
+import { proxyArgs, type EgressListener } from "../../src/browser/egress/shared.ts";
+import { detectIsolation, jailedCommand, JAIL_PROXY_PORT } from "../../src/browser/jail/jail.ts";
 import { createLogger } from "../../src/logger.ts";
 import { seedWorkspace, startTestApp } from "../support/app.ts";
 
 /**
- * The jail (src/browser/jail.ts) around a real Chromium driven over --remote-debugging-pipe, with
+ * The jail (src/browser/jail/jail.ts) around a real Chromium driven over --remote-debugging-pipe, with
  * the real egress listener as its only way out. Each refusal is checked against an unjailed
  * browser doing the same thing, which must succeed: so a test fails if its method cannot see.
  */
@@ -184,7 +184,7 @@ describe("the browser jail", () => {
       expect(r.status).toMatch(/^Seccomp:\s+2$/m);
       expect(userNs(r.pid)).not.toBe(userNs(main!.pid));
     }
-    expect(members.some((p) => p.cmdline.startsWith("vessel-egress"))).toBe(true); // the forwarder (jail-forwarder.ts names itself) is in the group too
+    expect(members.some((p) => p.cmdline.startsWith("vessel-egress"))).toBe(true); // the forwarder (browser/jail/forwarder.ts names itself) is in the group too
   });
 
   it("ends every process in the jail with its group, killed or closed politely", async () => {
@@ -244,7 +244,7 @@ describe("detectIsolation", () => {
   it("where the kernel refuses user namespaces: auto warns loudly and runs without, required refuses to start", () => {
     // A user namespace of our own whose limit for further ones is 0: what a locked-down kernel answers.
     const script = `
-      import { detectIsolation } from ${JSON.stringify(new URL("../../src/browser/jail.ts", import.meta.url).pathname)};
+      import { detectIsolation } from ${JSON.stringify(new URL("../../src/browser/jail/jail.ts", import.meta.url).pathname)};
       import { createLogger } from ${JSON.stringify(new URL("../../src/logger.ts", import.meta.url).pathname)};
       const log = createLogger("info");
       console.log(JSON.stringify({ auto: await detectIsolation("auto", log) }));

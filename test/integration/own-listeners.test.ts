@@ -1,16 +1,16 @@
 import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EgressPolicy } from "../../src/browser/egress-policy.ts";
-import { openEgressListener } from "../../src/browser/egress-proxy.ts";
-import type { EgressListener, EgressRefusal } from "../../src/browser/egress-shared.ts";
+import { EgressPolicy } from "../../src/browser/egress/policy.ts";
+import { openEgressListener } from "../../src/browser/egress/proxy.ts";
+import type { EgressListener, EgressRefusal } from "../../src/browser/egress/shared.ts";
 import { sendAttempt } from "../../src/services/webhooks/webhook-sender.ts";
 import { createLogger } from "../../src/logger.ts";
 import { startTestApp, type TestApp } from "../support/app.ts";
 
 /**
  * The node's own listeners are never a destination, whatever the egress allow-list says
- * (src/browser/own-listeners.ts): a real app listening on 0.0.0.0, an allow-list that opens the
+ * (src/browser/egress/own-listeners.ts): a real app listening on 0.0.0.0, an allow-list that opens the
  * loopback addresses it answers on (so the blocked ranges are out of the way), and the two paths
  * out of the node, the browsers' egress listener and the webhook sender. A server of the test's own
  * on the same addresses is reached, so each refusal is the node's and not the address's.
@@ -82,7 +82,7 @@ describe("the node's own listeners", () => {
   it("forgets a listener once it closes", async () => {
     const other = http.createServer((_req, res) => res.end("gone soon"));
     const port = await listen(other, "127.0.0.2");
-    const { ownServer } = await import("../../src/browser/own-listeners.ts");
+    const { ownServer } = await import("../../src/browser/egress/own-listeners.ts");
     ownServer(other);
     expect(policy.destinationAllowed("127.0.0.2", port)).toBe(false);
     await new Promise((r) => other.close(r));

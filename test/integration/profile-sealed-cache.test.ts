@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StorageState, fromStorageState, type ProfileDocument } from "../../src/browser/profile-format.ts";
+import { StorageState, fromStorageState, type ProfileDocument } from "../../src/browser/profiles/format.ts";
 import { readDocument, sealDocument } from "../../src/services/profiles/profile-documents.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { open, seal } from "../../src/crypto/envelope.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotation.ts";
-import { fromStorageState } from "../../src/browser/profile-format.ts";
+import { fromStorageState } from "../../src/browser/profiles/format.ts";
 import { Prisma } from "../../src/generated/prisma/client.ts";
 import { auditInsertSql } from "../../src/services/audit/audit.ts";
 import { readDocument, sealDocument, storeSealed } from "../../src/services/profiles/profile-documents.ts";

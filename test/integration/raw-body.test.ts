@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../../src/kernel/errors.ts";
+import { AppError } from "../../src/errors.ts";
 import { readRawBody } from "../../src/rest/raw-body.ts";
 
 /** readRawBody (express.raw underneath) behind a bare Express app: the body's size, or the problem's slug. */

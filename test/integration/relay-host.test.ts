@@ -5,12 +5,12 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { relayFolder, sharedRelayHost } from "../../src/browser/relay-host.ts";
-import { HOST_CALL_IDS, PipeMux, type Control } from "../../src/browser/relay-mux.ts";
+import { relayFolder, sharedRelayHost } from "../../src/browser/cdp/relay/host.ts";
+import { HOST_CALL_IDS, PipeMux, type Control } from "../../src/browser/cdp/relay/mux.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
 import { createSession, eventually, getSession, handshake } from "../support/sessions.ts";
 
-// The relay host (src/browser/relay-host.ts): a session's CDP client is relayed by a process of
+// The relay host (src/browser/cdp/relay/host.ts): a session's CDP client is relayed by a process of
 // its own, so its commands reach the browser while the node's main thread is busy. Checked with a
 // real client in a process of its own (test/support/cdp-pinger.ts: a command every 20 ms, each
 // reporting the browser's clock when it ran) while this thread is held for 1.5 s; the node's

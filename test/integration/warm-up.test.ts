@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { connectToPipe } from "../support/pipe-transport.ts";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchChromium, type ChromiumProcess } from "../../src/browser/chromium.ts";
-import { findChromium } from "../../src/browser/chromium-command.ts";
-import { warmUpProfile } from "../../src/browser/warm-up.ts";
+import { launchChromium, type ChromiumProcess } from "../../src/browser/launch/chromium.ts";
+import { findChromium } from "../../src/browser/launch/command.ts";
+import { warmUpProfile } from "../../src/browser/pool/warm-up.ts";
 import { createLogger } from "../../src/logger.ts";
 import { servicesRequired } from "../support/services.ts";
 

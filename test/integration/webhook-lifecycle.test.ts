@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EgressPolicy, parseAllowlist } from "../../src/browser/egress-policy.ts";
+import { EgressPolicy, parseAllowlist } from "../../src/browser/egress/policy.ts";
 import { toSessionDto } from "../../src/services/sessions/session-wire.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import { rotateMasterKey } from "../../src/services/maintenance/master-key-rotation.ts";

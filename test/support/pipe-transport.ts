@@ -1,5 +1,5 @@
 import puppeteer, { type Browser, type ConnectionTransport } from "puppeteer-core";
-import type { CdpPipe } from "../../src/browser/cdp-pipe.ts";
+import type { CdpPipe } from "../../src/browser/cdp/pipe/pipe.ts";
 
 /**
  * puppeteer-core on a channel of a browser's pipe, for tests that drive a browser directly (there is

@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { reapOrphans } from "../../src/browser/chromium-processes.ts";
+import { reapOrphans } from "../../src/browser/launch/processes.ts";
 import { loadConfig } from "../../src/config.ts";
 import { browserDataRoot } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";

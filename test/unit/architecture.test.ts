@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 
 /**
  * The dependency rules of the house (.dependency-cruiser.cjs, docs/architecture.md): no import cycle,
- * transports never import each other, domains and the kernel know no transport, the kernel knows no
+ * transports (the CDP proxy among them) never import each other, domains and the kernel know no transport, the kernel knows no
  * domain, src/browser knows no domain. Checked by dependency-cruiser over the real imports, type-only
  * ones included; and a tree with one violation of each rule proves the rules bite.
  */
@@ -71,8 +71,16 @@ describe("the house", () => {
       write("src/auth/a.ts", `import type { B } from "./b.ts";\nexport type A = B;\n`);
       write("src/auth/c.ts", `import { s } from "../services/sessions/sessions.ts";\nexport const c = s;\n`);
       write("src/auth/b.ts", `import type { A } from "./a.ts";\nexport type B = A | 1;\n`);
-      const rules = new Set((await violations(tree)).map((v) => v.rule.name));
+      // The CDP proxy is a transport like the others: it may not reach into another, nor the browser layer into it.
+      write("src/cdp-proxy/proxy.ts", `import { field } from "../graphql/field.ts";\nexport const proxy = field;\n`);
+      write("src/browser/relay.ts", `import { proxy } from "../cdp-proxy/proxy.ts";\nexport const relay = proxy;\n`);
+      const found = await violations(tree);
+      const rules = new Set(found.map((v) => v.rule.name));
       expect([...rules].sort()).toEqual(["auth-knows-no-domain", "browser-knows-no-domain", "domains-know-no-transport", "kernel-knows-no-domain", "no-circular", "transports-are-independent"]);
+      expect(found.map(describeViolation)).toEqual(expect.arrayContaining([
+        "transports-are-independent: src/cdp-proxy/proxy.ts → src/graphql/field.ts",
+        "browser-knows-no-domain: src/browser/relay.ts → src/cdp-proxy/proxy.ts",
+      ]));
     } finally {
       fs.rmSync(tree, { recursive: true, force: true });
     }

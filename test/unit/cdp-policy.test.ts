@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
 import { describe, expect, test } from "vitest";
-import { curatedMethods, neverAllowed } from "../../src/browser/cdp-allowlist.ts";
-import { allowedMethods, downloadBehaviourContext, judgeCommand } from "../../src/browser/cdp-policy.ts";
-import { recordedMethods } from "../../src/browser/cdp-recorded-methods.ts";
-import { hostAddressIn, MAX_DEPTH, MAX_EMBEDDED_CHARS, MAX_EMBEDDED_LEVELS } from "../../src/browser/cdp-url-scan.ts";
+import { curatedMethods, neverAllowed } from "../../src/browser/cdp/policy/allowlist.ts";
+import { allowedMethods, downloadBehaviourContext, judgeCommand } from "../../src/browser/cdp/policy/policy.ts";
+import { recordedMethods } from "../../src/browser/cdp/policy/recorded-methods.ts";
+import { hostAddressIn, MAX_DEPTH, MAX_EMBEDDED_CHARS, MAX_EMBEDDED_LEVELS } from "../../src/browser/cdp/policy/url-scan.ts";
 
 const downloads = "/var/lib/vessel/sessions/S1/downloads";
 const ctx = { downloads };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { procCpuTimes, whenCpuIdle, type CpuTimes } from "../../src/browser/cpu-idle.ts";
+import { procCpuTimes, whenCpuIdle, type CpuTimes } from "../../src/browser/pool/cpu-idle.ts";
 
 /** CPU times that advance by 100 ticks per read, `idleShare` of them idle (changeable as it runs). */
 function fakeCpu(idleShare: number) {

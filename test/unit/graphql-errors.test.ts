@@ -1,6 +1,6 @@
 import { GraphQLError } from "graphql";
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../src/kernel/errors.ts";
+import { AppError } from "../../src/errors.ts";
 import { maskError } from "../../src/graphql/errors.ts";
 
 describe("GraphQL error masking", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EgressPolicy, normalizeAddress } from "../../src/browser/egress-policy.ts";
+import { EgressPolicy, normalizeAddress } from "../../src/browser/egress/policy.ts";
 import { mappedIPv4, parseIPv6 } from "../../src/ip-address.ts";
 
 describe("IPv6 addresses by ipaddr.js", () => {

@@ -1,6 +1,6 @@
 import { ulid } from "ulid";
 import { describe, expect, test } from "vitest";
-import { AppError } from "../../src/kernel/errors.ts";
+import { AppError } from "../../src/errors.ts";
 import { PageQuery, decodeCursor, encodeCursor, isPlausibleId, pageOf, pageWindow, paginate, parseQuery } from "../../src/kernel/pagination.ts";
 import { toPageDto } from "../../src/rest/presenters/page.ts";
 import { thrownAppError } from "../support/errors.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SpareDemand } from "../../src/browser/pool-demand.ts";
+import { SpareDemand } from "../../src/browser/pool/demand.ts";
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;

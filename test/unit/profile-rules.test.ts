@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ProfileDocumentV1, parseProfileDocument } from "../../src/browser/profile-format.ts";
-import { isPlainDocumentV1 } from "../../src/browser/profile-rules.ts";
+import { ProfileDocumentV1, parseProfileDocument } from "../../src/browser/profiles/format.ts";
+import { isPlainDocumentV1 } from "../../src/browser/profiles/rules.ts";
 
-// The plain check (profile-rules.ts) stands in for the schema when a stored document is read: it
+// The plain check (browser/profiles/rules.ts) stands in for the schema when a stored document is read: it
 // may be stricter than the schema (the schema then reads the document), never looser.
 
 const fixture = () => JSON.parse(fs.readFileSync(new URL("../fixtures/profile-v1.json", import.meta.url), "utf8")) as Record<string, any>;

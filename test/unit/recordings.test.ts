@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { jpegSize, mkvFrame } from "../../src/browser/mkv-stream.ts";
+import { jpegSize, mkvFrame } from "../../src/browser/recording/mkv-stream.ts";
 import { masterKeyId } from "../../src/crypto/master-key.ts";
 import { newRecordingKey, openChunk, rewrapRecordingKey, RecordingKeyError, sealChunk, unwrapRecordingKey } from "../../src/crypto/recording-crypto.ts";
 import { parseByteRange } from "../../src/rest/byte-range.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { answerId, CommandLog } from "../../src/browser/cdp-command-log.ts";
-import { consoleText, entryUrl, pageError } from "../../src/browser/session-log-format.ts";
-import { NetworkTracker, type NetworkData } from "../../src/browser/session-log-network.ts";
+import { answerId, CommandLog } from "../../src/browser/cdp/relay/command-log.ts";
+import { consoleText, entryUrl, pageError } from "../../src/browser/logs/format.ts";
+import { NetworkTracker, type NetworkData } from "../../src/browser/logs/network.ts";
 import { safeUrl } from "../../src/logger.ts";
 import { isCredentialName, redactText, redactUrl } from "../../src/redaction.ts";
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { SessionRuntime } from "../../src/browser/runtime.ts";
-import type { BrowserLease } from "../../src/browser/pool-types.ts";
+import { SessionRuntime } from "../../src/browser/runtime/runtime.ts";
+import type { BrowserLease } from "../../src/browser/pool/types.ts";
 import { createLogger } from "../../src/logger.ts";
 
 /**
- * The order of a session's teardown (src/browser/runtime.ts). The lease is a stand-in: this is the
+ * The order of a session's teardown (src/browser/runtime/runtime.ts). The lease is a stand-in: this is the
  * runtime's own bookkeeping, and a real browser would only add its close after everything asserted here.
  */
 function leaseRecording(steps: string[]): BrowserLease {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SessionRuntime } from "../../src/browser/runtime.ts";
-import type { BrowserLease } from "../../src/browser/pool-types.ts";
+import { SessionRuntime } from "../../src/browser/runtime/runtime.ts";
+import type { BrowserLease } from "../../src/browser/pool/types.ts";
 import { createLogger } from "../../src/logger.ts";
 import { UploadReservation } from "../../src/services/session-files/upload-quota.ts";
 

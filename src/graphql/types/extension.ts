@@ -1,6 +1,6 @@
 import type { ExtensionView } from "../../services/extensions/extensions.ts";
 import { EXTENSION_ZIP_MAX_BYTES } from "../../services/extensions/extension-zip.ts";
-import { validationError } from "../../kernel/errors.ts";
+import { validationError } from "../../errors.ts";
 import { operations } from "../../services/operations.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";

@@ -1,5 +1,5 @@
 import { type Health } from "../../services/health/health.ts";
-import type { BrowserPoolReport } from "../../browser/pool-types.ts";
+import type { BrowserPoolReport } from "../../browser/pool/types.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 import { operations } from "../../services/operations.ts";

@@ -1,4 +1,4 @@
-import { validationError } from "../../kernel/errors.ts";
+import { validationError } from "../../errors.ts";
 import { builder } from "../builder.ts";
 
 /** A session's metadata in GraphQL: key/value pairs (an object of unknown keys has no GraphQL type). */

@@ -1,4 +1,4 @@
-import type { StorageStateExport, StorageStateInput } from "../../browser/profile-format.ts";
+import type { StorageStateExport, StorageStateInput } from "../../browser/profiles/format.ts";
 import type { Page } from "../../kernel/pagination.ts";
 import { CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput, type ProfileRecord } from "../../services/profiles/profiles.ts";
 import { parseInput } from "../../kernel/support.ts";

@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { validationError } from "../../kernel/errors.ts";
+import { validationError } from "../../errors.ts";
 import type { SessionFile } from "../../services/session-files/session-files.ts";
 import { operations } from "../../services/operations.ts";
 import { audited } from "../audited.ts";

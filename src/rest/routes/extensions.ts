@@ -4,7 +4,7 @@ import { buffer } from "node:stream/consumers";
 import { EXTENSION_ZIP_MAX_BYTES } from "../../services/extensions/extension-zip.ts";
 import type { ExtensionView } from "../../services/extensions/extensions.ts";
 import { operations } from "../../services/operations.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { defineRoute, Reply } from "../define-route.ts";
 import { withUploadedFile } from "../multipart.ts";
 import { readRawBody } from "../raw-body.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { openRecording, requireReady } from "../../services/recordings/recordings.ts";
 import { operations } from "../../services/operations.ts";
 import { parseByteRange } from "../byte-range.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { generateApiKey } from "../../auth/api-key-format.ts";
 import { hashSecret, secretTag } from "../../auth/api-key-hash.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { ApiKey } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { auditedTransaction } from "../audit/audited.ts";

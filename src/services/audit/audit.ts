@@ -11,7 +11,7 @@
  */
 import { encodeTime } from "ulid";
 import { z } from "zod";
-import { validationError } from "../../kernel/errors.ts";
+import { validationError } from "../../errors.ts";
 import type { AuditEntry, Prisma } from "../../generated/prisma/client.ts";
 import { PageQuery, isPlausibleId, pageWindow, pageOf, parseQuery } from "../../kernel/pagination.ts";
 import type { Page } from "../../kernel/pagination.ts";

@@ -6,7 +6,7 @@
  * know no domain, and the in-transaction writers (audited.ts) build their records here too.
  */
 import type { IncomingMessage } from "node:http";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { AppDeps, AuditScope, ServiceContext } from "../../kernel/context.ts";
 import type { Principal } from "../../auth/principal.ts";
 import { presentedKeyPrefix } from "../../auth/api-key-format.ts";

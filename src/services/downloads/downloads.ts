@@ -1,13 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { sessionAccess } from "../session-events/event-feed.ts";
 import { prismaOf } from "../../kernel/support.ts";
 
 /**
  * A session's downloads (issue: browser-side security). Chromium saves them in the session's own
- * folder, under a size cap (browser/download-guard.ts); each one is recorded as events, so any node
+ * folder, under a size cap (browser/downloads/download-guard.ts); each one is recorded as events, so any node
  * can list them and the list outlives the session. The files themselves live only on the node
  * that runs the session, and only while it runs: they go with its folder when it ends.
  */

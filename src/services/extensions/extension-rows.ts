@@ -1,6 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { queryStatement } from "../../kernel/support.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { PrepareResult } from "./extension-zip-thread.ts";
 
 /** The largest extension zip taken (what it may unpack to: ARCHIVE_LIMITS in extension-archive.ts). */

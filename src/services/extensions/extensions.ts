@@ -1,12 +1,12 @@
 import { ulid } from "../../ids.ts";
-import type { BrowserLease } from "../../browser/pool-types.ts";
-import { extensionSupport, findChromium } from "../../browser/chromium-command.ts";
-import { loadExtensions } from "../../browser/extension-loader.ts";
+import type { BrowserLease } from "../../browser/pool/types.ts";
+import { extensionSupport, findChromium } from "../../browser/launch/command.ts";
+import { loadExtensions } from "../../browser/features/extension-loader.ts";
 import { newDataKey, openRecord, sealRecord, unwrapDataKey } from "../../crypto/data-keys.ts";
 import type { Extension } from "../../generated/prisma/client.ts";
 import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { EXTENSION_ZIP_MAX_BYTES, problemOf, requireJail } from "./extension-zip.ts";
 import { releaseExtension, reserveExtension } from "./extension-quota.ts";

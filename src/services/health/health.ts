@@ -1,6 +1,6 @@
 import { version } from "../../config.ts";
 import { requirePrincipal } from "../../kernel/authz.ts";
-import type { BrowserPoolReport } from "../../browser/pool-types.ts";
+import type { BrowserPoolReport } from "../../browser/pool/types.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 
 export interface Health {

@@ -1,6 +1,6 @@
 import { ulid } from "../../ids.ts";
 import { z } from "zod";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Invitation, Role } from "../../generated/prisma/client.ts";
 import { auditedTransaction } from "../audit/audited.ts";
 import { requireWorkspaceRole } from "../../kernel/authz.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Membership, Prisma, Role, User, Workspace } from "../../generated/prisma/client.ts";
 import { auditedTransaction } from "../audit/audited.ts";
 import { requireWorkspaceRole } from "../../kernel/authz.ts";

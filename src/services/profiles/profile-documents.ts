@@ -1,18 +1,18 @@
 // Profiles and a session's browser: capturing what it holds, sealing and reading documents, restoring
 // one into a new session, and saving back on release.
 import { auditRecord } from "../audit/request-audit.ts";
-import { captureProfile } from "../../browser/profile-capture.ts";
-import { isPlainDocumentV1 } from "../../browser/profile-rules.ts";
-import { CURRENT_FORMAT_VERSION, ProfileDocumentV1, ProfileFormatError, parseProfileDocument, serializeDocument, type DocumentStats, type ProfileDocument } from "../../browser/profile-format.ts";
-import { restoreProfile } from "../../browser/profile-restore.ts";
+import { captureProfile } from "../../browser/profiles/capture.ts";
+import { isPlainDocumentV1 } from "../../browser/profiles/rules.ts";
+import { CURRENT_FORMAT_VERSION, ProfileDocumentV1, ProfileFormatError, parseProfileDocument, serializeDocument, type DocumentStats, type ProfileDocument } from "../../browser/profiles/format.ts";
+import { restoreProfile } from "../../browser/profiles/restore.ts";
 import { ProfileDecryptError, openProfile, sealProfile, type SealedProfile } from "../../crypto/profile-crypto.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { auditInsertSql } from "../audit/audit.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
 import { prismaOf, queryStatement } from "../../kernel/support.ts";
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { CdpPipe } from "../../browser/cdp-pipe.ts";
+import type { CdpPipe } from "../../browser/cdp/pipe/pipe.ts";
 import { sealedCache } from "./sealed-cache.ts";
 
 /** The audit action of saving a profile (operations.saveProfile), also written for a save on release. */
@@ -31,7 +31,7 @@ export function sealDocument(deps: AppDeps, row: { id: string; workspaceId: stri
       );
     }
     // Never store what restore would refuse to read: a capture that breaks the schema is a fault of ours.
-    // The plain check first, as a read does (profile-rules.ts); the schema only for what it does not accept.
+    // The plain check first, as a read does (browser/profiles/rules.ts); the schema only for what it does not accept.
     if (!isPlainDocumentV1(doc)) {
       const check = ProfileDocumentV1.safeParse(doc);
       if (!check.success) throw new Error(`profile document breaks its schema at ${check.error.issues[0]?.path.join(".") ?? "?"}`);
@@ -228,7 +228,7 @@ export async function readDocument(deps: AppDeps, source: ServiceContext | undef
  * Restores a profile's document (read by the create before any browser is taken, so an unreadable
  * one is refused, 422, with nothing taken) into a session's fresh browser, right after the browser is
  * acquired. The create does not wait for it: the browser's pipe holds every channel until it is done
- * (profile-restore.ts). Should it fail (the browser died), the browser is closed, and the session,
+ * (browser/profiles/restore.ts). Should it fail (the browser died), the browser is closed, and the session,
  * answered already, ends as its browser's crash does.
  */
 export function restoreProfileIntoSession(ctx: ServiceContext, profileId: string, doc: ProfileDocument, lease: { sessionId: string; cdp: CdpPipe; release(): Promise<void> }): void {

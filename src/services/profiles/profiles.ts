@@ -1,7 +1,7 @@
 import { ulid } from "../../ids.ts";
 import { z } from "zod";
-import { StorageState, fromStorageState, toStorageState, type StorageStateExport } from "../../browser/profile-format.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { StorageState, fromStorageState, toStorageState, type StorageStateExport } from "../../browser/profiles/format.ts";
+import { AppError } from "../../errors.ts";
 import { Prisma, type Profile } from "../../generated/prisma/client.ts";
 import { auditedStatement, auditedTransaction } from "../audit/audited.ts";
 import { actingWorkspace } from "../../kernel/authz.ts";

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { BrowserLease } from "../../browser/pool-types.ts";
-import { ScreenRecorder } from "../../browser/screen-recorder.ts";
-import { VideoEncoder, type EncodedVideo } from "../../browser/video-encoder.ts";
+import type { BrowserLease } from "../../browser/pool/types.ts";
+import { ScreenRecorder } from "../../browser/recording/screen-recorder.ts";
+import { VideoEncoder, type EncodedVideo } from "../../browser/recording/video-encoder.ts";
 import { newRecordingKey, RECORDING_CHUNK_BYTES, unwrapRecordingKey } from "../../crypto/recording-crypto.ts";
 import type { Recording, Session } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
@@ -21,7 +21,7 @@ class RecordingFailure extends Error {}
  * finishes the video after it ends:
  *
  * 1. now: the row (RECORDING, its own data key wrapped by the master key), the capture on a channel
- *    of the node's own (browser/screen-recorder.ts) into ffmpeg (browser/video-encoder.ts), and a
+ *    of the node's own (browser/recording/screen-recorder.ts) into ffmpeg (browser/recording/video-encoder.ts), and a
  *    finisher that stops the capture as the session ends, before its browser closes;
  * 2. after the end (PROCESSING): ffmpeg completes the MP4, which is sealed in chunks into the
  *    recording's storage (recording-store.ts), then READY and a `recording.ready` event; or FAILED.

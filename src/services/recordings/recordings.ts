@@ -3,7 +3,7 @@ import { RecordingKeyError, unwrapRecordingKey } from "../../crypto/recording-cr
 import type { Recording, Session } from "../../generated/prisma/client.ts";
 import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { auditedTransaction } from "../audit/audited.ts";
 import { sessionAccess } from "../session-events/event-feed.ts";

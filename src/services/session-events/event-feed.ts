@@ -2,7 +2,7 @@
 // session allows.
 import { z } from "zod";
 import { knownNameList } from "../../comma-list.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { type Role, type Session } from "../../generated/prisma/client.ts";
 import { requirePrincipal } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";

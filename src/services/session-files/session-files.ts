@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { sessionAccess } from "../session-events/event-feed.ts";
@@ -14,7 +14,7 @@ import { reserveVolume, UploadReservation } from "./upload-quota.ts";
  * lands in the session's `uploads` folder, which the CDP policy accepts for DOM.setFileInputFiles
  * (and so Puppeteer's uploadFile(path), Playwright's setInputFiles(path)), in a folder of its own so
  * the page sees the file's own name. The folder is written by this process alone (a jailed browser
- * sees it read-only, jail.ts); the files go with the session's browser folder when it ends. Each
+ * sees it read-only, browser/jail/jail.ts); the files go with the session's browser folder when it ends. Each
  * upload is a `file.uploaded` event, so any node lists them and the list outlives the files.
  */
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import type { BrowserLease } from "../../browser/pool-types.ts";
-import { AppError } from "../../kernel/errors.ts";
+import type { BrowserLease } from "../../browser/pool/types.ts";
+import { AppError } from "../../errors.ts";
 
 /**
  * What a session's uploads may take, reserved before their bytes are written (never checked, then

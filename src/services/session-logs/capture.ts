@@ -1,4 +1,4 @@
-import type { BrowserLease } from "../../browser/pool-types.ts";
+import type { BrowserLease } from "../../browser/pool/types.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 

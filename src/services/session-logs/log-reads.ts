@@ -5,7 +5,7 @@ import { knownNameList } from "../../comma-list.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { openEntry, unwrapLogKey } from "../../crypto/session-log-crypto.ts";
 import { sessionAccess, sessionEnded } from "../session-events/event-feed.ts";

@@ -1,9 +1,9 @@
 // The logs of the sessions that run on this node: each one's capture on its browser, its writer,
 // and what the CDP proxy and the readers ask of them.
-import type { CommandLogSink } from "../../browser/cdp-command-log.ts";
-import type { BrowserLease } from "../../browser/pool-types.ts";
-import type { SessionRuntime } from "../../browser/runtime.ts";
-import { SessionLogCapture, type CapturedEntry } from "../../browser/session-log-capture.ts";
+import type { CommandLogSink } from "../../browser/cdp/relay/command-log.ts";
+import type { BrowserLease } from "../../browser/pool/types.ts";
+import type { SessionRuntime } from "../../browser/runtime/runtime.ts";
+import { SessionLogCapture, type CapturedEntry } from "../../browser/logs/capture.ts";
 import { SessionLogWriter, type WriterDeps } from "./log-writer.ts";
 
 /** How long a reader of a session that just ended waits for its last entries to be written here. */

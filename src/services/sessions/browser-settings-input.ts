@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { BrowserSettings } from "../../browser/browser-settings.ts";
+import type { BrowserSettings } from "../../browser/features/browser-settings.ts";
 
 /** A BCP 47 tag as Intl reads it (`fr-CH`, `zh-Hant-TW`); `en_US` and the like are refused. */
 function isLocale(tag: string): boolean {

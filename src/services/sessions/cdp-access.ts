@@ -1,10 +1,41 @@
 import type { IncomingMessage } from "node:http";
 import { KeyStoreUnavailable } from "../../auth/signing-keys.ts";
-import type { CdpGrant, CdpProxyPorts } from "../../browser/cdp-proxy.ts";
+import type { CommandLogSink } from "../../browser/cdp/relay/command-log.ts";
+import type { BrowserLease } from "../../browser/pool/types.ts";
+import type { SessionRuntime } from "../../browser/runtime/runtime.ts";
 import type { AppDeps } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
 
 /** Who may reach a session's browser over CDP, and what the CDP proxy is given to serve them. */
+
+/** A client's right to one session's browser, as the sessions domain grants it. */
+export interface CdpGrant {
+  /** The credential the client presented (discovery hands it back inside the addresses it lists). */
+  token: string;
+  sessionId: string;
+  lease: BrowserLease;
+}
+
+/**
+ * What the CDP proxy (a transport, src/cdp-proxy/) is given: it knows browsers and sockets, never
+ * sessions' rows, tokens or events (cdpProxyPorts below builds these from the node's parts).
+ */
+export interface CdpProxyPorts {
+  /** Which session the request may reach; throws the AppError to answer with. */
+  authorize(req: IncomingMessage, url: URL): Promise<CdpGrant>;
+  runtime: Pick<SessionRuntime, "endpoint" | "takeChannel" | "attach" | "releasedByClient" | "reserveClient">;
+  enforcesPolicy: boolean;
+  maxMessageBytes: number;
+  /** Most CDP sockets one session may have open at once (VESSEL_CDP_MAX_SOCKETS_PER_SESSION); one more is closed with 1008. */
+  maxSocketsPerSession: number;
+  publicBaseUrl: string;
+  log: Logger;
+  /** A command the policy refused (or redirected), for the session's events. */
+  recordRefusal(sessionId: string, method: string, reason: string): void;
+  /** Where a connection's CDP methods and their times go when the session's logs are on; undefined when they are off. */
+  commandLog?(sessionId: string): CommandLogSink | undefined;
+}
 
 function tokenOf(req: IncomingMessage, url: URL): string | undefined {
   return url.searchParams.get("token") ?? /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
@@ -40,7 +71,7 @@ async function authorizeCdp(deps: AppDeps, req: IncomingMessage, url: URL): Prom
   return { token, sessionId: claims.sessionId, lease };
 }
 
-/** The ports the CDP proxy (src/browser/cdp-proxy.ts) works with, built from this node's parts. */
+/** The ports the CDP proxy (src/cdp-proxy/proxy.ts) works with, built from this node's parts. */
 export function cdpProxyPorts(deps: AppDeps): CdpProxyPorts {
   return {
     authorize: (req, url) => authorizeCdp(deps, req, url),

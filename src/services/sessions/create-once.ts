@@ -1,7 +1,7 @@
 // The createSession operation as every transport calls it (REST, GraphQL, MCP): the key checked, the
 // create run at most once per key (create-session.ts), its metric recorded, and one answer that says
 // whether it was a replay and which session to present. Transports only present it.
-import { AppError } from "../../kernel/errors.ts";
+import { knownProblem } from "../../kernel/problems.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { createSession } from "./create-session.ts";
@@ -36,7 +36,7 @@ export async function createSessionOnce(ctx: ServiceContext, input: CreateSessio
   try {
     outcome = await createSession(ctx, input, key);
   } catch (err) {
-    timer?.({ outcome: err instanceof AppError && err.status < 500 ? "refused" : "failed" });
+    timer?.({ outcome: (knownProblem(err)?.status ?? 500) < 500 ? "refused" : "failed" });
     throw err;
   }
   timer?.({ outcome: outcome.replayed ? "replayed" : "created" });

@@ -3,7 +3,7 @@
  * interactive with the agent's instructions, a link is minted that lasts as long as the agent will
  * wait, and the agent waits for the person's Done (the `live_view.done` event) or its own timeout.
  */
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";

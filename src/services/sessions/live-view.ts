@@ -1,7 +1,7 @@
 import type { ConnectClaims } from "../../auth/connect-tokens.ts";
 import { KeyStoreUnavailable } from "../../auth/signing-keys.ts";
 import { databaseUnavailable, isDatabaseUnavailable } from "../../db/errors.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Session } from "../../generated/prisma/client.ts";
 import { auditedTransaction } from "../audit/audited.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";

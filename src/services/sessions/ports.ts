@@ -1,4 +1,4 @@
-import type { ProfileDocument } from "../../browser/profile-format.ts";
+import type { ProfileDocument } from "../../browser/profiles/format.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import type { Idempotent } from "../../kernel/idempotency.ts";
 import type { CreateSessionInput } from "./session-input.ts";

@@ -1,4 +1,4 @@
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { queryStatement } from "../../kernel/support.ts";

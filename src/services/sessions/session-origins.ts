@@ -2,7 +2,7 @@ import { encodeTime } from "ulid";
 import type { Session } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
-import { firstPage, type OpenPage } from "../../browser/page-info.ts";
+import { firstPage, type OpenPage } from "../../browser/cdp/pipe/page-info.ts";
 
 /**
  * What a list of sessions needs beyond their rows, from data that exists already: who started each

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { closeCodeForEnd } from "../../browser/close-codes.ts";
-import type { EndCause } from "../../browser/runtime.ts";
-import { AppError } from "../../kernel/errors.ts";
+import type { EndCause } from "../../browser/runtime/runtime.ts";
+import { AppError } from "../../errors.ts";
 import type { EndReason, Session, SessionStatus } from "../../generated/prisma/client.ts";
 import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspace, requirePrincipal } from "../../kernel/authz.ts";

@@ -3,7 +3,7 @@ import { ulid } from "../../ids.ts";
 import type { IssuedSignIn } from "../../auth/cookies.ts";
 import { newOpaqueToken, TOKEN_PATTERN, tokenHash } from "../../auth/opaque-tokens.ts";
 import { rateLimitHeaders } from "../../auth/rate-limit-headers.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Prisma, User } from "../../generated/prisma/client.ts";
 import { writeAuditInTx } from "../audit/audit.ts";
 import type { ServiceContext } from "../../kernel/context.ts";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CODE_CHALLENGE_PATTERN, newOpaqueToken, TOKEN_PATTERN, tokenHash, verifierMatches } from "../../auth/opaque-tokens.ts";
 import { addressBucket } from "../../auth/client-address.ts";
 import { rateLimitHeaders } from "../../auth/rate-limit-headers.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Prisma, User } from "../../generated/prisma/client.ts";
 import { writeAuditInTx } from "../audit/audit.ts";
 import type { ServiceContext } from "../../kernel/context.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Prisma, Role, User, Workspace } from "../../generated/prisma/client.ts";
 import { requirePrincipal } from "../../kernel/authz.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";

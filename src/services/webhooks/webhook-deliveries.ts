@@ -1,7 +1,7 @@
 import { ulid } from "../../ids.ts";
 import type { WebhookDelivery } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { isPlausibleId, paginate, type Page } from "../../kernel/pagination.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { findEndpoint } from "./webhook-endpoints.ts";

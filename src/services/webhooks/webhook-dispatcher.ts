@@ -1,4 +1,4 @@
-import { EgressPolicy, parseAllowlist } from "../../browser/egress-policy.ts";
+import { EgressPolicy, parseAllowlist } from "../../browser/egress/policy.ts";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { queryStatement } from "../../kernel/support.ts";

@@ -3,7 +3,7 @@ import { ulid } from "../../ids.ts";
 import type { WebhookEndpoint } from "../../generated/prisma/client.ts";
 import { actingWorkspace, requirePrincipal, requireWorkspaceRole } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { AppError, validationError } from "../../kernel/errors.ts";
+import { AppError, validationError } from "../../errors.ts";
 import { isPlausibleId, paginate, type Page } from "../../kernel/pagination.ts";
 import { parseInput, prismaOf, queryStatement } from "../../kernel/support.ts";
 import { Prisma } from "../../generated/prisma/client.ts";

@@ -3,8 +3,8 @@ import https from "node:https";
 import net from "node:net";
 import type { LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
-import type { EgressPolicy } from "../../browser/egress-policy.ts";
-import { defaultResolve } from "../../browser/egress-shared.ts";
+import type { EgressPolicy } from "../../browser/egress/policy.ts";
+import { defaultResolve } from "../../browser/egress/shared.ts";
 
 /**
  * One attempt of a delivery: a POST of the body with its signed headers, judged by the same egress
@@ -42,7 +42,7 @@ export function sendAttempt(target: string, headers: Record<string, string>, bod
   const host = bare(url.hostname);
   const byName = !net.isIP(host) && options.policy.hostAllowed(host);
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  // Never this node itself, whatever the allow-list says (its own listeners: browser/own-listeners.ts).
+  // Never this node itself, whatever the allow-list says (its own listeners: browser/egress/own-listeners.ts).
   const allowed = (address: string, at: number) => (byName ? !options.policy.reachesNode(address, at) : options.policy.destinationAllowed(address, at));
   if (net.isIP(host) && !allowed(host, port)) {
     return Promise.resolve({ kind: "refused", reason: `blocked-address: ${host} is not allowed by the egress policy` });

@@ -1,5 +1,5 @@
 import type { Role, Workspace } from "../../generated/prisma/client.ts";
-import { AppError } from "../../kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
 import { auditedTransaction } from "../audit/audited.ts";

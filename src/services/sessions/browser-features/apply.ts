@@ -1,6 +1,6 @@
 // Carrying a create's features into its browser: checked before anything is taken, applied phase by
 // phase, and undone (or the browser kept from the pool) when the browser goes back unused.
-import type { BrowserLease } from "../../../browser/pool-types.ts";
+import type { BrowserLease } from "../../../browser/pool/types.ts";
 import { browserFeatures } from "./registry.ts";
 import { spareDirtiedBy, type BrowserFeature, type FeatureCheck, type FeaturePhase, type FeatureRequest, type FeatureRun, type Undo } from "./feature.ts";
 

@@ -1,4 +1,4 @@
-import { applyBrowserSettings } from "../../../browser/browser-settings.ts";
+import { applyBrowserSettings } from "../../../browser/features/browser-settings.ts";
 import { toBrowserSettings } from "../browser-settings-input.ts";
 import { defineFeature } from "./feature.ts";
 

@@ -1,5 +1,5 @@
 // What a browser feature is: one create option (or a few) carried into the session's browser.
-import type { BrowserLease } from "../../../browser/pool-types.ts";
+import type { BrowserLease } from "../../../browser/pool/types.ts";
 import type { Session } from "../../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../../kernel/context.ts";
 import type { CreateSessionInput } from "../session-input.ts";
@@ -93,7 +93,7 @@ export function defineFeature<S = undefined>(spec: FeatureSpec<S>): BrowserFeatu
 
 /**
  * Whether a browser these features were applied to may go back to the pool: never once one of them
- * dirties a spare. The only place the rule is decided (the lease enforces it, pool-lease.ts).
+ * dirties a spare. The only place the rule is decided (the lease enforces it, browser/pool/lease.ts).
  */
 export function spareDirtiedBy(applied: readonly Pick<BrowserFeature, "dirtiesSpare">[]): boolean {
   return applied.some((feature) => feature.dirtiesSpare);

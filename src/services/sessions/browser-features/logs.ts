@@ -10,7 +10,7 @@ export const sessionLogs = defineFeature({
   name: "logs",
   reads: ["logs"],
   phase: "running",
-  // The capture only listens; a lease given back unused drops its sink (pool-lease.ts).
+  // The capture only listens; a lease given back unused drops its sink (browser/pool/lease.ts).
   dirtiesSpare: false,
   wanted: () => true,
   apply: ({ ctx, session, lease }) => {

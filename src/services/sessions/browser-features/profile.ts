@@ -1,4 +1,4 @@
-import { AppError } from "../../../kernel/errors.ts";
+import { AppError } from "../../../errors.ts";
 import { readDocument, restoreProfileIntoSession } from "../../profiles/profile-documents.ts";
 import { defineFeature } from "./feature.ts";
 

@@ -1,4 +1,4 @@
-import { navigateFirstPage } from "../../../browser/page-info.ts";
+import { navigateFirstPage } from "../../../browser/cdp/pipe/page-info.ts";
 import { defineFeature } from "./feature.ts";
 
 /**

@@ -1,0 +1,144 @@
+import { entryUrl } from "./format.ts";
+
+/**
+ * One target's network requests, from Chromium's Network events to one `network` entry per request
+ * (per hop of a redirect), when it finished or failed. What is kept between the events is the few
+ * fields the entry needs: never a header, never a body (a request body only counts its bytes).
+ */
+
+interface Request {
+  url: string;
+  method: string;
+  resourceType: string | null;
+  startedAt: number;
+  /** Chromium's monotonic clock, seconds. */
+  start: number;
+  requestBytes: number | null;
+  status: number | null;
+  statusText: string | null;
+  mimeType: string | null;
+  fromCache: boolean;
+}
+
+interface RequestParams {
+  requestId: string;
+  request: { url: string; method: string; postData?: string; hasPostData?: boolean; postDataEntries?: Array<{ bytes?: string }> };
+  type?: string;
+  timestamp: number;
+  wallTime: number;
+  redirectResponse?: ResponseParams["response"];
+}
+interface ResponseParams {
+  requestId: string;
+  response: { status: number; statusText: string; mimeType: string; fromDiskCache?: boolean; fromServiceWorker?: boolean; fromPrefetchCache?: boolean; encodedDataLength?: number };
+}
+
+/** A target holds at most this many requests in flight; beyond, the oldest is forgotten (never logged). */
+const MAX_PENDING = 2_000;
+
+export interface NetworkData {
+  method: string;
+  url: string | null;
+  resource_type: string | null;
+  status: number | null;
+  status_text: string | null;
+  mime_type: string | null;
+  response_bytes: number | null;
+  request_bytes: number | null;
+  started_at: string;
+  duration_ms: number;
+  failure: string | null;
+  from_cache: boolean;
+}
+
+function bodyBytes(request: RequestParams["request"]): number | null {
+  if (request.postDataEntries) {
+    let n = 0;
+    for (const e of request.postDataEntries) n += e.bytes ? Math.floor((e.bytes.length * 3) / 4) - (e.bytes.endsWith("==") ? 2 : e.bytes.endsWith("=") ? 1 : 0) : 0;
+    return n;
+  }
+  if (request.postData !== undefined) return Buffer.byteLength(request.postData);
+  return request.hasPostData ? null : 0;
+}
+
+const ms = (seconds: number) => Math.round(seconds * 10_000) / 10;
+
+/**
+ * The browser's traffic leaves through the egress proxy, so a destination the policy refuses (or one
+ * that cannot be reached) reaches the page only as Chromium's SOCKS error: the log says where to look.
+ */
+export const EGRESS_HINT =
+  "refused by the egress policy or unreachable: see this session's egress.refused events; the server's VESSEL_EGRESS_ALLOW lists allowed destinations";
+
+export function egressHint(errorText: string): string {
+  return /ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/.test(errorText) ? `${errorText} (${EGRESS_HINT})` : errorText;
+}
+
+export class NetworkTracker {
+  readonly #pending = new Map<string, Request>();
+
+  constructor(private readonly emit: (data: NetworkData) => void) {}
+
+  willBeSent(p: RequestParams): void {
+    const earlier = this.#pending.get(p.requestId);
+    if (earlier && p.redirectResponse) {
+      this.#took(earlier, p.redirectResponse);
+      this.#end(p.requestId, earlier, p.timestamp, p.redirectResponse.encodedDataLength ?? null, null);
+    }
+    if (this.#pending.size >= MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value!);
+    this.#pending.set(p.requestId, {
+      url: p.request.url, method: p.request.method, resourceType: p.type ? p.type.toLowerCase() : null,
+      startedAt: p.wallTime * 1000, start: p.timestamp, requestBytes: bodyBytes(p.request),
+      status: null, statusText: null, mimeType: null, fromCache: false,
+    });
+  }
+
+  responseReceived(p: ResponseParams & { type?: string }): void {
+    const r = this.#pending.get(p.requestId);
+    if (!r) return;
+    this.#took(r, p.response);
+    if (!r.resourceType && p.type) r.resourceType = p.type.toLowerCase();
+  }
+
+  servedFromCache(p: { requestId: string }): void {
+    const r = this.#pending.get(p.requestId);
+    if (r) r.fromCache = true;
+  }
+
+  finished(p: { requestId: string; timestamp: number; encodedDataLength: number }): void {
+    const r = this.#pending.get(p.requestId);
+    if (r) this.#end(p.requestId, r, p.timestamp, p.encodedDataLength, null);
+  }
+
+  failed(p: { requestId: string; timestamp: number; errorText: string; canceled?: boolean; blockedReason?: string }): void {
+    const r = this.#pending.get(p.requestId);
+    if (!r) return;
+    const failure = p.blockedReason ? `${p.errorText} (blocked: ${p.blockedReason})` : p.canceled ? `${p.errorText} (canceled)` : egressHint(p.errorText);
+    this.#end(p.requestId, r, p.timestamp, null, failure || "failed");
+  }
+
+  #took(r: Request, response: ResponseParams["response"]): void {
+    r.status = response.status;
+    r.statusText = response.statusText || null;
+    r.mimeType = response.mimeType || null;
+    if (response.fromDiskCache || response.fromPrefetchCache || response.fromServiceWorker) r.fromCache = true;
+  }
+
+  #end(id: string, r: Request, timestamp: number, responseBytes: number | null, failure: string | null): void {
+    this.#pending.delete(id);
+    this.emit({
+      method: r.method,
+      url: entryUrl(r.url),
+      resource_type: r.resourceType,
+      status: r.status,
+      status_text: r.statusText,
+      mime_type: r.mimeType,
+      response_bytes: responseBytes,
+      request_bytes: r.requestBytes,
+      started_at: new Date(r.startedAt).toISOString(),
+      duration_ms: Math.max(0, ms(timestamp - r.start)),
+      failure,
+      from_cache: r.fromCache,
+    });
+  }
+}
