@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import bytes from "bytes";
 import { z } from "zod";
-import { parseCidr } from "./auth/client-address.ts";
+import { parseCidr } from "./ip-address.ts";
 import { commaList } from "./comma-list.ts";
 import { seconds, type Setting, settings, getPath } from "./settings.ts";
 

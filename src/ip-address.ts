@@ -1,3 +1,4 @@
+import net from "node:net";
 import ipaddr from "ipaddr.js";
 
 /**
@@ -25,4 +26,17 @@ export function mappedIPv4(ipv6: string): string | undefined {
   if (ipv6.includes("%")) return undefined;
   const parsed = parseIPv6(ipv6);
   return parsed.isIPv4MappedAddress() ? parsed.toIPv4Address().toString() : undefined;
+}
+
+/** `10.0.0.0/8`, `fd00::/8` or a single address (a /32 or /128); null when it is none of these. */
+export function parseCidr(text: string): { address: string; prefix: number; family: "ipv4" | "ipv6" } | null {
+  const [addressPart = "", prefixPart, extra] = text.trim().split("/");
+  if (extra !== undefined) return null;
+  const kind = net.isIP(addressPart);
+  if (kind === 0) return null;
+  const family = kind === 4 ? "ipv4" : "ipv6";
+  const max = kind === 4 ? 32 : 128;
+  if (prefixPart === undefined) return { address: addressPart, prefix: max, family };
+  if (!/^\d{1,3}$/.test(prefixPart) || Number(prefixPart) > max) return null;
+  return { address: addressPart, prefix: Number(prefixPart), family };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import proxyaddr from "proxy-addr";
 import { commaList } from "../comma-list.ts";
-import { mappedIPv4, parseIPv6 } from "../ip-address.ts";
+import { mappedIPv4, parseCidr, parseIPv6 } from "../ip-address.ts";
 
 /**
  * Who is calling, as an address: the one function every surface asks (REST, GraphQL over HTTP and
@@ -32,19 +32,6 @@ import { mappedIPv4, parseIPv6 } from "../ip-address.ts";
 
 /** At most this many hops are read from the right; a longer chain ends at the last one read. */
 const MAX_HOPS = 32;
-
-/** `10.0.0.0/8`, `fd00::/8` or a single address (a /32 or /128); null when it is none of these. */
-export function parseCidr(text: string): { address: string; prefix: number; family: "ipv4" | "ipv6" } | null {
-  const [addressPart = "", prefixPart, extra] = text.trim().split("/");
-  if (extra !== undefined) return null;
-  const kind = net.isIP(addressPart);
-  if (kind === 0) return null;
-  const family = kind === 4 ? "ipv4" : "ipv6";
-  const max = kind === 4 ? 32 : 128;
-  if (prefixPart === undefined) return { address: addressPart, prefix: max, family };
-  if (!/^\d{1,3}$/.test(prefixPart) || Number(prefixPart) > max) return null;
-  return { address: addressPart, prefix: Number(prefixPart), family };
-}
 
 /**
  * An address as a proxy writes it, reduced to the bare IP: `[2001:db8::1]:443`, `"[::1]"` and

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { createClientAddress, forwardedFor, normalizeAddress, parseCidr, resolveClient, TrustedProxies } from "../../src/auth/client-address.ts";
+import { createClientAddress, forwardedFor, normalizeAddress, resolveClient, TrustedProxies } from "../../src/auth/client-address.ts";
+import { parseCidr } from "../../src/ip-address.ts";
 
 /** A load balancer at 10.0.0.5 and an internal proxy at 10.0.0.9, both in 10.0.0.0/24; IPv6 proxies in fd00::/8. */
 const trusted = new TrustedProxies(["10.0.0.0/24", "fd00::/8"]);
