@@ -19,8 +19,6 @@ export interface BrowserSettings {
   /** IANA zone, for example `Europe/Zurich`. */
   timezone?: string;
   geolocation?: { latitude: number; longitude: number; accuracy?: number };
-  /** URL patterns (`*` wildcards) no tab or worker may load. */
-  blockedUrls?: string[];
 }
 
 type TargetInfo = { targetId: string; type: string; url: string };
@@ -80,9 +78,7 @@ function commandsFor(s: BrowserSettings, userAgent: string | undefined): { page:
     ...(s.locale ? [["Emulation.setLocaleOverride", { locale: s.locale }] as Command] : []),
     ...(s.timezone ? [["Emulation.setTimezoneOverride", { timezoneId: s.timezone }] as Command] : []),
   ];
-  const blocked: Command[] = s.blockedUrls?.length ? [["Network.enable", {}], ["Network.setBlockedURLs", { urls: s.blockedUrls }]] : [];
   const page: Command[] = [
-    ...blocked,
     ...ua,
     ...shared,
     ...(s.viewport
@@ -93,7 +89,6 @@ function commandsFor(s: BrowserSettings, userAgent: string | undefined): { page:
   ];
   // A worker has no Emulation of its user agent: its network layer's does both the header and navigator.
   const worker: Command[] = [
-    ...blocked,
     ...(userAgent ? [["Network.setUserAgentOverride", { userAgent, ...(s.locale ? { acceptLanguage: acceptLanguageOf(s.locale) } : {}) }] as Command] : []),
     ...shared,
   ];

@@ -38,8 +38,6 @@ export type CookieSameSite =
   | 'Strict';
 
 export type CreateSessionInput = {
-  /** Block well-known ad and tracker addresses in every tab and worker. */
-  blockAds?: boolean | null | undefined;
   /** Browser settings for this session: they hold in every tab, frame and worker it opens, whichever CDP client connects. */
   browser?: BrowserSettingsInput | null | undefined;
   /** Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once. */

@@ -62,7 +62,6 @@ export const CreateSessionInput = z.strictObject({
   recording: z
     .boolean().optional()
     .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),
-  block_ads: z.boolean().optional().describe("Block well-known ad and tracker addresses in every tab and worker."),
   start_url: z
     .url({ protocol: /^https?$/, error: "must be an http(s) address, like https://example.com/" })
     .max(2000, "must be at most 2000 characters")

@@ -126,8 +126,6 @@ class Session:
     connect_url: str | None
     #: `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive.
     live_view_url: str | None
-    #: Block well-known ad and tracker addresses in every tab and worker.
-    block_ads: bool | None = None
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Session:
@@ -149,7 +147,6 @@ class Session:
             extension_ids=data["extension_ids"],
             logs=data["logs"],
             recording=data["recording"],
-            block_ads=data.get("block_ads"),
             connect_url=data["connect_url"],
             live_view_url=data["live_view_url"],
         )
@@ -354,7 +351,5 @@ class CreateSessionOptions(TypedDict, total=False):
     extension_ids: Sequence[str]
     #: Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off).
     recording: bool
-    #: Block well-known ad and tracker addresses in every tab and worker.
-    block_ads: bool
     #: Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation).
     start_url: str

@@ -830,8 +830,6 @@ export interface components {
             logs: boolean;
             /** @description Whether the session's screen is recorded (GET …/recording once it ends). */
             recording: boolean;
-            /** @description Block well-known ad and tracker addresses in every tab and worker. */
-            block_ads?: boolean;
             /** @description `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING. */
             connect_url: string | null;
             /** @description `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive. */
@@ -1241,8 +1239,6 @@ export interface operations {
                     extension_ids?: string[];
                     /** @description Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
                     recording?: boolean;
-                    /** @description Block well-known ad and tracker addresses in every tab and worker. */
-                    block_ads?: boolean;
                     /**
                      * Format: uri
                      * @description Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation).

@@ -1,6 +1,5 @@
 // The browser features a create may ask for. A new create option that changes the browser is one
 // file in this folder and one line here; the pool rule (spareDirtiedBy) follows from its declaration.
-import { blockAds } from "./block-ads.ts";
 import { browserSettings } from "./browser-settings.ts";
 import { extensions } from "./extensions.ts";
 import type { BrowserFeature } from "./feature.ts";
@@ -16,7 +15,6 @@ export const browserFeatures: readonly BrowserFeature[] = [
   profile,
   extensions,
   browserSettings,
-  blockAds,
   sessionLogs,
   recording,
   startUrl,
