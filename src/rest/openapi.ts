@@ -108,12 +108,12 @@ function parameters(route: AnyRoute, collector: SchemaCollector): ParameterObjec
 function operation(route: AnyRoute, collector: SchemaCollector): OperationObject {
   const slugs = new Set<ProblemSlug>([...(route.problems ?? []), ...commonProblems]);
   const authenticated = route.auth !== "none";
-  if (authenticated) ["unauthenticated", "rate-limited"].forEach((s) => slugs.add(s as ProblemSlug));
+  if (authenticated) for (const s of ["unauthenticated", "rate-limited"]) slugs.add(s as ProblemSlug);
   if (route.deprecated) slugs.add("gone");
   const headers = { ...(authenticated ? rateLimitHeaders : {}), ...(route.deprecated ? deprecationHeaders : {}) };
   if (Object.keys(route.input).length > 0) slugs.add("validation-failed");
-  if (route.input.body) ["malformed-json", "payload-too-large", "unsupported-media-type"].forEach((s) => slugs.add(s as ProblemSlug));
-  if (route.multipart) ["validation-failed", "payload-too-large", "unsupported-media-type"].forEach((s) => slugs.add(s as ProblemSlug));
+  if (route.input.body) for (const s of ["malformed-json", "payload-too-large", "unsupported-media-type"]) slugs.add(s as ProblemSlug);
+  if (route.multipart) for (const s of ["validation-failed", "payload-too-large", "unsupported-media-type"]) slugs.add(s as ProblemSlug);
   const fileContent = { [typeof route.file === "string" ? route.file : "application/octet-stream"]: { schema: { type: "string", format: "binary" } } };
   const responses: OperationObject["responses"] = {
     [route.status]: route.file

@@ -170,7 +170,7 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
 
     const video = page.locator(".player video");
     await video.waitFor({ timeout: 30_000 });
-    await page.waitForFunction(() => (document.querySelector(".player video") as HTMLVideoElement | null)?.readyState! >= 1);
+    await page.waitForFunction(() => ((document.querySelector(".player video") as HTMLVideoElement | null)?.readyState ?? 0) >= 1);
     await video.evaluate((v: HTMLVideoElement) => {
       v.muted = true;
       return v.play();

@@ -106,7 +106,7 @@ describe("GraphQL obeys the same permissions as REST", () => {
     expect(audit.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
 
     const created = await gql(`mutation { createApiKey(workspace: "${ws.workspace.slug}", label: "from graphql") { secret apiKey { id prefix } } }`, userAuth(admin));
-    const secret = (created.data?.createApiKey as { secret: string }).secret;
+    const secret = (created.data!.createApiKey as { secret: string }).secret;
     expect(secret).toMatch(/^vs_/);
     expect((await fetch(`${t.url}/v1/health`, { headers: bearer(secret) })).status).toBe(200);
 

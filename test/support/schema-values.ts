@@ -99,7 +99,7 @@ function places(value: unknown, path: Array<string | number> = [], out: { string
   if (typeof value === "string") out.strings.push(path);
   if (Array.isArray(value)) {
     out.arrays.push(path);
-    value.forEach((v, i) => places(v, [...path, i], out));
+    for (const [i, v] of value.entries()) places(v, [...path, i], out);
   } else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) places(v, [...path, k], out);
   return out;
 }

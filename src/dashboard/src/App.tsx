@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo } from "react";
+import { type ReactNode, useCallback, useEffect, useMemo } from "react";
 import { MeDocument, SignOutDocument } from "@gql/graphql.ts";
 import { forgetSignIn, onSignedOut, request, scheduleRefresh } from "./lib/api.ts";
 import { clearCache, useQuery } from "./lib/hooks.ts";
@@ -137,7 +137,7 @@ function Routes({ path }: { path: string }) {
   rememberWorkspace(workspace.slug);
   const section = inWorkspace.section ?? "sessions";
   const id = inWorkspace.id;
-  let page;
+  let page: ReactNode;
   if (!inWorkspace.section) return <Redirect to={wsPath(workspace.slug)} />;
   else if (section === "sessions" && id) page = <SessionPage key={id} id={id} />;
   else if (section === "sessions") page = <SessionsPage />;

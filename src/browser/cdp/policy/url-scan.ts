@@ -161,7 +161,7 @@ function plainlyNoScheme(s: string): boolean {
   const l0 = c0 | 0x20;
   if (l0 < 97 || l0 > 122) return true;
   const c1 = s.charCodeAt(1); // NaN past the end: a single character
-  if (c1 !== c1) return true;
+  if (Number.isNaN(c1)) return true;
   if (c1 === 9 || c1 === 10 || c1 === 13 || c1 >= 0x7f) return false; // dropped by the URL parser, or maybe full-width
   return c1 <= 0x20 || openings[l0 * 128 + (c1 | 0x20)] === 0;
 }
