@@ -5,7 +5,7 @@ import { seal } from "../crypto/envelope.ts";
 import { AppError } from "../errors.ts";
 import { knownProblem, sendProblem, toAppError } from "../kernel/problems.ts";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
-import { captureSessionHere } from "../services/profiles/profile-documents.ts";
+import { captureSessionHere } from "../services/profiles/profile-sessions.ts";
 import { CreateSessionInput } from "../services/sessions/session-input.ts";
 import { createSession } from "../services/sessions/create-session.ts";
 import type { Cluster } from "./cluster.ts";
@@ -24,7 +24,11 @@ export const internalPrefix = "/internal/v1";
 /** Who called, as the receiving node authenticated them (it checked the key or the sign-in). */
 const Principal = z.discriminatedUnion("kind", [
   z.object({
-    kind: z.literal("apiKey"), keyId: z.string().min(1), keyPrefix: z.string().min(1), workspaceId: z.string().min(1), rateLimitPerMinute: z.number().int(),
+    kind: z.literal("apiKey"),
+    keyId: z.string().min(1),
+    keyPrefix: z.string().min(1),
+    workspaceId: z.string().min(1),
+    rateLimitPerMinute: z.number().int(),
     // Optional: a node of the previous release sends none, and the cap is then the deployment's.
     maxSessions: z.number().int().nullable().default(null),
   }),
@@ -59,7 +63,8 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
   };
   // Before any body is read: a request that is not even addressed to this node by a node goes at once.
   router.use((req: Request, res: Response, next: NextFunction) => {
-    if (typeof req.headers[internalHeaders.signature] !== "string" || req.headers[internalHeaders.to] !== deps.nodeId) return refuse(req, res, "not signed for this node");
+    if (typeof req.headers[internalHeaders.signature] !== "string" || req.headers[internalHeaders.to] !== deps.nodeId)
+      return refuse(req, res, "not signed for this node");
     next();
   });
   router.use(express.raw({ type: () => true, limit: "1mb" }));
@@ -104,7 +109,8 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
     if (!parsed.success) return refuse(new AppError("validation-failed", "The placement request is malformed."));
     const { principal, requestId, clientRequestId, ip, audit, input, idempotencyKey, workspace } = parsed.data;
     if (cluster.draining) return refuse(new AppError("service-unavailable", "This node is shutting down.", {}, { "Retry-After": "2" }), { tryElsewhere: true });
-    if (cluster.fenced) return refuse(new AppError("service-unavailable", "This node cannot reach the database right now.", {}, { "Retry-After": "2" }), { tryElsewhere: true });
+    if (cluster.fenced)
+      return refuse(new AppError("service-unavailable", "This node cannot reach the database right now.", {}, { "Retry-After": "2" }), { tryElsewhere: true });
     const ctx: ServiceContext = {
       deps,
       requestId,
@@ -114,7 +120,15 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
       ip,
       ...(workspace ? { workspace } : {}),
       ...(audit
-        ? { audit: { action: audit.action, target: null, successStatus: audit.successStatus, written: false, ...(audit.workspaceId ? { workspaceId: audit.workspaceId } : {}) } }
+        ? {
+            audit: {
+              action: audit.action,
+              target: null,
+              successStatus: audit.successStatus,
+              written: false,
+              ...(audit.workspaceId ? { workspaceId: audit.workspaceId } : {}),
+            },
+          }
         : {}),
     };
     markPlaced(ctx);

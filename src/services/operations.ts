@@ -10,10 +10,19 @@ import { getHealth } from "./health/health.ts";
 import { createInvitation, listInvitations, revokeInvitation } from "./invitations/invitations.ts";
 import { changeMemberRole, listMembers, removeMember } from "./members/members.ts";
 import {
-  CreateProfileInput, ProfileListQuery, SaveProfileInput, UpdateProfileInput,
-  createProfile, deleteProfile, exportProfileStorageState, getProfile, listProfiles, saveProfile, updateProfile,
+  CreateProfileInput,
+  ProfileListQuery,
+  SaveProfileInput,
+  UpdateProfileInput,
+  createProfile,
+  deleteProfile,
+  exportProfileStorageState,
+  getProfile,
+  listProfiles,
+  saveProfile,
+  updateProfile,
 } from "./profiles/profiles.ts";
-import { SAVE_PROFILE_ACTION } from "./profiles/profile-documents.ts";
+import { SAVE_PROFILE_ACTION } from "./profiles/profile-sessions.ts";
 import { listSessionEvents, SessionEventQuery } from "./session-events/event-feed.ts";
 import { listSessionLogs, SessionLogQuery } from "./session-logs/log-reads.ts";
 import { deleteRecording, getRecording } from "./recordings/recordings.ts";

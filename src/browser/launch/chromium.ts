@@ -7,7 +7,8 @@ import { jailedCommand } from "../jail/jail.ts";
 import { handOver, jailUsers, type JailUser } from "../jail/users.ts";
 import { GROUP_EXIT_WAIT_MS, BROWSER_ID, readProcStat, isLive, liveGroupMembers, signalGroup, sleep, waitForGroupGone, writePidFile } from "./processes.ts";
 import { chromiumArgs, chromiumEnv } from "./command.ts";
-import { spawnBrowserProcess, type ProcessExit, type SpawnedProcess } from "./launcher.ts";
+import { spawnBrowserProcess } from "./launcher.ts";
+import type { ProcessExit, SpawnedProcess } from "./spawned-process.ts";
 import type { RelayHost } from "../cdp/relay/host.ts";
 import type { BrowserScheduling } from "./scheduling.ts";
 
@@ -200,7 +201,10 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   // fd 3 carries commands into the browser, fd 4 its answers and events (--remote-debugging-pipe).
   let child: SpawnedProcess;
   try {
-    child = await spawnBrowserProcess({ ...command, cwd: path.join(dir, "home"), env: chromiumEnv(dir), scheduling: opts.scheduling, ...(user ? { user } : {}) }, log);
+    child = await spawnBrowserProcess(
+      { ...command, cwd: path.join(dir, "home"), env: chromiumEnv(dir), scheduling: opts.scheduling, ...(user ? { user } : {}) },
+      log,
+    );
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     jailUsers().release(user);
@@ -210,10 +214,10 @@ export async function launchChromium(opts: LaunchOptions): Promise<ChromiumProce
   // With the relay host, the pipe's ends go there, and this process reads and writes its link instead.
   const link = opts.relay
     ? await opts.relay.adopt(child.cdpIn as Socket, child.cdpOut as Socket).catch((err: unknown) => {
-      signalGroup(child.pid, "SIGKILL");
-      fs.rmSync(dir, { recursive: true, force: true });
-      throw new Error(`cannot hand Chromium's pipe to the relay host: ${(err as Error).message}`, { cause: err });
-    })
+        signalGroup(child.pid, "SIGKILL");
+        fs.rmSync(dir, { recursive: true, force: true });
+        throw new Error(`cannot hand Chromium's pipe to the relay host: ${(err as Error).message}`, { cause: err });
+      })
     : undefined;
   const pipe = link ? new CdpPipe(link.socket, link.socket) : new CdpPipe(child.cdpIn, child.cdpOut);
   link?.bind(pipe);

@@ -1,42 +1,14 @@
 // Where a browser's process comes from: the launcher (launcher-process.mjs, a small process of its
 // own that forks cheaply) spawns it and hands its pipe ends back; without a launcher, this process
-// spawns it itself. chromium.ts sees the same thing either way.
-import { fork, spawn, type ChildProcess } from "node:child_process";
+// spawns it itself (spawned-process.ts). chromium.ts sees the same thing either way.
+import { fork, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import path from "node:path";
-import type { Readable, Writable } from "node:stream";
+import type { Readable } from "node:stream";
 import type { Logger } from "../../logger.ts";
-import type { JailUser } from "../jail/users.ts";
-import { scheduledCommand, type BrowserScheduling } from "./scheduling.ts";
+import { scheduledCommand } from "./scheduling.ts";
+import { spawnDirect, type ProcessExit, type SpawnedProcess, type SpawnRequest } from "./spawned-process.ts";
 import { GROUP_EXIT_WAIT_MS, groupLeadersStartedWith, isLive, readProcStat, signalGroup, waitForGroupGone } from "./processes.ts";
-
-export interface ProcessExit {
-  code: number | null;
-  signal: string | null;
-}
-
-export interface SpawnRequest {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** Started under this scheduling policy (scheduling.ts); `command` and `args` stay what the process is found by. */
-  scheduling?: BrowserScheduling;
-  /** Started as this host user (a jail's, browser/jail/users.ts) instead of this process's own. */
-  user?: JailUser;
-}
-
-/** A browser's main process, spawned detached with stderr and the CDP pipe (fd 3 in, fd 4 out) open to us. */
-export interface SpawnedProcess {
-  readonly pid: number;
-  readonly stderr: Readable;
-  readonly cdpIn: Writable;
-  readonly cdpOut: Readable;
-  /** Resolves (never rejects) when the process has exited. */
-  readonly exited: Promise<ProcessExit>;
-  /** Its start time from /proc (with the pid, it names this process), when already read. */
-  readonly startTime?: string;
-}
 
 const LAUNCHER_SCRIPT = path.join(import.meta.dirname, "launcher-process.mjs");
 /** How long the launcher may take to say it is ready before this process spawns without it. */
@@ -161,7 +133,8 @@ class BrowserLauncher {
   }
 
   #cannotStart(log: Logger, err: unknown): false {
-    if (!this.#unusable) log.warn({ err }, "cannot start the browser launcher: browsers are spawned from this process (each spawn pauses it while the fork copies it)");
+    if (!this.#unusable)
+      log.warn({ err }, "cannot start the browser launcher: browsers are spawned from this process (each spawn pauses it while the fork copies it)");
     this.#unusable = true;
     this.#child = undefined;
     return false;
@@ -217,7 +190,10 @@ class BrowserLauncher {
       this.#ready = undefined;
     }
     if (this.#answering.delete(child)) {
-      log.warn({ launcherPid: child.pid, exitCode: child.exitCode, signal: child.signalCode }, "the browser launcher exited; a new one starts for the next launch");
+      log.warn(
+        { launcherPid: child.pid, exitCode: child.exitCode, signal: child.signalCode },
+        "the browser launcher exited; a new one starts for the next launch",
+      );
     }
     for (const [id, pending] of this.#pending) {
       if (pending.launcher !== child) continue;
@@ -261,28 +237,6 @@ class BrowserLauncher {
     running.cdpOut?.once("close", check);
     check();
   }
-}
-
-/** The spawn as this process made it before the launcher: its fork copies this whole process. */
-function spawnDirect(request: SpawnRequest, log: Logger): Promise<SpawnedProcess> {
-  const { command, args } = scheduledCommand(request.command, request.args, request.scheduling);
-  const child = spawn(command, args, {
-    cwd: request.cwd,
-    env: request.env,
-    ...request.user,
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
-  });
-  const exited = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("spawn", () => {
-      child.off("error", reject);
-      // Later errors (a failed kill) must not become uncaught exceptions.
-      child.on("error", (err) => log.warn({ err, browserPid: child.pid }, "browser child process error"));
-      resolve({ pid: child.pid!, stderr: child.stdio[2]!, cdpIn: child.stdio[3] as Writable, cdpOut: child.stdio[4] as Readable, exited });
-    });
-  });
 }
 
 let launcher: BrowserLauncher | undefined;

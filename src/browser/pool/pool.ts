@@ -1,7 +1,8 @@
 import type { Logger } from "../../logger.ts";
 import { stderrTail, type ChromiumProcess } from "../launch/chromium.ts";
 import { BrowserUnavailable, SessionHasBrowser } from "./errors.ts";
-import { launchPoolBrowser, leaseParts, poolFull, prepareDataRoot, type PoolBrowser, warmUpSpare, warnAboutWeakenedIsolation } from "./pooled-browser.ts";
+import { leaseParts, poolFull, prepareDataRoot, warmUpSpare, warnAboutWeakenedIsolation } from "./pooled-browser.ts";
+import { LaunchedBrowsers } from "./launched-browsers.ts";
 import { leaseBrowser } from "./lease.ts";
 import { RefillWait } from "./refill.ts";
 import { SpareDemand } from "./demand.ts";
@@ -46,14 +47,9 @@ export class BrowserPool {
   #demandTimer: NodeJS.Timeout | undefined;
   /** Browsers whose death while a spare is watched for (once each, however often they are offered). */
   readonly #watched = new Set<ChromiumProcess>();
-  /** Every browser the pool launched and has not closed yet, for stop(). */
-  readonly #browsers = new Set<ChromiumProcess>();
-  /** Each browser's egress listener (closed after the browser) and download guard. */
-  readonly #parts = new Map<ChromiumProcess, PoolBrowser>();
-  /** Launches in flight (sessions and spares), for stop(). */
-  readonly #inflight = new Set<Promise<unknown>>();
+  /** Every browser launched and not closed yet, and the launches in flight, for stop(). */
+  readonly #launched: LaunchedBrowsers;
   #refillFailures = 0;
-  #launches = 0;
   #refillTimer: NodeJS.Timeout | undefined;
   /** The wait before the next background launch (#refill). */
   readonly #refillWait: RefillWait;
@@ -62,19 +58,26 @@ export class BrowserPool {
   constructor(opts: BrowserPoolOptions) {
     this.#opts = opts;
     this.#log = opts.log.child({ component: "browser-pool" });
+    this.#launched = new LaunchedBrowsers(opts, this.#log);
     // warm 0 (no spares) stays so; otherwise demand may raise them up to warmMax.
     this.#demand = new SpareDemand({ warm: opts.warm, max: opts.warm > 0 ? (opts.warmMax ?? 0) : 0 });
     this.#refillWait = new RefillWait(opts.quietRefill);
   }
 
   /** Whether browsers run under the egress and CDP method policy (always, outside benchmarks). */
-  get enforcesPolicy(): boolean { return this.#opts.egress !== undefined && this.enforcesCdpPolicy; }
+  get enforcesPolicy(): boolean {
+    return this.#opts.egress !== undefined && this.enforcesCdpPolicy;
+  }
 
   /** Whether clients' CDP commands are judged by the method policy (browser/cdp/policy/policy.ts). */
-  get enforcesCdpPolicy(): boolean { return this.#opts.cdpPolicy !== false; }
+  get enforcesCdpPolicy(): boolean {
+    return this.#opts.cdpPolicy !== false;
+  }
 
   /** Whether this node's browsers run jailed (browser/jail/jail.ts), and why not. */
-  get isolation(): Isolation { return this.#opts.isolation ?? { level: "none", reason: "not configured" }; }
+  get isolation(): Isolation {
+    return this.#opts.isolation ?? { level: "none", reason: "not configured" };
+  }
 
   /** Kills processes and removes folders left in dataRoot by an earlier run (pid files), then launches the warm spares in the background. */
   async start(): Promise<{ orphansKilled: number; foldersRemoved: number }> {
@@ -114,7 +117,7 @@ export class BrowserPool {
     this.#demand.record(); // now, not once launched: a burst's starts are one burst
     let browser: ChromiumProcess;
     try {
-      browser = await this.#launch();
+      browser = await this.#launched.launch();
     } catch (err) {
       this.#log.error({ err, sessionId }, "could not launch a browser for a session");
       throw new BrowserUnavailable("The browser could not be started. Retry later.");
@@ -166,10 +169,10 @@ export class BrowserPool {
     clearTimeout(this.#demandTimer);
     this.#refillWait.cancel();
     // Launches in flight finish first: each sees "stopping" and closes its own browser.
-    await Promise.allSettled([...this.#inflight]);
+    await this.#launched.settled();
     this.#spares.length = 0;
     this.#leases.clear();
-    await Promise.allSettled([...this.#browsers].map((b) => b.close()));
+    await this.#launched.closeAll();
     this.#state = "stopped";
     this.#log.info("browser pool stopped");
   }
@@ -190,7 +193,7 @@ export class BrowserPool {
 
   #lease(sessionId: string, browser: ChromiumProcess, recorded = false): BrowserLease {
     if (!recorded) this.#demand.record();
-    const lease = leaseBrowser(sessionId, browser, leaseParts(this.#parts.get(browser)), {
+    const lease = leaseBrowser(sessionId, browser, leaseParts(this.#launched.partsOf(browser)), {
       holds: (l) => this.#leases.get(sessionId) === l,
       free: () => (this.#leases.delete(sessionId), this.#ending.freed(sessionId)),
       ending: () => this.#ending.mark(sessionId),
@@ -203,31 +206,8 @@ export class BrowserPool {
   }
 
   /** How many browsers this pool has launched (spares and sessions), successful or not. */
-  get launches(): number { return this.#launches; }
-
-  /** Launches one browser, tracked so stop() can wait for it and close it. */
-  #launch(): Promise<ChromiumProcess> {
-    this.#launches++;
-    const launch = (async () => {
-      const parts = await launchPoolBrowser(this.#opts, this.#log);
-      const { browser, listener } = parts;
-      this.#browsers.add(browser);
-      this.#parts.set(browser, parts);
-      // Whatever ends the main process (release, crash, kill), the rest of the group and the
-      // folder go too; close() is idempotent, so a release racing with this is fine.
-      void browser.exited
-        .then(() => browser.close())
-        .then(() => listener?.close())
-        .finally(() => {
-          this.#parts.get(browser)?.guard?.close();
-          this.#parts.delete(browser);
-          this.#browsers.delete(browser);
-        });
-      return browser;
-    })();
-    this.#inflight.add(launch);
-    void launch.finally(() => this.#inflight.delete(launch)).catch(() => {});
-    return launch;
+  get launches(): number {
+    return this.#launched.launches;
   }
 
   /** Makes a ready browser a spare (the oldest first: one given back goes to the front), watched while it waits. */
@@ -272,7 +252,7 @@ export class BrowserPool {
     this.#spareLaunches++;
     // Another one beside it when more are missing (a burst).
     queueMicrotask(() => this.#launchSpare());
-    void this.#launch().then(
+    void this.#launched.launch().then(
       async (browser) => {
         await warmUpSpare(browser, this.#log);
         this.#spareLaunches--;

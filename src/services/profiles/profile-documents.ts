@@ -1,22 +1,22 @@
-// Profiles and a session's browser: capturing what it holds, sealing and reading documents, restoring
-// one into a new session, and saving back on release.
-import { auditRecord } from "../audit/request-audit.ts";
-import { captureProfile } from "../../browser/profiles/capture.ts";
+// Stored profile documents: sealing one (serialised, checked, encrypted), writing it into its row with
+// the call's audit entry in one statement, and reading and opening it again. What a session's browser
+// has to do with profiles (capture, restore, save on release) is in profile-sessions.ts.
 import { isPlainDocumentV1 } from "../../browser/profiles/rules.ts";
-import { CURRENT_FORMAT_VERSION, ProfileDocumentV1, ProfileFormatError, parseProfileDocument, serializeDocument, type DocumentStats, type ProfileDocument } from "../../browser/profiles/format.ts";
-import { restoreProfile } from "../../browser/profiles/restore.ts";
+import {
+  CURRENT_FORMAT_VERSION,
+  ProfileDocumentV1,
+  ProfileFormatError,
+  parseProfileDocument,
+  serializeDocument,
+  type DocumentStats,
+  type ProfileDocument,
+} from "../../browser/profiles/format.ts";
 import { ProfileDecryptError, openProfile, sealProfile, type SealedProfile } from "../../crypto/profile-crypto.ts";
 import { AppError } from "../../errors.ts";
-import type { Session } from "../../generated/prisma/client.ts";
-import { auditInsertSql } from "../audit/audit.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
-import { prismaOf, queryStatement } from "../../kernel/support.ts";
+import { queryStatement } from "../../kernel/support.ts";
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { CdpPipe } from "../../browser/cdp/pipe/pipe.ts";
 import { sealedCache } from "./sealed-cache.ts";
-
-/** The audit action of saving a profile (operations.saveProfile), also written for a save on release. */
-export const SAVE_PROFILE_ACTION = "profile.save";
 
 /** Serialises and encrypts a document for row `id`, refusing it (413) when it is over the configured size. */
 export function sealDocument(deps: AppDeps, row: { id: string; workspaceId: string }, doc: ProfileDocument): { sealed: SealedProfile; stats: DocumentStats } {
@@ -24,11 +24,10 @@ export function sealDocument(deps: AppDeps, row: { id: string; workspaceId: stri
   try {
     const max = deps.config.profiles.maxBytes;
     if (stats.sizeBytes > max) {
-      throw new AppError(
-        "profile-too-large",
-        `The profile would be ${stats.sizeBytes} bytes; this deployment stores profiles of at most ${max} bytes.`,
-        { size_bytes: stats.sizeBytes, max_bytes: max },
-      );
+      throw new AppError("profile-too-large", `The profile would be ${stats.sizeBytes} bytes; this deployment stores profiles of at most ${max} bytes.`, {
+        size_bytes: stats.sizeBytes,
+        max_bytes: max,
+      });
     }
     // Never store what restore would refuse to read: a capture that breaks the schema is a fault of ours.
     // The plain check first, as a read does (browser/profiles/rules.ts); the schema only for what it does not accept.
@@ -46,52 +45,6 @@ export function sealDocument(deps: AppDeps, row: { id: string; workspaceId: stri
 }
 
 /**
- * The profile a session started from, as the base of a capture (its origins and sessionStorage;
- * see captureProfile), or undefined when it has none, or it was deleted or cannot be read.
- */
-export async function baseOf(deps: AppDeps, source: ServiceContext | undefined, workspaceId: string, profileId: string | null): Promise<ProfileDocument | undefined> {
-  if (!profileId) return undefined;
-  try {
-    return await readDocument(deps, source, workspaceId, profileId);
-  } catch {
-    return undefined;
-  }
-}
-
-/** What a session's browser holds now. The session must be the workspace's and running on this node. */
-export async function captureFromSession(ctx: ServiceContext, workspaceId: string, sessionId: string): Promise<ProfileDocument> {
-  const session = await prismaOf(ctx).session.findFirst({ where: { id: sessionId, workspaceId }, select: { status: true, profileId: true } });
-  if (!session) throw new AppError("not-found", "No session with this session_id in this workspace.");
-  if (session.status !== "RUNNING") {
-    throw new AppError("conflict", `The session is not running (${session.status}): save while it runs, or start it with save_profile_on_release.`);
-  }
-  return (await captureSession(ctx.deps, ctx, sessionId, workspaceId, session.profileId)).document;
-}
-
-/** What a session's browser holds now: read here when it runs here, else by the node that runs it. */
-export async function captureSession(deps: AppDeps, source: ServiceContext | undefined, sessionId: string, workspaceId: string, baseProfileId: string | null) {
-  if (!deps.runtime.endpoint(sessionId) && deps.cluster) return deps.cluster.captureElsewhere(sessionId, workspaceId, baseProfileId);
-  return captureSessionHere(deps, source, sessionId, workspaceId, baseProfileId);
-}
-
-/** Reads a session whose browser runs on this node (409 when it does not, or cannot be read). */
-export async function captureSessionHere(deps: AppDeps, source: ServiceContext | undefined, sessionId: string, workspaceId: string, baseProfileId: string | null) {
-  const lease = deps.runtime.endpoint(sessionId);
-  if (!lease) throw new AppError("conflict", "The session's browser is not running (it may be ending).");
-  // Read beside the capture, which needs it only at its end.
-  const base = baseOf(deps, source, workspaceId, baseProfileId);
-  const log = source?.log ?? deps.log;
-  try {
-    const { document, skipped } = await captureProfile(lease.cdp, base);
-    if (skipped.cookies > 0 || skipped.items > 0 || skipped.origins > 0) log.info({ sessionId, skipped }, "profile capture left out what no browser could restore");
-    return { document };
-  } catch (err) {
-    log.warn({ sessionId, err: (err as Error).message }, "profile capture failed");
-    throw new AppError("conflict", "The session's browser could not be read; it may have just ended.");
-  }
-}
-
-/**
  * A profile's sealed document and its counts as columns and values. The bytes go as base64 text
  * decoded by the database: as a bytea parameter the embedded database's own encoding of 150 KiB
  * took 30–50 ms.
@@ -99,10 +52,16 @@ export async function captureSessionHere(deps: AppDeps, source: ServiceContext |
 function sealedColumns(sealed: SealedProfile, stats: DocumentStats): Array<[string, Prisma.Sql]> {
   const bytes = (b: Uint8Array) => Prisma.sql`decode(${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("base64")}, 'base64')`;
   return [
-    ["format_version", Prisma.sql`${sealed.formatVersion}`], ["ciphertext", bytes(sealed.ciphertext)], ["nonce", bytes(sealed.nonce)],
-    ["auth_tag", bytes(sealed.authTag)], ["wrapped_key", bytes(sealed.wrappedKey)], ["master_key_id", Prisma.sql`${sealed.masterKeyId}`],
-    ["size_bytes", Prisma.sql`${stats.sizeBytes}`], ["cookie_count", Prisma.sql`${stats.cookieCount}`],
-    ["origin_count", Prisma.sql`${stats.originCount}`], ["key_count", Prisma.sql`${stats.keyCount}`],
+    ["format_version", Prisma.sql`${sealed.formatVersion}`],
+    ["ciphertext", bytes(sealed.ciphertext)],
+    ["nonce", bytes(sealed.nonce)],
+    ["auth_tag", bytes(sealed.authTag)],
+    ["wrapped_key", bytes(sealed.wrappedKey)],
+    ["master_key_id", Prisma.sql`${sealed.masterKeyId}`],
+    ["size_bytes", Prisma.sql`${stats.sizeBytes}`],
+    ["cookie_count", Prisma.sql`${stats.cookieCount}`],
+    ["origin_count", Prisma.sql`${stats.originCount}`],
+    ["key_count", Prisma.sql`${stats.keyCount}`],
   ];
 }
 
@@ -115,8 +74,11 @@ function sealedColumns(sealed: SealedProfile, stats: DocumentStats): Array<[stri
  * ~7 ms on the audit entry and a re-read of the row; this is 5–8 ms in all.
  */
 function writeAudited<T>(db: AppDeps["db"], write: Prisma.Sql, audit: ((when?: Prisma.Sql) => Prisma.Sql) | null): Promise<T[]> {
-  return queryStatement<T>(db, Prisma.sql`WITH "saved" AS (${write})${audit ? Prisma.sql`, "save_audit" AS (${audit(Prisma.sql`EXISTS (SELECT 1 FROM "saved")`)})` : Prisma.empty}
-    SELECT * FROM "saved"`);
+  return queryStatement<T>(
+    db,
+    Prisma.sql`WITH "saved" AS (${write})${audit ? Prisma.sql`, "save_audit" AS (${audit(Prisma.sql`EXISTS (SELECT 1 FROM "saved")`)})` : Prisma.empty}
+    SELECT * FROM "saved"`,
+  );
 }
 
 /**
@@ -132,9 +94,17 @@ export function storeSealed<T>(
   saved: { sourceSessionId: string; at: Date; returning: Prisma.Sql },
   audit: ((when?: Prisma.Sql) => Prisma.Sql) | null,
 ): Promise<T[]> {
-  const set: Array<[string, Prisma.Sql]> = [...sealedColumns(sealed, stats), ["source_session_id", Prisma.sql`${saved.sourceSessionId}`], ["updated_at", Prisma.sql`${saved.at}`]];
-  return writeAudited<T>(db, Prisma.sql`UPDATE profiles SET ${Prisma.join(set.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}`))}
-    WHERE id = ${row.id} AND workspace_id = ${row.workspaceId} RETURNING ${saved.returning}`, audit);
+  const set: Array<[string, Prisma.Sql]> = [
+    ...sealedColumns(sealed, stats),
+    ["source_session_id", Prisma.sql`${saved.sourceSessionId}`],
+    ["updated_at", Prisma.sql`${saved.at}`],
+  ];
+  return writeAudited<T>(
+    db,
+    Prisma.sql`UPDATE profiles SET ${Prisma.join(set.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}`))}
+    WHERE id = ${row.id} AND workspace_id = ${row.workspaceId} RETURNING ${saved.returning}`,
+    audit,
+  );
 }
 
 /** A new profile row holding a sealed document, with its audit entry, in one statement; the row's `returning` columns. */
@@ -147,11 +117,20 @@ export function insertSealed<T>(
   audit: ((when?: Prisma.Sql) => Prisma.Sql) | null,
 ): Promise<T[]> {
   const values: Array<[string, Prisma.Sql]> = [
-    ["id", Prisma.sql`${row.id}`], ["workspace_id", Prisma.sql`${row.workspaceId}`], ["label", Prisma.sql`${row.label}`],
-    ["source_session_id", Prisma.sql`${row.sourceSessionId}`], ...sealedColumns(sealed, stats), ["created_at", Prisma.sql`${row.at}`], ["updated_at", Prisma.sql`${row.at}`],
+    ["id", Prisma.sql`${row.id}`],
+    ["workspace_id", Prisma.sql`${row.workspaceId}`],
+    ["label", Prisma.sql`${row.label}`],
+    ["source_session_id", Prisma.sql`${row.sourceSessionId}`],
+    ...sealedColumns(sealed, stats),
+    ["created_at", Prisma.sql`${row.at}`],
+    ["updated_at", Prisma.sql`${row.at}`],
   ];
-  return writeAudited<T>(db, Prisma.sql`INSERT INTO profiles (${Prisma.raw(values.map(([column]) => column).join(", "))})
-    VALUES (${Prisma.join(values.map(([, value]) => value))}) RETURNING ${returning}`, audit);
+  return writeAudited<T>(
+    db,
+    Prisma.sql`INSERT INTO profiles (${Prisma.raw(values.map(([column]) => column).join(", "))})
+    VALUES (${Prisma.join(values.map(([, value]) => value))}) RETURNING ${returning}`,
+    audit,
+  );
 }
 
 /** A profile row's sealed columns, bytes as base64 (see readDocument); ciphertext null when it is the payload the cache holds. */
@@ -192,8 +171,14 @@ export async function readDocument(deps: AppDeps, source: ServiceContext | undef
     const authTag = fromBase64(row.authTag);
     const ciphertext = row.ciphertext === null ? cached!.ciphertext : fromBase64(row.ciphertext);
     const sealed = {
-      id: row.id, workspaceId: row.workspaceId, formatVersion: Number(row.formatVersion), masterKeyId: row.masterKeyId,
-      ciphertext, nonce: fromBase64(row.nonce), authTag, wrappedKey: fromBase64(row.wrappedKey),
+      id: row.id,
+      workspaceId: row.workspaceId,
+      formatVersion: Number(row.formatVersion),
+      masterKeyId: row.masterKeyId,
+      ciphertext,
+      nonce: fromBase64(row.nonce),
+      authTag,
+      wrappedKey: fromBase64(row.wrappedKey),
     };
     try {
       plaintext = openProfile(deps.masterKey, sealed);
@@ -221,65 +206,5 @@ export async function readDocument(deps: AppDeps, source: ServiceContext | undef
     throw err;
   } finally {
     plaintext?.fill(0);
-  }
-}
-
-/**
- * Restores a profile's document (read by the create before any browser is taken, so an unreadable
- * one is refused, 422, with nothing taken) into a session's fresh browser, right after the browser is
- * acquired. The create does not wait for it: the browser's pipe holds every channel until it is done
- * (browser/profiles/restore.ts). Should it fail (the browser died), the browser is closed, and the session,
- * answered already, ends as its browser's crash does.
- */
-export function restoreProfileIntoSession(ctx: ServiceContext, profileId: string, doc: ProfileDocument, lease: { sessionId: string; cdp: CdpPipe; release(): Promise<void> }): void {
-  restoreProfile(lease.cdp, doc, ctx.log).then(
-    (report) => ctx.log.info({ sessionId: lease.sessionId, profileId, ...report, ms: Math.round(report.ms) }, "profile restored"),
-    (err: unknown) => {
-      ctx.log.error({ sessionId: lease.sessionId, profileId, err: (err as Error).message }, "profile restore failed");
-      void lease.release();
-    },
-  );
-}
-
-/**
- * A session created with save_profile_on_release is ending by release (endSession, before its
- * browser closes): its state replaces the profile it started from. Never throws (the release goes
- * on whatever happens here); the outcome is in the audit log (`profile.save`, with its status) and
- * the server log.
- */
-export async function saveProfileOnRelease(
-  deps: AppDeps,
-  sessionId: string,
-  ctx?: ServiceContext,
-  known?: Pick<Session, "saveProfileOnRelease">,
-): Promise<void> {
-  // The flag never changes after the start: a caller that has just read the row spares the release a
-  // read for the sessions (most) that save nothing. Those that do are re-read for the rest.
-  if (known && !known.saveProfileOnRelease) return;
-  const session = await deps.db.prisma.session
-    .findUnique({ where: { id: sessionId }, select: { workspaceId: true, status: true, saveProfileOnRelease: true, profileId: true } })
-    .catch(() => null);
-  if (!session?.saveProfileOnRelease || !session.profileId || session.status !== "RUNNING") return;
-  const { workspaceId, profileId } = session;
-  const audit = (status: number) =>
-    ctx?.principal ? auditRecord(ctx, { action: SAVE_PROFILE_ACTION, target: profileId, successStatus: 200, written: false }, status) : undefined;
-  const log = (ctx?.log ?? deps.log).child({ sessionId, profileId });
-  try {
-    const { document } = await captureSession(deps, ctx, sessionId, workspaceId, profileId);
-    const { sealed, stats } = sealDocument(deps, { id: profileId, workspaceId }, document);
-    const entry = audit(200);
-    const saved = await storeSealed(deps.db, { id: profileId, workspaceId }, sealed, stats, { sourceSessionId: sessionId, at: deps.now(), returning: Prisma.sql`id` },
-      entry ? (when) => auditInsertSql(entry, when) : null);
-    if (saved.length > 0) log.info({ ...stats }, "profile saved on release");
-    else {
-      log.warn("profile saved on release: the profile was deleted meanwhile");
-      const gone = audit(404);
-      if (gone) deps.audit.enqueue(gone);
-    }
-  } catch (err) {
-    const status = err instanceof AppError ? err.status : 500;
-    log.error({ err: err instanceof AppError ? err.detail : (err as Error).message }, "profile could not be saved on release");
-    const entry = audit(status);
-    if (entry) deps.audit.enqueue(entry);
   }
 }

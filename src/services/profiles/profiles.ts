@@ -8,7 +8,8 @@ import { actingWorkspace } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { paginate, PageQuery, type Page } from "../../kernel/pagination.ts";
 import { prismaOf } from "../../kernel/support.ts";
-import { sealDocument, captureFromSession, insertSealed, readDocument, storeSealed } from "./profile-documents.ts";
+import { sealDocument, insertSealed, readDocument, storeSealed } from "./profile-documents.ts";
+import { captureFromSession } from "./profile-sessions.ts";
 
 /** A profile as the service hands it out: everything but the sealed payload and its keys. */
 export type ProfileRecord = Pick<
@@ -18,12 +19,23 @@ export type ProfileRecord = Pick<
 
 // Column by column, so a future secret-bearing column stays out by default.
 const publicColumns = {
-  id: true, workspaceId: true, label: true, sourceSessionId: true, formatVersion: true,
-  sizeBytes: true, cookieCount: true, originCount: true, keyCount: true, createdAt: true, updatedAt: true,
+  id: true,
+  workspaceId: true,
+  label: true,
+  sourceSessionId: true,
+  formatVersion: true,
+  sizeBytes: true,
+  cookieCount: true,
+  originCount: true,
+  keyCount: true,
+  createdAt: true,
+  updatedAt: true,
 } as const satisfies Record<keyof ProfileRecord, true>;
 /** The same columns for a statement of our own (storeSealed, insertSealed), named as Prisma names them. */
 const publicColumnsSql = Prisma.raw(
-  Object.keys(publicColumns).map((key) => `"${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}" AS "${key}"`).join(", "),
+  Object.keys(publicColumns)
+    .map((key) => `"${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}" AS "${key}"`)
+    .join(", "),
 );
 
 export const ProfileLabel = z
@@ -97,7 +109,12 @@ export async function saveProfile(ctx: ServiceContext, id: string, input: z.outp
   const doc = captured.value;
   const { sealed, stats } = sealDocument(ctx.deps, { id, workspaceId }, doc);
   const saved = { sourceSessionId: input.session_id, at: ctx.deps.now(), returning: publicColumnsSql };
-  const [profile] = await auditedStatement(ctx, id, (audit) => storeSealed<ProfileRecord>(ctx.deps.db, { id, workspaceId }, sealed, stats, saved, audit), (rows) => rows.length > 0);
+  const [profile] = await auditedStatement(
+    ctx,
+    id,
+    (audit) => storeSealed<ProfileRecord>(ctx.deps.db, { id, workspaceId }, sealed, stats, saved, audit),
+    (rows) => rows.length > 0,
+  );
   if (!profile) throw new AppError("not-found", "No profile with this id in this workspace.");
   ctx.log.info({ profileId: id, sessionId: input.session_id, ...stats }, "profile saved");
   return profile;

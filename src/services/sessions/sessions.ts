@@ -8,7 +8,7 @@ import { actingWorkspace, requirePrincipal } from "../../kernel/authz.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
 import { paginate, type Page } from "../../kernel/pagination.ts";
 import { SessionListQuery, type CreateSessionInput } from "./session-input.ts";
-import { saveProfileOnRelease } from "../profiles/profile-documents.ts";
+import { saveProfileOnRelease } from "../profiles/profile-sessions.ts";
 import { newEvent, publishSessionChange, type NewEvent, type SessionEventType } from "../session-events/session-events.ts";
 import { endSessionStatement, releaseSessionStatement } from "./session-start.ts";
 import { type SessionView } from "./session-view.ts";
@@ -55,7 +55,11 @@ export async function addresses(
   const [cdp, liveView] = await Promise.all([
     tokens.mint({ sessionId: session.id, workspaceId: session.workspaceId, audience: "cdp", expiresAt: session.expiresAt }),
     tokens.mint({
-      sessionId: session.id, workspaceId: session.workspaceId, audience: "live-view", expiresAt: new Date(liveUntil), generation: session.liveViewGeneration,
+      sessionId: session.id,
+      workspaceId: session.workspaceId,
+      audience: "live-view",
+      expiresAt: new Date(liveUntil),
+      generation: session.liveViewGeneration,
     }),
   ]);
   return {
@@ -72,11 +76,7 @@ export async function getSession(ctx: ServiceContext, id: string): Promise<Sessi
  * The workspace's sessions in ULID (creation) order, optionally by status. No tokens in lists.
  * `newestFirst` (the dashboard's list) reverses the order; cursors stay stable either way.
  */
-export async function listSessions(
-  ctx: ServiceContext,
-  q: z.output<typeof SessionListQuery>,
-  opts: { newestFirst?: boolean } = {},
-): Promise<Page<Session>> {
+export async function listSessions(ctx: ServiceContext, q: z.output<typeof SessionListQuery>, opts: { newestFirst?: boolean } = {}): Promise<Page<Session>> {
   const workspaceId = await workspaceOf(ctx);
   return paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
     prismaOf(ctx).session.findMany({
@@ -120,10 +120,11 @@ export async function releaseSession(ctx: ServiceContext, id: string): Promise<v
     [found] = await auditedStatement(
       ctx,
       id,
-      (audit) => queryStatement<{ status: SessionStatus; saves: boolean; ended: boolean }>(
-        ctx.deps.db,
-        releaseSessionStatement({ id, workspaceId, endedAt: now }, events, audit),
-      ),
+      (audit) =>
+        queryStatement<{ status: SessionStatus; saves: boolean; ended: boolean }>(
+          ctx.deps.db,
+          releaseSessionStatement({ id, workspaceId, endedAt: now }, events, audit),
+        ),
       ([row]) => row !== undefined && live.includes(row.status) && !row.saves,
     );
   } finally {
@@ -199,21 +200,32 @@ export async function endSession(
  * it wrote, then its final one) and change are published and its node told; either way the browser
  * and every socket of the session close here.
  */
-function afterEnd(deps: AppDeps, id: string, end: { status: SessionStatus; reason: EndReason }, ended: { events: NewEvent[]; workspaceId: string } | null): void {
+function afterEnd(
+  deps: AppDeps,
+  id: string,
+  end: { status: SessionStatus; reason: EndReason },
+  ended: { events: NewEvent[]; workspaceId: string } | null,
+): void {
   // The session's sockets close now and the proxy refuses it from the recorded status; closing the
   // browser itself (~100 ms) need not hold up the caller.
   if (ended) void deps.events.published(ended.events);
   if (ended) void publishSessionChange(deps, id, ended.workspaceId);
   // The browser may run on another node: that node closes it.
   if (ended) deps.cluster?.sessionEnded(id, endMessage(end.status, end.reason));
-  void deps.runtime.teardown(id, endMessage(end.status, end.reason), closeCodeForEnd(end.reason)).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
+  void deps.runtime
+    .teardown(id, endMessage(end.status, end.reason), closeCodeForEnd(end.reason))
+    .catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "browser did not close cleanly"));
   if (ended) deps.log.info({ sessionId: id, status: end.status, reason: end.reason }, "session ended");
 }
 
 const endWords: Record<string, string> = {
-  CLIENT_RELEASE: "it was released by its owner", FORCE_STOP: "it was stopped by a workspace admin",
-  TIMEOUT: "it reached its time limit", IDLE_TIMEOUT: "nothing was connected to it for too long",
-  BROWSER_CRASH: "its browser stopped unexpectedly", NODE_SHUTDOWN: "its server shut down", LAUNCH_FAILED: "its browser could not start",
+  CLIENT_RELEASE: "it was released by its owner",
+  FORCE_STOP: "it was stopped by a workspace admin",
+  TIMEOUT: "it reached its time limit",
+  IDLE_TIMEOUT: "nothing was connected to it for too long",
+  BROWSER_CRASH: "its browser stopped unexpectedly",
+  NODE_SHUTDOWN: "its server shut down",
+  LAUNCH_FAILED: "its browser could not start",
   API_KEY_REVOKED: "the API key that started it was revoked",
 };
 

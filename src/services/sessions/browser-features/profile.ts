@@ -1,5 +1,6 @@
 import { AppError } from "../../../errors.ts";
-import { readDocument, restoreProfileIntoSession } from "../../profiles/profile-documents.ts";
+import { readDocument } from "../../profiles/profile-documents.ts";
+import { restoreProfileIntoSession } from "../../profiles/profile-sessions.ts";
 import { defineFeature } from "./feature.ts";
 
 /**
