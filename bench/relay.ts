@@ -12,20 +12,20 @@
 //      surfaces) and three other sessions are busy (bench/relay-load.ts); rounds alternate the order.
 //  (b) control-plane CPU per session (create → connect → new page → goto → release, the pool's
 //      refill included) and per relayed command, the node's main process and its relay host
-//      (src/browser/cdp/relay/host.ts) together, with V8's profile of where the node's goes (cpu-profile.ts).
+//      (src/browser/cdp/relay/host.ts) together, with V8's profile of where the node's goes
+//      (cpu-profile.ts); measured by bench/relay-cost.ts.
 // The server runs in this process; every client runs in forked children. Never part of the tests.
 //
 //   npx tsx bench/relay.ts   BENCH_RELAY_ROUNDS=8 BENCH_RELAY_SEQ=400 BENCH_RELAY_PIPE=2000
 //   BENCH_RELAY_RATE=200 (REST/GraphQL req/s)  BENCH_RELAY_BUSY_CPS=100 (commands/s per busy session)
 //   BENCH_RELAY_COST_N=20 (lifecycles for (b))  BENCH_CPU_PROFILE_DIR=dir (keep the .cpuprofile files)
 import { fork, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { findChromium } from "../src/browser/launch/command.ts";
-import { sharedRelayHost } from "../src/browser/cdp/relay/host.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { startCpuProfile } from "./cpu-profile.ts";
+import { measureControlPlaneCost } from "./relay-cost.ts";
 import { atLeast, atMost, reportFigure } from "./figures.ts";
 import type { LoadArgs, LoadReport } from "./relay-load.ts";
 import { call, sleep, startClient, stopClient } from "./sessions-harness.ts";
@@ -58,19 +58,6 @@ function helper<T>(script: string, args: string[]): Promise<{ child: ChildProces
 let t: TestApp | undefined;
 let inline: TestApp | undefined;
 
-/** CPU milliseconds the relay hosts have used so far (their user + system clock ticks), 0 without one. */
-function relayHostCpuMs(): number {
-  let ms = 0;
-  for (const pid of sharedRelayHost(t!.app.deps.log, t!.app.deps.config.browser.cdpRelayHosts).pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime at 100 ticks/s
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ms;
-}
 const warm = 2;
 async function settle(): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -105,15 +92,22 @@ function show(title: string, s: Samples): void {
   print(title);
   for (const side of sides) {
     const x = s.rtt[side];
-    print(`  ${pad(label[side], 26)} round trip p50 ${f(median(x), 3)} p99 ${f(pct(x, 99), 3)} ms (×direct p50 ${f(median(x) / median(s.rtt.direct), 2)}, p99 ${f(pct(x, 99) / pct(s.rtt.direct, 99), 2)});` +
-      ` pipelined ${Math.round(median(s.rate[side]))} msg/s (${f((median(s.rate[side]) / median(s.rate.direct)) * 100, 0)}% of direct)`);
+    print(
+      `  ${pad(label[side], 26)} round trip p50 ${f(median(x), 3)} p99 ${f(pct(x, 99), 3)} ms (×direct p50 ${f(median(x) / median(s.rtt.direct), 2)}, p99 ${f(pct(x, 99) / pct(s.rtt.direct, 99), 2)});` +
+        ` pipelined ${Math.round(median(s.rate[side]))} msg/s (${f((median(s.rate[side]) / median(s.rate.direct)) * 100, 0)}% of direct)`,
+    );
   }
 }
 
 try {
   t = await startTestApp({
     // VESSEL_CDP_RELAY_HOSTS=1 measures every session on one relay host, as before there were several.
-    env: { VESSEL_BROWSER_WARM: String(warm), VESSEL_BROWSER_CAPACITY: "10", VESSEL_CHROMIUM_PATH: executablePath, ...(process.env.VESSEL_CDP_RELAY_HOSTS ? { VESSEL_CDP_RELAY_HOSTS: process.env.VESSEL_CDP_RELAY_HOSTS } : {}) },
+    env: {
+      VESSEL_BROWSER_WARM: String(warm),
+      VESSEL_BROWSER_CAPACITY: "10",
+      VESSEL_CHROMIUM_PATH: executablePath,
+      ...(process.env.VESSEL_CDP_RELAY_HOSTS ? { VESSEL_CDP_RELAY_HOSTS: process.env.VESSEL_CDP_RELAY_HOSTS } : {}),
+    },
     checkResponses: false,
   });
   inline = await startTestApp({
@@ -125,8 +119,15 @@ try {
   const api = { baseUrl: t.url, key: seeded.key };
   startClient();
   await call("init", { executablePath });
-  print(`Vessel CDP relay bench — node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
-  print(`policy ${t.app.deps.browsers.enforcesCdpPolicy ? "on" : "OFF"}, session logs ${t.app.deps.config.logs.enabled ? "on" : "off"}; ${rounds} rounds of ${seq} sequential + ${pipeN} pipelined per side`);
+  print(
+    `Vessel CDP relay bench — node ${process.version}, ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
+  print(
+    `policy ${t.app.deps.browsers.enforcesCdpPolicy ? "on" : "OFF"}, session logs ${t.app.deps.config.logs.enabled ? "on" : "off"}; ${rounds} rounds of ${seq} sequential + ${pipeN} pipelined per side`,
+  );
 
   const busy = [];
   for (let i = 0; i < 3; i++) busy.push(await call("createSession", api));
@@ -163,81 +164,85 @@ try {
   const loadWhere = await loadProfile.stop("under-load");
   load.child.send("stop");
   const report = await new Promise<LoadReport>((resolve) => load.child.on("message", (m) => typeof m === "object" && resolve(m as LoadReport)));
-  show(`(a) under load: ${f(report.requests / report.seconds, 0)} REST/GraphQL req/s answered (p50 ${f(report.p50, 1)} ms, p99 ${f(report.p99, 1)} ms, ${report.failed} failed${report.failures.length ? `: ${report.failures.join("; ")}` : ""}, ` +
-    `${report.skipped} not sent while ${24} were in flight), ` +
-    `3 busy sessions at ${f(report.commands / report.seconds / 3, 0)} commands/s each`, loaded);
+  show(
+    `(a) under load: ${f(report.requests / report.seconds, 0)} REST/GraphQL req/s answered (p50 ${f(report.p50, 1)} ms, p99 ${f(report.p99, 1)} ms, ${report.failed} failed${report.failures.length ? `: ${report.failures.join("; ")}` : ""}, ` +
+      `${report.skipped} not sent while ${24} were in flight), ` +
+      `3 busy sessions at ${f(report.commands / report.seconds / 3, 0)} commands/s each`,
+    loaded,
+  );
 
   const lag = (p: number) => f(loopDelay.percentile(p) / 1e6, 1);
-  print(`  the node's main thread under load: ${f(((loadCpu.user + loadCpu.system) / 1000 / loadWall) * 100, 0)}% of a core busy; event-loop delay p50 ${lag(50)}, p99 ${lag(99)}, ` +
-    `max ${f(loopDelay.max / 1e6, 1)} ms; where its CPU went (V8 profile, self time):`);
+  print(
+    `  the node's main thread under load: ${f(((loadCpu.user + loadCpu.system) / 1000 / loadWall) * 100, 0)}% of a core busy; event-loop delay p50 ${lag(50)}, p99 ${lag(99)}, ` +
+      `max ${f(loopDelay.max / 1e6, 1)} ms; where its CPU went (V8 profile, self time):`,
+  );
   for (const [place, ms] of loadWhere.places.slice(0, 8)) print(`    ${pad(place, 62)} ${f((ms / loadWhere.totalMs) * 100, 0)}%`);
   const r = loaded.rtt;
   const p50 = (s: Side) => median(r[s]);
   const p99 = (s: Side) => pct(r[s], 99);
   const rateOf = (s: Side) => median(loaded.rate[s]);
   const loadNote = `${f(report.requests / report.seconds, 0)} req/s + 3 busy sessions`;
-  atMost(GROUP, "round trip p50 ÷ direct, under load", p50("proxy") / p50("direct"), 1.25, "×", `${f(p50("proxy"), 3)} vs ${f(p50("direct"), 3)} ms; ${loadNote}`);
-  reportFigure({ group: GROUP, name: "round trip p50 ÷ plain ws proxy, under load", value: p50("proxy") / p50("peer"), unit: "×", goal: "< 1×", pass: p50("proxy") < p50("peer"),
-    detail: `${f(p50("proxy"), 3)} vs ${f(p50("peer"), 3)} ms` });
+  atMost(
+    GROUP,
+    "round trip p50 ÷ direct, under load",
+    p50("proxy") / p50("direct"),
+    1.25,
+    "×",
+    `${f(p50("proxy"), 3)} vs ${f(p50("direct"), 3)} ms; ${loadNote}`,
+  );
+  reportFigure({
+    group: GROUP,
+    name: "round trip p50 ÷ plain ws proxy, under load",
+    value: p50("proxy") / p50("peer"),
+    unit: "×",
+    goal: "< 1×",
+    pass: p50("proxy") < p50("peer"),
+    detail: `${f(p50("proxy"), 3)} vs ${f(p50("peer"), 3)} ms`,
+  });
   atMost(GROUP, "round trip p99 ÷ direct p99, under load", p99("proxy") / p99("direct"), 2, "×", `${f(p99("proxy"), 2)} vs ${f(p99("direct"), 2)} ms`);
-  atLeast(GROUP, "pipelined throughput ÷ direct, under load", (rateOf("proxy") / rateOf("direct")) * 100, 95, "%", `${Math.round(rateOf("proxy"))} vs ${Math.round(rateOf("direct"))} msg/s`);
-  reportFigure({ group: GROUP, name: "round trip p50 ÷ direct, quiet node", value: median(quiet.rtt.proxy) / median(quiet.rtt.direct), unit: "×",
-    detail: `${f(median(quiet.rtt.proxy), 3)} vs ${f(median(quiet.rtt.direct), 3)} ms` });
-  reportFigure({ group: GROUP, name: "before: relayed on the node's main thread (VESSEL_CDP_RELAY=inline), p50 ÷ direct under load", value: p50("inline") / p50("direct"), unit: "×",
-    detail: `p99 ${f(p99("inline") / p99("direct"), 2)}×, pipelined ${f((rateOf("inline") / rateOf("direct")) * 100, 0)}%` });
-  reportFigure({ group: GROUP, name: "one hop's floor (a bare ws→pipe relay in its own process) p50 ÷ direct, under load", value: p50("floor") / p50("direct"), unit: "×",
-    detail: `quiet ${f(median(quiet.rtt.floor) / median(quiet.rtt.direct), 2)}×; Vessel ÷ floor ${f(p50("proxy") / p50("floor"), 2)}× under load, ${f(median(quiet.rtt.proxy) / median(quiet.rtt.floor), 2)}× quiet` });
-  reportFigure({ group: GROUP, name: "plain ws proxy (peer) p50 ÷ direct, under load", value: p50("peer") / p50("direct"), unit: "×", detail: `p99 ${f(p99("peer") / p99("direct"), 2)}×` });
+  atLeast(
+    GROUP,
+    "pipelined throughput ÷ direct, under load",
+    (rateOf("proxy") / rateOf("direct")) * 100,
+    95,
+    "%",
+    `${Math.round(rateOf("proxy"))} vs ${Math.round(rateOf("direct"))} msg/s`,
+  );
+  reportFigure({
+    group: GROUP,
+    name: "round trip p50 ÷ direct, quiet node",
+    value: median(quiet.rtt.proxy) / median(quiet.rtt.direct),
+    unit: "×",
+    detail: `${f(median(quiet.rtt.proxy), 3)} vs ${f(median(quiet.rtt.direct), 3)} ms`,
+  });
+  reportFigure({
+    group: GROUP,
+    name: "before: relayed on the node's main thread (VESSEL_CDP_RELAY=inline), p50 ÷ direct under load",
+    value: p50("inline") / p50("direct"),
+    unit: "×",
+    detail: `p99 ${f(p99("inline") / p99("direct"), 2)}×, pipelined ${f((rateOf("inline") / rateOf("direct")) * 100, 0)}%`,
+  });
+  reportFigure({
+    group: GROUP,
+    name: "one hop's floor (a bare ws→pipe relay in its own process) p50 ÷ direct, under load",
+    value: p50("floor") / p50("direct"),
+    unit: "×",
+    detail: `quiet ${f(median(quiet.rtt.floor) / median(quiet.rtt.direct), 2)}×; Vessel ÷ floor ${f(p50("proxy") / p50("floor"), 2)}× under load, ${f(median(quiet.rtt.proxy) / median(quiet.rtt.floor), 2)}× quiet`,
+  });
+  reportFigure({
+    group: GROUP,
+    name: "plain ws proxy (peer) p50 ÷ direct, under load",
+    value: p50("peer") / p50("direct"),
+    unit: "×",
+    detail: `p99 ${f(p99("peer") / p99("direct"), 2)}×`,
+  });
   await call("cdpClose", {});
   await call("releaseSession", { ...api, id: measured.id });
   await call("releaseSession", { ...inlineApi, id: before.id });
   for (const s of busy) await call("releaseSession", { ...api, id: s.id });
   print();
 
-  // (b) control-plane CPU per session and per relayed command (this process is the node). The CPU
-  // is measured without the profiler (its sampler alone more than doubled the figure); the shares of
-  // where it goes come from a separate, profiled set of lifecycles.
-  await settle();
-  await call("lifecycleVessel", api);
-  await settle();
-  const cpu0 = process.cpuUsage();
-  const host0 = relayHostCpuMs();
-  for (let i = 0; i < costN; i++) await call("lifecycleVessel", api);
-  await settle();
-  const cpu1 = process.cpuUsage(cpu0);
-  const hostPerSession = (relayHostCpuMs() - host0) / costN;
-  const profile = await startCpuProfile();
-  for (let i = 0; i < Math.ceil(costN / 2); i++) await call("lifecycleVessel", api);
-  await settle();
-  const where = await profile.stop("lifecycles");
-  const mainPerSession = (cpu1.user + cpu1.system) / 1000 / costN;
-  const perSession = mainPerSession + hostPerSession;
-  print(`(b) control-plane CPU per session, ${costN} lifecycles (create → connect → newPage → goto → release; the pool's refill included): ${f(perSession, 1)} ms ` +
-    `(the node's main process ${f(mainPerSession, 1)} ms, its relay host ${f(hostPerSession, 1)} ms); the main process's by place:`);
-  // The profile's samples give shares; the CPU clock gives the total they are shares of.
-  const share = (ms: number) => ms / where.totalMs;
-  for (const [place, ms] of where.places.slice(0, 10)) print(`    ${pad(place, 62)} ${f(share(ms) * 100, 0)}% ≈ ${f(share(ms) * mainPerSession, 1)} ms per session`);
-  reportFigure({ group: "Per session", name: "control-plane CPU per session (create → release, refill included)", value: perSession, unit: "ms",
-    detail: `main process ${f(mainPerSession, 1)} ms, relay host ${f(hostPerSession, 1)} ms` });
-
-  const cmd = await call("createSession", api);
-  await call("cdpOpen", { name: "cost", url: cmd.connectUrl });
-  await call("cdpPipe", { name: "cost", n: pipeN });
-  const c0 = process.cpuUsage();
-  const h0 = relayHostCpuMs();
-  for (let i = 0; i < 5; i++) await call("cdpPipe", { name: "cost", n: pipeN });
-  const c1 = process.cpuUsage(c0);
-  const hostPerCommand = ((relayHostCpuMs() - h0) * 1000) / (5 * pipeN);
-  const commandProfile = await startCpuProfile();
-  for (let i = 0; i < 3; i++) await call("cdpPipe", { name: "cost", n: pipeN });
-  const commandWhere = await commandProfile.stop("commands");
-  const mainPerCommand = (c1.user + c1.system) / (5 * pipeN);
-  const perCommand = mainPerCommand + hostPerCommand;
-  print(`    CPU per relayed command (pipelined Runtime.evaluate through /cdp): ${f(perCommand, 1)} µs (the node's main process ${f(mainPerCommand, 1)}, its relay host ${f(hostPerCommand, 1)})`);
-  for (const [place, ms] of commandWhere.places.slice(0, 6)) print(`    ${pad(place, 62)} ${f((ms / commandWhere.totalMs) * 100, 0)}% ≈ ${f((ms / commandWhere.totalMs) * perCommand, 1)} µs per command`);
-  reportFigure({ group: "Per session", name: "node CPU per relayed CDP command", value: perCommand, unit: "µs", detail: `main process ${f(mainPerCommand, 1)}, relay host ${f(hostPerCommand, 1)} µs` });
-  await call("cdpClose", {});
-  await call("releaseSession", { ...api, id: cmd.id });
+  await measureControlPlaneCost(t, api, settle, { costN, pipeN });
 } finally {
   for (const child of children) child.kill();
   await stopClient();

@@ -17,8 +17,8 @@
 // The servers run in this process; every client (the raw CDP clients, REST calls and the fixture
 // site) runs in a forked child (bench/sessions-policy-client.ts), so load never shares the servers'
 // event loop. Rounds alternate which side goes first (ABAB / BABA); ratios are policy on / off, per
-// round and overall. Loopback only; both apps and their browsers are closed at the end. Never part of
-// the tests.
+// round and overall (printed and judged by bench/sessions-policy-report.ts). Loopback only; both apps
+// and their browsers are closed at the end. Never part of the tests.
 //
 //   npm run bench:policy
 //   BENCH_POLICY_ROUNDS=8 BENCH_POLICY_SEQ=500 BENCH_POLICY_PIPE=2000 BENCH_POLICY_LOADS=10
@@ -35,9 +35,9 @@ import { findChromium } from "../src/browser/launch/command.ts";
 import { commaList } from "../src/comma-list.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
-import { atLeast, atMost } from "./figures.ts";
 import type { PolicyOpName, PolicyOps, PolicyReplyMsg, PolicyRequestMsg, Scheme } from "./sessions-policy-client.ts";
-import { f, jailOf, median, num, pct, verdict } from "./support.ts";
+import { label, reportPolicy, SIDES, type PolicyBenchResult, type Side } from "./sessions-policy-report.ts";
+import { f, jailOf, median, num } from "./support.ts";
 
 export interface PolicyBenchOptions {
   rounds?: number;
@@ -54,21 +54,8 @@ export interface PolicyBenchOptions {
   print?: (line?: string) => void;
 }
 
-export interface PolicyBenchResult {
-  rtt: { on: number[]; off: number[]; ratioP50: number; roundRatios: number[] };
-  pipelined: { on: number[]; off: number[]; ratio: number; roundRatios: number[] };
-  loads: Partial<Record<Scheme, { on: number[]; off: number[]; ratioP50: number; pairRatios: number[] }>>;
-  goalMet: boolean;
-}
-
-const GOAL = 1.05;
+/** Pipelined bursts per side per round, in pairs of alternating order. */
 const PIPE_PAIRS = 3;
-
-
-
-type Side = "on" | "off";
-const SIDES: Side[] = ["on", "off"];
-const label: Record<Side, string> = { on: "policy on ", off: "policy off" };
 
 export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<PolicyBenchResult> {
   const rounds = Math.max(1, options.rounds ?? num("BENCH_POLICY_ROUNDS", 8));
@@ -183,11 +170,17 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
       await call("cdpOpen", { name: side, url: s.connectUrl });
     }
 
-    print(`Vessel CDP policy on vs off — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
+    print(
+      `Vessel CDP policy on vs off — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`,
+    );
     print(`two apps in-process (PGlite in memory, no spares), one running session each; clients in a child process; loopback`);
-    print(`policy on = every client message judged by the CDP allow-list (judgeCommand); off = VESSEL_CDP_POLICY=off; both: an egress listener per browser (allowlist ${hostInAllow})`);
+    print(
+      `policy on = every client message judged by the CDP allow-list (judgeCommand); off = VESSEL_CDP_POLICY=off; both: an egress listener per browser (allowlist ${hostInAllow})`,
+    );
     for (const side of SIDES) print(`${label[side]} browser: ${isolation[side]}`);
-    print(`fixture site: ${site.resources} resources, ${f(site.bytes / 1024, 0)} KiB, cache disabled; ${activeSchemes.map((s) => site.urls[s]).join(", ")}${site.httpsSkipped && schemes.includes("https") ? ` (${site.httpsSkipped})` : ""}`);
+    print(
+      `fixture site: ${site.resources} resources, ${f(site.bytes / 1024, 0)} KiB, cache disabled; ${activeSchemes.map((s) => site.urls[s]).join(", ")}${site.httpsSkipped && schemes.includes("https") ? ` (${site.httpsSkipped})` : ""}`,
+    );
     print();
 
     // Warm-up, discarded: JIT on both sides, the fixture's first connections, Chromium's first loads.
@@ -201,7 +194,10 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
     const rate: Record<Side, number[]> = { on: [], off: [] };
     const rttRatios: number[] = [];
     const rateRatios: number[] = [];
-    const load = Object.fromEntries(activeSchemes.map((s) => [s, { on: [] as number[], off: [] as number[], ratios: [] as number[] }])) as Record<Scheme, { on: number[]; off: number[]; ratios: number[] }>;
+    const load = Object.fromEntries(activeSchemes.map((s) => [s, { on: [] as number[], off: [] as number[], ratios: [] as number[] }])) as Record<
+      Scheme,
+      { on: number[]; off: number[]; ratios: number[] }
+    >;
 
     for (let r = 0; r < rounds; r++) {
       const order: Side[] = r % 2 === 0 ? ["on", "off"] : ["off", "on"];
@@ -230,45 +226,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
       }
     }
 
-    const ms3 = (x: number) => f(x, 3);
-    const list = (xs: number[], digits = 2) => xs.map((x) => f(x, digits)).join(", ");
-    print(`(a) CDP Runtime.evaluate("1+1") through /cdp on a page session (flat), raw ws client; ${rounds} alternating rounds of ${seq} sequential + ${PIPE_PAIRS}× ${pipe} pipelined`);
-    for (const side of SIDES) {
-      print(`  ${label[side]}  round trip n=${rtt[side].length}: p50 ${ms3(median(rtt[side]))} p95 ${ms3(pct(rtt[side], 95))} p99 ${ms3(pct(rtt[side], 99))} ms`);
-    }
-    const rttRatio = median(rtt.on) / median(rtt.off);
-    print(`  ratio on/off round trip: p50 ${f(rttRatio, 3)}× (goal ≤ ${GOAL}×: ${verdict(rttRatio <= GOAL)}), p99 ${f(pct(rtt.on, 99) / pct(rtt.off, 99), 2)}×; added p50 ${f((median(rtt.on) - median(rtt.off)) * 1000, 0)} µs`);
-    print(`  per-round p50 ratios: ${list(rttRatios)}; median ${f(median(rttRatios), 3)}×`);
-    atMost("CDP policy", "on ÷ off: round trip p50", rttRatio, GOAL, "×", `+${f((median(rtt.on) - median(rtt.off)) * 1000, 0)} µs`);
-    for (const side of SIDES) {
-      print(`  ${label[side]}  pipelined msgs/s, ${rate[side].length} bursts: p50 ${Math.round(median(rate[side]))}, quartiles ${Math.round(pct(rate[side], 25))}–${Math.round(pct(rate[side], 75))}`);
-    }
-    const rateRatio = median(rate.on) / median(rate.off);
-    print(`  ratio on/off pipelined throughput: ${f(rateRatio * 100, 1)}% (goal ≥ ${f(100 / GOAL, 1)}%: ${verdict(rateRatio * GOAL >= 1)})`);
-    print(`  per-pair ratios on/off: median ${f(median(rateRatios) * 100, 1)}%, quartiles ${f(pct(rateRatios, 25) * 100, 0)}–${f(pct(rateRatios, 75) * 100, 0)}%`);
-    atLeast("CDP policy", "on ÷ off: pipelined throughput", rateRatio * 100, Math.round(1000 / GOAL) / 10, "%");
-    print();
-
-    print(`(b) page load (Page.navigate → Page.loadEventFired, cache disabled), ms; ${rounds} rounds of ${loads} pairs (one load each side, order alternating)`);
-    const loadResults: PolicyBenchResult["loads"] = {};
-    let loadsMet = true;
-    for (const scheme of activeSchemes) {
-      const l = load[scheme];
-      const via = scheme === "http" ? "plain HTTP through the egress listener, both sides" : "HTTPS through the egress listener, both sides";
-      print(`  ${scheme} (${via})`);
-      for (const side of SIDES) {
-        print(`    ${label[side]}  n=${l[side].length}: p50 ${f(median(l[side]), 2)} p95 ${f(pct(l[side], 95), 2)} min ${f(Math.min(...l[side]), 2)} ms`);
-      }
-      const ratio = median(l.on) / median(l.off);
-      loadsMet &&= ratio <= GOAL;
-      print(`    ratio on/off p50 ${f(ratio, 3)}× (goal ≤ ${GOAL}×: ${verdict(ratio <= GOAL)}), p95 ${f(pct(l.on, 95) / pct(l.off, 95), 2)}×; added p50 ${f(median(l.on) - median(l.off), 2)} ms`);
-      print(`    per-pair ratios on/off: median ${f(median(l.ratios), 3)}×, quartiles ${f(pct(l.ratios, 25), 2)}–${f(pct(l.ratios, 75), 2)}×`);
-      loadResults[scheme] = { on: l.on, off: l.off, ratioP50: ratio, pairRatios: l.ratios };
-      atMost("CDP policy", `on ÷ off: page load p50, ${scheme}`, ratio, GOAL, "×", `${f(median(l.on), 1)} vs ${f(median(l.off), 1)} ms`);
-    }
-    const goalMet = rttRatio <= GOAL && rateRatio * GOAL >= 1 && loadsMet;
-    print(`  overall (round trip p50, pipelined rate, page-load p50 within ${f((GOAL - 1) * 100, 0)}%): ${verdict(goalMet)}`);
-    print();
+    const result = reportPolicy({ rtt, rate, rttRatios, rateRatios, load }, { rounds, seq, pipe, pipePairs: PIPE_PAIRS, loads, activeSchemes }, print);
 
     print(`judgeCommand's own CPU per message, without a browser: npm run bench:cdp-policy`);
     print();
@@ -281,12 +239,7 @@ export async function benchPolicy(options: PolicyBenchOptions = {}): Promise<Pol
     } else {
       print(`servers logged no warnings or errors beyond ${expected} expected ones (start-up; the policy-off app's "CDP method policy is OFF")`);
     }
-    return {
-      rtt: { on: rtt.on, off: rtt.off, ratioP50: rttRatio, roundRatios: rttRatios },
-      pipelined: { on: rate.on, off: rate.off, ratio: rateRatio, roundRatios: rateRatios },
-      loads: loadResults,
-      goalMet,
-    };
+    return result;
   } finally {
     await stopAll();
     process.off("SIGINT", onSignal);

@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from "react";
+import { useMemo, useState } from "react";
 import { ApiKeysDocument, AuditLogDocument, MembersDocument, type AuditLogQuery, type AuditLogQueryVariables } from "@gql/graphql.ts";
 import { asApiError, request, type ApiError } from "../lib/api.ts";
 import { download, toCsv } from "../lib/browser.ts";
@@ -8,7 +8,8 @@ import { useMe, useWorkspace } from "../lib/me.tsx";
 import { setSearch, useLocation } from "../lib/router.tsx";
 import { Badge, Button, Denied, EmptyState, ErrorNotice, PageHeader, SkeletonRows, Spinner } from "../components/ui.tsx";
 import { AuditIcon, DownloadIcon } from "../components/icons.tsx";
-import { knownActions, toIso, statusTone } from "./audit-log-filters.ts";
+import { toIso, statusTone } from "./audit-log-filters.ts";
+import { AuditFilterForm, type AuditFilters } from "./audit-log-filter-form.tsx";
 
 type Entry = AuditLogQuery["auditLog"]["items"][number];
 
@@ -34,7 +35,7 @@ function AuditLog() {
   const ws = useWorkspace();
   const { me } = useMe();
   const { search } = useLocation();
-  const filters = {
+  const filters: AuditFilters = {
     keyPrefix: search.get("key") ?? "",
     actorUserId: search.get("actor") ?? "",
     action: search.get("action") ?? "",
@@ -62,20 +63,12 @@ function AuditLog() {
   const [moreError, setMoreError] = useState<ApiError | undefined>();
   const [exporting, setExporting] = useState<number | null>(null);
   const [exportError, setExportError] = useState<ApiError | undefined>();
-  const [showFilters, setShowFilters] = useState(false);
 
   const emails = useMemo(() => new Map((members.data?.members ?? []).map((m) => [m.userId, m.email])), [members.data]);
   const keyLabels = useMemo(() => new Map((keys.data?.apiKeys ?? []).map((k) => [k.prefix, k.label])), [keys.data]);
   const actor = (e: Entry) => (e.actorUserId ? (e.actorUserId === me.id ? `${me.email} (you)` : (emails.get(e.actorUserId) ?? e.actorUserId)) : "");
 
-  const apply = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const get = (k: string) => String(f.get(k) ?? "").trim() || undefined;
-    setSearch({ key: get("key"), actor: get("actor"), action: get("action"), target: get("target"), since: get("since"), until: get("until") });
-  };
-  const activeFilters = Object.values(filters).filter(Boolean).length;
-  const anyFilter = activeFilters > 0;
+  const anyFilter = Object.values(filters).some(Boolean);
 
   const loadMore = async () => {
     const cursor = log.data?.auditLog.nextCursor;
@@ -107,8 +100,17 @@ function AuditLog() {
       const csv = toCsv(
         ["time", "action", "key_prefix", "key_label", "actor_user_id", "actor_email", "target", "http_status", "ip", "request_id", "client_request_id"],
         rows.map((e) => [
-          e.createdAt, e.action, e.keyPrefix, e.keyPrefix ? keyLabels.get(e.keyPrefix) : "", e.actorUserId, e.actorUserId ? emails.get(e.actorUserId) : "",
-          e.target, e.httpStatus, e.ip, e.requestId, e.clientRequestId,
+          e.createdAt,
+          e.action,
+          e.keyPrefix,
+          e.keyPrefix ? keyLabels.get(e.keyPrefix) : "",
+          e.actorUserId,
+          e.actorUserId ? emails.get(e.actorUserId) : "",
+          e.target,
+          e.httpStatus,
+          e.ip,
+          e.requestId,
+          e.clientRequestId,
         ]),
       );
       download(`audit-log-${ws.slug}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-")}.csv`, csv, "text/csv;charset=utf-8");
@@ -142,86 +144,16 @@ function AuditLog() {
         </button>
       </div>
 
-      {/* On phones the filters fold away behind this button. */}
-      <button
-        type="button"
-        className="btn btn-secondary filters-toggle"
-        aria-expanded={showFilters}
-        aria-controls="audit-filters"
-        onClick={() => setShowFilters((v) => !v)}
-      >
-        {showFilters ? "Hide filters" : "Filters"}
-        {activeFilters > 0 ? <span className="segment-count">{activeFilters}</span> : null}
-      </button>
-      <form
-        id="audit-filters"
-        className={`filters card${showFilters ? " open" : ""}`}
-        onSubmit={apply}
-        key={JSON.stringify(filters)}
-        aria-label="Filter the audit log"
-      >
-        <label className="filter">
-          <span className="field-label">API key</span>
-          <input name="key" list="audit-keys" defaultValue={filters.keyPrefix} placeholder="vs_01…" spellCheck={false} className="mono" />
-          <datalist id="audit-keys">
-            {(keys.data?.apiKeys ?? []).map((k) => (
-              <option key={k.id} value={k.prefix}>
-                {k.label}
-              </option>
-            ))}
-          </datalist>
-        </label>
-        <label className="filter">
-          <span className="field-label">Person</span>
-          <select name="actor" defaultValue={filters.actorUserId}>
-            <option value="">Anyone</option>
-            {(members.data?.members ?? []).map((m) => (
-              <option key={m.userId} value={m.userId}>
-                {m.email}
-              </option>
-            ))}
-            {filters.actorUserId && !emails.has(filters.actorUserId) ? <option value={filters.actorUserId}>{filters.actorUserId}</option> : null}
-          </select>
-        </label>
-        <label className="filter">
-          <span className="field-label">Action</span>
-          <input name="action" list="audit-actions" defaultValue={filters.action} placeholder="session.create" spellCheck={false} />
-          <datalist id="audit-actions">
-            {knownActions.map((a) => (
-              <option key={a} value={a} />
-            ))}
-          </datalist>
-        </label>
-        <label className="filter">
-          <span className="field-label">Target</span>
-          <input name="target" defaultValue={filters.target} placeholder="ses_… or a key id" spellCheck={false} />
-        </label>
-        <label className="filter">
-          <span className="field-label">From</span>
-          <input name="since" type="datetime-local" step={1} defaultValue={filters.since} />
-        </label>
-        <label className="filter">
-          <span className="field-label">Until</span>
-          <input name="until" type="datetime-local" step={1} defaultValue={filters.until} />
-        </label>
-        <div className="filter-actions">
-          <Button type="submit" variant="primary">
-            Apply filters
-          </Button>
-          {anyFilter ? (
-            <Button variant="ghost" onClick={() => setSearch({ key: undefined, actor: undefined, action: undefined, target: undefined, since: undefined, until: undefined })}>
-              Clear
-            </Button>
-          ) : null}
-        </div>
-      </form>
+      <AuditFilterForm filters={filters} apiKeys={keys.data?.apiKeys ?? []} members={members.data?.members ?? []} emails={emails} />
 
       {exportError ? <ErrorNotice error={exportError} compact /> : null}
       {log.error && !log.data ? (
         <ErrorNotice error={log.error} onRetry={() => void log.reload()} />
       ) : log.data && items.length === 0 ? (
         <EmptyState icon={<AuditIcon />} title={anyFilter ? "No entries match these filters" : "No activity yet"}>
-          <p>{anyFilter ? "Widen the time range or clear a filter." : "Calls made with this workspace’s keys, and changes made here, appear as they happen."}</p>
+          <p>
+            {anyFilter ? "Widen the time range or clear a filter." : "Calls made with this workspace’s keys, and changes made here, appear as they happen."}
+          </p>
         </EmptyState>
       ) : (
         <div className="table-wrap">
