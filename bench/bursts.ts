@@ -21,7 +21,7 @@ import path from "node:path";
 import { launchChromium } from "../src/browser/launch/chromium.ts";
 import { findChromium } from "../src/browser/launch/command.ts";
 import { isLive, readPidFile, readProcStat } from "../src/browser/launch/processes.ts";
-import { browserDataRoot } from "../src/deps.ts";
+import { browserDataRoot } from "../src/deps-browsers.ts";
 import { createLogger } from "../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../test/support/app.ts";
 import { atMost, reportFigure } from "./figures.ts";
@@ -61,11 +61,15 @@ function pssKiB(dataRoot: string): number {
     const pid = readPidFile(path.join(dataRoot, dir))?.pid;
     if (pid) leaders.add(pid);
   }
-  const all = fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e)).map((e) => readProcStat(Number(e))).filter(isLive);
+  const all = fs
+    .readdirSync("/proc")
+    .filter((e) => /^\d+$/.test(e))
+    .map((e) => readProcStat(Number(e)))
+    .filter(isLive);
   const tree = new Set(all.filter((s) => leaders.has(s.pgrp)).map((s) => s.pid));
   for (let grown = true; grown; ) {
     grown = false;
-    for (const s of all) if (!tree.has(s.pid) && tree.has(s.ppid)) (tree.add(s.pid), (grown = true));
+    for (const s of all) if (!tree.has(s.pid) && tree.has(s.ppid)) tree.add(s.pid), (grown = true);
   }
   let total = 0;
   for (const pid of tree) {
@@ -160,7 +164,12 @@ async function main() {
   const launchMs = await coldLaunchMs();
   startClient();
   await call("init", { executablePath: executablePath! });
-  console.log(`bursts bench — ${executablePath}, ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; cold launch ${f(launchMs)} ms → steady stream one create every ${f(2 * launchMs)} ms`);
+  console.log(
+    `bursts bench — ${executablePath}, ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}; cold launch ${f(launchMs)} ms → steady stream one create every ${f(2 * launchMs)} ms`,
+  );
   const pools: Array<[string, number]> = [["adaptive", warmMax]];
   if (num("BENCH_FIXED", 1) !== 0) pools.push(["fixed (1 spare)", 0]);
   const results = new Map<string, PoolFigures>();
@@ -172,19 +181,33 @@ async function main() {
     console.log(`  burst of ${BURST}, first        p50 ${f(median(r.firstBurst))} ms`);
     console.log(`  burst of ${BURST}, later ones   p50 ${f(median(r.burst))} ms (${f(median(r.burst) / idle, 2)}× idle; n=${r.burst.length})`);
     console.log(`  steady stream               p50 ${f(median(r.steady))} ms (${f(median(r.steady) / idle, 2)}× idle; n=${r.steady.length})`);
-    console.log(`  back-to-back lifecycle      p50 ${f(median(r.b2b))} ms vs already running ${f(median(r.running))} ms (${f(median(r.b2b) / median(r.running), 2)}×)`);
-    console.log(`  spares after the first burst: ${r.spares}, their processes' PSS ${f(r.sparesPssMiB)} MiB (${f(r.sparesPssMiB / Math.max(1, r.spares))} MiB each)`);
+    console.log(
+      `  back-to-back lifecycle      p50 ${f(median(r.b2b))} ms vs already running ${f(median(r.running))} ms (${f(median(r.b2b) / median(r.running), 2)}×)`,
+    );
+    console.log(
+      `  spares after the first burst: ${r.spares}, their processes' PSS ${f(r.sparesPssMiB)} MiB (${f(r.sparesPssMiB / Math.max(1, r.spares))} MiB each)`,
+    );
   }
   const a = results.get("adaptive")!;
   const fixed = results.get("fixed (1 spare)");
   const idle = median(a.idle);
-  const vs = (xs: number[], ys?: number[]) => `${f(median(xs))} vs ${f(ys ? median(ys) : idle)} ms` + (fixed ? `; fixed pool ${f(median(xs === a.burst ? fixed.burst : xs === a.steady ? fixed.steady : fixed.b2b) / (xs === a.b2b ? median(fixed.running) : median(fixed.idle)), 2)}×` : "");
+  const vs = (xs: number[], ys?: number[]) =>
+    `${f(median(xs))} vs ${f(ys ? median(ys) : idle)} ms` +
+    (fixed
+      ? `; fixed pool ${f(median(xs === a.burst ? fixed.burst : xs === a.steady ? fixed.steady : fixed.b2b) / (xs === a.b2b ? median(fixed.running) : median(fixed.idle)), 2)}×`
+      : "");
   const group = "Bursts";
   atMost(group, `burst of ${BURST} creates p50 ÷ idle create`, median(a.burst) / idle, 2, "×", vs(a.burst));
   atMost(group, "steady stream at half the launch rate, create p50 ÷ idle create", median(a.steady) / idle, 2, "×", vs(a.steady));
   atMost(group, "lifecycle back-to-back p50 ÷ already-running Chromium", median(a.b2b) / median(a.running), 1.3, "×", vs(a.b2b, a.running));
   const perSpare = a.sparesPssMiB / Math.max(1, a.spares);
-  reportFigure({ group, name: "memory of the spares beyond VESSEL_BROWSER_WARM (PSS)", value: perSpare * Math.max(0, a.spares - 1), unit: "MiB", detail: `${a.spares} spares, ${f(perSpare)} MiB each` });
+  reportFigure({
+    group,
+    name: "memory of the spares beyond VESSEL_BROWSER_WARM (PSS)",
+    value: perSpare * Math.max(0, a.spares - 1),
+    unit: "MiB",
+    detail: `${a.spares} spares, ${f(perSpare)} MiB each`,
+  });
 }
 
 main().then(

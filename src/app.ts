@@ -3,16 +3,14 @@ import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ulid } from "./ids.ts";
-import { clientRequestIdOf, requestIdsOf } from "./request-id.ts";
+import { clientRequestIdOf } from "./request-id.ts";
 import { dashboardUsers } from "./auth/dashboard-auth.ts";
 import type { UserAuthenticator } from "./auth/request-auth.ts";
 import type { Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { isDataException } from "./db/errors.ts";
 import { AppError, isProblemSlug } from "./errors.ts";
-import { graphiqlAssetsDir, graphiqlAssetsPath, graphiqlCsp, graphiqlStartScript } from "./graphql/graphiql.ts";
 import { createGraphQLWebSocket } from "./graphql/ws.ts";
-import { createGraphQLServer } from "./graphql/yoga.ts";
 import { createLogger, safeUrl, type Logger } from "./logger.ts";
 import { buildOpenApi } from "./rest/openapi.ts";
 import { sendProblem, toAppError } from "./kernel/problems.ts";
@@ -33,10 +31,11 @@ import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 import { createFrontDoor } from "./front-door.ts";
 import { anonymousBodyLimit } from "./body-limits.ts";
-import { takeLargeBody } from "./graphql/large-body.ts";
 import { type Cluster } from "./cluster/cluster.ts";
 import { cdpSessionOf, liveViewSessionOf } from "./cluster/session-of.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
+import { mountGraphQL } from "./app-graphql.ts";
+import { mountProbes } from "./app-probes.ts";
 import { createMcpEndpoint } from "./mcp/endpoint.ts";
 
 export interface AppOptions extends DepsOptions {
@@ -77,12 +76,7 @@ export interface App {
 /** The composition root: database, services, REST, GraphQL and WebSockets on one HTTP server. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.log ?? createLogger(config.logLevel);
-  const db =
-    options.db ??
-    (await openDatabase(
-      { url: config.database.url, dataDir: path.join(config.database.dataDir, "pglite") },
-      (msg) => log.info(msg),
-    ));
+  const db = options.db ?? (await openDatabase({ url: config.database.url, dataDir: path.join(config.database.dataDir, "pglite") }, (msg) => log.info(msg)));
   const { deps, cluster, close: closeDeps } = await createDeps(config, db, log, { ...options, serving: true });
   const metrics = deps.metrics!;
   const users = options.users ?? dashboardUsers(deps);
@@ -114,7 +108,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const started = performance.now();
     res.on("finish", () => {
       log.info(
-        { requestId, ...(clientRequestId ? { clientRequestId } : {}), method: req.method, url: safeUrl(req.originalUrl), status: res.statusCode, ms: Math.round(performance.now() - started) },
+        {
+          requestId,
+          ...(clientRequestId ? { clientRequestId } : {}),
+          method: req.method,
+          url: safeUrl(req.originalUrl),
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+        },
         "request",
       );
     });
@@ -123,30 +124,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use(metrics.observe());
   // Before any route reads a body: a caller without credentials sends at most 64 KiB (body-limits.ts).
   app.use(anonymousBodyLimit(deps.dashboard.cookies));
-  // A node that lost its lease (cluster/lease.ts) cannot reach the database: every call that would
-  // wait for it is answered at once instead (health, readiness, metrics and peers' calls go on).
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (!cluster.fenced || ["/healthz", "/readyz", "/metrics"].includes(req.path) || req.path.startsWith(internalPrefix)) return next();
-    sendProblem(req, res, new AppError("service-unavailable", "This node cannot reach the database right now; retry shortly (through the load balancer).", {}, { "Retry-After": "2" }));
-  });
-
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  app.get("/readyz", async (req, res) => {
-    if (cluster.draining) {
-      // Load balancers stop sending new work here; running sessions go on (and stay reachable).
-      return sendProblem(req, res, new AppError("service-unavailable", "This node is shutting down.", {}, { "Retry-After": "5" }));
-    }
-    if (cluster.fenced) return sendProblem(req, res, new AppError("service-unavailable", "This node cannot reach the database (its lease ran out).", {}, { "Retry-After": "2" }));
-    try {
-      await db.ping();
-      res.json({ status: "ready" });
-    } catch (err) {
-      log.warn({ err }, "readiness: database unreachable");
-      sendProblem(req, res, new AppError("service-unavailable", "The database is not reachable."));
-    }
-  });
+  mountProbes(app, { cluster, db, log });
 
   app.get("/.well-known/jwks.json", async (_req, res) => {
     res.setHeader("Cache-Control", "public, max-age=300");
@@ -154,7 +132,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   app.get("/metrics", metrics.handler(config.metricsToken));
   const cdpPorts = cdpProxyPorts(deps);
-  app.get(["/cdp/json", "/cdp/json/version", "/cdp/json/list"], cluster.routeGet("cdp", cdpSessionOf, (req, res) => handleCdpDiscovery(cdpPorts, req, res)));
+  app.get(
+    ["/cdp/json", "/cdp/json/version", "/cdp/json/list"],
+    cluster.routeGet("cdp", cdpSessionOf, (req, res) => handleCdpDiscovery(cdpPorts, req, res)),
+  );
   // What nodes ask each other (signed by a node; never reachable with customer credentials).
   app.use(internalPrefix, internalRouter(deps, cluster));
 
@@ -173,29 +154,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     res.type("html").send(problemPage(slug));
   });
 
-  const yoga = createGraphQLServer({
-    graphiql: config.graphiql,
-    log: log.child({ component: "graphql" }),
-    users,
-    dashboard: deps.dashboard,
-    context: (req) => {
-      const fromExpress = (req as Request).res?.locals.requestId as string | undefined;
-      return contextFor(fromExpress ?? ulid(), deps.clientAddress(req), requestIdsOf(req).clientRequestId);
-    },
-  });
-  if (config.graphiql) {
-    app.get(`${graphiqlAssetsPath}/start.js`, (_req, res) => res.sendFile(graphiqlStartScript));
-    app.use(graphiqlAssetsPath, express.static(graphiqlAssetsDir, { maxAge: "1d", immutable: true, index: false }));
-  }
-  app.use(yoga.graphqlEndpoint, (req: Request, res: Response, next: NextFunction) => {
-    if (config.graphiql && req.method === "GET" && req.accepts(["application/json", "text/html"]) === "text/html") {
-      res.setHeader("Content-Security-Policy", graphiqlCsp);
-    }
-    next();
-  });
-  // A large body: its caller authenticated first, then read within the limit and parsed off the event loop.
-  app.use(yoga.graphqlEndpoint, (req: Request, res: Response, next: NextFunction) => void takeLargeBody(req, res, yoga.authenticate).then(() => next(), next));
-  app.use(yoga.graphqlEndpoint, (req: Request, res: Response) => void yoga(req, res, { req }));
+  const yoga = mountGraphQL(app, { config, deps, log, users, contextFor });
 
   const rest = buildRestRouter(table, {
     context: (req, res) => contextFor(res.locals.requestId as string, deps.clientAddress(req), res.locals.clientRequestId as string | null),
@@ -205,12 +164,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // A downloaded file lives on the node that runs its session: a fetch that lands elsewhere is relayed there.
   const downloadPaths = ["/v1/sessions/:id/downloads/:download_id", "/api/v1/sessions/:id/downloads/:download_id"];
   app.get(downloadPaths, (req: Request, res: Response, next: NextFunction) =>
-    cluster.routeGet("download", () => String(req.params.id), () => next())(req, res),
+    cluster.routeGet(
+      "download",
+      () => String(req.params.id),
+      () => next(),
+    )(req, res),
   );
   // So does a file uploaded into a session: it is written into the session's folder on its node.
   const uploadPaths = ["/v1/sessions/:id/files", "/api/v1/sessions/:id/files"];
   app.post(uploadPaths, (req: Request, res: Response, next: NextFunction) =>
-    cluster.routeGet("upload", () => String(req.params.id), () => next())(req, res),
+    cluster.routeGet(
+      "upload",
+      () => String(req.params.id),
+      () => next(),
+    )(req, res),
   );
   // The MCP server (src/mcp): Streamable HTTP for agents, authenticated by API key like REST.
   const mcp = createMcpEndpoint(deps, {
@@ -228,7 +195,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { error, unexpected } = toAppError(err);
     if (unexpected) log.error({ err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) }, "unhandled error");
-    else if (isDataException(err)) log.warn({ err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) }, "the database refused a value of the request (answered 400; kernel/text.ts should have named its field)");
+    else if (isDataException(err))
+      log.warn(
+        { err, requestId: res.locals.requestId, url: safeUrl(req.originalUrl) },
+        "the database refused a value of the request (answered 400; kernel/text.ts should have named its field)",
+      );
     if (res.headersSent) return void res.end();
     sendProblem(req, res, error);
   });

@@ -1,10 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import bytes from "bytes";
 import { z } from "zod";
 import { parseCidr } from "./ip-address.ts";
 import { commaList } from "./comma-list.ts";
-import { seconds, type Setting, settings, getPath } from "./settings.ts";
+import { BrowserConfigSchema } from "./config-browser.ts";
+import { byteCount } from "./config-sizes.ts";
+import { seconds, settings } from "./settings.ts";
+import { getPath, type Setting } from "./settings-shape.ts";
 
 /**
  * The only reader of process.env. Sources, later ones winning: built-in defaults, a JSON config
@@ -18,25 +20,6 @@ const RegionName = z
   .min(1, { message: "a region name cannot be empty", abort: true })
   .regex(/^[a-z0-9][a-z0-9-]*$/, "a region name is lower-case letters, digits and dashes");
 
-/** A host id that starts a range of 65536 (src/browser/jail/users.ts): not root, within 32 bits. */
-const jailId = () =>
-  z.coerce
-    .number<string | number>({ error: "must be a whole number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1 (never root)")
-    .max(4_294_901_758, "must be at most 4294901758 (the range of 65536 must end below 2^32 - 1)");
-
-/**
- * A size in whole bytes or as `bytes` reads it ("64mb", "1.5gb": 1024-based), at least `min` and at most `max`. Only
- * what looks like a size reaches `bytes` (it reads "12abc" as 12); anything else is refused by the number check.
- */
-const sizeText = /^\s*(?:\d+\s*b|\d+(?:\.\d+)?\s*(?:kb|mb|gb|tb|pb))\s*$/i;
-function byteCount(min: number, minText: string, max?: number, maxText?: string) {
-  const count = z.coerce.number<unknown>({ error: "must be a whole number of bytes" }).int("must be a whole number of bytes").min(min, minText);
-  const readSize = (v: unknown) => (typeof v === "string" && sizeText.test(v) ? bytes.parse(v) : v);
-  return z.preprocess(readSize, max === undefined ? count : count.max(max, maxText));
-}
-
 /** The most VESSEL_PROFILE_MAX_BYTES may be: profile imports are parsed whole, within a fixed body limit. */
 export const PROFILE_MAX_BYTES_CEILING = 16 * 1024 * 1024;
 
@@ -47,17 +30,13 @@ const ConfigSchema = z.object({
     .min(0, "must be a whole number from 0 to 65535")
     .max(65535, "must be a whole number from 0 to 65535"),
   host: z.string().min(1),
-  publicBaseUrl: z
-    .url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" })
-    .transform((u) => u.replace(/\/+$/, "")),
+  publicBaseUrl: z.url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" }).transform((u) => u.replace(/\/+$/, "")),
   regions: z
     .array(RegionName)
     .min(1, "at least one region is required")
     .refine((r) => new Set(r).size === r.length, "region names must be unique"),
   /** Address other nodes use to reach this one (forwarded CDP and live-view connections, internal calls). */
-  internalUrl: z
-    .url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" })
-    .transform((u) => u.replace(/\/+$/, "")),
+  internalUrl: z.url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" }).transform((u) => u.replace(/\/+$/, "")),
   /** The region this node's browsers run in (one of `regions`). */
   nodeRegion: RegionName,
   /** Several nodes sharing PostgreSQL: heartbeats, and when a silent node counts as dead. */
@@ -69,7 +48,11 @@ const ConfigSchema = z.object({
     /** Peers wait this much longer than a lease before taking a silent node for dead. */
     clockSkewSeconds: seconds(0, 600),
     /** Bound on reaching another node for a create (and on connecting a relay). */
-    placementTimeoutMs: z.coerce.number<string | number>({ error: "must be a number of milliseconds" }).int().min(50, "must be at least 50 ms").max(60_000, "must be at most 60000 ms"),
+    placementTimeoutMs: z.coerce
+      .number<string | number>({ error: "must be a number of milliseconds" })
+      .int()
+      .min(50, "must be at least 50 ms")
+      .max(60_000, "must be at most 60000 ms"),
   }),
   /** After SIGTERM, how long running sessions may go on before they end with node_shutdown. */
   drainSeconds: seconds(0, 86_400),
@@ -78,13 +61,23 @@ const ConfigSchema = z.object({
   /** Proxies (CIDRs) whose X-Forwarded-For / Forwarded name the client; none = those headers are ignored. */
   trustedProxies: z.array(z.string().refine((s) => parseCidr(s) !== null, "must be a CIDR (10.0.0.0/8) or an IP address")),
   /** Most live sessions one workspace holds at once, cluster-wide (a workspace's max_sessions overrides it); unset = no cap. */
-  workspaceMaxSessions: z.coerce.number<string | number>({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1").optional(),
+  workspaceMaxSessions: z.coerce
+    .number<string | number>({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .optional(),
   database: z.object({
-    url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
+    url: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
     dataDir: z.string().min(1),
   }),
   redis: z.object({
-    url: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+    url: z
+      .string()
+      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+      .optional(),
   }),
   dashboard: z.object({
     api: z.object({
@@ -97,52 +90,12 @@ const ConfigSchema = z.object({
     .refine((k) => Buffer.from(k, "base64").length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(k), "must be 32 bytes in base64 (openssl rand -base64 32)")
     .optional(),
   /** This node's name, stable across restarts so it can end what it left behind. */
-  nodeId: z.string().min(1).max(128).regex(/^[A-Za-z0-9._-]+$/, "letters, digits, dots, dashes and underscores"),
-  browser: z.object({
-    executablePath: z.string().min(1).optional(),
-    capacity: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000),
-    warm: z.coerce.number<string | number>().int("must be a whole number").min(0).max(32),
-    /** Most spares kept while demand asks for more than `warm` (within free slots and memory). */
-    warmMax: z.coerce.number<string | number>().int("must be a whole number").min(0).max(64),
-    /** Addresses (CIDRs) and host names sessions may reach beyond the public internet. */
-    egressAllow: z.array(z.string().min(1)),
-    /** Most bytes one session's downloads may take together (0 = downloads refused). */
-    downloadMaxBytes: byteCount(0, "must be 0 or more"),
-    /** Most bytes of files uploaded into one session, together (0 = uploads refused). */
-    uploadMaxBytes: byteCount(0, "must be 0 or more", 4 * 1024 * 1024 * 1024, "must be at most 4294967296 (4 GiB)"),
-    /** Most files uploaded into one session. */
-    uploadMaxFiles: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(10_000, "must be at most 10000"),
-    /** An upload is refused (507) when the volume it lands on would keep less than this free. */
-    uploadMinFreeBytes: byteCount(0, "must be 0 or more", Number.MAX_SAFE_INTEGER, "must be a whole number of bytes"),
-    /** Most CDP sockets one session may have open at once; one more is closed with 1008. */
-    cdpMaxSocketsPerSession: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000, "must be at most 1000"),
-    /** The watchdog asks every session's browser for its version this often (0 = never)… */
-    pingSeconds: seconds(0, 3600),
-    /** …and kills one that has not answered for this long (the session fails with browser_crash). */
-    pingTimeoutSeconds: seconds(0.1, 3600),
-    /**
-     * How each Chromium is jailed (bubblewrap: its own mount, pid and network namespaces, docs/threat-model.md):
-     * `auto` jails when the kernel allows it and warns loudly when not, `required` refuses to start without it,
-     * `off` runs browsers unjailed (development only).
-     */
-    jail: z.enum(["auto", "required", "off"], { error: "must be auto, required or off" }),
-    /** First host uid and gid of the range jailed programs run as (src/browser/jail/users.ts): never root, never the service. */
-    uid: jailId(),
-    gid: jailId(),
-    /** `batch` runs every browser under SCHED_BATCH so its wake-ups do not preempt the node (src/browser/launch/scheduling.ts); `normal` does not. */
-    scheduling: z.enum(["batch", "normal"], { error: "must be batch or normal" }),
-    /** `process` relays CDP clients in a process of their own (src/browser/cdp/relay/host.ts); `inline` on the node's main thread. */
-    cdpRelay: z.enum(["process", "inline"], { error: "must be process or inline" }),
-    /** Relay host processes the browsers are spread over, the fewest-loaded first (src/browser/cdp/relay/host.ts). */
-    cdpRelayHosts: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(16, "must be at most 16"),
-    /** The CDP method policy; `off` exists for the isolation tests that check the other layers alone. */
-    cdpPolicy: z.enum(["on", "off"], { error: "must be on or off" }),
-    /**
-     * Largest CDP message a client may send; a larger one closes its socket with 1009. At most
-     * Chromium's own 100 MiB: its pipe closes (the whole browser's DevTools) on a larger message.
-     */
-    cdpMaxMessageBytes: byteCount(1024 * 1024, "must be at least 1048576 (1 MiB)", 100 * 1024 * 1024, "must be at most 104857600 (100 MiB, Chromium's own limit)"),
-  }),
+  nodeId: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9._-]+$/, "letters, digits, dots, dashes and underscores"),
+  browser: BrowserConfigSchema,
   profiles: z.object({
     /** Largest profile document (cookies and storage), in bytes; capped by the import route's body limit. */
     maxBytes: byteCount(1024, "must be at least 1024", PROFILE_MAX_BYTES_CEILING, `must be at most ${PROFILE_MAX_BYTES_CEILING} (16 MiB)`),
@@ -169,11 +122,20 @@ const ConfigSchema = z.object({
   }),
   /** Webhook deliveries (services/webhooks): the first retry's delay, doubled after each failed attempt. */
   webhooks: z.object({
-    retryBaseMs: z.coerce.number<string | number>({ error: "must be a whole number of milliseconds" }).int("must be a whole number of milliseconds").min(10, "must be at least 10").max(3_600_000),
+    retryBaseMs: z.coerce
+      .number<string | number>({ error: "must be a whole number of milliseconds" })
+      .int("must be a whole number of milliseconds")
+      .min(10, "must be at least 10")
+      .max(3_600_000),
   }),
   /** Outgoing mail (dashboard sign-in links, invitations). Without an SMTP host, mails go to the log. */
   mail: z.object({
-    from: z.string().trim().min(3).max(320).regex(/^[^\r\n]*@[^\r\n]*$/, "must be a mail address, optionally with a display name"),
+    from: z
+      .string()
+      .trim()
+      .min(3)
+      .max(320)
+      .regex(/^[^\r\n]*@[^\r\n]*$/, "must be a mail address, optionally with a display name"),
     smtp: z.object({
       host: z.string().trim().min(1).optional(),
       port: z.coerce.number<string | number>().int("must be a whole number from 1 to 65535").min(1).max(65535),
@@ -239,7 +201,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const file = explicitFile ? path.resolve(cwd, explicitFile) : fs.existsSync(defaultFile) ? defaultFile : undefined;
   const fileValues = file ? readFile(file, problems) : {};
 
-  const raw: Record<string, unknown> = { database: {}, redis: {}, dashboard: { api: {} }, browser: {}, profiles: {}, extensions: {}, cluster: {}, logs: {}, recording: {}, webhooks: {} };
+  const raw: Record<string, unknown> = {
+    database: {},
+    redis: {},
+    dashboard: { api: {} },
+    browser: {},
+    profiles: {},
+    extensions: {},
+    cluster: {},
+    logs: {},
+    recording: {},
+    webhooks: {},
+  };
   const origin = new Map<string, string>();
   for (const s of settings) {
     const envValue = env[s.env];
@@ -271,7 +244,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     const { regions, nodeRegion, cluster } = parsed.data;
     if (!regions.includes(nodeRegion)) problems.push(`${origin.get("nodeRegion") ?? "nodeRegion"}: must be one of the regions (${regions.join(", ")})`);
     if (cluster.nodeTimeoutSeconds < 2 * cluster.heartbeatSeconds) {
-      problems.push(`${origin.get("cluster.nodeTimeoutSeconds") ?? "VESSEL_NODE_TIMEOUT_SECONDS"}: must be at least twice the heartbeat (${cluster.heartbeatSeconds} s)`);
+      problems.push(
+        `${origin.get("cluster.nodeTimeoutSeconds") ?? "VESSEL_NODE_TIMEOUT_SECONDS"}: must be at least twice the heartbeat (${cluster.heartbeatSeconds} s)`,
+      );
     }
     // Fencing (src/cluster/lease.ts): a node cut off from the database must have stopped serving its
     // sessions before any peer may end them, so the timeout peers apply exceeds the lease plus a margin.
@@ -282,7 +257,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       );
     }
     if (cluster.leaseSeconds < 2 * cluster.heartbeatSeconds) {
-      problems.push(`${origin.get("cluster.leaseSeconds") ?? "VESSEL_LEASE_SECONDS"}: must be at least twice the heartbeat (${cluster.heartbeatSeconds} s), so one late heartbeat does not cost the lease`);
+      problems.push(
+        `${origin.get("cluster.leaseSeconds") ?? "VESSEL_LEASE_SECONDS"}: must be at least twice the heartbeat (${cluster.heartbeatSeconds} s), so one late heartbeat does not cost the lease`,
+      );
     }
   }
   if (parsed.success) {
@@ -295,6 +272,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
 }
 
 /** The version in package.json, reported by health checks. */
-export const version: string = JSON.parse(
-  fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"),
-).version;
+export const version: string = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;

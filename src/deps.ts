@@ -1,6 +1,3 @@
-import { createHash } from "node:crypto";
-import os from "node:os";
-import path from "node:path";
 import { AccessTokens } from "./auth/access-tokens.ts";
 import { ApiKeyAuthenticator } from "./auth/authenticate.ts";
 import { cookiePolicy, isLoopbackHttp } from "./auth/cookies.ts";
@@ -9,17 +6,11 @@ import { createClientAddress } from "./auth/client-address.ts";
 import { FailedAuthThrottle } from "./auth/failed-auth.ts";
 import { memoryRevocations, redisRevocations } from "./auth/revocations.ts";
 import { ConnectTokens } from "./auth/connect-tokens.ts";
-import { findChromium } from "./browser/launch/command.ts";
-import { EgressPolicy, parseAllowlist } from "./browser/egress/policy.ts";
-import type { DownloadNotice } from "./browser/downloads/download-guard.ts";
-import type { EgressRefusal, EgressRoute } from "./browser/egress/shared.ts";
-import { detectIsolation, type Isolation } from "./browser/jail/jail.ts";
-import { BrowserPool } from "./browser/pool/pool.ts";
 import { CloseCode } from "./browser/close-codes.ts";
-import { sharedRelayHost } from "./browser/cdp/relay/host.ts";
 import { SessionRuntime } from "./browser/runtime/runtime.ts";
 import { loadMasterKey } from "./crypto/master-key.ts";
 import type { Config } from "./config.ts";
+import { browserDataRoot, createBrowserPool, probeIsolation } from "./deps-browsers.ts";
 import type { Database } from "./db/client.ts";
 import type { Logger } from "./logger.ts";
 import { memoryPubSub, redisPubSub } from "./pubsub.ts";
@@ -72,42 +63,6 @@ export interface DepsOptions {
 /** How long a stop waits for this node's recordings to be stored (a drain waits for them within its own deadline first). */
 const RECORDINGS_STOP_MS = 60_000;
 
-/** Each browser's traffic is judged by the egress policy; refusals become the session's events. */
-function egressFor(config: Config, events: EventRecorder) {
-  return {
-    policy: new EgressPolicy(parseAllowlist(config.browser.egressAllow)),
-    onRefused: (route: EgressRoute, refusal: EgressRefusal) => {
-      if (route.sessionId) events.later(route.sessionId, "egress.refused", { host: refusal.host, port: refusal.port, reason: refusal.reason });
-    },
-  };
-}
-
-/** Each session's downloads are kept to its folder and the cap; what happens to them becomes its events. */
-function downloadsFor(config: Config, events: EventRecorder) {
-  return {
-    maxBytes: config.browser.downloadMaxBytes,
-    onNotice: (sessionId: string, notice: DownloadNotice) => {
-      const { download } = notice;
-      void events.record(sessionId, notice.type, {
-        download_id: download.id,
-        name: download.name,
-        bytes: download.bytes,
-        ...(notice.type === "download.refused" ? { reason: notice.reason } : {}),
-      });
-    },
-  };
-}
-
-/**
- * Where this node's browser profiles live: short (Chromium keeps a Unix socket under it, and socket
- * paths stop at 107 characters), throwaway (profiles never outlive their session), and stable per
- * data folder, so a restart finds and ends what a crashed run left there.
- */
-export function browserDataRoot(config: Config): string {
-  const digest = createHash("sha256").update(path.resolve(config.database.dataDir)).update(config.nodeId).digest("hex");
-  return path.join(os.tmpdir(), `vessel-${digest.slice(0, 12)}`);
-}
-
 /**
  * The long-lived parts every service call needs, built the same way for the server, the command-line
  * scripts and the tests: Redis when configured, the rate limiter, the revocation list, the key
@@ -121,12 +76,7 @@ export async function createDeps(
 ): Promise<{ deps: AppDeps; cluster: Cluster; close(): Promise<void> }> {
   const now = options.now ?? (() => new Date());
   const prefix = options.redisPrefix ?? "vessel:";
-  // Probed once per node by running one real jail (tens of ms), before anything is opened: `required`
-  // refuses to start without it, `auto` logs loudly and runs unjailed. A process that starts no browsers
-  // (scripts) needs no probe.
-  const isolation: Isolation = (options.startBrowsers ?? true)
-    ? await detectIsolation(config.browser.jail, log.child({ component: "browsers" }), { uid: config.browser.uid, gid: config.browser.gid })
-    : { level: "none", reason: "this process starts no browsers" };
+  const isolation = await probeIsolation(config, log, options.startBrowsers ?? true);
   const redis = config.redis.url ? createRedis(config.redis.url, log.child({ component: "redis" })) : undefined;
   if (redis && !(await redisReady(redis))) {
     log.warn("Redis is not reachable yet; rate limits fall back to this node's memory until it is");
@@ -140,9 +90,10 @@ export async function createDeps(
   const clientAddress = createClientAddress({ trustedProxies: config.trustedProxies, relayedByPeer: (req) => peers?.relayedHere(req) ?? false });
   const metrics = new Metrics();
   const auditLog = log.child({ component: "audit" });
-  const journal = (options.auditJournal ?? options.startBrowsers ?? true)
-    ? await openNodeJournal(config.database.dataDir, options.nodeId ?? config.nodeId, auditLog)
-    : undefined;
+  const journal =
+    (options.auditJournal ?? options.startBrowsers ?? true)
+      ? await openNodeJournal(config.database.dataDir, options.nodeId ?? config.nodeId, auditLog)
+      : undefined;
   const audit = new AuditWriter(db.prisma, { log: auditLog, journal, setAside: metrics.setAside });
   const refusals = new RefusalAudit({
     enqueue: (record) => audit.enqueue(record),
@@ -157,27 +108,19 @@ export async function createDeps(
   // Sessions name their node, so the row exists before any of them; heartbeats start with the server.
   if (serving) {
     await registerNode(db.prisma, {
-      id: nodeId, internalUrl: config.internalUrl, region: config.nodeRegion, capacity: config.browser.capacity, freeSlots: 0, draining: false,
+      id: nodeId,
+      internalUrl: config.internalUrl,
+      region: config.nodeRegion,
+      capacity: config.browser.capacity,
+      freeSlots: 0,
+      draining: false,
     });
   }
   // The runtime reports sessions that end on their own; the session service records how they ended.
   let onEnd: ReturnType<typeof endFromRuntime> = async () => {};
   const pubsub = redis ? redisPubSub(redis, prefix, log.child({ component: "pubsub" })) : memoryPubSub();
   const events = new EventRecorder({ db, now, log, pubsub, setAside: metrics.setAside });
-  const browsers = new BrowserPool({
-    executablePath: findChromium(config.browser.executablePath) ?? "",
-    dataRoot: browserDataRoot(config),
-    capacity: config.browser.capacity,
-    warm: config.browser.warm,
-    warmMax: config.browser.warmMax,
-    log: log.child({ component: "browsers" }),
-    ...(options.browserPolicy === false ? {} : { egress: egressFor(config, events), downloads: downloadsFor(config, events) }),
-    cdpPolicy: options.browserPolicy !== false && config.browser.cdpPolicy === "on",
-    logCapture: config.logs.enabled,
-    isolation,
-    scheduling: config.browser.scheduling,
-    ...(config.browser.cdpRelay === "process" ? { relay: sharedRelayHost(log.child({ component: "relay" }), config.browser.cdpRelayHosts) } : {}),
-  });
+  const browsers = createBrowserPool(config, log, events, isolation, options.browserPolicy);
   const runtime = new SessionRuntime({
     log,
     onEnd: (id, cause) => onEnd(id, cause),
@@ -185,7 +128,10 @@ export async function createDeps(
   });
   const publicUrl = new URL(config.publicBaseUrl);
   if (publicUrl.protocol === "http:" && !isLoopbackHttp(config.publicBaseUrl)) {
-    log.warn({ publicBaseUrl: config.publicBaseUrl }, "the public base URL is plain http: browsers will not send the dashboard's Secure cookies, so signing in will not work");
+    log.warn(
+      { publicBaseUrl: config.publicBaseUrl },
+      "the public base URL is plain http: browsers will not send the dashboard's Secure cookies, so signing in will not work",
+    );
   }
   const dashboard = {
     mailer: options.mailer ?? createMailer(config, log.child({ component: "mail" })),
@@ -196,13 +142,49 @@ export async function createDeps(
   };
   // Each recording's encoder writes into a private folder under this node's own (services/recordings).
   const recordings = new RecordingNode(`${browserDataRoot(config)}-rec`);
-  const sessionLogs = new SessionLogs({ config, db, log: log.child({ component: "session-logs" }), pubsub, masterKey, now, runtime, setAside: metrics.setAside });
+  const sessionLogs = new SessionLogs({
+    config,
+    db,
+    log: log.child({ component: "session-logs" }),
+    pubsub,
+    masterKey,
+    now,
+    runtime,
+    setAside: metrics.setAside,
+  });
   // Webhook deliveries are queued from the events this node writes, and sent by every node.
-  const webhooks = new WebhookDispatcher({ db, log: log.child({ component: "webhooks" }), now, nodeId, masterKey, config, pubsub, setAside: metrics.setAside }, { retryBaseMs: config.webhooks.retryBaseMs });
+  const webhooks = new WebhookDispatcher(
+    { db, log: log.child({ component: "webhooks" }), now, nodeId, masterKey, config, pubsub, setAside: metrics.setAside },
+    { retryBaseMs: config.webhooks.retryBaseMs },
+  );
   const stopWebhookQueue = events.subscribe((written) => webhooks.onEvents(written));
   // Extensions checked and unpacked once per node, copied into each session that names them (services/extensions).
   const extensions = new PreparedExtensions(`${browserDataRoot(config)}-ext`, () => metrics.extensionZipsUnpacked.inc());
-  const deps: AppDeps = { config, db, log, auth, limiter, failedAuth, clientAddress, audit, refusals, now, nodeId, masterKey, tokens, browsers, runtime, pubsub, events, dashboard, metrics, sessionLogs, recordings, webhooks, extensions };
+  const deps: AppDeps = {
+    config,
+    db,
+    log,
+    auth,
+    limiter,
+    failedAuth,
+    clientAddress,
+    audit,
+    refusals,
+    now,
+    nodeId,
+    masterKey,
+    tokens,
+    browsers,
+    runtime,
+    pubsub,
+    events,
+    dashboard,
+    metrics,
+    sessionLogs,
+    recordings,
+    webhooks,
+    extensions,
+  };
   metrics.attach(deps);
   const cluster = new Cluster(deps, { serving });
   deps.cluster = cluster;
@@ -211,7 +193,10 @@ export async function createDeps(
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
   // An extension deleted (on any node): this node's prepared copy of it goes too.
-  const stopExtensionDrops = pubsub.subscribe(extensionDeletions, (id) => void extensions.drop(id).catch((err: unknown) => log.warn({ err, extension: id }, "a deleted extension's prepared copy was not removed")));
+  const stopExtensionDrops = pubsub.subscribe(
+    extensionDeletions,
+    (id) => void extensions.drop(id).catch((err: unknown) => log.warn({ err, extension: id }, "a deleted extension's prepared copy was not removed")),
+  );
   if (serving && (options.startBrowsers ?? true)) {
     const ended = await endOrphans(deps);
     const cleaned = await browsers.start();

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserDataRoot } from "../../src/deps.ts";
+import { browserDataRoot } from "../../src/deps-browsers.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../support/db.ts";
 import { alive, eventually } from "../support/sessions.ts";
@@ -39,13 +39,17 @@ function runMain(env: Record<string, string>): { child: ChildProcess; url: Promi
 
 /** Chromium processes whose profile lives under `dir` (what this node launched). */
 function chromiumUnder(dir: string): number[] {
-  return fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).map(Number).filter((pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(dir) && alive(pid);
-    } catch {
-      return false;
-    }
-  });
+  return fs
+    .readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(dir) && alive(pid);
+      } catch {
+        return false;
+      }
+    });
 }
 
 describe.skipIf(!ready)("restarting a node", () => {
@@ -56,9 +60,14 @@ describe.skipIf(!ready)("restarting a node", () => {
     tdb = await createTestDatabase("postgres");
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-restart-"));
     env = {
-      DATABASE_URL: tdb.url!, VESSEL_MASTER_KEY: Buffer.alloc(32, 9).toString("base64"),
-      VESSEL_DATA_DIR: dataDir, VESSEL_HOST: "127.0.0.1", PORT: "0", VESSEL_NODE_ID: `restart-${randomUUID()}`,
-      VESSEL_BROWSER_WARM: "1", LOG_LEVEL: "info",
+      DATABASE_URL: tdb.url!,
+      VESSEL_MASTER_KEY: Buffer.alloc(32, 9).toString("base64"),
+      VESSEL_DATA_DIR: dataDir,
+      VESSEL_HOST: "127.0.0.1",
+      PORT: "0",
+      VESSEL_NODE_ID: `restart-${randomUUID()}`,
+      VESSEL_BROWSER_WARM: "1",
+      LOG_LEVEL: "info",
     };
   });
   afterAll(async () => {
@@ -69,7 +78,8 @@ describe.skipIf(!ready)("restarting a node", () => {
 
   it("ends the sessions a crashed run left behind and leaves no Chromium running", async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--workspace", "restart"], {
-      cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     });
     const key = stdout.trim();
     const browsers = browserDataRoot(loadConfig(env, "/nonexistent"));
@@ -83,11 +93,17 @@ describe.skipIf(!ready)("restarting a node", () => {
     });
     expect(created.status).toBe(201);
     const session = (await created.json()) as { id: string };
-    await eventually(async () => chromiumUnder(browsers).length, (n) => n >= 2); // the session's browser and the refilled spare
+    await eventually(
+      async () => chromiumUnder(browsers).length,
+      (n) => n >= 2,
+    ); // the session's browser and the refilled spare
     first.child.kill("SIGKILL"); // no chance to clean up
     await first.exited;
     // Its browsers go with it (each exits when its DevTools pipe closes); their folders stay behind.
-    await eventually(async () => chromiumUnder(browsers).length, (n) => n === 0);
+    await eventually(
+      async () => chromiumUnder(browsers).length,
+      (n) => n === 0,
+    );
     const leftBehind = fs.readdirSync(browsers).filter((name) => fs.existsSync(path.join(browsers, name, "profile")));
     expect(leftBehind.length).toBeGreaterThan(0);
 
@@ -100,6 +116,9 @@ describe.skipIf(!ready)("restarting a node", () => {
 
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
-    await eventually(async () => chromiumUnder(browsers).length, (n) => n === 0);
+    await eventually(
+      async () => chromiumUnder(browsers).length,
+      (n) => n === 0,
+    );
   }, 120_000);
 });

@@ -8,7 +8,8 @@ import { createApp, type App, type AppOptions } from "../../src/app.ts";
 import type { UserPrincipal } from "../../src/auth/request-auth.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import type { Database } from "../../src/db/client.ts";
-import { browserDataRoot, internalContext } from "../../src/deps.ts";
+import { internalContext } from "../../src/deps.ts";
+import { browserDataRoot } from "../../src/deps-browsers.ts";
 import type { Role } from "../../src/generated/prisma/client.ts";
 import { createApiKey } from "../../src/services/api-keys/api-keys.ts";
 import { createWorkspace } from "../../src/services/workspaces/workspaces.ts";
@@ -22,17 +23,20 @@ export interface TestApp {
 }
 
 /** A real server on a free loopback port. Without `db`, an in-memory PGlite that dies with the app. */
-export async function startTestApp(
-  options: AppOptions & { env?: Record<string, string> } = {},
-): Promise<TestApp> {
+export async function startTestApp(options: AppOptions & { env?: Record<string, string> } = {}): Promise<TestApp> {
   // Each app gets its own data folder (master key, browser folders) and no warm browser unless asked.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-app-"));
   // A known port, so the public base URL (in connect_url and live_view_url) is the real address.
   const port = await freePort();
   const config = loadConfig(
     {
-      PORT: String(port), VESSEL_HOST: "127.0.0.1", VESSEL_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, VESSEL_INTERNAL_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: "silent", VESSEL_DATA_DIR: dataDir, VESSEL_BROWSER_WARM: "0",
+      PORT: String(port),
+      VESSEL_HOST: "127.0.0.1",
+      VESSEL_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      VESSEL_INTERNAL_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: "silent",
+      VESSEL_DATA_DIR: dataDir,
+      VESSEL_BROWSER_WARM: "0",
       // A fixed number of spares (VESSEL_BROWSER_WARM): tests count spares and launches; the adaptive
       // pool has tests of its own (unit/pool-demand, integration/browser-pool).
       VESSEL_WARM_POOL_MAX: "0",

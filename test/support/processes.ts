@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { reapOrphans } from "../../src/browser/launch/processes.ts";
 import { loadConfig } from "../../src/config.ts";
-import { browserDataRoot } from "../../src/deps.ts";
+import { browserDataRoot } from "../../src/deps-browsers.ts";
 import { createLogger } from "../../src/logger.ts";
 import { freePort } from "./app.ts";
 
@@ -65,7 +65,9 @@ export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000,
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const browserRoot = browserDataRoot(config);
   const url = `http://${where.address ?? "127.0.0.1"}:${port}`;
   const node: NodeProcess = {
@@ -93,7 +95,10 @@ export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000,
   for (;;) {
     const early = await Promise.race([exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 200))]);
     if (early) throw new Error(`the node exited during start-up:\n${log.slice(-30).join("\n")}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return node;
     if (Date.now() > until) {
       child.kill("SIGKILL");
