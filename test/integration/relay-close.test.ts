@@ -74,10 +74,15 @@ describe("a relay closes a relayed WebSocket with 1001, between frames", () => {
       s.client.on("message", (data: Buffer) => received.push(data.length));
       const clientClosed = new Promise<number>((r) => s.client.once("close", (code) => r(code)));
       const big = Buffer.alloc(8 * 1024 * 1024, 1);
+      // The client reads nothing yet, so the relay (which waits for the client's socket to drain)
+      // holds the message mid-frame however fast this machine is; on a quiet one the whole message
+      // used to pass before the first look, and the close never began mid-frame.
+      s.client.pause();
       s.server.send(big);
       // The message is on its way through the relay when the close begins.
       await eventually(async () => s.relayed.clientAtBoundary, (atBoundary) => !atBoundary, 5_000);
       const closing = s.relayed.close(1001, "the server is shutting down");
+      s.client.resume();
       expect(await clientClosed).toBe(1001);
       expect(received).toEqual([big.length]);
       expect(await s.serverClosed).toBe(1001);
@@ -85,7 +90,7 @@ describe("a relay closes a relayed WebSocket with 1001, between frames", () => {
     } finally {
       await s.stop();
     }
-  });
+  }, 30_000);
 
   it("messages both ways before the close arrive; afterwards both sides see 1001, none 1006", async () => {
     const s = await relayed();
