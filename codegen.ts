@@ -11,7 +11,10 @@ const config: CodegenConfig = {
       preset: "client",
       presetConfig: { fragmentMasking: false },
       config: {
-        useTypeImports: true, enumsAsTypes: true, emitLegacyCommonJSImports: false, documentMode: "string",
+        useTypeImports: true,
+        enumsAsTypes: true,
+        emitLegacyCommonJSImports: false,
+        documentMode: "string",
         // ISO 8601 strings on the wire (the DateTime scalar).
         scalars: { DateTime: "string" },
       },

@@ -181,7 +181,9 @@ if (write) {
   const readme = [
     "| What | Figure | Goal |",
     "|---|---|---|",
-    ...picked.map((r) => `| ${cell(r.group)}: ${cell(r.name)} | ${fmt(r.value, r.unit)}${r.detail ? ` (${cell(r.detail)})` : ""} | ${cell(r.goal ?? "—")}: ${result(r)} |`),
+    ...picked.map(
+      (r) => `| ${cell(r.group)}: ${cell(r.name)} | ${fmt(r.value, r.unit)}${r.detail ? ` (${cell(r.detail)})` : ""} | ${cell(r.goal ?? "—")}: ${result(r)} |`,
+    ),
     "",
     `${goals.filter((r) => r.pass).length} of ${goals.length} goals met in that run (${startedAt.toISOString().slice(0, 10)}); every figure: [docs/performance.md](docs/performance.md#every-figure-of-one-run-npm-run-benchall).`,
   ].join("\n");

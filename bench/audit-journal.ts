@@ -27,8 +27,15 @@ async function round(withJournal: boolean): Promise<number> {
   const journal = withJournal ? await AuditJournal.open(dir, log) : undefined;
   const writer = new AuditWriter(db.prisma, { log, journal, flushIntervalMs: 3_600_000, maxBatch: entries + 1, maxQueued: entries + 1 });
   const record = {
-    workspaceId: ws.id, keyPrefix: "vs_01KAXQ3Z9Q6H5V2N8R4T7W1Y0B", actorUserId: null, action: "health.get", target: null,
-    httpStatus: 200, requestId: "01KAXQ3Z9Q6H5V2N8R4T7W1Y0C", clientRequestId: "3f2a9c1e-8d4b-4e6f-9a7c-2b1d0e5f4a3c", ip: "203.0.113.7",
+    workspaceId: ws.id,
+    keyPrefix: "vs_01KAXQ3Z9Q6H5V2N8R4T7W1Y0B",
+    actorUserId: null,
+    action: "health.get",
+    target: null,
+    httpStatus: 200,
+    requestId: "01KAXQ3Z9Q6H5V2N8R4T7W1Y0C",
+    clientRequestId: "3f2a9c1e-8d4b-4e6f-9a7c-2b1d0e5f4a3c",
+    ip: "203.0.113.7",
   };
   const before = process.cpuUsage();
   for (let i = 0; i < entries; i++) writer.enqueue(record);

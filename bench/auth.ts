@@ -33,7 +33,12 @@ const unauthenticated = defineRoute({
   status: 200,
   response: HealthDto,
   handler: async (ctx, _input, _http, run) =>
-    toHealthDto(await run({ ...ctx, principal: { kind: "apiKey", keyId: "bench", keyPrefix: "vs_bench", workspaceId: "bench", rateLimitPerMinute: 1e9, maxSessions: null } })),
+    toHealthDto(
+      await run({
+        ...ctx,
+        principal: { kind: "apiKey", keyId: "bench", keyPrefix: "vs_bench", workspaceId: "bench", rateLimitPerMinute: 1e9, maxSessions: null },
+      }),
+    ),
 });
 
 const config = loadConfig({ ...process.env, PORT: "0", VESSEL_HOST: "127.0.0.1", LOG_LEVEL: "silent" }, "/nonexistent");
@@ -48,7 +53,15 @@ const { secret } = await createApiKey(ctx, { workspaceId: ws.id, label: "bench" 
 
 /** The load comes from another process, so it does not steal the server's event loop. */
 async function run(path: string, headers: Record<string, string>): Promise<number> {
-  const args = ["--json", "-c", String(connections), "-d", String(seconds), ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]), `${app.url}${path}`];
+  const args = [
+    "--json",
+    "-c",
+    String(connections),
+    "-d",
+    String(seconds),
+    ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]),
+    `${app.url}${path}`,
+  ];
   const { stdout } = await promisify(execFile)("node_modules/.bin/autocannon", args, { maxBuffer: 16 * 1024 * 1024 });
   const result = JSON.parse(stdout) as { non2xx: number; errors: number; requests: { average: number } };
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);

@@ -49,10 +49,22 @@ try {
       runs[variant].push(await call("lifecycleVessel", { ...api, body: variant === "settings" ? { browser: settings } : {} }));
     }
   }
-  console.log(`browser settings bench — ${executablePath}, ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}, ${iterations} per variant, warm spare`);
+  console.log(
+    `browser settings bench — ${executablePath}, ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}, ${iterations} per variant, warm spare`,
+  );
   for (const [name, list] of Object.entries(runs)) {
     const steps = (["obtain", "connect", "newPage", "goto", "release"] as const).map((k) => `${k} ${f(median(list.map((p) => p[k])))}`).join(", ");
-    console.log(`  ${name.padEnd(9)} p50 ${f(median(list.map((p) => p.total)))} p95 ${f(pct(list.map((p) => p.total), 95))} ms | ${steps}`);
+    console.log(
+      `  ${name.padEnd(9)} p50 ${f(median(list.map((p) => p.total)))} p95 ${f(
+        pct(
+          list.map((p) => p.total),
+          95,
+        ),
+      )} ms | ${steps}`,
+    );
   }
   const ratio = median(runs.settings.map((p) => p.total)) / median(runs.plain.map((p) => p.total));
   const perPair = median(runs.settings.map((p, i) => p.total / runs.plain[i]!.total));

@@ -22,22 +22,70 @@ const jsonInString = JSON.stringify({ rows: Array.from({ length: 12_000 }, (_, i
 const messages: Array<[string, string]> = [
   ["Runtime.evaluate 1+1", JSON.stringify({ id: 5, method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true }, sessionId })],
   ["Page.navigate https", JSON.stringify({ id: 6, method: "Page.navigate", params: { url: "https://example.com/some/path?q=1#top" }, sessionId })],
-  ["Input.dispatchMouseEvent", JSON.stringify({ id: 7, method: "Input.dispatchMouseEvent", params: { type: "mousePressed", x: 120.5, y: 48, button: "left", buttons: 1, clickCount: 1, modifiers: 0 }, sessionId })],
-  ["Runtime.callFunctionOn (Playwright)", JSON.stringify({
-    id: 8, method: "Runtime.callFunctionOn", sessionId,
-    params: {
-      functionDeclaration: "(utilityScript, ...args) => utilityScript.evaluate(...args)", executionContextId: 3, returnByValue: true, awaitPromise: true,
-      arguments: [{ objectId: "4434684736523360124.4.16" }, { value: true }, { value: "internal:role=button[name=\"Go\"i]" }, { value: { v: "undefined" } }],
-    },
-  })],
-  ["Target.setAutoAttach (rule)", JSON.stringify({ id: 9, method: "Target.setAutoAttach", params: { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "page", exclude: true }, {}] } })],
-  ["DOM.setFileInputFiles (path rule)", JSON.stringify({ id: 10, method: "DOM.setFileInputFiles", params: { files: [`${ctx.downloads}/upload.txt`], backendNodeId: 37 }, sessionId })],
-  ["Runtime.evaluate 430 kB script", JSON.stringify({ id: 11, method: "Runtime.evaluate", params: { expression: script.repeat(3500), returnByValue: true }, sessionId })],
+  [
+    "Input.dispatchMouseEvent",
+    JSON.stringify({
+      id: 7,
+      method: "Input.dispatchMouseEvent",
+      params: { type: "mousePressed", x: 120.5, y: 48, button: "left", buttons: 1, clickCount: 1, modifiers: 0 },
+      sessionId,
+    }),
+  ],
+  [
+    "Runtime.callFunctionOn (Playwright)",
+    JSON.stringify({
+      id: 8,
+      method: "Runtime.callFunctionOn",
+      sessionId,
+      params: {
+        functionDeclaration: "(utilityScript, ...args) => utilityScript.evaluate(...args)",
+        executionContextId: 3,
+        returnByValue: true,
+        awaitPromise: true,
+        arguments: [{ objectId: "4434684736523360124.4.16" }, { value: true }, { value: 'internal:role=button[name="Go"i]' }, { value: { v: "undefined" } }],
+      },
+    }),
+  ],
+  [
+    "Target.setAutoAttach (rule)",
+    JSON.stringify({
+      id: 9,
+      method: "Target.setAutoAttach",
+      params: { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "page", exclude: true }, {}] },
+    }),
+  ],
+  [
+    "DOM.setFileInputFiles (path rule)",
+    JSON.stringify({ id: 10, method: "DOM.setFileInputFiles", params: { files: [`${ctx.downloads}/upload.txt`], backendNodeId: 37 }, sessionId }),
+  ],
+  [
+    "Runtime.evaluate 430 kB script",
+    JSON.stringify({ id: 11, method: "Runtime.evaluate", params: { expression: script.repeat(3500), returnByValue: true }, sessionId }),
+  ],
   ["Runtime.evaluate 1 MB", JSON.stringify({ id: 12, method: "Runtime.evaluate", params: { expression: oneMegabyte, returnByValue: true }, sessionId })],
   ["refused: Page.navigate file:", JSON.stringify({ id: 13, method: "Page.navigate", params: { url: "\tFI\nLE:///etc/passwd" }, sessionId })],
   ["refused: method off the list", JSON.stringify({ id: 14, method: "SystemInfo.getInfo" })],
-  ["JSON in a string (sendMessageToTarget-like)", JSON.stringify({ id: 15, method: "Runtime.callFunctionOn", sessionId, params: { functionDeclaration: "(s) => JSON.parse(s)", arguments: [{ value: JSON.stringify({ id: 1, method: "Page.navigate", params: { url: "https://example.com/" } }) }] } })],
-  ["1 MB of valid JSON in a string", JSON.stringify({ id: 16, method: "Runtime.callFunctionOn", sessionId, params: { functionDeclaration: "(s) => JSON.parse(s).rows.length", arguments: [{ value: jsonInString }] } })],
+  [
+    "JSON in a string (sendMessageToTarget-like)",
+    JSON.stringify({
+      id: 15,
+      method: "Runtime.callFunctionOn",
+      sessionId,
+      params: {
+        functionDeclaration: "(s) => JSON.parse(s)",
+        arguments: [{ value: JSON.stringify({ id: 1, method: "Page.navigate", params: { url: "https://example.com/" } }) }],
+      },
+    }),
+  ],
+  [
+    "1 MB of valid JSON in a string",
+    JSON.stringify({
+      id: 16,
+      method: "Runtime.callFunctionOn",
+      sessionId,
+      params: { functionDeclaration: "(s) => JSON.parse(s).rows.length", arguments: [{ value: jsonInString }] },
+    }),
+  ],
 ];
 
 /** Best time per call of `fn` over `rounds` rounds of `roundMs` each, in ns. */
@@ -70,5 +118,7 @@ for (const [name, text] of messages) {
   const verdict = judgeCommand(message.method, message.params, ctx);
   const judge = measure(() => judgeCommand(message.method, message.params, ctx));
   const parse = measure(() => JSON.parse(text));
-  console.log(`${name.padEnd(46)}${String(Buffer.byteLength(text)).padStart(10)}  ${verdict.kind.padEnd(8)}${fmt(judge).padStart(11)}${fmt(parse).padStart(13)}`);
+  console.log(
+    `${name.padEnd(46)}${String(Buffer.byteLength(text)).padStart(10)}  ${verdict.kind.padEnd(8)}${fmt(judge).padStart(11)}${fmt(parse).padStart(13)}`,
+  );
 }

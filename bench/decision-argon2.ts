@@ -85,7 +85,12 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 
-console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")} (shared machine)`);
+console.log(
+  `node ${process.version}, ${os.cpus().length} CPUs, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")} (shared machine)`,
+);
 console.log(`${rounds} interleaved rounds, ${calls} sequential verifications and one burst of ${BURST} per round; medians of the rounds`);
 console.log(`${"candidate".padEnd(52)} ${"ms/verify".padStart(10)} ${"loop max ms".padStart(12)} ${`burst of ${BURST} ms`.padStart(14)}`);
 for (const [name, m] of results) {

@@ -150,7 +150,10 @@ try {
   fs.rmSync(dataRoot, { recursive: true, force: true });
 }
 
-const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(2))
+  .join(" ");
 console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average ${load} (machine shared with other work)`);
 // The ballast is read here so that it lives until the end; RSS as it was before the launches (and now).
 const rssAfter = Math.round(process.memoryUsage().rss / 2 ** 20);

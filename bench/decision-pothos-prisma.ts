@@ -17,10 +17,22 @@ import { schema } from "../src/graphql/schema.ts";
 
 /** GraphQL object type → the Prisma model it presents (same name, or the model behind a renamed one). */
 const modelOf: Record<string, string> = {
-  Session: "Session", SessionEvent: "SessionEvent", SessionLogEntry: "SessionLogEntry", RecordingInfo: "Recording",
-  Profile: "Profile", ApiKey: "ApiKey", CreatedApiKey: "ApiKey", AuditEntry: "AuditEntry", Workspace: "Workspace",
-  Member: "Membership", Invitation: "Invitation", Extension: "Extension", Webhook: "WebhookEndpoint",
-  WebhookWithSecret: "WebhookEndpoint", WebhookDelivery: "WebhookDelivery", Me: "User",
+  Session: "Session",
+  SessionEvent: "SessionEvent",
+  SessionLogEntry: "SessionLogEntry",
+  RecordingInfo: "Recording",
+  Profile: "Profile",
+  ApiKey: "ApiKey",
+  CreatedApiKey: "ApiKey",
+  AuditEntry: "AuditEntry",
+  Workspace: "Workspace",
+  Member: "Membership",
+  Invitation: "Invitation",
+  Extension: "Extension",
+  Webhook: "WebhookEndpoint",
+  WebhookWithSecret: "WebhookEndpoint",
+  WebhookDelivery: "WebhookDelivery",
+  Me: "User",
 };
 
 function columnsOf(model: string): Set<string> {
@@ -36,7 +48,10 @@ let columnFields = 0;
 let otherFields = 0;
 let relationFields = 0;
 const row = (cells: [string, string, number | string, number | string, number | string, number | string], rest: string) =>
-  `${cells[0].padEnd(20)} ${cells[1].padEnd(16)} ${cells.slice(2).map((c, i) => String(c).padStart([6, 8, 6, 10][i]!)).join(" ")}  ${rest}`;
+  `${cells[0].padEnd(20)} ${cells[1].padEnd(16)} ${cells
+    .slice(2)
+    .map((c, i) => String(c).padStart([6, 8, 6, 10][i]!))
+    .join(" ")}  ${rest}`;
 console.log(row(["GraphQL type", "model", "fields", "columns", "other", "relations"], "not a column under its name"));
 for (const type of objectTypes) {
   const model = modelOf[type.name];

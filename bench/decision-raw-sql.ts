@@ -42,17 +42,46 @@ type Variant = "orm" | "raw via Prisma" | "raw direct";
 function sessionRow(workspaceId: string): Session {
   const now = new Date();
   return {
-    id: `ses_${ulid()}`, workspaceId, status: "RUNNING", region: "local", endReason: null, nodeId: null, apiKeyId: null,
-    endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 300, idleTimeoutSeconds: null,
-    liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: true, recording: false,
-    metadata: { team: "bench" }, options: {}, extensionIds: [], browser: null, createdAt: now, startedAt: now,
-    expiresAt: new Date(now.getTime() + 300_000), lastActivityAt: now, endedAt: null,
+    id: `ses_${ulid()}`,
+    workspaceId,
+    status: "RUNNING",
+    region: "local",
+    endReason: null,
+    nodeId: null,
+    apiKeyId: null,
+    endedById: null,
+    profileId: null,
+    saveProfileOnRelease: false,
+    timeoutSeconds: 300,
+    idleTimeoutSeconds: null,
+    liveViewInteractive: false,
+    liveViewInstructions: null,
+    liveViewGeneration: 0,
+    logs: true,
+    recording: false,
+    metadata: { team: "bench" },
+    options: {},
+    extensionIds: [],
+    browser: null,
+    createdAt: now,
+    startedAt: now,
+    expiresAt: new Date(now.getTime() + 300_000),
+    lastActivityAt: now,
+    endedAt: null,
   };
 }
 const event = (sessionId: string, type: "session.started" | "session.released"): NewEvent =>
   ({ id: `evt_${ulid()}`, sessionId, type, data: { status: type }, createdAt: new Date() }) as NewEvent;
-const audit = (workspaceId: string, action: string, target: string): AuditRecord =>
-  ({ workspaceId, keyPrefix: "vs_bench", actorUserId: null, action, target, httpStatus: 201, requestId: ulid(), ip: "127.0.0.1" });
+const audit = (workspaceId: string, action: string, target: string): AuditRecord => ({
+  workspaceId,
+  keyPrefix: "vs_bench",
+  actorUserId: null,
+  action,
+  target,
+  httpStatus: 201,
+  requestId: ulid(),
+  ip: "127.0.0.1",
+});
 const answerBody = () => JSON.stringify({ sealed: randomBytes(600).toString("base64") });
 
 /** One create and release, as `variant` writes them. */
@@ -95,10 +124,13 @@ async function lifecycle(db: Database, variant: Variant, workspaceId: string): P
   }
   // The raw statements; "raw via Prisma" hides `direct`, so they go through $executeRaw/$queryRaw.
   const via = variant === "raw direct" ? db : { prisma: db.prisma };
-  const claimed = await executeStatement(via, Prisma.sql`INSERT INTO "idempotency_records"
+  const claimed = await executeStatement(
+    via,
+    Prisma.sql`INSERT INTO "idempotency_records"
       ("workspace_id", "key", "fingerprint", "state", "locked_until", "expires_at", "created_at")
     VALUES (${workspaceId}, ${key}, ${"f"}, 'IN_PROGRESS', ${new Date(now.getTime() + 60_000)}, ${expires}, ${now})
-    ON CONFLICT DO NOTHING`);
+    ON CONFLICT DO NOTHING`,
+  );
   if (claimed !== 1) throw new Error("claim failed");
   const storeAnswer = Prisma.sql`UPDATE "idempotency_records"
       SET "state" = 'COMPLETED', "response_status" = ${201}, "response_body" = ${answerBody()}::jsonb, "resource_id" = ${s.id}, "locked_until" = NULL
@@ -140,7 +172,10 @@ async function openBackend(backend: string): Promise<{ db: Database; dispose(): 
   return { db, dispose: async () => (await db.close(), await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
 }
 
-const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(2))
+  .join(" ");
 console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average at start ${load} (machine shared with other work)`);
 console.log(`${rounds} interleaved rounds of ${perRound} lifecycles (claim + start + release) per variant; medians of the rounds' medians`);
 for (const backend of backends) {
@@ -171,7 +206,10 @@ for (const backend of backends) {
     console.log(`\n${backend} (load average now ${os.loadavg()[0]!.toFixed(2)})`);
     console.log(`${"variant".padEnd(16)} ${"wall ms".padStart(8)} ${"cpu ms".padStart(8)}   rounds' wall medians`);
     for (const v of variants) {
-      const each = wall.get(v)!.map((x) => f(x, 2)).join(", ");
+      const each = wall
+        .get(v)!
+        .map((x) => f(x, 2))
+        .join(", ");
       console.log(`${v.padEnd(16)} ${f(median(wall.get(v)!), 2).padStart(8)} ${f(median(cpu.get(v)!), 2).padStart(8)}   ${each}`);
     }
     const used = variants[variants.length - 1]!;

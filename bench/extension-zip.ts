@@ -34,7 +34,9 @@ const chromium = process.env.BENCH_CHROMIUM ?? "/usr/lib/chromium/chromium";
  */
 function bigZip(): Uint8Array {
   const files: Record<string, Uint8Array> = {
-    "manifest.json": new TextEncoder().encode(JSON.stringify({ manifest_version: 3, name: "Bench big", version: "1.0", content_scripts: [{ matches: ["<all_urls>"], js: ["a.js"] }] })),
+    "manifest.json": new TextEncoder().encode(
+      JSON.stringify({ manifest_version: 3, name: "Bench big", version: "1.0", content_scripts: [{ matches: ["<all_urls>"], js: ["a.js"] }] }),
+    ),
     "a.js": new TextEncoder().encode("document.documentElement.dataset.bench = '1';"),
   };
   const line = new TextEncoder().encode("const vessel = 'a fairly ordinary line of script that repeats';\n");
@@ -86,7 +88,9 @@ console.log(`zip: ${(zip.length / 1e6).toFixed(2)} MB, inflating to 63 MiB (+ ma
 const full = fs.existsSync(chromium);
 // The embedded default as deployed: PGlite in a data folder (the tests' in-memory one grows its files by copying).
 const dbDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-bench-ext-"));
-const db = process.env.DATABASE_URL ? await openDatabase({ url: process.env.DATABASE_URL, dataDir: "memory://", migrate: "apply" }) : await openDatabase({ dataDir: dbDir, migrate: "apply" });
+const db = process.env.DATABASE_URL
+  ? await openDatabase({ url: process.env.DATABASE_URL, dataDir: "memory://", migrate: "apply" })
+  : await openDatabase({ dataDir: dbDir, migrate: "apply" });
 const t = await startTestApp({ db, env: { ...(full ? { VESSEL_CHROMIUM_PATH: chromium } : {}), VESSEL_BROWSER_WARM: "0", VESSEL_BROWSER_CAPACITY: "2" } });
 try {
   const ws = await seedWorkspace(t);
@@ -102,7 +106,11 @@ try {
   const uploadLoop = await loopDelay(async () => {
     for (let i = 0; i < uploads; i++) {
       const t0 = performance.now();
-      const res = await fetch(`${t.url}/v1/extensions`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/zip" }, body: zip as BodyInit });
+      const res = await fetch(`${t.url}/v1/extensions`, {
+        method: "POST",
+        headers: { ...bearer(ws.key), "content-type": "application/zip" },
+        body: zip as BodyInit,
+      });
       const body = (await res.json()) as { id?: string };
       uploadMs.push(performance.now() - t0);
       if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${JSON.stringify(body)}`);
@@ -112,8 +120,21 @@ try {
   const whileUploading = await during.stop();
   console.log(`/healthz while uploading ×${uploads}: ${describe(whileUploading)}; each upload ${describe(uploadMs)}`);
   console.log(`event-loop delay while uploading: p99 ${f(uploadLoop.p99)} ms, max ${f(uploadLoop.max)} ms`);
-  reportFigure({ group: "Extensions", name: "event-loop delay p99 while that zip is uploaded", value: uploadLoop.p99, unit: "ms", detail: `max ${f(uploadLoop.max)} ms` });
-  atMost("Extensions", "/healthz p99 while a 63 MiB-inflating zip is uploaded", pct(whileUploading, 99), 100, "ms", `p50 ${f(median(whileUploading))} ms, max ${f(Math.max(...whileUploading))} ms`);
+  reportFigure({
+    group: "Extensions",
+    name: "event-loop delay p99 while that zip is uploaded",
+    value: uploadLoop.p99,
+    unit: "ms",
+    detail: `max ${f(uploadLoop.max)} ms`,
+  });
+  atMost(
+    "Extensions",
+    "/healthz p99 while a 63 MiB-inflating zip is uploaded",
+    pct(whileUploading, 99),
+    100,
+    "ms",
+    `p50 ${f(median(whileUploading))} ms, max ${f(Math.max(...whileUploading))} ms`,
+  );
 
   if (full && creates > 0) {
     const creating = sampler(t.url);
@@ -122,7 +143,8 @@ try {
     for (let i = 0; i < creates; i++) {
       const t0 = performance.now();
       const res = await fetch(`${t.url}/v1/sessions`, {
-        method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": randomUUID() },
+        method: "POST",
+        headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": randomUUID() },
         body: JSON.stringify({ region: "us-east1", extension_ids: [id] }),
       });
       const body = (await res.json()) as { id?: string };
@@ -132,7 +154,13 @@ try {
     }
     const whileCreating = await creating.stop();
     console.log(`/healthz while creating ×${creates}:  ${describe(whileCreating)}; each create ${describe(createMs)}`);
-    reportFigure({ group: "Extensions", name: "/healthz p99 while sessions with that extension are created", value: pct(whileCreating, 99), unit: "ms", detail: `create p50 ${f(median(createMs))} ms` });
+    reportFigure({
+      group: "Extensions",
+      name: "/healthz p99 while sessions with that extension are created",
+      value: pct(whileCreating, 99),
+      unit: "ms",
+      detail: `create p50 ${f(median(createMs))} ms`,
+    });
   }
 } finally {
   await t.stop();

@@ -103,7 +103,12 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-bench-front-door-"));
   // VESSEL_CDP_RELAY_HOSTS=1 measures the node as it was with one relay host for every session.
   const hosts = process.env.VESSEL_CDP_RELAY_HOSTS;
-  const node = await spawnNode({ VESSEL_DATA_DIR: dataDir, VESSEL_BROWSER_CAPACITY: "3", LOG_LEVEL: "warn", ...(hosts ? { VESSEL_CDP_RELAY_HOSTS: hosts } : {}) });
+  const node = await spawnNode({
+    VESSEL_DATA_DIR: dataDir,
+    VESSEL_BROWSER_CAPACITY: "3",
+    LOG_LEVEL: "warn",
+    ...(hosts ? { VESSEL_CDP_RELAY_HOSTS: hosts } : {}),
+  });
   try {
     const keyFile = path.join(dataDir, firstKeyFileName);
     // The file appears before its text does: read until the key is there.
@@ -156,14 +161,21 @@ async function main(): Promise<void> {
         worst.set(name, { healthz: Math.max(w.healthz, pct(h, 100)), cdp: Math.max(w.cdp, pct(c, 100)) });
       }
     }
-    for (const [name, w] of [...worst].sort(([a], [b]) => Number(b === "baseline") - Number(a === "baseline"))) console.log(`worst during ${name}: /healthz ${f(w.healthz)} ms, other session's CDP round trip ${f(w.cdp)} ms`);
+    for (const [name, w] of [...worst].sort(([a], [b]) => Number(b === "baseline") - Number(a === "baseline")))
+      console.log(`worst during ${name}: /healthz ${f(w.healthz)} ms, other session's CDP round trip ${f(w.cdp)} ms`);
     const rest = worst.get("baseline")!;
     const stall = (w: { healthz: number; cdp: number }) => Math.max(w.healthz, w.cdp);
     for (const name of ["16 MiB relayed", "96 MiB relayed"]) {
       const w = worst.get(name)!;
       // Our own bar (the issue names none): a large message stalls nothing beyond the node's worst at rest, twice over.
-      atMost("Front door", `longest stall while a ${name.replace(" relayed", "")} message is relayed ÷ longest at rest`, stall(w) / stall(rest), 2, "×",
-        `${f(stall(w), 0)} vs ${f(stall(rest), 0)} ms (worst /healthz or other session's CDP answer)`);
+      atMost(
+        "Front door",
+        `longest stall while a ${name.replace(" relayed", "")} message is relayed ÷ longest at rest`,
+        stall(w) / stall(rest),
+        2,
+        "×",
+        `${f(stall(w), 0)} vs ${f(stall(rest), 0)} ms (worst /healthz or other session's CDP answer)`,
+      );
     }
     await control.close();
   } finally {

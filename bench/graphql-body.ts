@@ -31,10 +31,19 @@ function bigBody(shape: "many values" | "one string"): Buffer {
 
 function post(port: number, body: Buffer, key?: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.request({ host: "127.0.0.1", port, path: "/graphql", method: "POST", headers: { "content-type": "application/json", "content-length": body.length, ...(key ? { authorization: `Bearer ${key}` } : {}) } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/graphql",
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": body.length, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on("error", () => resolve(0)); // an early answer may cut the upload short
     req.end(body);
   });
@@ -43,10 +52,12 @@ function post(port: number, body: Buffer, key?: string): Promise<number> {
 function healthz(port: number): Promise<number> {
   const started = performance.now();
   return new Promise((resolve) => {
-    http.get({ host: "127.0.0.1", port, path: "/healthz", agent: false }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(performance.now() - started));
-    }).on("error", () => resolve(Number.NaN));
+    http
+      .get({ host: "127.0.0.1", port, path: "/healthz", agent: false }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(performance.now() - started));
+      })
+      .on("error", () => resolve(Number.NaN));
   });
 }
 
@@ -55,11 +66,11 @@ async function phase(port: number, body: Buffer | undefined, key?: string) {
   const statuses = new Map<number, number>();
   const flooders = body
     ? Array.from({ length: FLOODERS }, async () => {
-      while (Date.now() < until) {
-        const status = await post(port, body, key);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }
-    })
+        while (Date.now() < until) {
+          const status = await post(port, body, key);
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        }
+      })
     : [];
   const latencies: number[] = [];
   while (Date.now() < until) {
@@ -75,7 +86,15 @@ async function main() {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), VESSEL_DATA_DIR: dataDir, VESSEL_BROWSER_WARM: "0", VESSEL_BROWSER_JAIL: "off", LOG_LEVEL: "warn" },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      VESSEL_DATA_DIR: dataDir,
+      VESSEL_BROWSER_WARM: "0",
+      VESSEL_BROWSER_JAIL: "off",
+      LOG_LEVEL: "warn",
+    },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let output = "";

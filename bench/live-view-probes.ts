@@ -118,15 +118,20 @@ export async function socketViewer(t: TestApp, token: string, size: { w: number;
     click: (fx: number, fy: number) => {
       for (const e of ["down", "up"]) ws.send(JSON.stringify({ t: "mouse", e, x: fx, y: fy, b: "left", bs: e === "down" ? 1 : 0, c: 1, m: 0, f: seq }));
     },
-    close: () => new Promise<void>((resolve) => {
-      ws.once("close", () => resolve());
-      ws.close();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        ws.once("close", () => resolve());
+        ws.close();
+      }),
   };
 }
 
 /** Frames and bytes per second over `seconds`, after `warmupMs`. */
-export async function measure(warmupMs: number, seconds: number, count: () => { frames: number; bytes: number } | Promise<{ frames: number; bytes: number }>): Promise<Rate> {
+export async function measure(
+  warmupMs: number,
+  seconds: number,
+  count: () => { frames: number; bytes: number } | Promise<{ frames: number; bytes: number }>,
+): Promise<Rate> {
   await sleep(warmupMs);
   const a = await count();
   const t0 = performance.now();
@@ -168,7 +173,10 @@ export async function squareBrightness(decoder: ViewerPage, jpegs: Buffer[]): Pr
 
 /** For each click (time and the colour it flips the square to), the delay to the first frame showing it. */
 export async function latencies(decoder: ViewerPage, arrivals: Arrival[], sent: Array<{ at: number; white: boolean }>): Promise<number[]> {
-  const brightness = await squareBrightness(decoder, arrivals.map((a) => a.jpeg));
+  const brightness = await squareBrightness(
+    decoder,
+    arrivals.map((a) => a.jpeg),
+  );
   const out: number[] = [];
   for (const click of sent) {
     const i = arrivals.findIndex((a, k) => a.at >= click.at && (click.white ? brightness[k]! > 200 : brightness[k]! < 55));

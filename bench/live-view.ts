@@ -73,7 +73,9 @@ async function main() {
     await probe.context().close();
     const bounds = frameBounds(canvas.w, canvas.h, canvas.dpr);
 
-    console.log(`Live view: ${rounds} rounds × ${seconds} s per reader, alternating order; frames ≤ ${bounds.maxWidth}×${bounds.maxHeight} device px, JPEG quality ${QUALITY_MAX} to start.`);
+    console.log(
+      `Live view: ${rounds} rounds × ${seconds} s per reader, alternating order; frames ≤ ${bounds.maxWidth}×${bounds.maxHeight} device px, JPEG quality ${QUALITY_MAX} to start.`,
+    );
     console.log(`Chromium ${executablePath}; the session's page animates every frame (800×600). ${new Date().toISOString()}\n`);
 
     const readers = {
@@ -135,8 +137,16 @@ async function main() {
     const pageRatio = med("page").fps / direct.fps;
     const socketRatio = med("socket").fps / direct.fps;
     atLeast("Live view", "viewer socket frame rate ÷ direct screencast", socketRatio * 100, 90, "%", `${f(med("socket").fps)} vs ${f(direct.fps)} fps`);
-    reportFigure({ group: "Live view", name: "viewer page (decoded, drawn) frame rate ÷ direct", value: pageRatio * 100, unit: "%", detail: `${f(med("page").fps)} fps` });
-    console.log(`    goal: viewer path ≥ 90% of the direct frame rate: socket ${f(socketRatio * 100, 0)}% (${socketRatio >= 0.9 ? "met" : "NOT MET"}), page ${f(pageRatio * 100, 0)}% (${pageRatio >= 0.9 ? "met" : "NOT MET"})`);
+    reportFigure({
+      group: "Live view",
+      name: "viewer page (decoded, drawn) frame rate ÷ direct",
+      value: pageRatio * 100,
+      unit: "%",
+      detail: `${f(med("page").fps)} fps`,
+    });
+    console.log(
+      `    goal: viewer path ≥ 90% of the direct frame rate: socket ${f(socketRatio * 100, 0)}% (${socketRatio >= 0.9 ? "met" : "NOT MET"}), page ${f(pageRatio * 100, 0)}% (${pageRatio >= 0.9 ? "met" : "NOT MET"})`,
+    );
     console.log("    (the page decodes and draws every frame in a software-rendered browser on the same CPU as the session's Chromium)\n");
 
     // (b) Latency. The decoder page only decodes frames after each run.

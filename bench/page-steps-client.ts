@@ -15,7 +15,12 @@ export type StepsReply = Record<"newPage" | "goto" | "evaluate" | "close" | "con
 const PAGE = "<!doctype html><html><head><title>bench</title></head><body><p>hello from the bench page</p></body></html>";
 // `Connection: close`: every load opens a connection of its own, on every side alike.
 const server = http.createServer((_req, res) => {
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(PAGE), "cache-control": "no-store", connection: "close" });
+  res.writeHead(200, {
+    "content-type": "text/html; charset=utf-8",
+    "content-length": Buffer.byteLength(PAGE),
+    "cache-control": "no-store",
+    connection: "close",
+  });
   res.end(PAGE);
 });
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

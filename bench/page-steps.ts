@@ -30,7 +30,12 @@ const specs = { A: process.env.BENCH_STEPS_A ?? "", B: process.env.BENCH_STEPS_B
 
 /** An app with one running session: its connect_url. */
 async function appWithSession(spec: string): Promise<{ app: TestApp; endpoint: string }> {
-  const env: Record<string, string> = { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "4", VESSEL_CHROMIUM_PATH: executablePath!, VESSEL_EGRESS_ALLOW: "127.0.0.1" };
+  const env: Record<string, string> = {
+    VESSEL_BROWSER_WARM: "1",
+    VESSEL_BROWSER_CAPACITY: "4",
+    VESSEL_CHROMIUM_PATH: executablePath!,
+    VESSEL_EGRESS_ALLOW: "127.0.0.1",
+  };
   for (const pair of spec.split(",").filter(Boolean)) {
     const [name, ...value] = pair.split("=");
     env[name!.trim()] = value.join("=");
@@ -63,7 +68,11 @@ try {
       }),
       exited,
     ]);
-  const sides: [string, string][] = [["A", apps[0]!.endpoint], ["B", apps[1]!.endpoint], ["reference", reference.wsEndpoint]];
+  const sides: [string, string][] = [
+    ["A", apps[0]!.endpoint],
+    ["B", apps[1]!.endpoint],
+    ["reference", reference.wsEndpoint],
+  ];
   const all = new Map<string, StepsReply>();
   for (const [, endpoint] of sides) await ask(endpoint, 2); // warm-up: JIT, the page server, the first tab; discarded
   for (let round = 0; round < rounds; round++) {
@@ -79,7 +88,9 @@ try {
   const ref = all.get("reference")!;
   for (const key of Object.keys(ref) as (keyof StepsReply)[]) {
     const [a, b, r] = ["A", "B", "reference"].map((side) => median(all.get(side)![key]));
-    console.log(`  ${pad(key, 10)} A ${pad(f(a!, 2), 7)} B ${pad(f(b!, 2), 7)} reference ${pad(f(r!, 2), 7)} | A ${f(a! - r!, 2)}, B ${f(b! - r!, 2)} over the reference`);
+    console.log(
+      `  ${pad(key, 10)} A ${pad(f(a!, 2), 7)} B ${pad(f(b!, 2), 7)} reference ${pad(f(r!, 2), 7)} | A ${f(a! - r!, 2)}, B ${f(b! - r!, 2)} over the reference`,
+    );
   }
 } finally {
   child.kill();

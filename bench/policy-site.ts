@@ -64,10 +64,13 @@ export const words = (n: number, seed: number) => {
 };
 
 export function buildSite(): Map<string, { type: string; body: Buffer }> {
-  const css = Array.from({ length: 900 }, (_, i) => `.c${i} { margin: ${i % 13}px; padding: ${i % 7}px ${i % 5}px; color: #${(i * 2654435761 >>> 8).toString(16).padStart(6, "0").slice(0, 6)}; }\n`).join("");
+  const css = Array.from(
+    { length: 900 },
+    (_, i) =>
+      `.c${i} { margin: ${i % 13}px; padding: ${i % 7}px ${i % 5}px; color: #${((i * 2654435761) >>> 8).toString(16).padStart(6, "0").slice(0, 6)}; }\n`,
+  ).join("");
   const js = (name: string, n: number, seed: number) =>
-    `// ${name}\nconst ${name}Table = ${JSON.stringify(words(n, seed).split(" "))};\n` +
-    `window.${name}Ready = ${name}Table.length;\n`;
+    `// ${name}\nconst ${name}Table = ${JSON.stringify(words(n, seed).split(" "))};\n` + `window.${name}Ready = ${name}Table.length;\n`;
   const paragraphs = Array.from({ length: 60 }, (_, i) => `<p class="c${i}">${words(400, 1000 + i)}</p>`).join("\n");
   const html =
     `<!doctype html><html><head><meta charset="utf-8"><title>bench site</title>` +
@@ -89,11 +92,29 @@ export function buildSite(): Map<string, { type: string; body: Buffer }> {
 export function selfSigned(dir: string, host: string): { key: Buffer; cert: Buffer } | string {
   try {
     const san = /^[\d.]+$/.test(host) ? `IP:${host}` : `DNS:${host}`;
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-      "-subj", "/CN=vessel-bench", "-addext", `subjectAltName=${san}`,
-      "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-    ], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=vessel-bench",
+        "-addext",
+        `subjectAltName=${san}`,
+        "-keyout",
+        path.join(dir, "key.pem"),
+        "-out",
+        path.join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     return { key: fs.readFileSync(path.join(dir, "key.pem")), cert: fs.readFileSync(path.join(dir, "cert.pem")) };
   } catch (err) {
     return `no HTTPS fixture (openssl failed: ${err instanceof Error ? err.message : String(err)})`;

@@ -55,7 +55,11 @@ async function site(): Promise<{ port: number; close(): Promise<void> }> {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -63,8 +67,14 @@ async function site(): Promise<{ port: number; close(): Promise<void> }> {
 function storageState(origins: string[]) {
   const domains = ["127.0.0.1", "localhost", ".bench.example"];
   const cookies = Array.from({ length: 300 }, (_, i) => ({
-    name: `c${i}`, value: value(), domain: domains[i % 3]!, path: "/", expires: Math.floor(Date.now() / 1000) + 86_400,
-    httpOnly: i % 2 === 0, secure: false, sameSite: "Lax" as const,
+    name: `c${i}`,
+    value: value(),
+    domain: domains[i % 3]!,
+    path: "/",
+    expires: Math.floor(Date.now() / 1000) + 86_400,
+    httpOnly: i % 2 === 0,
+    secure: false,
+    sameSite: "Lax" as const,
   }));
   return {
     cookies,
@@ -103,7 +113,9 @@ async function main() {
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
       const started = performance.now();
       const res = await fetch(`${app.url}${path}`, {
-        method, headers: { ...bearer(ws.key), "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+        method,
+        headers: { ...bearer(ws.key), "content-type": "application/json", ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
       const elapsed = performance.now() - started;
@@ -120,8 +132,10 @@ async function main() {
 
     const imported = await call("POST", "/v1/profiles", { label: "bench", storage_state: storageState(origins) });
     const profileId = imported.body.profile_id as string;
-    console.log(`profile: ${imported.body.cookie_count} cookies, ${imported.body.origin_count} origins, ${imported.body.key_count} keys, ` +
-      `${(imported.body.size_bytes / 1024).toFixed(0)} KiB as stored (import took ${imported.elapsed.toFixed(0)} ms)`);
+    console.log(
+      `profile: ${imported.body.cookie_count} cookies, ${imported.body.origin_count} origins, ${imported.body.key_count} keys, ` +
+        `${(imported.body.size_bytes / 1024).toFixed(0)} KiB as stored (import took ${imported.elapsed.toFixed(0)} ms)`,
+    );
     console.log(`Chromium: ${executablePath}; ${runs} runs per figure\n`);
 
     const empty: number[] = [];
@@ -202,9 +216,27 @@ async function main() {
     atMost(group, "start from the bench profile ÷ plain start", median(fromProfile) / median(empty), 1.5, "×", detail(fromProfile, empty));
     atMost(group, "save, 5 tabs open on the origins", median(saveOpen), 100, " ms", detail(saveOpen));
     atMost(group, "save, no tab on the origins yet", median(saveElsewhere), 100, " ms", detail(saveElsewhere));
-    reportFigure({ group, name: "save, the origins' tabs closed (read through a throw-away tab)", value: median(saveClosed), unit: "ms", detail: detail(saveClosed) });
-    reportFigure({ group, name: "start + client connected, from the bench profile ÷ plain", value: median(connectedRestored) / median(connectedPlain), unit: "×", detail: detail(connectedRestored, connectedPlain) });
-    reportFigure({ group, name: "first load of 5 origins, restored ÷ plain", value: median(loadRestored) / median(loadPlain), unit: "×", detail: detail(loadRestored, loadPlain) });
+    reportFigure({
+      group,
+      name: "save, the origins' tabs closed (read through a throw-away tab)",
+      value: median(saveClosed),
+      unit: "ms",
+      detail: detail(saveClosed),
+    });
+    reportFigure({
+      group,
+      name: "start + client connected, from the bench profile ÷ plain",
+      value: median(connectedRestored) / median(connectedPlain),
+      unit: "×",
+      detail: detail(connectedRestored, connectedPlain),
+    });
+    reportFigure({
+      group,
+      name: "first load of 5 origins, restored ÷ plain",
+      value: median(loadRestored) / median(loadPlain),
+      unit: "×",
+      detail: detail(loadRestored, loadPlain),
+    });
   } finally {
     await t?.stop();
     await Promise.all(sites.map((s) => s.close()));

@@ -47,8 +47,16 @@ function processes(): Array<{ pid: number; pgid: number; comm: string; ticks: nu
   }
   return out;
 }
-const groupSeconds = (pgids: Set<number>) => processes().filter((p) => pgids.has(p.pgid)).reduce((sum, p) => sum + p.ticks, 0) / TICKS;
-const ffmpegGroups = () => new Set(processes().filter((p) => p.comm === "ffmpeg").map((p) => p.pgid));
+const groupSeconds = (pgids: Set<number>) =>
+  processes()
+    .filter((p) => pgids.has(p.pgid))
+    .reduce((sum, p) => sum + p.ticks, 0) / TICKS;
+const ffmpegGroups = () =>
+  new Set(
+    processes()
+      .filter((p) => p.comm === "ffmpeg")
+      .map((p) => p.pgid),
+  );
 const nodeSeconds = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -78,7 +86,11 @@ async function site(): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -165,7 +177,9 @@ const t = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "2", VESSEL_BROWS
 const page = await site();
 try {
   const { key } = await seedWorkspace(t);
-  console.log(`recording bench: ${runs} runs × ${seconds} s per figure; isolation ${t.app.deps.browsers.isolation.level} (ffmpeg ${t.app.deps.browsers.isolation.level === "jail" ? "jailed" : "unjailed"})\n`);
+  console.log(
+    `recording bench: ${runs} runs × ${seconds} s per figure; isolation ${t.app.deps.browsers.isolation.level} (ffmpeg ${t.app.deps.browsers.isolation.level === "jail" ? "jailed" : "unjailed"})\n`,
+  );
   for (const kind of ["still", "animated"] as const) {
     const on: Sample[] = [];
     const off: Sample[] = [];
@@ -181,7 +195,9 @@ try {
     console.log(`  chromium      on ${m(on, "chromium").toFixed(2).padStart(6)}   off ${m(off, "chromium").toFixed(2).padStart(6)}`);
     console.log(`  ffmpeg        on ${m(on, "ffmpeg").toFixed(2).padStart(6)}`);
     console.log(`  recording adds ${adds.toFixed(2)} CPU s/min (${((adds / 60) * 100).toFixed(1)} % of one core)`);
-    console.log(`  video         ${(m(on, "bytesPerMinute") / 1024 / 1024).toFixed(2)} MiB per minute (${Math.round(m(on, "bytesPerMinute") / 1024)} KiB; ${Math.round(m(on, "bytes") / 1024)} KiB for ${m(on, "seconds").toFixed(1)} s)\n`);
+    console.log(
+      `  video         ${(m(on, "bytesPerMinute") / 1024 / 1024).toFixed(2)} MiB per minute (${Math.round(m(on, "bytesPerMinute") / 1024)} KiB; ${Math.round(m(on, "bytes") / 1024)} KiB for ${m(on, "seconds").toFixed(1)} s)\n`,
+    );
   }
   const sides = { off: [] as Awaited<ReturnType<typeof lifecycle>>[], on: [] as Awaited<ReturnType<typeof lifecycle>>[] };
   await lifecycle(t, key, `${page.url}/still`, true); // warm-up
@@ -193,8 +209,14 @@ try {
   for (const side of ["off", "on"] as const) {
     const xs = sides[side];
     console.log(
-      `  recording ${side.padEnd(3)}  create ${median(xs.map((x) => x.create)).toFixed(0).padStart(4)} ms   release ${median(xs.map((x) => x.release)).toFixed(0).padStart(4)} ms` +
-        `   ${side === "on" ? "video ready" : "browser gone"} ${median(xs.map((x) => x.ready)).toFixed(0).padStart(5)} ms after release   node CPU ${(median(xs.map((x) => x.cpu)) * 1000).toFixed(0)} ms`,
+      `  recording ${side.padEnd(3)}  create ${median(xs.map((x) => x.create))
+        .toFixed(0)
+        .padStart(4)} ms   release ${median(xs.map((x) => x.release))
+        .toFixed(0)
+        .padStart(4)} ms` +
+        `   ${side === "on" ? "video ready" : "browser gone"} ${median(xs.map((x) => x.ready))
+          .toFixed(0)
+          .padStart(5)} ms after release   node CPU ${(median(xs.map((x) => x.cpu)) * 1000).toFixed(0)} ms`,
     );
   }
 } finally {

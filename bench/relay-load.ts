@@ -90,7 +90,13 @@ const busyTimers = clients.map((cdp, n) =>
   setInterval(() => {
     if (stopping) return;
     commands++;
-    cdp.send("Runtime.evaluate", { expression: `document.title = "busy ${n} " + Date.now(); document.body ? document.body.childElementCount : 0` }, cdp.sessionId).catch(() => {});
+    cdp
+      .send(
+        "Runtime.evaluate",
+        { expression: `document.title = "busy ${n} " + Date.now(); document.body ? document.body.childElementCount : 0` },
+        cdp.sessionId,
+      )
+      .catch(() => {});
   }, 1000 / args.commandsPerSecond),
 );
 process.send!("ready");
@@ -103,8 +109,16 @@ process.on("message", async (msg) => {
   const seconds = (performance.now() - started) / 1000;
   await new Promise((r) => setTimeout(r, 200));
   await Promise.allSettled(clients.map((c) => c.close()));
-  const report: LoadReport = { requests: latencies.length, failed, seconds, p50: median(latencies), p99: pct(latencies, 99), commands, skipped,
-    failures: [...failures].slice(0, 5).map(([why, n]) => `${n}× ${why}`) };
+  const report: LoadReport = {
+    requests: latencies.length,
+    failed,
+    seconds,
+    p50: median(latencies),
+    p99: pct(latencies, 99),
+    commands,
+    skipped,
+    failures: [...failures].slice(0, 5).map(([why, n]) => `${n}× ${why}`),
+  };
   process.send!(report, () => process.exit(0));
 });
 process.once("disconnect", () => process.exit(0));

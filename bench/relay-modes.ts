@@ -23,7 +23,12 @@ const serverMs = { process: {}, inline: {} } as Record<Mode, Record<string, numb
 
 try {
   for (const mode of modes) {
-    const env: Record<string, string> = { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "4", VESSEL_CHROMIUM_PATH: executablePath, VESSEL_CDP_RELAY: mode };
+    const env: Record<string, string> = {
+      VESSEL_BROWSER_WARM: "1",
+      VESSEL_BROWSER_CAPACITY: "4",
+      VESSEL_CHROMIUM_PATH: executablePath,
+      VESSEL_CDP_RELAY: mode,
+    };
     if (process.env.BENCH_MODES_LOGS) env.VESSEL_LOGS = process.env.BENCH_MODES_LOGS;
     const t = (apps[mode] = await startTestApp({ env, checkResponses: false }));
     apis[mode] = { baseUrl: t.url, key: (await seedWorkspace(t, { rateLimitPerMinute: 100_000_000 })).key };
@@ -63,7 +68,11 @@ try {
   for (const mode of modes) {
     const keys = Object.keys(steps[mode][0] ?? {});
     console.log(`  ${mode.padEnd(8)} ${keys.map((k) => `${k} ${f(median(steps[mode].map((s) => s[k]!)), 2)}`).join(", ")}`);
-    console.log(`  ${"".padEnd(8)} the app's own time: ${Object.entries(serverMs[mode]).map(([k, v]) => `${k} ${f(median(v), 2)}`).join(", ")}`);
+    console.log(
+      `  ${"".padEnd(8)} the app's own time: ${Object.entries(serverMs[mode])
+        .map(([k, v]) => `${k} ${f(median(v), 2)}`)
+        .join(", ")}`,
+    );
     console.log(`  ${"".padEnd(8)} round trip p50 ${f(median(rtt[mode]), 3)}, p90 ${f(pct(rtt[mode], 90), 3)}`);
   }
   const total = (mode: Mode) => median(steps[mode].map((s) => s.total!));

@@ -53,7 +53,11 @@ async function lifecycle(base: string, key: string, region: string, [nodeA, node
   const cpu0 = cpuMs(nodeA!.child.pid!);
   const cpuB0 = cpuMs(nodeB!.child.pid!);
   const t0 = performance.now();
-  const res = await fetch(`${base}/v1/sessions`, { method: "POST", headers: { ...headers, "idempotency-key": randomUUID() }, body: JSON.stringify({ region }) });
+  const res = await fetch(`${base}/v1/sessions`, {
+    method: "POST",
+    headers: { ...headers, "idempotency-key": randomUUID() },
+    body: JSON.stringify({ region }),
+  });
   const body = (await res.json()) as { id: string; connect_url: string; detail?: string };
   if (res.status !== 201) throw new Error(`create answered ${res.status}: ${body.detail}`);
   const t1 = performance.now();
@@ -68,7 +72,14 @@ async function lifecycle(base: string, key: string, region: string, [nodeA, node
   await browser.disconnect();
   await fetch(`${base}/v1/sessions/${body.id}`, { method: "PATCH", headers, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
   const t3 = performance.now();
-  return { lifecycle: t3 - t0 - rtt * rtts, create: t1 - t0, connectPage: t2 - t1, rtt, cpuA: cpuMs(nodeA!.child.pid!) - cpu0, cpuB: cpuMs(nodeB!.child.pid!) - cpuB0 };
+  return {
+    lifecycle: t3 - t0 - rtt * rtts,
+    create: t1 - t0,
+    connectPage: t2 - t1,
+    rtt,
+    cpuA: cpuMs(nodeA!.child.pid!) - cpu0,
+    cpuB: cpuMs(nodeB!.child.pid!) - cpuB0,
+  };
 }
 
 async function atLatency(rttMs: number, dbUrl: string, redisPort: number, masterKey: string, key: string): Promise<void> {
@@ -90,10 +101,20 @@ async function atLatency(rttMs: number, dbUrl: string, redisPort: number, master
       nodes.push(
         await spawnNode(
           {
-            PORT: String(ports[i]), DATABASE_URL: db.toString(), REDIS_URL: `redis://${network.gateway}:${redisForward.port}`, VESSEL_MASTER_KEY: masterKey,
-            VESSEL_NODE_ID: `hosts-${i}-${ulid()}`, VESSEL_DATA_DIR: dataDirs.at(-1)!, VESSEL_HOST: "0.0.0.0",
-            VESSEL_PUBLIC_BASE_URL: publicUrl, VESSEL_INTERNAL_URL: `http://${network.gateway}:${internal.port}`,
-            VESSEL_REGIONS: "us-east1,eu-west1", VESSEL_NODE_REGION: region, VESSEL_BROWSER_CAPACITY: "2", VESSEL_BROWSER_WARM: "1", LOG_LEVEL: "warn",
+            PORT: String(ports[i]),
+            DATABASE_URL: db.toString(),
+            REDIS_URL: `redis://${network.gateway}:${redisForward.port}`,
+            VESSEL_MASTER_KEY: masterKey,
+            VESSEL_NODE_ID: `hosts-${i}-${ulid()}`,
+            VESSEL_DATA_DIR: dataDirs.at(-1)!,
+            VESSEL_HOST: "0.0.0.0",
+            VESSEL_PUBLIC_BASE_URL: publicUrl,
+            VESSEL_INTERNAL_URL: `http://${network.gateway}:${internal.port}`,
+            VESSEL_REGIONS: "us-east1,eu-west1",
+            VESSEL_NODE_REGION: region,
+            VESSEL_BROWSER_CAPACITY: "2",
+            VESSEL_BROWSER_WARM: "1",
+            LOG_LEVEL: "warn",
           },
           90_000,
           { netns: host.ns, address: host.address },
@@ -109,7 +130,11 @@ async function atLatency(rttMs: number, dbUrl: string, redisPort: number, master
       samples.local.push(await lifecycle(publicUrl, key, "us-east1", nodes));
       samples.placed.push(await lifecycle(publicUrl, key, "eu-west1", nodes));
     }
-    const p50 = (kind: "local" | "placed", k: keyof Sample) => pct(samples[kind].map((s) => s[k]), 50);
+    const p50 = (kind: "local" | "placed", k: keyof Sample) =>
+      pct(
+        samples[kind].map((s) => s[k]),
+        50,
+      );
     const line = (kind: "local" | "placed") =>
       `lifecycle ${f(p50(kind, "lifecycle"), 0)} ms, create ${f(p50(kind, "create"), 0)} ms, connect + new page ${f(p50(kind, "connectPage"), 0)} ms, ` +
       `CDP round trip ${f(p50(kind, "rtt"), 2)} ms; CPU per session: node A ${f(p50(kind, "cpuA"), 0)} ms, node B ${f(p50(kind, "cpuB"), 0)} ms`;
@@ -150,7 +175,12 @@ export async function scaleAcrossHosts(): Promise<void> {
     const { secret } = await createApiKey(ctx, { workspaceId: ws.id, label: "bench" });
     await close();
     await db.close();
-    console.log(`scale across hosts: ${sessions} lifecycles of each kind, ${rtts} CDP round trips each; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+    console.log(
+      `scale across hosts: ${sessions} lifecycles of each kind, ${rtts} CDP round trips each; ${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+    );
     for (const rttMs of [0, 10]) await atLatency(rttMs, dbUrl, redis.port, masterKey, secret);
   } finally {
     await redis.stop();

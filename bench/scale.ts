@@ -86,9 +86,15 @@ async function run(label: string, nodeCount: number, dbUrl: string, redisUrl: st
       dataDirs.push(dataDir);
       nodes.push(
         await spawnNode({
-          DATABASE_URL: dbUrl, REDIS_URL: redisUrl, VESSEL_MASTER_KEY: masterKey, VESSEL_PUBLIC_BASE_URL: lb.url,
-          VESSEL_NODE_ID: `bench-${nodeCount}-${i}-${ulid()}`, VESSEL_DATA_DIR: dataDir,
-          VESSEL_BROWSER_CAPACITY: String(capacity), VESSEL_BROWSER_WARM: String(warm), LOG_LEVEL: "warn",
+          DATABASE_URL: dbUrl,
+          REDIS_URL: redisUrl,
+          VESSEL_MASTER_KEY: masterKey,
+          VESSEL_PUBLIC_BASE_URL: lb.url,
+          VESSEL_NODE_ID: `bench-${nodeCount}-${i}-${ulid()}`,
+          VESSEL_DATA_DIR: dataDir,
+          VESSEL_BROWSER_CAPACITY: String(capacity),
+          VESSEL_BROWSER_WARM: String(warm),
+          LOG_LEVEL: "warn",
         }),
       );
     }
@@ -107,7 +113,11 @@ async function run(label: string, nodeCount: number, dbUrl: string, redisUrl: st
       while (next < sessions) {
         next++;
         const t0 = performance.now();
-        const res = await fetch(`${base}/v1/sessions`, { method: "POST", headers: { ...headers, "idempotency-key": randomUUID() }, body: JSON.stringify({ region: "us-east1" }) });
+        const res = await fetch(`${base}/v1/sessions`, {
+          method: "POST",
+          headers: { ...headers, "idempotency-key": randomUUID() },
+          body: JSON.stringify({ region: "us-east1" }),
+        });
         const body = (await res.json()) as { id: string; connect_url: string };
         create.push(performance.now() - t0);
         if (res.status !== 201) {
@@ -151,7 +161,10 @@ async function main(): Promise<void> {
   try {
     // Migrate and seed through the ordinary code.
     const db = await openDatabase({ url: dbUrl, dataDir: "memory://", migrate: "apply" });
-    const config = loadConfig({ DATABASE_URL: dbUrl, VESSEL_MASTER_KEY: masterKey, VESSEL_NODE_ID: "bench-seed", VESSEL_DATA_DIR: `${os.tmpdir()}/vessel-bench-seed` }, "/nonexistent");
+    const config = loadConfig(
+      { DATABASE_URL: dbUrl, VESSEL_MASTER_KEY: masterKey, VESSEL_NODE_ID: "bench-seed", VESSEL_DATA_DIR: `${os.tmpdir()}/vessel-bench-seed` },
+      "/nonexistent",
+    );
     const { deps, close } = await createDeps(config, db, createLogger("silent"), { startBrowsers: false });
     const ctx = internalContext(deps, "bench");
     const ws = await createWorkspace(ctx, { slug: `bench-${Date.now().toString(36)}`, name: "Bench" });
@@ -160,9 +173,17 @@ async function main(): Promise<void> {
     await close();
     await db.close();
 
-    console.log(`scale: ${sessions} lifecycles (create → connect → new page → goto → release), ${concurrency} clients, per node capacity ${capacity} and ${warm} warm; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+    console.log(
+      `scale: ${sessions} lifecycles (create → connect → new page → goto → release), ${concurrency} clients, per node capacity ${capacity} and ${warm} warm; ${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+    );
     const results: Result[] = [];
-    for (const [label, count] of [["one node", 1], ["two nodes", 2]] as const) {
+    for (const [label, count] of [
+      ["one node", 1],
+      ["two nodes", 2],
+    ] as const) {
       const r = await run(label, count, dbUrl, redis.url, masterKey, secret, page.url);
       results.push(r);
       console.log(

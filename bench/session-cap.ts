@@ -27,10 +27,32 @@ const cap = 100;
 function session(workspaceId: string): Session {
   const now = new Date();
   return {
-    id: `ses_${ulid()}`, workspaceId, status: "RUNNING", region: "us-east1", endReason: null, nodeId: null, apiKeyId: null,
-    endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 1800, idleTimeoutSeconds: 300,
-    liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: false, recording: false, metadata: {}, browser: null, extensionIds: [], options: {}, createdAt: now, startedAt: now,
-    expiresAt: new Date(now.getTime() + 1_800_000), lastActivityAt: null, endedAt: null,
+    id: `ses_${ulid()}`,
+    workspaceId,
+    status: "RUNNING",
+    region: "us-east1",
+    endReason: null,
+    nodeId: null,
+    apiKeyId: null,
+    endedById: null,
+    profileId: null,
+    saveProfileOnRelease: false,
+    timeoutSeconds: 1800,
+    idleTimeoutSeconds: 300,
+    liveViewInteractive: false,
+    liveViewInstructions: null,
+    liveViewGeneration: 0,
+    logs: false,
+    recording: false,
+    metadata: {},
+    browser: null,
+    extensionIds: [],
+    options: {},
+    createdAt: now,
+    startedAt: now,
+    expiresAt: new Date(now.getTime() + 1_800_000),
+    lastActivityAt: null,
+    endedAt: null,
   };
 }
 
@@ -55,7 +77,8 @@ async function statementBench(name: string, db: Database): Promise<void> {
       const event = newEvent(s.id, "session.running", {}, s.createdAt);
       const room = which === "capped" ? roomFor(s.workspaceId, cap) : null;
       // claim: the usual create (a warm spare); also: the two-statement way's recording statement.
-      const answer = form === "claim" ? { claim: claim(s, room ? roomHolds : undefined) } : { also: room ? Prisma.sql`SELECT ${roomHolds}` : Prisma.sql`SELECT 1` };
+      const answer =
+        form === "claim" ? { claim: claim(s, room ? roomHolds : undefined) } : { also: room ? Prisma.sql`SELECT ${roomHolds}` : Prisma.sql`SELECT 1` };
       const sql = insertStartedSession(s, event, answer, null, room);
       const t0 = performance.now();
       await queryStatement(db, sql);
@@ -105,7 +128,11 @@ async function endToEnd(): Promise<void> {
       const body = (await res.json()) as { id: string };
       times[which].push(performance.now() - t0);
       if (res.status !== 201) throw new Error(`create answered ${res.status}`);
-      await fetch(`${t.url}/v1/sessions/${body.id}`, { method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+      await fetch(`${t.url}/v1/sessions/${body.id}`, {
+        method: "PATCH",
+        headers: { ...bearer(ws.key), "content-type": "application/json" },
+        body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+      });
     }
     const [p, c] = [median(times.plain), median(times.capped)];
     console.log(

@@ -69,8 +69,15 @@ try {
   startClient();
   await call("init", { executablePath });
   const probe = await call("createSession", api);
-  print(`Session logs on vs off — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
-  print(`server in-process (${tdb ? "PostgreSQL" : "PGlite in memory"}, warm spares ${warm}), ${jailOf(t.app.deps.runtime.endpoint(probe.id)!.pid)}; clients in a child process; same app, alternating`);
+  print(
+    `Session logs on vs off — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
+  print(
+    `server in-process (${tdb ? "PostgreSQL" : "PGlite in memory"}, warm spares ${warm}), ${jailOf(t.app.deps.runtime.endpoint(probe.id)!.pid)}; clients in a child process; same app, alternating`,
+  );
   await call("releaseSession", { ...api, id: probe.id });
 
   // (a) lifecycle, in pairs
@@ -101,7 +108,9 @@ try {
   for (const side of sides) {
     const xs = lifecycle[side];
     const totals = xs.map((p) => p.total);
-    print(`  logs ${pad(side, 4)} p50 ${pad(f(median(totals)), 7)} p95 ${pad(f(pct(totals, 95)), 7)} | ${keys.map((k) => `${k} ${f(median(xs.map((p) => p[k])))}`).join(", ")}`);
+    print(
+      `  logs ${pad(side, 4)} p50 ${pad(f(median(totals)), 7)} p95 ${pad(f(pct(totals, 95)), 7)} | ${keys.map((k) => `${k} ${f(median(xs.map((p) => p[k])))}`).join(", ")}`,
+    );
   }
   const paired = lifecycle.on.map((p, i) => p.total / lifecycle.off[i]!.total);
   const p50 = (side: Side) => median(lifecycle[side].map((p) => p.total));
@@ -137,16 +146,31 @@ try {
   await sleep(700); // the last batch written
   const logged = await t.app.deps.db.prisma.sessionLogKey.findUnique({ where: { sessionId: sessions.on.id } });
   print();
-  print(`(b) CDP Runtime.evaluate("1+1") through /cdp, ${rounds} alternating rounds of ${seq} sequential + ${pipe} pipelined; the logging session wrote ${logged?.entries ?? 0} entries (${f((logged?.bytes ?? 0) / 1024 / 1024, 2)} MiB as JSON)`);
+  print(
+    `(b) CDP Runtime.evaluate("1+1") through /cdp, ${rounds} alternating rounds of ${seq} sequential + ${pipe} pipelined; the logging session wrote ${logged?.entries ?? 0} entries (${f((logged?.bytes ?? 0) / 1024 / 1024, 2)} MiB as JSON)`,
+  );
   for (const side of sides) {
-    print(`  logs ${pad(side, 4)} round trip p50 ${f(median(rtt[side]), 3)} p95 ${f(pct(rtt[side], 95), 3)} p99 ${f(pct(rtt[side], 99), 3)} ms; pipelined msgs/s median ${f(median(rate[side]), 0)}`);
+    print(
+      `  logs ${pad(side, 4)} round trip p50 ${f(median(rtt[side]), 3)} p95 ${f(pct(rtt[side], 95), 3)} p99 ${f(pct(rtt[side], 99), 3)} ms; pipelined msgs/s median ${f(median(rate[side]), 0)}`,
+    );
   }
-  print(`  on ÷ off round trip: p50 ${f(median(rtt.on) / median(rtt.off), 3)}×, per-round median ${f(median(rttRatio), 3)}× (${rttRatio.map((x) => f(x, 2)).join(", ")})`);
-  print(`  on ÷ off pipelined rate: ${f(median(rate.on) / median(rate.off), 3)}×, per-round median ${f(median(rateRatio), 3)}× (${rateRatio.map((x) => f(x, 2)).join(", ")})`);
+  print(
+    `  on ÷ off round trip: p50 ${f(median(rtt.on) / median(rtt.off), 3)}×, per-round median ${f(median(rttRatio), 3)}× (${rttRatio.map((x) => f(x, 2)).join(", ")})`,
+  );
+  print(
+    `  on ÷ off pipelined rate: ${f(median(rate.on) / median(rate.off), 3)}×, per-round median ${f(median(rateRatio), 3)}× (${rateRatio.map((x) => f(x, 2)).join(", ")})`,
+  );
   await call("cdpClose", {});
   for (const side of sides) await call("releaseSession", { ...api, id: sessions[side].id });
   print();
-  print(warnings.length === 0 ? "server logged no warnings or errors" : `server warnings (${warnings.length}):\n${warnings.slice(0, 10).map((l) => `  ${l.slice(0, 300)}`).join("\n")}`);
+  print(
+    warnings.length === 0
+      ? "server logged no warnings or errors"
+      : `server warnings (${warnings.length}):\n${warnings
+          .slice(0, 10)
+          .map((l) => `  ${l.slice(0, 300)}`)
+          .join("\n")}`,
+  );
 } finally {
   await stopClient();
   await t?.stop();

@@ -18,7 +18,6 @@ export interface CdpBenchOptions {
 }
 
 export async function benchCdp(o: CdpBenchOptions): Promise<void> {
-
   await o.settle();
   const cdpSession = await call("createSession", o.api);
   const lease = o.t.app.deps.runtime.endpoint(cdpSession.id);
@@ -86,22 +85,34 @@ export async function benchCdp(o: CdpBenchOptions): Promise<void> {
 
   const ms3 = (x: number) => f(x, 3);
   const vs = (a: Side, b: Side) => median(rtt[a]) / median(rtt[b]);
-  o.print(`(b) CDP Runtime.evaluate("1+1") on a page session (flat), raw ws client; ${o.rounds} alternating rounds of ${o.seq} sequential + ${o.pipe} pipelined`);
+  o.print(
+    `(b) CDP Runtime.evaluate("1+1") on a page session (flat), raw ws client; ${o.rounds} alternating rounds of ${o.seq} sequential + ${o.pipe} pipelined`,
+  );
   o.print(`    direct = a reference Chromium's own DevTools WebSocket (same flags as the pool's); "its pipe" = the same browser over its`);
   o.print(`    pipe, from the client process that launched it; the bare TCP relays lead to its port; the ws→pipe relay and /cdp lead`);
   o.print(`    to the session's browser over its pipe`);
   for (const side of sides) {
-    o.print(`  ${pad(label[side], 24)} round trip n=${rtt[side].length}: p50 ${ms3(median(rtt[side]))} p95 ${ms3(pct(rtt[side], 95))} p99 ${ms3(pct(rtt[side], 99))} ms` +
-      (side === "direct" ? "" : `; ×direct p50 ${f(vs(side, "direct"), 2)} (per-round median ${f(median(rttRatios[side]), 2)})`));
+    o.print(
+      `  ${pad(label[side], 24)} round trip n=${rtt[side].length}: p50 ${ms3(median(rtt[side]))} p95 ${ms3(pct(rtt[side], 95))} p99 ${ms3(pct(rtt[side], 99))} ms` +
+        (side === "direct" ? "" : `; ×direct p50 ${f(vs(side, "direct"), 2)} (per-round median ${f(median(rttRatios[side]), 2)})`),
+    );
   }
   const rttRatio = vs("proxy", "direct");
-  o.print(`  ratio proxy/direct round trip: p50 ${f(rttRatio, 2)}× (goal ≤ 1.2×: ${verdict(rttRatio <= 1.2)}), p99 ${f(pct(rtt.proxy, 99) / pct(rtt.direct, 99), 2)}×; added p50 ${f((median(rtt.proxy) - median(rtt.direct)) * 1000, 0)} µs`);
+  o.print(
+    `  ratio proxy/direct round trip: p50 ${f(rttRatio, 2)}× (goal ≤ 1.2×: ${verdict(rttRatio <= 1.2)}), p99 ${f(pct(rtt.proxy, 99) / pct(rtt.direct, 99), 2)}×; added p50 ${f((median(rtt.proxy) - median(rtt.direct)) * 1000, 0)} µs`,
+  );
   o.print(`  per-round proxy/direct p50 ratios: ${rttRatios.proxy.map((x) => f(x, 2)).join(", ")}; median ${f(median(rttRatios.proxy), 2)}×`);
-  o.print(`  proxy over its floors, p50: /cdp ÷ bare ws→pipe relay ${f(vs("proxy", "wsPipe"), 2)}× (+${f((median(rtt.proxy) - median(rtt.wsPipe)) * 1000, 0)} µs: shape checks, policy, tracking);` +
-    ` ÷ bare TCP relay here ${f(vs("proxy", "relay"), 2)}×; a pipe instead of a WebSocket at Chromium, no hop: ${f(vs("ownPipe", "direct"), 2)}×`);
+  o.print(
+    `  proxy over its floors, p50: /cdp ÷ bare ws→pipe relay ${f(vs("proxy", "wsPipe"), 2)}× (+${f((median(rtt.proxy) - median(rtt.wsPipe)) * 1000, 0)} µs: shape checks, policy, tracking);` +
+      ` ÷ bare TCP relay here ${f(vs("proxy", "relay"), 2)}×; a pipe instead of a WebSocket at Chromium, no hop: ${f(vs("ownPipe", "direct"), 2)}×`,
+  );
   for (const side of sides) {
-    o.print(`  ${pad(label[side], 24)} pipelined msgs/s per round: ${rate[side].map((x) => Math.round(x)).join(", ")}; median ${Math.round(median(rate[side]))}` +
-      (side === "direct" ? "" : `; ${f((median(rate[side]) / median(rate.direct)) * 100, 0)}% of direct (per-round median ${f(median(rateRatios[side]) * 100, 0)}%)`));
+    o.print(
+      `  ${pad(label[side], 24)} pipelined msgs/s per round: ${rate[side].map((x) => Math.round(x)).join(", ")}; median ${Math.round(median(rate[side]))}` +
+        (side === "direct"
+          ? ""
+          : `; ${f((median(rate[side]) / median(rate.direct)) * 100, 0)}% of direct (per-round median ${f(median(rateRatios[side]) * 100, 0)}%)`),
+    );
   }
   const rateRatio = median(rate.proxy) / median(rate.direct);
   o.print(`  ratio proxy/direct pipelined throughput: ${f(rateRatio * 100, 1)}% (goal ≥ 90%: ${verdict(rateRatio >= 0.9)})`);

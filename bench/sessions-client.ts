@@ -78,7 +78,11 @@ let launches = 0;
 const launch = (kind: string) => launchReference({ executablePath, dataRoot, id: `${kind}-${launches++}` });
 
 async function createSession(baseUrl: string, key: string, body: Record<string, unknown> = {}): Promise<{ id: string; connectUrl: string }> {
-  const s = (await api("POST", `${baseUrl}/v1/sessions`, key, 201, { region: "us-east1", ...body })) as { id: string; status: string; connect_url: string | null };
+  const s = (await api("POST", `${baseUrl}/v1/sessions`, key, 201, { region: "us-east1", ...body })) as {
+    id: string;
+    status: string;
+    connect_url: string | null;
+  };
   if (s.status !== "RUNNING" || !s.connect_url) throw new Error(`session ${s.id} is ${s.status} without connect_url`);
   return { id: s.id, connectUrl: s.connect_url };
 }

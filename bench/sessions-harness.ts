@@ -58,7 +58,6 @@ export function call<K extends OpName>(op: K, args: Ops[K]["args"]): Promise<Ops
   });
 }
 
-
 export async function stopClient(): Promise<void> {
   if (child?.connected) await call("shutdown", {}).catch(() => {});
   child?.disconnect?.();
@@ -79,7 +78,12 @@ export type MemoryDelta = { rss: number; heapUsed: number; external: number; arr
  * (c) This process's memory growth per running session (each with a CDP client on /cdp and a page
  * loaded), one figure per round; round -1 is a warm-up whose baseline still holds earlier garbage.
  */
-export async function memoryPerSession(opts: { api: { baseUrl: string; key: string }; sessions: number; rounds: number; settle: () => Promise<void> }): Promise<MemoryDelta[]> {
+export async function memoryPerSession(opts: {
+  api: { baseUrl: string; key: string };
+  sessions: number;
+  rounds: number;
+  settle: () => Promise<void>;
+}): Promise<MemoryDelta[]> {
   const deltas: MemoryDelta[] = [];
   for (let r = -1; r < opts.rounds; r++) {
     await opts.settle();
@@ -94,12 +98,13 @@ export async function memoryPerSession(opts: { api: { baseUrl: string; key: stri
       }
       await opts.settle();
       const during = await memory();
-      if (r >= 0) deltas.push({
-        rss: (during.rss - before.rss) / opts.sessions,
-        heapUsed: (during.heapUsed - before.heapUsed) / opts.sessions,
-        external: (during.external - before.external) / opts.sessions,
-        arrayBuffers: (during.arrayBuffers - before.arrayBuffers) / opts.sessions,
-      });
+      if (r >= 0)
+        deltas.push({
+          rss: (during.rss - before.rss) / opts.sessions,
+          heapUsed: (during.heapUsed - before.heapUsed) / opts.sessions,
+          external: (during.external - before.external) / opts.sessions,
+          arrayBuffers: (during.arrayBuffers - before.arrayBuffers) / opts.sessions,
+        });
     } finally {
       await call("cdpClose", {});
       for (const id of ids) await call("releaseSession", { ...opts.api, id });

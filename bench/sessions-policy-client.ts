@@ -93,10 +93,7 @@ async function loadOnce(cdp: BenchCdp, url: string): Promise<number> {
   const start = performance.now();
   const nav = await cdp.send<{ errorText?: string }>("Page.navigate", { url }, cdp.sessionId);
   if (nav.errorText) throw new Error(`navigate ${url}: ${nav.errorText}`);
-  await Promise.race([
-    loadFired,
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`no load event for ${url} within 30 s`)), 30_000).unref()),
-  ]);
+  await Promise.race([loadFired, new Promise((_, reject) => setTimeout(() => reject(new Error(`no load event for ${url} within 30 s`)), 30_000).unref())]);
   const ms = performance.now() - start;
   cdp.onEvent = undefined;
   if (failed.length > 0) throw new Error(`loading ${url}: ${failed.length} requests failed (${failed.slice(0, 3).join(", ")})`);

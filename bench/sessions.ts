@@ -123,7 +123,11 @@ try {
       ...(process.env.BENCH_JAIL ? { VESSEL_BROWSER_JAIL: process.env.BENCH_JAIL } : {}),
       ...(process.env.BENCH_SCHEDULING ? { VESSEL_BROWSER_SCHEDULING: process.env.BENCH_SCHEDULING } : {}),
       ...(process.env.BENCH_RELAY ? { VESSEL_CDP_RELAY: process.env.BENCH_RELAY } : {}),
-      ...(process.env.BENCH_LOGS === "0" ? { VESSEL_LOGS: "false" } : process.env.BENCH_LOGS === "1" ? { VESSEL_LOGS: "true", VESSEL_LOGS_MAX_ENTRIES: "1000000" } : {}),
+      ...(process.env.BENCH_LOGS === "0"
+        ? { VESSEL_LOGS: "false" }
+        : process.env.BENCH_LOGS === "1"
+          ? { VESSEL_LOGS: "true", VESSEL_LOGS_MAX_ENTRIES: "1000000" }
+          : {}),
     },
     checkResponses: false,
     log: createLogger("warn", warnSink),
@@ -133,15 +137,19 @@ try {
   startClient();
   await call("init", { executablePath });
 
-  print(`Vessel sessions bench — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
+  print(
+    `Vessel sessions bench — ${executablePath}, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`,
+  );
   print(`server in-process (PGlite in memory, warm spares ${warm}); clients in a child process; loopback`);
   {
     // What a session's browser is, read from /proc rather than from the configuration.
     const probe = await call("createSession", api);
     const probeLease = t.app.deps.runtime.endpoint(probe.id);
     const pool = t.app.deps.browsers;
-    print(`Vessel's browsers: CDP policy ${pool.enforcesCdpPolicy ? "on" : "OFF"}, egress listener ${probeLease?.egress ? "on" : "OFF"}, ${probeLease ? jailOf(probeLease.pid) : "no lease"}, ` +
-      `session logs ${t.app.deps.config.logs.enabled ? `on (at most ${t.app.deps.config.logs.maxEntries} entries)` : "off"}`);
+    print(
+      `Vessel's browsers: CDP policy ${pool.enforcesCdpPolicy ? "on" : "OFF"}, egress listener ${probeLease?.egress ? "on" : "OFF"}, ${probeLease ? jailOf(probeLease.pid) : "no lease"}, ` +
+        `session logs ${t.app.deps.config.logs.enabled ? `on (at most ${t.app.deps.config.logs.maxEntries} entries)` : "off"}`,
+    );
     print(`references: Chromium with the same flags plus --remote-debugging-port=0, driven over its DevTools WebSocket; unjailed, no egress listener`);
     await call("releaseSession", { ...api, id: probe.id });
   }
@@ -152,10 +160,13 @@ try {
 
   type Variant = "vessel" | "onDemand" | "running" | "fresh";
   const runVariant = (v: Variant): Promise<Phases> =>
-    v === "vessel" ? call("lifecycleVessel", api)
-    : v === "onDemand" ? call("lifecycleOnDemand", {})
-    : v === "fresh" ? call("lifecycleFresh", { settleMs })
-    : call("lifecycleRunning", {});
+    v === "vessel"
+      ? call("lifecycleVessel", api)
+      : v === "onDemand"
+        ? call("lifecycleOnDemand", {})
+        : v === "fresh"
+          ? call("lifecycleFresh", { settleMs })
+          : call("lifecycleRunning", {});
   const variants: Variant[] = ["vessel", "onDemand", "running", "fresh"];
   const lifecycle: Record<Variant, Phases[]> = { vessel: [], onDemand: [], running: [], fresh: [] };
   // Warm-up: JIT, puppeteer, the first launch from disk; discarded.
@@ -201,15 +212,23 @@ try {
   print(`  ratio Vessel (warm) / already running, p50: ${f(ratioWarm, 2)}×  (goal ≤ 1.3×: ${verdict(ratioWarm <= 1.3)})`);
   const paired = lifecycle.vessel.map((p, i) => p.total / lifecycle.running[i]!.total);
   print(`  same, median of the ${paired.length} per-iteration ratios (each iteration ran all four variants): ${f(median(paired), 2)}×`);
-  atMost("Lifecycle", "create → connect → newPage → goto → release p50 ÷ already-running Chromium", ratioWarm, 1.3, "×",
-    `${f(p50(lifecycle.vessel))} vs ${f(limit)} ms; per-iteration median ${f(median(paired), 2)}×`);
+  atMost(
+    "Lifecycle",
+    "create → connect → newPage → goto → release p50 ÷ already-running Chromium",
+    ratioWarm,
+    1.3,
+    "×",
+    `${f(p50(lifecycle.vessel))} vs ${f(limit)} ms; per-iteration median ${f(median(paired), 2)}×`,
+  );
   // The running browser is reused, so it has a renderer, a connection to the page's server and
   // caches from earlier iterations, which a session's fresh, isolated browser cannot have. A fresh
   // browser launched and warmed up before the clock is the limit for a browser per session.
   const freshRatio = p50(lifecycle.vessel) / p50(lifecycle.fresh);
   const pairedFresh = lifecycle.vessel.map((p, i) => p.total / lifecycle.fresh[i]!.total);
   print(`  ratio Vessel (warm) / fresh browser launched before, p50: ${f(freshRatio, 2)}× (per-iteration median ${f(median(pairedFresh), 2)}×)`);
-  print(`  ratio Vessel (back-to-back) / already running, p50: ${f(p50(backToBack) / limit, 2)}×; Vessel (warm) / launched on demand: ${f(p50(lifecycle.vessel) / p50(lifecycle.onDemand), 2)}×`);
+  print(
+    `  ratio Vessel (back-to-back) / already running, p50: ${f(p50(backToBack) / limit, 2)}×; Vessel (warm) / launched on demand: ${f(p50(lifecycle.vessel) / p50(lifecycle.onDemand), 2)}×`,
+  );
   print(
     `  without the release step (until the page has loaded), p50: Vessel warm ${f(median(lifecycle.vessel.map(untilLoaded)))}, ` +
       `on demand ${f(median(lifecycle.onDemand.map(untilLoaded)))}, already running ${f(median(lifecycle.running.map(untilLoaded)))} ms ` +
@@ -225,15 +244,24 @@ try {
 
   const deltas = await memoryPerSession({ api, sessions: memSessions, rounds: memRounds, settle });
   const after = await memory();
-  print(`(c) Vessel process memory per running session (${memSessions} sessions, each with a CDP client on /cdp and a page loaded), ${memRounds} rounds after a warm-up round`);
+  print(
+    `(c) Vessel process memory per running session (${memSessions} sessions, each with a CDP client on /cdp and a page loaded), ${memRounds} rounds after a warm-up round`,
+  );
   print(`    process.memoryUsage() after GC (${gcHow}); Chromium's own memory is in other processes and not counted`);
   for (const key of ["rss", "heapUsed", "external", "arrayBuffers"] as const) {
     const xs = deltas.map((d) => d[key]);
     print(`  ${pad(key, 13)} Δ per session: ${xs.map((x) => f(kib(x), 1)).join(", ")} KiB; median ${f(kib(median(xs)), 1)} KiB`);
   }
   print(`  (RSS moves in allocator-sized steps and can shrink; at this size heapUsed is the figure to read)`);
-  reportFigure({ group: "Per session", name: "node heap per running session (a /cdp client, a page loaded)", value: kib(median(deltas.map((d) => d.heapUsed))), unit: "KiB" });
-  print(`  process now: rss ${f(mib(after.rss))} MiB, heapUsed ${f(mib(after.heapUsed))} MiB, external ${f(mib(after.external))} MiB (PGlite's WASM heap lives in this process too)`);
+  reportFigure({
+    group: "Per session",
+    name: "node heap per running session (a /cdp client, a page loaded)",
+    value: kib(median(deltas.map((d) => d.heapUsed))),
+    unit: "KiB",
+  });
+  print(
+    `  process now: rss ${f(mib(after.rss))} MiB, heapUsed ${f(mib(after.heapUsed))} MiB, external ${f(mib(after.external))} MiB (PGlite's WASM heap lives in this process too)`,
+  );
   print();
 
   // (d) the browser policy's cost, on vs off, in two apps of its own (bench/sessions-policy.ts).

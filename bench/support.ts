@@ -36,7 +36,10 @@ export class BenchCdp {
   onEvent: ((e: CdpEvent) => void) | undefined;
 
   private constructor(
-    private readonly transport: { send(message: { id: number; method: string; params: Record<string, unknown>; sessionId?: string }): void; close(): Promise<void> },
+    private readonly transport: {
+      send(message: { id: number; method: string; params: Record<string, unknown>; sessionId?: string }): void;
+      close(): Promise<void>;
+    },
   ) {}
 
   #receive(data: Buffer | string): void {
@@ -112,10 +115,12 @@ export class BenchCdp {
 /** Closes one named client of `clients`, or all of them. */
 export async function closeClients(clients: Map<string, BenchCdp>, name?: string): Promise<void> {
   const names = name === undefined ? [...clients.keys()] : [name];
-  await Promise.all(names.map(async (n) => {
-    await clients.get(n)?.close();
-    clients.delete(n);
-  }));
+  await Promise.all(
+    names.map(async (n) => {
+      await clients.get(n)?.close();
+      clients.delete(n);
+    }),
+  );
 }
 
 /** One REST call with an API key; throws unless the status is `expect`. POSTs get a fresh Idempotency-Key. */
@@ -134,10 +139,7 @@ export async function api(method: string, url: string, key: string, expect: numb
  * the parent goes away (finished, crashed, interrupted) or a signal comes, `cleanup` closes what
  * the child started and it leaves.
  */
-export function serveParent(
-  handlers: Record<string, (args: never) => Promise<unknown>>,
-  cleanup: () => Promise<void>,
-): void {
+export function serveParent(handlers: Record<string, (args: never) => Promise<unknown>>, cleanup: () => Promise<void>): void {
   process.on("message", (msg: { id: number; op: string; args: unknown }) => {
     const handler = handlers[msg.op] as (args: unknown) => Promise<unknown>;
     handler(msg.args).then(

@@ -35,7 +35,14 @@ await measure("(a) no endpoint, no gate");
 await measure("(b) no endpoint, gate", presence);
 await db.prisma.workspace.create({ data: { id: "ws_other", slug: "other", name: "Other" } });
 await db.prisma.webhookEndpoint.create({
-  data: { id: "whk_01J0000000000000000000000", workspaceId: "ws_other", url: "https://example.com/", events: ["session.running"], secret: randomBytes(40), masterKeyId: "x" },
+  data: {
+    id: "whk_01J0000000000000000000000",
+    workspaceId: "ws_other",
+    url: "https://example.com/",
+    events: ["session.running"],
+    secret: randomBytes(40),
+    masterKeyId: "x",
+  },
 });
 presence.changed();
 await measure("(c) another workspace's endpoint, gate open", presence);

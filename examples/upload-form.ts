@@ -23,7 +23,13 @@ try {
   // Submit the form the input belongs to, and wait for the page it leads to.
   await Promise.all([page.waitForLoadState("load"), page.locator('input[type="file"]').evaluate((input: HTMLInputElement) => input.form!.requestSubmit())]);
   await page.waitForURL((u) => u.toString() !== url);
-  console.log(JSON.stringify({ session: session.id, uploaded: { name: uploaded.name, size: uploaded.size, sha256: uploaded.sha256 }, answer: (await page.textContent("body"))?.trim() }));
+  console.log(
+    JSON.stringify({
+      session: session.id,
+      uploaded: { name: uploaded.name, size: uploaded.size, sha256: uploaded.sha256 },
+      answer: (await page.textContent("body"))?.trim(),
+    }),
+  );
   await browser.close();
 } finally {
   await vessel.sessions.release(session.id);

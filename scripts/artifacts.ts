@@ -34,13 +34,16 @@ export async function buildArtifacts(): Promise<Artifact[]> {
     )}`,
   };
   // The Python client's dataclasses too (scripts/python-models.ts).
-  const pythonTypes: Artifact = { path: "clients/python/src/vessel/_models.py", content: pythonModels(document as unknown as Parameters<typeof pythonModels>[0]) };
+  const pythonTypes: Artifact = {
+    path: "clients/python/src/vessel/_models.py",
+    content: pythonModels(document as unknown as Parameters<typeof pythonModels>[0]),
+  };
   // The dashboard's new-session form renders a control for each declared option it has none for by hand.
   const sessionOptions: Artifact = { path: "src/dashboard/src/generated/session-options.json", content: `${JSON.stringify(sessionOptionList(), null, 2)}\n` };
-  const generated = (await generate(
-    { ...codegenConfig, cwd: root, schema: graphql.content, silent: true, verbose: false },
-    false,
-  )) as Array<{ filename: string; content: string }>;
+  const generated = (await generate({ ...codegenConfig, cwd: root, schema: graphql.content, silent: true, verbose: false }, false)) as Array<{
+    filename: string;
+    content: string;
+  }>;
   const codegen = generated.map((f) => ({ path: path.relative(root, path.resolve(root, f.filename)), content: f.content }));
   return [graphql, openapi, clientTypes, pythonTypes, sessionOptions, ...codegen];
 }

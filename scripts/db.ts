@@ -71,9 +71,11 @@ async function status(): Promise<void> {
     const pending = await pendingMigrations(conn, migrationsDir);
     const present = await conn.query<{ ok: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS ok`);
     const rows = present.rows[0]?.ok
-      ? (await conn.query<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-          `SELECT migration_name, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
-        )).rows
+      ? (
+          await conn.query<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }>(
+            `SELECT migration_name, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
+          )
+        ).rows
       : [];
     for (const r of rows) {
       const state = r.rolled_back_at ? "rolled back" : r.finished_at ? `applied ${r.finished_at.toISOString()}` : "FAILED";

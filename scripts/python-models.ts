@@ -95,7 +95,9 @@ class Writer {
     }
     if (schema.additionalProperties && schema.properties) {
       // An open object (a log entry: its type's own fields beside the common ones) keeps the rest by name.
-      const known = Object.keys(schema.properties).map((k) => JSON.stringify(k)).join(", ");
+      const known = Object.keys(schema.properties)
+        .map((k) => JSON.stringify(k))
+        .join(", ");
       fields.push("    #: The fields beside those above, by name.", "    fields: dict[str, Any] = field(default_factory=dict)");
       reads.push(`            fields={k: v for k, v in data.items() if k not in (${known})},`);
     }
@@ -158,7 +160,12 @@ function createSessionOptions(body: JsonSchema): string {
   const lines = Object.entries(body.properties ?? {})
     .filter(([name]) => name !== "region")
     .flatMap(([name, sub]) => [...(sub.description ? [`    #: ${sub.description.replace(/\s+/g, " ")}`] : []), `    ${name}: ${inputAnnotation(sub)}`]);
-  return ["class CreateSessionOptions(TypedDict, total=False):", '    """The options of ``vessel.sessions.create`` beside its region, as the API declares them."""', "", ...lines].join("\n");
+  return [
+    "class CreateSessionOptions(TypedDict, total=False):",
+    '    """The options of ``vessel.sessions.create`` beside its region, as the API declares them."""',
+    "",
+    ...lines,
+  ].join("\n");
 }
 
 type Document = {

@@ -22,13 +22,23 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const output = path.join(root, "src/browser/cdp/policy/recorded-methods.ts");
 const executable = process.env.RECORD_CHROMIUM ?? "/usr/lib/chromium/chromium-headless-shell";
 
-interface Recorded { client: string; method: string; params: unknown }
+interface Recorded {
+  client: string;
+  method: string;
+  params: unknown;
+}
 
 /** Starts Chromium with a DevTools port of its own choosing; resolves with its browser address. */
 async function launch(profile: string): Promise<{ endpoint: string; version: string; stop(): Promise<void> }> {
   const args = [
-    "--headless", "--remote-debugging-port=0", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic", `--user-data-dir=${profile}`,
+    "--headless",
+    "--remote-debugging-port=0",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    `--user-data-dir=${profile}`,
     ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []), // Chromium's sandbox refuses to run as root
     "about:blank",
   ];
@@ -75,17 +85,19 @@ async function startRelay(upstreamHost: string, recorded: Recorded[]): Promise<{
     url.searchParams.delete("client");
     const upstream = new WebSocket(`ws://${upstreamHost}${url.pathname}${url.search}`, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
     upstream.once("error", () => socket.destroy());
-    upstream.once("open", () => wss.handleUpgrade(req, socket, head, (ws) => {
-      ws.on("message", (data: Buffer, isBinary) => {
-        const message = JSON.parse(data.toString("utf8")) as { method?: unknown; params?: unknown };
-        if (typeof message.method === "string") recorded.push({ client, method: message.method, params: message.params });
-        upstream.send(data, { binary: isBinary });
-      });
-      upstream.on("message", (data: Buffer, isBinary) => ws.readyState === WebSocket.OPEN && ws.send(data, { binary: isBinary }));
-      ws.on("close", () => upstream.close());
-      upstream.on("close", () => ws.close());
-      ws.on("error", () => upstream.terminate());
-    }));
+    upstream.once("open", () =>
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        ws.on("message", (data: Buffer, isBinary) => {
+          const message = JSON.parse(data.toString("utf8")) as { method?: unknown; params?: unknown };
+          if (typeof message.method === "string") recorded.push({ client, method: message.method, params: message.params });
+          upstream.send(data, { binary: isBinary });
+        });
+        upstream.on("message", (data: Buffer, isBinary) => ws.readyState === WebSocket.OPEN && ws.send(data, { binary: isBinary }));
+        ws.on("close", () => upstream.close());
+        upstream.on("close", () => ws.close());
+        ws.on("error", () => upstream.terminate());
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -159,7 +171,10 @@ async function main(): Promise<number> {
   return counts.refuse === 0 ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -50,8 +50,14 @@ async function main(): Promise<number> {
         `${report.webhookSecrets.alreadyNew + report.webhookPreviousSecrets.alreadyNew} already under the new key, ` +
         `${report.webhookSecrets.otherKey + report.webhookPreviousSecrets.otherKey} under another key, ${report.webhookSecrets.failed.length + report.webhookPreviousSecrets.failed.length} failed\n`,
     );
-    const failed = report.profiles.failed.length + report.signingKeys.failed.length + report.recordings.failed.length + report.sessionLogKeys.failed.length + report.extensions.failed.length +
-      report.webhookSecrets.failed.length + report.webhookPreviousSecrets.failed.length;
+    const failed =
+      report.profiles.failed.length +
+      report.signingKeys.failed.length +
+      report.recordings.failed.length +
+      report.sessionLogKeys.failed.length +
+      report.extensions.failed.length +
+      report.webhookSecrets.failed.length +
+      report.webhookPreviousSecrets.failed.length;
     if (failed === 0 && !config.database.url && !process.env.VESSEL_MASTER_KEY) await replaceKeyFile(config.database.dataDir, oldKey, newKey);
     else if (failed === 0) process.stderr.write("  Now run every node with VESSEL_MASTER_KEY set to the new key.\n");
     return failed === 0 ? 0 : 1;

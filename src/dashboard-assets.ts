@@ -38,7 +38,13 @@ export function serveDashboard(app: Express): void {
     res.setHeader("Referrer-Policy", "no-referrer");
   };
   // serve-static answers other methods itself, with a bare 405: refused here as a problem document instead.
-  app.use("/dashboard/assets", (req, _res, next) => next(req.method === "GET" || req.method === "HEAD" ? undefined : new AppError("method-not-allowed", "Assets are only read (GET, HEAD).", {}, { Allow: "GET, HEAD" })));
+  app.use("/dashboard/assets", (req, _res, next) =>
+    next(
+      req.method === "GET" || req.method === "HEAD"
+        ? undefined
+        : new AppError("method-not-allowed", "Assets are only read (GET, HEAD).", {}, { Allow: "GET, HEAD" }),
+    ),
+  );
   app.use("/dashboard/assets", express.static(path.join(dashboardDir, "assets"), { immutable: true, maxAge: "365d", index: false, fallthrough: false }));
   app.get(["/dashboard", "/dashboard/{*rest}"], (_req, res) => {
     headers(res);

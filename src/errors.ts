@@ -194,7 +194,8 @@ export const problemTypes = {
   "internal-error": {
     status: 500,
     title: "Internal server error",
-    description: "An unexpected fault. The response carries a reference (`request_id`) that operators can find in the server log. Retrying is safe for idempotent requests.",
+    description:
+      "An unexpected fault. The response carries a reference (`request_id`) that operators can find in the server log. Retrying is safe for idempotent requests.",
   },
   "service-unavailable": {
     status: 503,
@@ -249,9 +250,7 @@ export class AppError extends Error {
 
 export function validationError(errors: FieldError[]): AppError {
   const first = errors[0];
-  const detail = first
-    ? `${first.field}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`
-    : "The request is invalid.";
+  const detail = first ? `${first.field}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}` : "The request is invalid.";
   return new AppError("validation-failed", detail, { errors });
 }
 

@@ -64,7 +64,9 @@ function problemJson(error: AppError, baseUrl: string, path: string | undefined)
 /** A whole HTTP answer carrying a problem document, for sockets that never became an Express response. */
 export function rawProblem(error: AppError, baseUrl: string, path: string | undefined): string {
   const body = problemJson(error, baseUrl, path);
-  const headers = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  const headers = Object.entries(error.headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   return (
     `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
@@ -84,13 +86,15 @@ export function handshakeProblem(req: IncomingMessage): AppError | undefined {
   const bad = (detail: string, headers: Record<string, string> = {}) => new AppError("malformed-request", detail, {}, headers);
   if (req.method !== "GET") return new AppError("method-not-allowed", "A WebSocket handshake is a GET.", {}, { Allow: "GET" });
   if (req.headers.upgrade?.toLowerCase() !== "websocket") return bad("The Upgrade header must be websocket.");
-  if (!/^[+/0-9A-Za-z]{22}==$/.test(req.headers["sec-websocket-key"] ?? "")) return bad("The Sec-WebSocket-Key header is missing or is not 16 bytes in base64.");
+  if (!/^[+/0-9A-Za-z]{22}==$/.test(req.headers["sec-websocket-key"] ?? ""))
+    return bad("The Sec-WebSocket-Key header is missing or is not 16 bytes in base64.");
   const version = req.headers["sec-websocket-version"];
   if (version !== "13" && version !== "8") return bad("The Sec-WebSocket-Version header must be 13.", { "Sec-WebSocket-Version": "13, 8" });
   const protocols = req.headers["sec-websocket-protocol"];
   if (protocols !== undefined) {
     const names = commaList(protocols);
-    if (!SUBPROTOCOLS.test(protocols) || new Set(names).size !== names.length) return bad("The Sec-WebSocket-Protocol header is not a list of distinct tokens.");
+    if (!SUBPROTOCOLS.test(protocols) || new Set(names).size !== names.length)
+      return bad("The Sec-WebSocket-Protocol header is not a list of distinct tokens.");
   }
   return undefined;
 }
@@ -156,7 +160,13 @@ export function createFrontDoor(handler: (req: IncomingMessage, res: ServerRespo
   });
   server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
     socket.on("error", () => {});
-    socket.end(rawProblem(new AppError("method-not-allowed", "This server is not a proxy: CONNECT is not served.", {}, { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE" }), options.baseUrl, undefined));
+    socket.end(
+      rawProblem(
+        new AppError("method-not-allowed", "This server is not a proxy: CONNECT is not served.", {}, { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE" }),
+        options.baseUrl,
+        undefined,
+      ),
+    );
   });
   server.on("clientError", (err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
     options.log.debug({ code: err.code, reason: err.reason }, "refused a request Node's parser could not read");

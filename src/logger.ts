@@ -6,8 +6,19 @@ export type { Logger };
 
 /** Fields that carry credentials (or addresses with one inside) wherever they appear in a logged object. */
 const credentialFields = [
-  "secret", "password", "token", "authorization", "cookie", "masterKey",
-  "connectUrl", "liveViewUrl", "connect_url", "live_view_url", "codeVerifier", "refreshToken", "accessToken",
+  "secret",
+  "password",
+  "token",
+  "authorization",
+  "cookie",
+  "masterKey",
+  "connectUrl",
+  "liveViewUrl",
+  "connect_url",
+  "live_view_url",
+  "codeVerifier",
+  "refreshToken",
+  "accessToken",
 ];
 
 /**

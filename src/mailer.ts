@@ -33,7 +33,10 @@ function tracked(send: (mail: Mail) => Promise<void>, log: Logger) {
       const p = send(mail)
         .catch((err: unknown) => {
           // The recipient's domain only: the address is personal data and the body may hold a link.
-          log.error({ err: { message: (err as Error)?.message, code: (err as { code?: unknown })?.code }, toDomain: mail.to.split("@")[1] }, "mail could not be sent");
+          log.error(
+            { err: { message: (err as Error)?.message, code: (err as { code?: unknown })?.code }, toDomain: mail.to.split("@")[1] },
+            "mail could not be sent",
+          );
         })
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
@@ -76,7 +79,10 @@ function smtpMailer(config: Config, log: Logger): Mailer {
 function logMailer(log: Logger): Mailer {
   const queue = tracked(async (mail) => {
     // Deliberate: without SMTP (the embedded default) the log is the only way to receive a link.
-    log.warn({ developmentMail: { to: mail.to, subject: mail.subject, text: mail.text } }, "DEVELOPMENT MAIL (no SMTP server configured; VESSEL_SMTP_HOST sends real mail)");
+    log.warn(
+      { developmentMail: { to: mail.to, subject: mail.subject, text: mail.text } },
+      "DEVELOPMENT MAIL (no SMTP server configured; VESSEL_SMTP_HOST sends real mail)",
+    );
   }, log);
   return { kind: "log", send: queue.send, flush: queue.flush, close: queue.flush };
 }

@@ -44,28 +44,42 @@ export class Metrics {
     // Process and Node.js runtime figures: vessel_process_cpu_seconds_total, vessel_nodejs_eventloop_lag_seconds, …
     collectDefaultMetrics({ register: this.registry, prefix: "vessel_" });
     this.httpRequests = new Counter({
-      name: "vessel_http_requests_total", help: "HTTP requests answered, by route template, method and status.",
-      labelNames: ["route", "method", "status"], registers,
+      name: "vessel_http_requests_total",
+      help: "HTTP requests answered, by route template, method and status.",
+      labelNames: ["route", "method", "status"],
+      registers,
     });
     this.httpDuration = new Histogram({
-      name: "vessel_http_request_duration_seconds", help: "Time to answer HTTP requests, by route template.",
-      labelNames: ["route", "method"], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers,
+      name: "vessel_http_request_duration_seconds",
+      help: "Time to answer HTTP requests, by route template.",
+      labelNames: ["route", "method"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
     });
     this.sessionCreate = new Histogram({
-      name: "vessel_session_create_seconds", help: "Time from a create request to a RUNNING session (or its refusal).",
-      labelNames: ["outcome"], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers,
+      name: "vessel_session_create_seconds",
+      help: "Time from a create request to a RUNNING session (or its refusal).",
+      labelNames: ["outcome"],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
     });
     this.rateLimited = new Counter({
-      name: "vessel_rate_limited_total", help: "Requests refused by a rate limit.", labelNames: ["kind"], registers,
+      name: "vessel_rate_limited_total",
+      help: "Requests refused by a rate limit.",
+      labelNames: ["kind"],
+      registers,
     });
     this.forwarded = new Counter({
-      name: "vessel_forwarded_connections_total", help: "CDP and live-view connections relayed to the node that runs their session.",
-      labelNames: ["kind"], registers,
+      name: "vessel_forwarded_connections_total",
+      help: "CDP and live-view connections relayed to the node that runs their session.",
+      labelNames: ["kind"],
+      registers,
     });
     this.setAside = new Counter({
       name: "vessel_batch_entries_set_aside_total",
       help: "Entries a batch writer set aside because the database refused them (or would have) for their content, by writer; audit and events store an escaped copy.",
-      labelNames: ["writer"], registers,
+      labelNames: ["writer"],
+      registers,
     });
     // Every writer shows, at 0 until it sets something aside.
     for (const writer of batchWriters) this.setAside.inc({ writer }, 0);
@@ -76,9 +90,10 @@ export class Metrics {
     });
     // Read at scrape time from the parts attached once the app is composed.
     const self = this;
-    const read = (fn: (deps: MetricsSources) => number) => function (this: Gauge) {
-      if (self.deps) this.set(fn(self.deps));
-    };
+    const read = (fn: (deps: MetricsSources) => number) =>
+      function (this: Gauge) {
+        if (self.deps) this.set(fn(self.deps));
+      };
     const gauge = (name: string, help: string, fn: (deps: MetricsSources) => number) => new Gauge({ name, help, registers, collect: read(fn) });
     gauge("vessel_pool_capacity", "Browsers this node may run at once.", (d) => d.browsers.report().capacity);
     gauge("vessel_pool_in_use", "Browsers serving sessions.", (d) => d.browsers.report().inUse);
@@ -89,8 +104,10 @@ export class Metrics {
     gauge("vessel_audit_queue_depth", "Audit entries waiting to be written.", (d) => d.audit.pending);
     gauge("vessel_node_draining", "1 while this node drains (after SIGTERM), else 0.", (d) => (d.cluster?.draining ? 1 : 0));
     new Gauge({
-      name: "vessel_sessions", help: "Sessions owned by this node, by status (live ones; ended ones in the last hour).",
-      labelNames: ["status"], registers,
+      name: "vessel_sessions",
+      help: "Sessions owned by this node, by status (live ones; ended ones in the last hour).",
+      labelNames: ["status"],
+      registers,
       async collect() {
         const deps = self.deps;
         if (!deps) return;

@@ -13,8 +13,25 @@
 export const REDACTED = "[redacted]";
 
 const CREDENTIAL_WORDS = new Set([
-  "token", "code", "key", "secret", "password", "passwd", "pwd", "auth", "authorization", "session", "sessionid", "sid",
-  "sig", "signature", "jwt", "cookie", "apikey", "credential", "credentials",
+  "token",
+  "code",
+  "key",
+  "secret",
+  "password",
+  "passwd",
+  "pwd",
+  "auth",
+  "authorization",
+  "session",
+  "sessionid",
+  "sid",
+  "sig",
+  "signature",
+  "jwt",
+  "cookie",
+  "apikey",
+  "credential",
+  "credentials",
 ]);
 const CREDENTIAL_NAMES = new Set(["access_token", "api_key", "apikey", "x-api-key", "phpsessid", "jsessionid", "asp.net_sessionid"]);
 

@@ -27,7 +27,8 @@ export async function startSite(): Promise<{ url: string; close(): Promise<void>
     if (route === "/") res.writeHead(200, { "content-type": "text/html" }).end(page);
     else if (route === "/frame") res.writeHead(200, { "content-type": "text/html" }).end("<p id=inner>frame</p>");
     else if (route === "/style.css") res.writeHead(200, { "content-type": "text/css" }).end("body { font: 14px sans-serif }");
-    else if (route === "/download") res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": "attachment; filename=report.txt" }).end("report");
+    else if (route === "/download")
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": "attachment; filename=report.txt" }).end("report");
     else if (route === "/api") res.writeHead(200, { "content-type": "application/json" }).end('{"from":"server"}');
     else res.writeHead(404).end();
   });
@@ -168,7 +169,9 @@ export async function chromeRemoteInterfaceWorkload(endpoint: string, relay: str
   for (const domain of ["Page", "Runtime", "Network"]) await client.send(`${domain}.enable`, {}, sessionId);
   await client.send("Page.navigate", { url: `${site}/` }, sessionId);
   for (let i = 0; i < 100; i++) {
-    const state = (await client.send("Runtime.evaluate", { expression: "document.readyState", returnByValue: true }, sessionId)) as { result: { value: string } };
+    const state = (await client.send("Runtime.evaluate", { expression: "document.readyState", returnByValue: true }, sessionId)) as {
+      result: { value: string };
+    };
     if (state.result.value === "complete") break;
     await new Promise((r) => setTimeout(r, 50));
   }

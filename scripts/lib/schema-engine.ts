@@ -4,11 +4,7 @@ import path from "node:path";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import * as engineBindings from "@prisma/schema-engine-wasm/schema_engine_bg";
 import type { PGlite } from "@electric-sql/pglite";
-import type {
-  DiagnoseMigrationHistoryOutput,
-  MigrationList,
-  SchemaEngine,
-} from "@prisma/schema-engine-wasm/schema_engine_bg";
+import type { DiagnoseMigrationHistoryOutput, MigrationList, SchemaEngine } from "@prisma/schema-engine-wasm/schema_engine_bg";
 import { PgliteShadowFactory } from "./pglite-shadow-factory.ts";
 
 let engineClass: Promise<typeof SchemaEngine> | undefined;
@@ -39,7 +35,10 @@ export const lockfileContent =
 export async function listMigrations(baseDir: string): Promise<MigrationList> {
   const lockfile = await readFile(path.join(baseDir, lockfileName), "utf8").catch(() => null);
   const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const migrationDirectories = await Promise.all(
     names.map(async (name) => {
       const content = await readFile(path.join(baseDir, name, "migration.sql"), "utf8")
@@ -64,9 +63,7 @@ export async function listMigrations(baseDir: string): Promise<MigrationList> {
 export async function diffMigrationsToSchema(migrationsDir: string, schemaPath: string): Promise<string> {
   const from = { tag: "migrations" as const, ...(await listMigrations(migrationsDir)) };
   const to = { tag: "schemaDatamodel" as const, files: [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }] };
-  const result = await withEngine(new PgliteShadowFactory(), (engine) =>
-    engine.diff({ from, to, script: true, exitCode: null, filters: noFilter }),
-  );
+  const result = await withEngine(new PgliteShadowFactory(), (engine) => engine.diff({ from, to, script: true, exitCode: null, filters: noFilter }));
   return result.stdout ?? "";
 }
 

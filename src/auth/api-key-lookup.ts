@@ -23,7 +23,12 @@ export async function findKeyForVerification(source: Source, id: string): Promis
   const row = await prismaOf(source).apiKey.findUnique({
     where: { id },
     select: {
-      id: true, workspaceId: true, prefix: true, secretHash: true, secretTag: true, revokedAt: true,
+      id: true,
+      workspaceId: true,
+      prefix: true,
+      secretHash: true,
+      secretTag: true,
+      revokedAt: true,
       workspace: { select: { rateLimitPerMinute: true, maxSessions: true } },
     },
   });

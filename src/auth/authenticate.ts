@@ -22,9 +22,9 @@ const lastUsedIntervalMs = 60_000;
 
 const challenge = { "WWW-Authenticate": 'Bearer realm="vessel"' };
 /** One answer for malformed, unknown, wrong and revoked keys: the caller learns nothing about which (RFC 6750 §3.1). */
-const invalidKey = () => new AppError("unauthenticated", "The API key is not valid.", {}, { "WWW-Authenticate": 'Bearer realm="vessel", error="invalid_token"' });
-const throttled = (gate: RateDecision) =>
-  new AppError("rate-limited", "Too many failed authentication attempts; retry later.", {}, rateLimitHeaders(gate));
+const invalidKey = () =>
+  new AppError("unauthenticated", "The API key is not valid.", {}, { "WWW-Authenticate": 'Bearer realm="vessel", error="invalid_token"' });
+const throttled = (gate: RateDecision) => new AppError("rate-limited", "Too many failed authentication attempts; retry later.", {}, rateLimitHeaders(gate));
 
 /**
  * Turns `Authorization: Bearer vs_<id>.<secret>` into a principal. A malformed key costs no database

@@ -135,7 +135,10 @@ export function addressBucket(ip: string): string {
   if (net.isIPv6(a)) {
     const parsed = parseIPv6(a);
     if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
-    return `${parsed.parts.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+    return `${parsed.parts
+      .slice(0, 4)
+      .map((g) => g.toString(16))
+      .join(":")}::/64`;
   }
   return a.slice(0, 100) || "unknown";
 }

@@ -57,7 +57,6 @@ const MAX_MINTED = 10_000;
 
 const audiences: readonly TokenAudience[] = ["cdp", "live-view"];
 
-
 /**
  * A JWS in compact form (RFC 7515), signed with Ed25519 by node:crypto in this thread. Why not
  * jose's SignJWT: it signs through WebCrypto on the thread pool, and two tokens per new session
@@ -116,8 +115,15 @@ export class ConnectTokens {
     const key = await this.keys.signingKey();
     const header = { alg: ALGORITHM, kid: key.kid, typ: TOKEN_TYPES[audience] };
     const payload = {
-      wid: workspaceId, ...(audience === "live-view" ? { gen: input.generation ?? 0 } : {}),
-      iss: this.issuer, aud: audience, sub: sessionId, jti: randomBytes(16).toString("base64url"), iat: nowSeconds, nbf: nowSeconds, exp,
+      wid: workspaceId,
+      ...(audience === "live-view" ? { gen: input.generation ?? 0 } : {}),
+      iss: this.issuer,
+      aud: audience,
+      sub: sessionId,
+      jti: randomBytes(16).toString("base64url"),
+      iat: nowSeconds,
+      nbf: nowSeconds,
+      exp,
     };
     const token = signCompact(header, payload, signerOf(key.privateKey));
     this.remember(token, {
@@ -194,5 +200,4 @@ export class ConnectTokens {
   jwks(): Promise<{ keys: JWK[] }> {
     return this.keys.jwks();
   }
-
 }

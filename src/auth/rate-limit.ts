@@ -240,10 +240,7 @@ class BudgetLimiter implements RateLimiter {
     const now = Date.now();
     if (now - this.#lastInsuranceLog < insuranceLogIntervalMs) return;
     this.#lastInsuranceLog = now;
-    this.#log?.warn(
-      { redisStatus: this.#redis?.status },
-      "rate-limit store unavailable; enforcing per-node in-memory limits until Redis answers again",
-    );
+    this.#log?.warn({ redisStatus: this.#redis?.status }, "rate-limit store unavailable; enforcing per-node in-memory limits until Redis answers again");
   }
 
   /**

@@ -50,9 +50,8 @@ export async function authenticateCaller(
  * REST does.
  */
 export async function spendCall(deps: CallerDeps, principal: Principal, calls = 1): Promise<Record<string, string>> {
-  const [bucket, limit] = principal.kind === "apiKey"
-    ? [principal.keyId, principal.rateLimitPerMinute]
-    : [`user:${principal.userId}`, DEFAULT_KEY_LIMIT_PER_MINUTE];
+  const [bucket, limit] =
+    principal.kind === "apiKey" ? [principal.keyId, principal.rateLimitPerMinute] : [`user:${principal.userId}`, DEFAULT_KEY_LIMIT_PER_MINUTE];
   const decision = await deps.limiter.consumeKey(bucket, limit, calls);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {

@@ -95,11 +95,7 @@ export async function createSigningKey(prisma: PrismaClient, masterKey: MasterKe
   const pair = await generateKeyPair(ALGORITHM, { extractable: true });
   const priv = await exportJWK(pair.privateKey);
   if (typeof priv.x !== "string" || typeof priv.d !== "string") throw new Error("generated key has no x/d");
-  const sealed = seal(
-    masterKey.key,
-    Buffer.from(JSON.stringify({ kty: "OKP", crv: "Ed25519", x: priv.x, d: priv.d }), "utf8"),
-    privateKeyAad(kid),
-  );
+  const sealed = seal(masterKey.key, Buffer.from(JSON.stringify({ kty: "OKP", crv: "Ed25519", x: priv.x, d: priv.d }), "utf8"), privateKeyAad(kid));
   const publicJwk: JWK = { kty: "OKP", crv: "Ed25519", x: priv.x, kid, alg: ALGORITHM, use: "sig" };
   const retiresAt = new Date(now.getTime() + SIGNING_PERIOD_MS);
   const expiresAt = new Date(retiresAt.getTime() + VERIFY_GRACE_MS);

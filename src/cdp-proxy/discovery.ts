@@ -24,7 +24,10 @@ export async function handleCdpDiscovery(ports: CdpProxyPorts, req: IncomingMess
     const which = url.pathname.replace(/^\/cdp\/json\/?/, "") || "list";
     if (!["version", "list"].includes(which)) throw new AppError("not-found", "Only /cdp/json/version and /cdp/json/list are served.");
     const wsBase = `${ports.publicBaseUrl.replace(/^http/, "ws")}/cdp`;
-    const body = which === "version" ? await versionEntry(lease, `${wsBase}?token=${token}`) : await targetEntries(lease, (id) => `${wsBase}/devtools/page/${id}?token=${token}`);
+    const body =
+      which === "version"
+        ? await versionEntry(lease, `${wsBase}?token=${token}`)
+        : await targetEntries(lease, (id) => `${wsBase}/devtools/page/${id}?token=${token}`);
     res.setHeader("Content-Type", "application/json");
     res.end(JSON.stringify(body));
   } catch (err) {
@@ -38,13 +41,28 @@ export async function handleCdpDiscovery(ports: CdpProxyPorts, req: IncomingMess
 
 /** What Chromium's own `/json/version` says, from the pipe. */
 async function versionEntry(lease: BrowserLease, webSocketDebuggerUrl: string) {
-  const v = await lease.cdp.call<{ protocolVersion: string; product: string; revision: string; userAgent: string; jsVersion: string }>("Browser.getVersion", {}, DISCOVERY_TIMEOUT_MS);
-  return { Browser: v.product, "Protocol-Version": v.protocolVersion, "User-Agent": v.userAgent, "V8-Version": v.jsVersion, "WebKit-Version": `537.36 (${v.revision})`, webSocketDebuggerUrl };
+  const v = await lease.cdp.call<{ protocolVersion: string; product: string; revision: string; userAgent: string; jsVersion: string }>(
+    "Browser.getVersion",
+    {},
+    DISCOVERY_TIMEOUT_MS,
+  );
+  return {
+    Browser: v.product,
+    "Protocol-Version": v.protocolVersion,
+    "User-Agent": v.userAgent,
+    "V8-Version": v.jsVersion,
+    "WebKit-Version": `537.36 (${v.revision})`,
+    webSocketDebuggerUrl,
+  };
 }
 
 /** What Chromium's own `/json/list` says: every target but the browser, each with its endpoint through the proxy. */
 async function targetEntries(lease: BrowserLease, endpoint: (targetId: string) => string) {
-  const { targetInfos } = await lease.cdp.call<{ targetInfos: Array<{ targetId: string; type: string; title: string; url: string }> }>("Target.getTargets", {}, DISCOVERY_TIMEOUT_MS);
+  const { targetInfos } = await lease.cdp.call<{ targetInfos: Array<{ targetId: string; type: string; title: string; url: string }> }>(
+    "Target.getTargets",
+    {},
+    DISCOVERY_TIMEOUT_MS,
+  );
   return targetInfos
     .filter((t) => t.type !== "browser" && t.type !== "tab")
     .map((t) => ({ description: "", id: t.targetId, title: t.title, type: t.type, url: t.url, webSocketDebuggerUrl: endpoint(t.targetId) }));

@@ -58,7 +58,13 @@ export async function handleCdpUpgrade(ports: CdpProxyPorts, req: IncomingMessag
  * The relay host owns the browser's pipe (browser/cdp/relay/host.ts): the handshake, authorised here, is
  * completed and relayed there. What the relay reports comes back as the client's events.
  */
-function handOver(ports: CdpProxyPorts, grant: CdpGrant, link: RelayLink, upgrade: { req: IncomingMessage; socket: net.Socket; head: Buffer; url: URL }, slot: () => void): void {
+function handOver(
+  ports: CdpProxyPorts,
+  grant: CdpGrant,
+  link: RelayLink,
+  upgrade: { req: IncomingMessage; socket: net.Socket; head: Buffer; url: URL },
+  slot: () => void,
+): void {
   const { sessionId, lease } = grant;
   const { req, socket, head, url } = upgrade;
   if (!ports.runtime.endpoint(sessionId) || socket.destroyed) {
@@ -190,7 +196,9 @@ function refusal(ports: CdpProxyPorts, url: URL, err: unknown): string {
   if (!known) ports.log.error({ err }, "cdp proxy: upgrade failed");
   const error = known ?? new AppError("internal-error", "The connection could not be set up.");
   const body = JSON.stringify(problemBody(error, ports.publicBaseUrl, url.pathname, ""));
-  const headers = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  const headers = Object.entries(error.headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   return (
     `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
@@ -205,7 +213,8 @@ function refusal(ports: CdpProxyPorts, url: URL, err: unknown): string {
  */
 export function handshakeProblem(err: unknown): AppError | undefined {
   if (err instanceof CdpPipeClosed) return new AppError("gone", "The session's browser is no longer running.");
-  if (err instanceof CdpCallError) return new AppError("service-unavailable", "The session's browser did not answer in time; retry shortly.", {}, { "Retry-After": "1" });
+  if (err instanceof CdpCallError)
+    return new AppError("service-unavailable", "The session's browser did not answer in time; retry shortly.", {}, { "Retry-After": "1" });
   const { error, unexpected } = toAppError(err);
   return unexpected ? undefined : error;
 }

@@ -147,15 +147,25 @@ export class Cluster implements ClusterHooks {
   // What the services ask (ClusterHooks)
 
   placeCreate(
-    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string,
+    ctx: ServiceContext,
+    input: CreateSessionInput,
+    idempotencyKey: string,
     here: () => Promise<Idempotent<SessionView>>,
   ): Promise<Idempotent<SessionView>> {
     // Read at each look: the node may start draining, or fence itself, while the create runs here.
     const site = () => {
       const { leaseSeconds, placementTimeoutMs } = this.#deps.config.cluster;
       return {
-        multiNode: this.multiNode, draining: this.draining, fenced: this.fenced, nodeTimeoutSeconds: this.nodeTimeoutSeconds, leaseSeconds, boundMs: placementTimeoutMs,
-        deps: this.#deps, log: this.#log, auth: this.auth, seal: this.#seal,
+        multiNode: this.multiNode,
+        draining: this.draining,
+        fenced: this.fenced,
+        nodeTimeoutSeconds: this.nodeTimeoutSeconds,
+        leaseSeconds,
+        boundMs: placementTimeoutMs,
+        deps: this.#deps,
+        log: this.#log,
+        auth: this.auth,
+        seal: this.#seal,
       };
     };
     return runPlaced(site, ctx, input, idempotencyKey, here);

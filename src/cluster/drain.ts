@@ -73,7 +73,10 @@ export class Drain {
     this.#cut = undefined;
     const left = runtime.ids().length;
     const relayed = this.#site.relays();
-    this.#site.log.info({ sessionsLeft: left, relayedLeft: relayed }, left + relayed > 0 ? "drain deadline reached; ending what is left" : "drained: no session left");
+    this.#site.log.info(
+      { sessionsLeft: left, relayedLeft: relayed },
+      left + relayed > 0 ? "drain deadline reached; ending what is left" : "drained: no session left",
+    );
   }
 
   /** Ends a drain in progress now (a second signal). */

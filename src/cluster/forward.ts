@@ -62,7 +62,9 @@ function requestHead(req: IncomingMessage, client: string, signed: Record<string
 /** Answers a handshake that could not be relayed (nothing has been sent to the client yet). */
 export function refuse(socket: Duplex, error: AppError): void {
   const body = JSON.stringify({ title: error.title, status: error.status, detail: error.detail });
-  const headers = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  const headers = Object.entries(error.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("");
   socket.end(
     `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: application/problem+json\r\n${headers}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -171,8 +173,14 @@ function guardClientBytes(socket: Duplex, upstream: net.Socket, relayed: Relayed
 
 /** Answer headers a relayed GET passes on (discovery JSON, problem documents, downloaded files). */
 const relayedAnswerHeaders = [
-  "content-type", "content-length", "content-disposition", "content-security-policy", "x-content-type-options",
-  "cache-control", "referrer-policy", "retry-after",
+  "content-type",
+  "content-length",
+  "content-disposition",
+  "content-security-policy",
+  "x-content-type-options",
+  "cache-control",
+  "referrer-policy",
+  "retry-after",
 ];
 
 /**

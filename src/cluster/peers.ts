@@ -36,7 +36,10 @@ export function isConnectFailure(err: unknown): boolean {
 
 /** Why {@link postWithAck} gave up: never reached the node (nothing happened there), or no word from it in time. */
 export class PeerUnreached extends Error {
-  constructor(readonly stage: "connect" | "ack" | "answer", message: string) {
+  constructor(
+    readonly stage: "connect" | "ack" | "answer",
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -52,7 +55,10 @@ const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), http
  * `ackMs` is "connect" (the request never left: another node may be tried).
  */
 export function postWithAck(
-  url: string, headers: Record<string, string>, body: string, opts: { ackMs: number; answerMs: number },
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  opts: { ackMs: number; answerMs: number },
 ): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
@@ -83,7 +89,9 @@ export function postWithAck(
     req.on("information", acknowledged);
     req.on("error", (err) => {
       const code = (err as NodeJS.ErrnoException).code ?? "";
-      fail(stage === "connect" && ["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH"].includes(code) ? new PeerUnreached("connect", err.message) : err);
+      fail(
+        stage === "connect" && ["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH"].includes(code) ? new PeerUnreached("connect", err.message) : err,
+      );
     });
     req.on("response", (res) => {
       acknowledged();

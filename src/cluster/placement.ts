@@ -87,7 +87,10 @@ function reviveOutcome(outcome: Idempotent<SessionView>): Idempotent<SessionView
  * that has it. A peer's answer is the create's.
  */
 export async function runPlaced(
-  site: () => PlacementSite, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string,
+  site: () => PlacementSite,
+  ctx: ServiceContext,
+  input: CreateSessionInput,
+  idempotencyKey: string,
   here: () => Promise<Idempotent<SessionView>>,
 ): Promise<Idempotent<SessionView>> {
   const placed = await placeCreate(site(), ctx, input, idempotencyKey);
@@ -103,13 +106,22 @@ export async function runPlaced(
 }
 
 async function placeCreate(
-  site: PlacementSite, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, opts: { failure?: unknown } = {},
+  site: PlacementSite,
+  ctx: ServiceContext,
+  input: CreateSessionInput,
+  idempotencyKey: string,
+  opts: { failure?: unknown } = {},
 ): Promise<Idempotent<SessionView> | undefined> {
   if (!site.multiNode) return undefined;
   const { failure } = opts;
   const until = performance.now() + site.boundMs;
   if (site.fenced) {
-    throw new AppError("service-unavailable", "This node cannot reach the database right now; retry shortly (through the load balancer).", {}, { "Retry-After": "2" });
+    throw new AppError(
+      "service-unavailable",
+      "This node cannot reach the database right now; retry shortly (through the load balancer).",
+      {},
+      { "Retry-After": "2" },
+    );
   }
   if (placed.has(ctx)) {
     // Placed here by a peer: never moved again (the peer tries the next node itself).
@@ -130,7 +142,8 @@ async function placeCreate(
   if (failure === undefined && roomHere && ownRegion) return undefined;
   const candidates = await within(placementCandidates(db.prisma, input.region, nodeId, Math.min(site.leaseSeconds, site.nodeTimeoutSeconds)), until);
   if (candidates.length === 0) {
-    if (site.draining) throw new AppError("service-unavailable", "This node is shutting down and no other node has room right now; retry shortly.", {}, { "Retry-After": "2" });
+    if (site.draining)
+      throw new AppError("service-unavailable", "This node is shutting down and no other node has room right now; retry shortly.", {}, { "Retry-After": "2" });
     if (!ownRegion) {
       throw new AppError("insufficient-capacity", `No node of region ${input.region} has a free browser right now.`, {}, { "Retry-After": "5" });
     }
@@ -149,14 +162,26 @@ async function placeCreate(
     }
   }
   askedPeers.add(ctx);
-  if (site.draining) throw new AppError("service-unavailable", "This node is shutting down and no other node could take the session; retry shortly.", {}, { "Retry-After": "2" });
-  if (!ownRegion) throw last ?? new AppError("insufficient-capacity", `No node of region ${input.region} has a free browser right now.`, {}, { "Retry-After": "5" });
+  if (site.draining)
+    throw new AppError(
+      "service-unavailable",
+      "This node is shutting down and no other node could take the session; retry shortly.",
+      {},
+      { "Retry-After": "2" },
+    );
+  if (!ownRegion)
+    throw last ?? new AppError("insufficient-capacity", `No node of region ${input.region} has a free browser right now.`, {}, { "Retry-After": "5" });
   if (failure !== undefined) throw await wholeCluster(site, input.region, failure, until);
   return undefined; // no peer could: this node tries (a slot may have freed; else the pool answers 503)
 }
 
 async function createOn(
-  site: PlacementSite, node: NodeInfo, ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, until: number,
+  site: PlacementSite,
+  node: NodeInfo,
+  ctx: ServiceContext,
+  input: CreateSessionInput,
+  idempotencyKey: string,
+  until: number,
 ): Promise<Idempotent<SessionView>> {
   const path = "/internal/v1/sessions";
   // Sealed both ways: the request may carry a proxy password, the answer carries connect tokens.
@@ -175,7 +200,10 @@ async function createOn(
   let answer: { ok: boolean; outcome?: Idempotent<SessionView>; auditWritten?: boolean; problem?: Record<string, unknown>; tryElsewhere?: boolean };
   try {
     const headers = { "content-type": "application/json", ...site.auth.sign(node.id, "POST", path, body) };
-    const res = await postWithAck(`${node.internalUrl}${path}`, headers, body, { ackMs: Math.max(1, until - performance.now()), answerMs: PLACEMENT_TIMEOUT_MS });
+    const res = await postWithAck(`${node.internalUrl}${path}`, headers, body, {
+      ackMs: Math.max(1, until - performance.now()),
+      answerMs: PLACEMENT_TIMEOUT_MS,
+    });
     const raw = res.json as { sealed?: string; problem?: unknown };
     if (res.status !== 200 || typeof raw.sealed !== "string") {
       ctx.log.error({ node: node.id, status: res.status, problem: raw.problem ?? raw }, "a peer refused a placed create");
@@ -184,7 +212,8 @@ async function createOn(
       answer = site.seal.openJson(`answer:${path}`, raw.sealed) as typeof answer;
     }
   } catch (err) {
-    if (err instanceof PeerUnreached && err.stage === "connect") throw new TryElsewhere(new AppError("service-unavailable", `Node ${node.id} cannot be reached.`));
+    if (err instanceof PeerUnreached && err.stage === "connect")
+      throw new TryElsewhere(new AppError("service-unavailable", `Node ${node.id} cannot be reached.`));
     // The request may have reached the node: a retry with the same key replays what it did.
     ctx.log.warn({ err: (err as Error).message, node: node.id }, "a placed create got no answer");
     throw new AppError("service-unavailable", "The session's node did not answer in time; retry with the same Idempotency-Key.", {}, { "Retry-After": "1" });

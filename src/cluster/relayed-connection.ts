@@ -79,7 +79,7 @@ export class RelayedConnection {
       if (s.destroyed) closed();
       else s.once("close", closed);
     }
-    if (!this.#toClient.upgraded) return cut(), finished;
+    if (!this.#toClient.upgraded) return (cut(), finished);
     if (this.#toClient.atBoundary) this.#endClient();
     if (this.#toOwner.atBoundary) this.#endOwner();
     return finished;

@@ -82,7 +82,12 @@ export class SessionRouter {
       const owner = await this.#ownerElsewhere(req, sessionId);
       if (!owner || !sessionId) return local(req, socket, head);
       this.#site.deps.metrics?.forwarded.inc({ kind });
-      const relay = { track: (c: RelayedConnection) => this.#track(c, socket), check: () => this.#ownerCheck(sessionId, owner.id), stallMs: this.#stallMs(), connectMs: this.#site.deps.config.cluster.placementTimeoutMs };
+      const relay = {
+        track: (c: RelayedConnection) => this.#track(c, socket),
+        check: () => this.#ownerCheck(sessionId, owner.id),
+        stallMs: this.#stallMs(),
+        connectMs: this.#site.deps.config.cluster.placementTimeoutMs,
+      };
       await forwardUpgrade(this.#site.auth, owner, req, this.#site.deps.clientAddress(req), socket, head, relay);
     };
   }
@@ -119,7 +124,8 @@ export class SessionRouter {
     );
     const answer = await Promise.race([asked, late]);
     clearTimeout(timer);
-    if (answer !== "held") this.#site.log.warn({ sessionId, owner: ownerId, answer }, "a relayed connection stalled and its node's lease could not be confirmed: closed");
+    if (answer !== "held")
+      this.#site.log.warn({ sessionId, owner: ownerId, answer }, "a relayed connection stalled and its node's lease could not be confirmed: closed");
     return answer;
   }
 

@@ -40,7 +40,12 @@ export async function tellOwner(site: OwnerSite, sessionId: string, what: "end" 
 }
 
 /** What a session's browser on another node holds now (sealed over the wire, wiped once parsed). */
-export async function captureOnOwner(site: OwnerSite, sessionId: string, workspaceId: string, baseProfileId: string | null): Promise<{ document: ProfileDocument }> {
+export async function captureOnOwner(
+  site: OwnerSite,
+  sessionId: string,
+  workspaceId: string,
+  baseProfileId: string | null,
+): Promise<{ document: ProfileDocument }> {
   const node = site.multiNode ? await nodeOfSession(site.deps.db.prisma, sessionId, site.nodeTimeoutSeconds) : null;
   if (!node || node.id === site.deps.nodeId || !node.alive) {
     throw new AppError("conflict", "The session's browser is not running (it may be ending).");

@@ -37,10 +37,7 @@ function masterKey(key: Buffer): MasterKey {
   return { key, id: masterKeyId(key) };
 }
 
-export async function loadMasterKey(
-  config: Pick<Config, "masterKey" | "database">,
-  log: Logger,
-): Promise<MasterKey> {
+export async function loadMasterKey(config: Pick<Config, "masterKey" | "database">, log: Logger): Promise<MasterKey> {
   if (config.masterKey) {
     const key = decode(config.masterKey);
     if (!key) throw new Error("VESSEL_MASTER_KEY: must be 32 bytes in base64 (openssl rand -base64 32)");
@@ -53,8 +50,7 @@ export async function loadMasterKey(
   const { dataDir } = config.database;
   if (dataDir.startsWith("memory://")) {
     log.warn(
-      "VESSEL_MASTER_KEY is not set and the data folder is in memory: using a throw-away master key. " +
-        "Production deployments must set VESSEL_MASTER_KEY.",
+      "VESSEL_MASTER_KEY is not set and the data folder is in memory: using a throw-away master key. " + "Production deployments must set VESSEL_MASTER_KEY.",
     );
     return masterKey(randomBytes(MASTER_KEY_BYTES));
   }
@@ -94,10 +90,7 @@ async function readKeyFile(file: string, log: Logger): Promise<Buffer | undefine
   if (process.platform !== "win32" && (mode & 0o077) !== 0) {
     log.warn({ file, mode: (mode & 0o777).toString(8) }, "the master key file is readable by other users; chmod 600 it");
   }
-  log.warn(
-    { file },
-    "VESSEL_MASTER_KEY is not set: using the master key in the data folder. Production deployments must set VESSEL_MASTER_KEY.",
-  );
+  log.warn({ file }, "VESSEL_MASTER_KEY is not set: using the master key in the data folder. Production deployments must set VESSEL_MASTER_KEY.");
   return key;
 }
 

@@ -58,12 +58,7 @@ async function openPostgres(url: string, mode: MigrateMode, log: Log): Promise<D
   return database(prisma, "postgres", () => prisma.$disconnect());
 }
 
-async function openPglite(
-  dataDir: string,
-  mode: MigrateMode,
-  loadDataDir: Blob | undefined,
-  log: Log,
-): Promise<Database> {
+async function openPglite(dataDir: string, mode: MigrateMode, loadDataDir: Blob | undefined, log: Log): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
   let unlock = async () => {};
   if (!inMemory) {
@@ -176,8 +171,7 @@ async function migrateOrVerify(conn: MigrationConnection, mode: MigrateMode, log
   const pending = await pendingMigrations(conn);
   if (pending.length > 0) {
     throw new Error(
-      `the database is missing ${pending.length} migration(s): ${pending.join(", ")}; ` +
-        "run `npm run db:migrate:deploy` with the same DATABASE_URL first",
+      `the database is missing ${pending.length} migration(s): ${pending.join(", ")}; ` + "run `npm run db:migrate:deploy` with the same DATABASE_URL first",
     );
   }
 }

@@ -20,7 +20,8 @@ import { AppError, validationError } from "../errors.ts";
 
 const prismaCodes = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
 const adapterKinds = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
-const messages = /Connection terminated|connection timeout|Can't reach database server|Client has encountered a connection error|Connection closed|server closed the connection|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|canceling statement due to statement timeout|timeout exceeded when trying to connect/i;
+const messages =
+  /Connection terminated|connection timeout|Can't reach database server|Client has encountered a connection error|Connection closed|server closed the connection|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|canceling statement due to statement timeout|timeout exceeded when trying to connect/i;
 const transactionTimeouts = /Unable to start a transaction in the given time|The timeout for this transaction was/i;
 
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
@@ -56,7 +57,13 @@ export function isDataException(err: unknown, depth = 0): boolean {
   const classTwentyTwo = (code: unknown) => typeof code === "string" && /^22[0-9A-Z]{3}$/.test(code);
   if (classTwentyTwo(e.code) || e.code === "P2000" || e.code === "P2020") return true;
   const cause = e.meta?.driverAdapterError?.cause;
-  if (cause && (classTwentyTwo(cause.originalCode) || classTwentyTwo(cause.code) || ["LengthMismatch", "ValueOutOfRange", "InvalidInputValue"].includes(cause.kind as string))) return true;
+  if (
+    cause &&
+    (classTwentyTwo(cause.originalCode) ||
+      classTwentyTwo(cause.code) ||
+      ["LengthMismatch", "ValueOutOfRange", "InvalidInputValue"].includes(cause.kind as string))
+  )
+    return true;
   return isDataException(e.cause, depth + 1);
 }
 

@@ -40,9 +40,7 @@ interface HistoryRow {
   rolled_back_at: Date | null;
 }
 
-export function fromPgClient(client: {
-  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
-}): MigrationConnection {
+export function fromPgClient(client: { query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }> }): MigrationConnection {
   return {
     query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)) as { rows: R[] },
     // Without parameters node-postgres uses the simple-query protocol, which accepts several statements.
@@ -59,7 +57,10 @@ export async function readMigrations(dir = defaultMigrationsDir): Promise<Migrat
     if (err.code === "ENOENT") return [];
     throw err;
   });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort(byCodeUnit);
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort(byCodeUnit);
   return Promise.all(
     names.map(async (name) => {
       const file = path.join(dir, name, "migration.sql");
@@ -84,11 +85,7 @@ export async function pendingMigrations(conn: MigrationConnection, dir = default
  * Applies pending migrations in name order, each in one transaction with its `_prisma_migrations` row.
  * Returns the names applied.
  */
-export async function applyMigrations(
-  conn: MigrationConnection,
-  dir = defaultMigrationsDir,
-  log: (msg: string) => void = () => {},
-): Promise<string[]> {
+export async function applyMigrations(conn: MigrationConnection, dir = defaultMigrationsDir, log: (msg: string) => void = () => {}): Promise<string[]> {
   const migrations = await readMigrations(dir);
   // `::text` because some drivers cannot decode the void result of pg_advisory_lock.
   await conn.query(`SELECT pg_advisory_lock(${advisoryLockKey})::text`);
@@ -136,20 +133,14 @@ async function applyOne(conn: MigrationConnection, m: Migration): Promise<void> 
 }
 
 async function readHistory(conn: MigrationConnection): Promise<HistoryRow[]> {
-  const exists = await conn.query<{ present: boolean }>(
-    `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`,
-  );
+  const exists = await conn.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
   if (!exists.rows[0]?.present) return [];
-  const result = await conn.query<HistoryRow>(
-    `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
-  );
+  const result = await conn.query<HistoryRow>(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`);
   return result.rows;
 }
 
 function appliedChecksums(history: HistoryRow[]): Map<string, string> {
-  return new Map(
-    history.filter((r) => r.finished_at !== null && r.rolled_back_at === null).map((r) => [r.migration_name, r.checksum]),
-  );
+  return new Map(history.filter((r) => r.finished_at !== null && r.rolled_back_at === null).map((r) => [r.migration_name, r.checksum]));
 }
 
 function warnAboutDrift(migrations: Migration[], applied: Map<string, string>, log: (msg: string) => void): void {

@@ -49,7 +49,10 @@ export class DeadlineClient extends pg.Client {
     // the connection (it may hold the call's open transaction: it must not go back to the pool).
     const left = databaseBudgetLeft();
     if (left === 0) return this.#refuse(args.at(-1));
-    const timer = left !== undefined && left < QUERY_DEADLINE_MS ? setTimeout(() => this.#drop(budgetMessage), left) : setTimeout(() => this.#drop(deadlineMessage), QUERY_DEADLINE_MS);
+    const timer =
+      left !== undefined && left < QUERY_DEADLINE_MS
+        ? setTimeout(() => this.#drop(budgetMessage), left)
+        : setTimeout(() => this.#drop(deadlineMessage), QUERY_DEADLINE_MS);
     timer.unref();
     const last = args.at(-1);
     if (typeof last === "function") {
@@ -60,7 +63,10 @@ export class DeadlineClient extends pg.Client {
       return (super.query as (...a: unknown[]) => unknown)(...args);
     }
     const answer = (super.query as (...a: unknown[]) => Promise<unknown>)(...args);
-    answer.then(() => clearTimeout(timer), () => clearTimeout(timer));
+    answer.then(
+      () => clearTimeout(timer),
+      () => clearTimeout(timer),
+    );
     return answer;
   }
 
@@ -91,7 +97,9 @@ export class DeadlineClient extends pg.Client {
 export class BudgetPool extends pg.Pool {
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
-  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+  override connect(
+    callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<pg.PoolClient> | void {
     const left = databaseBudgetLeft();
     if (left === undefined) return callback ? super.connect(callback) : super.connect();
     const got = new Promise<{ client: pg.PoolClient; done: (release?: unknown) => void }>((resolve, reject) => {
@@ -109,7 +117,10 @@ export class BudgetPool extends pg.Pool {
       });
     });
     if (!callback) return got.then(({ client }) => client);
-    got.then(({ client, done }) => callback(undefined, client, done), (err: Error) => callback(err, undefined, () => {}));
+    got.then(
+      ({ client, done }) => callback(undefined, client, done),
+      (err: Error) => callback(err, undefined, () => {}),
+    );
   }
 }
 

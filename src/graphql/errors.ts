@@ -23,7 +23,11 @@ export function maskError(error: unknown, message: string): Error {
   // A value of the wrong type for an argument or a variable (`String cannot represent a non string
   // value: 42`): GraphQL's coercion wraps its own error. The caller's mistake, said as such.
   if (error instanceof GraphQLError && error.originalError instanceof GraphQLError) {
-    return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, code: "VALIDATION_FAILED", status: 400 } });
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: { ...error.extensions, code: "VALIDATION_FAILED", status: 400 },
+    });
   }
   const path = error instanceof GraphQLError ? error.path : undefined;
   return new GraphQLError(message, { path, extensions: { code: "INTERNAL_SERVER_ERROR" } });

@@ -22,7 +22,11 @@ export const GRAPHQL_BODY_MAX_VALUES = 200_000;
  * `req.body`, which Yoga then uses as the parsed request (@whatwg-node/server). Anonymous callers
  * never get here with such a body (body-limits.ts).
  */
-export async function takeLargeBody(req: Request, res: Response, authenticate: (req: IncomingMessage) => Promise<{ services: { principal: unknown } }>): Promise<void> {
+export async function takeLargeBody(
+  req: Request,
+  res: Response,
+  authenticate: (req: IncomingMessage) => Promise<{ services: { principal: unknown } }>,
+): Promise<void> {
   if (req.method !== "POST") return;
   const length = declaredLength(req);
   if (length <= INLINE_BODY_BYTES) return;
@@ -39,7 +43,8 @@ export async function takeLargeBody(req: Request, res: Response, authenticate: (
   if (!req.is("application/json")) throw new AppError("unsupported-media-type", "Send a large GraphQL request as JSON (Content-Type: application/json).");
   const body = await readWithin(req, res, GRAPHQL_BODY_LIMIT);
   const parsed = await parseJsonOffLoop(body, GRAPHQL_BODY_MAX_VALUES);
-  if ("values" in parsed) throw tooLarge(res, `A GraphQL request body may hold at most ${GRAPHQL_BODY_MAX_VALUES} JSON values; this one holds ${parsed.values}.`);
+  if ("values" in parsed)
+    throw tooLarge(res, `A GraphQL request body may hold at most ${GRAPHQL_BODY_MAX_VALUES} JSON values; this one holds ${parsed.values}.`);
   if (!("value" in parsed) || typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)) {
     throw new AppError("malformed-json", "The request body is not a JSON object (a GraphQL request).");
   }
@@ -53,7 +58,8 @@ function parseSmall(body: Buffer): object {
   } catch {
     value = undefined;
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new AppError("malformed-json", "The request body is not a JSON object (a GraphQL request).");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new AppError("malformed-json", "The request body is not a JSON object (a GraphQL request).");
   return value;
 }
 

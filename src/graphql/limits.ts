@@ -1,6 +1,13 @@
 import {
-  GraphQLError, Kind, parse,
-  type ASTVisitor, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext,
+  GraphQLError,
+  Kind,
+  parse,
+  type ASTVisitor,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
 } from "graphql";
 
 /**
@@ -74,7 +81,8 @@ export function measureOperation(op: OperationDefinitionNode, fragments: Readonl
         const key = `${name}@${level}@${introspection}`;
         const cached = memo.get(key);
         if (cached) sub = cached;
-        else if (inProgress.has(name)) sub = zero; // a cycle: NoFragmentCyclesRule reports it
+        else if (inProgress.has(name))
+          sub = zero; // a cycle: NoFragmentCyclesRule reports it
         else {
           const fragment = fragments.get(name);
           inProgress.add(name);
@@ -145,5 +153,7 @@ export function asksForIntrospection(document: DocumentNode): boolean {
 export function withoutSuggestions<E extends Error>(error: E): E | GraphQLError {
   if (!(error instanceof GraphQLError)) return error;
   const message = error.message.replace(/ Did you mean .*\?$/s, "");
-  return message === error.message ? error : new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: error.extensions });
+  return message === error.message
+    ? error
+    : new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: error.extensions });
 }

@@ -10,9 +10,7 @@ import type { GraphQLContext, HttpExchange } from "./builder.ts";
 import { useCallBudget } from "./call-budget.ts";
 import { clientErrorStatus, maskError } from "./errors.ts";
 import { graphiqlPage } from "./graphiql.ts";
-import {
-  useCookieCsrfProtection, useQueryLimits, useResponseCookies, useSignedInIntrospection, useUnexpectedErrorLog,
-} from "./hardening.ts";
+import { useCookieCsrfProtection, useQueryLimits, useResponseCookies, useSignedInIntrospection, useUnexpectedErrorLog } from "./hardening.ts";
 import { schema } from "./schema.ts";
 
 export interface ServerContext {
@@ -100,7 +98,8 @@ export function createGraphQLServer(options: {
       error: (...args) => {
         const err = args.find((a) => a instanceof Error);
         const status = clientErrorStatus(err);
-        if (status !== null) options.log.debug({ status, code: (err as Error & { extensions?: { code?: unknown } }).extensions?.code }, `client error: ${(err as Error).message}`);
+        if (status !== null)
+          options.log.debug({ status, code: (err as Error & { extensions?: { code?: unknown } }).extensions?.code }, `client error: ${(err as Error).message}`);
         else options.log.error({ err }, args.map(String).join(" "));
       },
     },

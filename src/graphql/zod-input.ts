@@ -47,7 +47,10 @@ export function enumRef(builder: AnyBuilder, schema: z.ZodType, name: string): u
   if (!enums.has(builder)) enums.set(builder, new WeakMap());
   const known = enums.get(builder)?.get(inner);
   if (known) return known;
-  const ref = builder.enumType(name, { values: enumValues(schema).map(String) as [string, ...string[]], ...(descriptionOf(schema) ? { description: descriptionOf(schema) } : {}) });
+  const ref = builder.enumType(name, {
+    values: enumValues(schema).map(String) as [string, ...string[]],
+    ...(descriptionOf(schema) ? { description: descriptionOf(schema) } : {}),
+  });
   enums.get(builder)?.set(inner, ref);
   return ref;
 }
@@ -73,7 +76,11 @@ export function zodInputType(builder: AnyBuilder, name: string, schema: z.ZodTyp
       }
       case "enum": {
         const values = enumValues(field);
-        return graphqlEnumable(values) ? enumRef(builder, field, `${baseName(parent)}${pascal(path.split(".").pop() ?? "")}`) : typeof values[0] === "number" ? "Float" : "String";
+        return graphqlEnumable(values)
+          ? enumRef(builder, field, `${baseName(parent)}${pascal(path.split(".").pop() ?? "")}`)
+          : typeof values[0] === "number"
+            ? "Float"
+            : "String";
       }
       case "array":
         return [typeOf(elementOf(field), path, parent)];
@@ -90,11 +97,16 @@ export function zodInputType(builder: AnyBuilder, name: string, schema: z.ZodTyp
       ...(description ? { description } : {}),
       fields: (t: FieldBuilder) =>
         Object.fromEntries(
-          Object.entries(shapeOf(object)).map(([key, field]) => {
-            const path = prefix ? `${prefix}.${key}` : key;
-            const doc = descriptionOf(field);
-            return [camel(key), t.field({ type: typeOf(field, path, typeName) as "String", required: isRequired(field), ...(doc ? { description: doc } : {}) })];
-          }).concat((extra ? extra(t) : []) as never[]),
+          Object.entries(shapeOf(object))
+            .map(([key, field]) => {
+              const path = prefix ? `${prefix}.${key}` : key;
+              const doc = descriptionOf(field);
+              return [
+                camel(key),
+                t.field({ type: typeOf(field, path, typeName) as "String", required: isRequired(field), ...(doc ? { description: doc } : {}) }),
+              ];
+            })
+            .concat((extra ? extra(t) : []) as never[]),
         ),
     });
   }
@@ -105,7 +117,14 @@ export function zodInputType(builder: AnyBuilder, name: string, schema: z.ZodTyp
     Object.entries(aliases).map(([alias, target]) => {
       const field = fieldAt(schema, target);
       const doc = descriptionOf(field);
-      return [alias, t.field({ type: typeOf(field, snakePath(schema, target), name) as "String", deprecationReason: `Use \`${target}\`.`, ...(doc ? { description: doc } : {}) })];
+      return [
+        alias,
+        t.field({
+          type: typeOf(field, snakePath(schema, target), name) as "String",
+          deprecationReason: `Use \`${target}\`.`,
+          ...(doc ? { description: doc } : {}),
+        }),
+      ];
     }),
   );
 
@@ -132,7 +151,8 @@ export function zodInputType(builder: AnyBuilder, name: string, schema: z.ZodTyp
 
   return {
     ref,
-    toWire: (input) => (input === null || input === undefined ? undefined : (wire(schema, withAliases(input as Record<string, unknown>, aliases)) as Record<string, unknown>)),
+    toWire: (input) =>
+      input === null || input === undefined ? undefined : (wire(schema, withAliases(input as Record<string, unknown>, aliases)) as Record<string, unknown>),
   };
 }
 

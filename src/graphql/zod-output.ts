@@ -43,7 +43,13 @@ function outputTypeOf(builder: AnyBuilder, field: z.ZodType, name: string): unkn
  * GraphQL fields for each entry of a zod shape, read from the snake_case object `read` gives for a
  * parent. Nested objects become types named `<prefix><Field>`.
  */
-export function zodOutputFields<P>(builder: AnyBuilder, t: Loose, shape: Record<string, z.ZodType>, read: (parent: P) => Record<string, unknown>, prefix: string): Record<string, Loose> {
+export function zodOutputFields<P>(
+  builder: AnyBuilder,
+  t: Loose,
+  shape: Record<string, z.ZodType>,
+  read: (parent: P) => Record<string, unknown>,
+  prefix: string,
+): Record<string, Loose> {
   return Object.fromEntries(
     Object.entries(shape).map(([key, field]) => {
       const doc = descriptionOf(field);

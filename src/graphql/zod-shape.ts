@@ -76,4 +76,5 @@ export function scalarOf(schema: z.ZodType): "String" | "Int" | "Float" | "Boole
 }
 
 /** Whether every value of an enum is a GraphQL name (else it is presented as a String). */
-export const graphqlEnumable = (values: ReadonlyArray<string | number>) => values.every((v) => typeof v === "string" && /^[_A-Za-z][_0-9A-Za-z]*$/.test(v) && !["true", "false", "null"].includes(v));
+export const graphqlEnumable = (values: ReadonlyArray<string | number>) =>
+  values.every((v) => typeof v === "string" && /^[_A-Za-z][_0-9A-Za-z]*$/.test(v) && !["true", "false", "null"].includes(v));

@@ -29,7 +29,9 @@ export function fingerprint(operation: string, body: unknown): string {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value ?? null);
@@ -107,11 +109,14 @@ export async function idempotent<T>(
     const now = ctx.deps.now();
     // Raw SQL: Prisma's createMany (the only way to its ON CONFLICT DO NOTHING) costs about 2 ms
     // more of this process's CPU per call on PGlite, on the path of every session start.
-    const claimed = await executeStatement(ctx.deps.db, Prisma.sql`INSERT INTO "idempotency_records"
+    const claimed = await executeStatement(
+      ctx.deps.db,
+      Prisma.sql`INSERT INTO "idempotency_records"
         ("workspace_id", "key", "fingerprint", "state", "locked_until", "expires_at", "created_at")
       VALUES (${workspaceId}, ${key}, ${input.fingerprint}, 'IN_PROGRESS',
         ${new Date(now.getTime() + idempotencyLockMs)}, ${new Date(now.getTime() + idempotencyWindowMs)}, ${now})
-      ON CONFLICT DO NOTHING`);
+      ON CONFLICT DO NOTHING`,
+    );
     if (claimed === 1) return run();
 
     const existing = await prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key } } });
@@ -130,7 +135,12 @@ export async function idempotent<T>(
     }
     if (existing.lockedUntil && existing.lockedUntil > now) {
       const seconds = Math.max(1, Math.ceil((existing.lockedUntil.getTime() - now.getTime()) / 1000));
-      throw new AppError("idempotency-key-in-use", "A request with this Idempotency-Key is still being processed. Retry shortly.", {}, { "Retry-After": String(Math.min(seconds, 5)) });
+      throw new AppError(
+        "idempotency-key-in-use",
+        "A request with this Idempotency-Key is still being processed. Retry shortly.",
+        {},
+        { "Retry-After": String(Math.min(seconds, 5)) },
+      );
     }
     // The first attempt's node died mid-flight: take the claim over (only one taker wins the update).
     const taken = await prisma.idempotencyRecord.updateMany({

@@ -19,14 +19,16 @@ export function problemBody(err: AppError, baseUrl: string, path: string, reques
 export function sendProblem(req: Request, res: Response, err: AppError): void {
   const { baseUrl, requestId } = res.locals as { baseUrl: string; requestId: string };
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-  res.status(err.status).type("application/problem+json").send(JSON.stringify(problemBody(err, baseUrl, req.path, requestId)));
+  res
+    .status(err.status)
+    .type("application/problem+json")
+    .send(JSON.stringify(problemBody(err, baseUrl, req.path, requestId)));
 }
 
 /** body-parser reports its failures with a `type`; map each to our problem. */
 const bodyParserErrors: Record<string, (err: { limit?: number }) => AppError> = {
   "entity.parse.failed": () => new AppError("malformed-json", "The request body is not valid JSON."),
-  "entity.too.large": (e) =>
-    new AppError("payload-too-large", `The request body exceeds the limit of ${e.limit ?? "the"} bytes.`),
+  "entity.too.large": (e) => new AppError("payload-too-large", `The request body exceeds the limit of ${e.limit ?? "the"} bytes.`),
   "encoding.unsupported": () => new AppError("unsupported-media-type", "The body's Content-Encoding is not supported."),
   "charset.unsupported": () => new AppError("unsupported-media-type", "The body's charset is not supported; use UTF-8."),
 };

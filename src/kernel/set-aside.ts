@@ -76,7 +76,7 @@ export function refusalOf(err: unknown): { code?: string; reason: string } {
   const code = sqlStateOf(err) ?? prismaErrorCode(err);
   const e = err as { meta?: { driverAdapterError?: { cause?: { originalMessage?: unknown } } } } | undefined;
   const driverMessage = e?.meta?.driverAdapterError?.cause?.originalMessage;
-  const message = typeof driverMessage === "string" ? driverMessage : err instanceof Error ? err.message.trim().split("\n").at(-1) ?? "" : String(err);
+  const message = typeof driverMessage === "string" ? driverMessage : err instanceof Error ? (err.message.trim().split("\n").at(-1) ?? "") : String(err);
   // A message can quote the refused value (`invalid input syntax for type integer: "…"`): kept short.
   const reason = message.length > 160 ? `${message.slice(0, 160)}…` : message;
   return code === undefined ? { reason } : { code, reason };

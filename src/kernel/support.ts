@@ -51,7 +51,5 @@ export async function conflictOnDuplicate<T>(write: () => Promise<T>, detail: st
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw validationError(
-    result.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "input", message: i.message })),
-  );
+  throw validationError(result.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "input", message: i.message })));
 }

@@ -20,7 +20,9 @@ import { hasUnstorableText } from "./stored-text.ts";
 /** What is wrong with `s`, or undefined when it can be stored (what cannot: kernel/stored-text.ts). */
 export function textFault(s: string): string | undefined {
   if (!hasUnstorableText(s)) return undefined;
-  return s.includes("\u0000") ? "contains a NUL character (U+0000), which cannot be stored" : "contains invalid UTF-16 (a lone surrogate), which cannot be stored";
+  return s.includes("\u0000")
+    ? "contains a NUL character (U+0000), which cannot be stored"
+    : "contains invalid UTF-16 (a lone surrogate), which cannot be stored";
 }
 
 /** At most this many faults are reported for one input (the first tells the client enough). */

@@ -55,7 +55,10 @@ export function liveViewRoutes(deps: AppDeps): Router {
       const error = err instanceof AppError ? err : new AppError("internal-error", "The link could not be checked.");
       if (!(err instanceof AppError)) deps.log.error({ err, requestId: res.locals.requestId }, "live view: could not check a link");
       for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-      return void res.status(error.status).type("html").send(errorPage(error, String(res.locals.requestId ?? "")));
+      return void res
+        .status(error.status)
+        .type("html")
+        .send(errorPage(error, String(res.locals.requestId ?? "")));
     }
     res.type("html").send(viewer);
   });

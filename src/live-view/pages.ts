@@ -71,7 +71,11 @@ const headings: Record<number, string> = {
 /** A refused link, said plainly: no token, no stack, and what to do next. */
 export function errorPage(error: AppError, requestId: string): string {
   const next =
-    error.status >= 500 ? "Try again in a few seconds." : error.status === 410 ? "There is nothing left to watch." : "Ask the person who sent it for a fresh link.";
+    error.status >= 500
+      ? "Try again in a few seconds."
+      : error.status === 410
+        ? "There is nothing left to watch."
+        : "Ask the person who sent it for a fresh link.";
   return shell(
     `${headings[error.status] ?? error.title} · Vessel`,
     `<body class="message"><main class="card">

@@ -18,8 +18,15 @@ export interface FitSubject {
 }
 
 /** The metrics to lay the page out with for this viewer, or null to leave the page as it is. */
-export function phoneMetrics(viewport: { w: number; h: number; dpr: number }, subject: FitSubject): { width: number; height: number; deviceScaleFactor: number; mobile: true } | null {
-  const ownViewport = typeof subject.browser === "object" && subject.browser !== null && "viewport" in subject.browser && Boolean((subject.browser as { viewport?: unknown }).viewport);
+export function phoneMetrics(
+  viewport: { w: number; h: number; dpr: number },
+  subject: FitSubject,
+): { width: number; height: number; deviceScaleFactor: number; mobile: true } | null {
+  const ownViewport =
+    typeof subject.browser === "object" &&
+    subject.browser !== null &&
+    "viewport" in subject.browser &&
+    Boolean((subject.browser as { viewport?: unknown }).viewport);
   if (!subject.interactive || ownViewport) return null;
   if (viewport.w >= PHONE_MAX_WIDTH || viewport.h <= viewport.w) return null;
   return { width: Math.round(viewport.w), height: Math.round(viewport.h), deviceScaleFactor: Math.min(3, Math.max(1, viewport.dpr)), mobile: true };

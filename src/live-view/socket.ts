@@ -6,8 +6,19 @@ import { problemBody } from "../kernel/problems.ts";
 import type { AppDeps } from "../kernel/context.ts";
 import { authorizeLiveView } from "../services/sessions/live-view.ts";
 import {
-  AUTH_TIMEOUT_MS, AuthMessage, CLOSE_ENDED, CLOSE_FULL, CLOSE_GOING_AWAY, CLOSE_NO_SESSION, CLOSE_POLICY, CLOSE_RETRY, CLOSE_REVOKED, ClientMessage, MAX_MESSAGE_BYTES,
-  MAX_VIEWERS_PER_SESSION, parseMessage,
+  AUTH_TIMEOUT_MS,
+  AuthMessage,
+  CLOSE_ENDED,
+  CLOSE_FULL,
+  CLOSE_GOING_AWAY,
+  CLOSE_NO_SESSION,
+  CLOSE_POLICY,
+  CLOSE_RETRY,
+  CLOSE_REVOKED,
+  ClientMessage,
+  MAX_MESSAGE_BYTES,
+  MAX_VIEWERS_PER_SESSION,
+  parseMessage,
 } from "./protocol.ts";
 import { startViewerRecheck } from "./recheck.ts";
 import { Viewer } from "./viewer.ts";
@@ -52,7 +63,10 @@ export function createViewerSockets(deps: AppDeps) {
     const early: RawData[] = [];
     let viewer: Viewer | undefined;
     let authenticated = false;
-    const timer = setTimeout(() => finish(ws, CLOSE_POLICY, "unauthenticated", "The live view did not identify itself in time. Reload the page."), AUTH_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => finish(ws, CLOSE_POLICY, "unauthenticated", "The live view did not identify itself in time. Reload the page."),
+      AUTH_TIMEOUT_MS,
+    );
 
     ws.on("message", (data, isBinary) => {
       if (!authenticated) {

@@ -116,7 +116,11 @@ export class Tabs {
       ({ sessionId: attachmentId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true }));
       // A page that is busy (or shows a dialog) does not answer; it then simply ranks last.
       const r = await Promise.race([
-        this.cdp.send<{ result: { value?: unknown } }>("Runtime.evaluate", { expression: "performance.timeOrigin", returnByValue: true, silent: true }, attachmentId),
+        this.cdp.send<{ result: { value?: unknown } }>(
+          "Runtime.evaluate",
+          { expression: "performance.timeOrigin", returnByValue: true, silent: true },
+          attachmentId,
+        ),
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LOADED_AT_TIMEOUT_MS)),
       ]);
       return typeof r?.result.value === "number" ? r.result.value : 0;

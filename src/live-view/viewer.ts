@@ -194,7 +194,11 @@ export class Viewer {
     }
     if (!this.doneLimit.take()) return this.send({ t: "done", ok: false, message: "Already sent; wait a moment before sending again." });
     const recorded = await this.s.deps.events.record(this.sessionId, "live_view.done", this.who());
-    this.send(recorded ? { t: "done", ok: true, at: recorded.createdAt.toISOString() } : { t: "done", ok: false, message: "Done could not be recorded; please click it again." });
+    this.send(
+      recorded
+        ? { t: "done", ok: true, at: recorded.createdAt.toISOString() }
+        : { t: "done", ok: false, message: "Done could not be recorded; please click it again." },
+    );
   }
 
   private async connectBrowser(): Promise<void> {

@@ -90,13 +90,19 @@ export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, r
     for (const [id, s] of connections) if (s.keyId === keyId) void end(id);
   };
   const unsubscribe = deps.auth.onRevoked(endKey);
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of connections) if (now - s.lastSeen > idleMs) void end(id);
-    for (const keyId of new Set([...connections.values()].map((s) => s.keyId))) {
-      deps.auth.isRevoked(keyId).then((revoked) => revoked && endKey(keyId), () => {});
-    }
-  }, Math.min(idleMs, 60_000));
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of connections) if (now - s.lastSeen > idleMs) void end(id);
+      for (const keyId of new Set([...connections.values()].map((s) => s.keyId))) {
+        deps.auth.isRevoked(keyId).then(
+          (revoked) => revoked && endKey(keyId),
+          () => {},
+        );
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
   sweep.unref();
 
   /** Ends the least recently used of `mine` when they number `max` already. */
@@ -140,7 +146,8 @@ export function createMcpEndpoint(deps: AppDeps, opts: { context(req: Request, r
         connection = connections.get(connectionId);
         // Another key's MCP connection is indistinguishable from one that ended: the client starts a new one.
         // (The answer keeps the MCP specification's word, session: the client knows it by that name.)
-        if (!connection || connection.keyId !== principal.keyId) return rpcError(res, 404, "No such MCP session (it ended, or another key opened it): initialize again.");
+        if (!connection || connection.keyId !== principal.keyId)
+          return rpcError(res, 404, "No such MCP session (it ended, or another key opened it): initialize again.");
       } else if (req.method === "POST" && isInitializeRequest(req.body)) {
         connection = await open(principal.keyId, principal.workspaceId);
       } else {

@@ -31,7 +31,10 @@ async function waitFor(ctx: ServiceContext, extra: ToolExtra, state: McpState, h
       .catch(() => {});
   };
   await extra
-    .sendNotification({ method: "notifications/message", params: { level: "notice", logger: "vessel", data: { message: "Pass this live-view link to the person", live_view_url: handOff.liveViewUrl } } })
+    .sendNotification({
+      method: "notifications/message",
+      params: { level: "notice", logger: "vessel", data: { message: "Pass this live-view link to the person", live_view_url: handOff.liveViewUrl } },
+    })
     .catch(() => {});
   await report(0);
   const result = await awaitHandOff(ctx, handOff, { signal: extra.signal, tickSeconds: progressEverySeconds, onTick: report });
@@ -67,7 +70,12 @@ export function registerHumanTools(server: McpServer, state: McpState): void {
       inputSchema: {
         session_id: SessionId,
         instructions: z.string().min(1).max(2000).describe("What the person should do, shown above the live view, e.g. “Solve the CAPTCHA, then click Done.”"),
-        timeout_seconds: z.number().int().min(1).max(maxHandOffSeconds).optional()
+        timeout_seconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(maxHandOffSeconds)
+          .optional()
           .describe(`How long to wait for Done (default 300, at most ${maxHandOffSeconds}; never past the session's end). The link works that long.`),
         wait: z.boolean().optional().describe("Wait for Done in this call (default true); false: answer with the link now and wait with wait_for_human."),
       },

@@ -8,7 +8,9 @@
 import type { CDPSession } from "puppeteer-core";
 import { ToolError } from "./tool-call.ts";
 
-interface AXValue { value?: unknown }
+interface AXValue {
+  value?: unknown;
+}
 interface AXNode {
   nodeId: string;
   ignored: boolean;

@@ -23,14 +23,18 @@ async function whereNow(page: Page): Promise<string> {
 
 /** "Control+Shift+T" → modifiers held around the last key. */
 async function pressCombo(page: Page, combo: string): Promise<void> {
-  const keys = combo.split("+").map((k) => k.trim()).filter(Boolean) as KeyInput[];
+  const keys = combo
+    .split("+")
+    .map((k) => k.trim())
+    .filter(Boolean) as KeyInput[];
   if (keys.length === 0) throw new ToolError("Name a key, like Enter, Tab, ArrowDown, Escape or Control+A.");
   const key = keys.pop()!;
   try {
     for (const m of keys) await page.keyboard.down(m);
     await page.keyboard.press(key);
   } catch (err) {
-    if (err instanceof Error && /Unknown key/i.test(err.message)) throw new ToolError(`Unknown key "${combo}": use names like Enter, Tab, ArrowDown, Escape, Backspace, a, Control+A.`);
+    if (err instanceof Error && /Unknown key/i.test(err.message))
+      throw new ToolError(`Unknown key "${combo}": use names like Enter, Tab, ArrowDown, Escape, Backspace, a, Control+A.`);
     throw err;
   } finally {
     for (const m of keys.reverse()) await page.keyboard.up(m).catch(() => {});
@@ -42,7 +46,12 @@ const settle = (page: Page) => page.evaluate(() => new Promise<void>((r) => requ
 
 export function registerPageTools(server: McpServer, state: McpState): void {
   /** One audited call on the session's current tab, through its (possibly new) connection. */
-  const act = (extra: unknown, action: string, sessionId: string | undefined, work: (page: Page, linked: { id: string; link: Link }) => Promise<CallToolResult>) =>
+  const act = (
+    extra: unknown,
+    action: string,
+    sessionId: string | undefined,
+    work: (page: Page, linked: { id: string; link: Link }) => Promise<CallToolResult>,
+  ) =>
     toolCall(extra as ToolExtra, action, sessionId ?? state.lastSession, async (ctx) => {
       const linked = await state.linkFor(ctx, sessionId);
       return work(await state.links.page(linked.link), linked);
@@ -104,7 +113,8 @@ export function registerPageTools(server: McpServer, state: McpState): void {
     "type",
     {
       title: "Type into an element",
-      description: "Focuses a text field (or any editable element) by reference and types the text key by key. Optionally clears it first and presses Enter after.",
+      description:
+        "Focuses a text field (or any editable element) by reference and types the text key by key. Optionally clears it first and presses Enter after.",
       inputSchema: {
         session_id: SessionId,
         ref: Ref,
@@ -135,7 +145,8 @@ export function registerPageTools(server: McpServer, state: McpState): void {
     "press_key",
     {
       title: "Press a key",
-      description: "Presses a key (or a combination like Control+A) in the current tab, on whatever has focus. Names: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a, …",
+      description:
+        "Presses a key (or a combination like Control+A) in the current tab, on whatever has focus. Names: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a, …",
       inputSchema: { session_id: SessionId, key: z.string().min(1).max(60).describe("The key, e.g. Enter or Control+A.") },
     },
     (args, extra) =>

@@ -46,12 +46,19 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
     (args, extra) =>
       toolCall(extra as ToolExtra, operations.createSession.action, null, async (ctx) => {
         const { settings, ...rest } = args;
-        const input = parseInput(CreateSessionInput, { ...rest, region: args.region ?? config.nodeRegion, ...(settings && !args.browser ? { browser: settings } : {}) });
+        const input = parseInput(CreateSessionInput, {
+          ...rest,
+          region: args.region ?? config.nodeRegion,
+          ...(settings && !args.browser ? { browser: settings } : {}),
+        });
         const created = await operations.createSession.run(ctx, input, randomUUID());
         const { session } = created.view;
         state.lastSession = session.id;
         const earlier = created.replayed ? " (answered from an earlier request)" : "";
-        return structured(`Session ${session.id}${earlier} is ${session.status} in ${session.region}; it ends at ${session.expiresAt.toISOString()} at the latest.`, toSessionDto(session));
+        return structured(
+          `Session ${session.id}${earlier} is ${session.status} in ${session.region}; it ends at ${session.expiresAt.toISOString()} at the latest.`,
+          toSessionDto(session),
+        );
       }),
   );
 
@@ -67,7 +74,10 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
     },
     (args, extra) =>
       toolCall(extra as ToolExtra, operations.sessions.action, null, async (ctx) => {
-        const page = await operations.sessions.run(ctx, parseInput(operations.sessions.input, { limit: args.limit ?? 100, ...(args.status ? { status: args.status } : {}) }));
+        const page = await operations.sessions.run(
+          ctx,
+          parseInput(operations.sessions.input, { limit: args.limit ?? 100, ...(args.status ? { status: args.status } : {}) }),
+        );
         const lines = page.items.map((s) => `${s.id}  ${s.status}  ${s.region}  created ${s.createdAt.toISOString()}`);
         return structured(lines.length ? lines.join("\n") : "No sessions.", { sessions: page.items.map((s) => toSessionDto(s)), has_more: page.hasMore });
       }),
@@ -77,7 +87,8 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
     "release_session",
     {
       title: "Release a session",
-      description: "Ends a session: its browser closes (and its profile is saved if it was created with save_profile_on_release). Also fine on an ended session.",
+      description:
+        "Ends a session: its browser closes (and its profile is saved if it was created with save_profile_on_release). Also fine on an ended session.",
       inputSchema: { session_id: SessionId.optional() },
       annotations: { destructiveHint: true, idempotentHint: true },
     },
@@ -111,9 +122,15 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
         const profile = args.profile_id
           ? await operations.saveProfile.run(ctx, args.profile_id, parseInput(operations.saveProfile.input, { session_id: id }))
           : await operations.createProfile.run(ctx, parseInput(operations.createProfile.input, { label: args.label, session_id: id }));
-        return structured(`Saved session ${id} into profile ${profile.id} (${profile.label}): ${profile.cookieCount} cookies, ${profile.originCount} origins.`, {
-          profile_id: profile.id, label: profile.label, cookies: profile.cookieCount, origins: profile.originCount,
-        });
+        return structured(
+          `Saved session ${id} into profile ${profile.id} (${profile.label}): ${profile.cookieCount} cookies, ${profile.originCount} origins.`,
+          {
+            profile_id: profile.id,
+            label: profile.label,
+            cookies: profile.cookieCount,
+            origins: profile.originCount,
+          },
+        );
       }),
   );
 }

@@ -109,7 +109,8 @@ export type AnyRoute = RouteFields<RouteInput, unknown, Operation> & { readonly 
 /** Keeps each route's handler typed against its own input and operation, then widens it for the table. */
 export function defineRoute<I extends RouteInput, R, Op extends Operation>(route: Route<I, R, Op>): AnyRoute {
   const operation: Operation | undefined = route.operation ?? (operations as Record<string, Operation>)[route.operationId!];
-  if (!operation && route.auth !== "none") throw new Error(`route ${route.path}: ${route.operationId} is no operation of src/services/operations.ts, and only those are audited`);
+  if (!operation && route.auth !== "none")
+    throw new Error(`route ${route.path}: ${route.operationId} is no operation of src/services/operations.ts, and only those are audited`);
   const resolved = operation ?? { id: route.operationId!, action: route.operationId!, run: () => undefined };
   return { ...route, operation: resolved, operationId: resolved.id } as unknown as AnyRoute;
 }

@@ -17,7 +17,11 @@ export function withUploadedFile<T>(req: Request, field: string, maxBytes: numbe
     let parser: busboy.Busboy;
     try {
       // Names as browsers and fetch send them: UTF-8 (busboy reads latin1 unless told).
-      parser = busboy({ headers: req.headers, defParamCharset: "utf8", limits: { files: 1, fields: 20, parts: 21, fileSize: maxBytes + 1, fieldSize: 64 * 1024 } });
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: "utf8",
+        limits: { files: 1, fields: 20, parts: 21, fileSize: maxBytes + 1, fieldSize: 64 * 1024 },
+      });
     } catch {
       return reject(validationError([{ field: "body", message: "not a readable multipart/form-data body (its boundary is missing)" }]));
     }

@@ -75,7 +75,7 @@ const rateLimitHeaders = {
 const deprecationHeaders = {
   Deprecation: { description: "RFC 9745: when the operation was deprecated (`@<epoch seconds>`).", schema: { type: "string" } },
   Sunset: { description: "RFC 8594: when it stops answering (HTTP-date); after it, 410.", schema: { type: "string" } },
-  Link: { description: "The successor, `rel=\"successor-version\"`.", schema: { type: "string" } },
+  Link: { description: 'The successor, `rel="successor-version"`.', schema: { type: "string" } },
 } as const;
 
 function security(route: AnyRoute): OperationObject["security"] {
@@ -127,8 +127,14 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
   for (const [status, alt] of Object.entries(route.alternatives ?? {})) {
     responses[status] = {
       description: alt.description,
-      ...(alt.headers ? { headers: Object.fromEntries(Object.entries(alt.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }])) } : {}),
-      ...(route.file ? { content: fileContent } : route.response ? { content: { "application/json": { schema: collector.convert(route.response, "output") } } } : {}),
+      ...(alt.headers
+        ? { headers: Object.fromEntries(Object.entries(alt.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }])) }
+        : {}),
+      ...(route.file
+        ? { content: fileContent }
+        : route.response
+          ? { content: { "application/json": { schema: collector.convert(route.response, "output") } } }
+          : {}),
     };
   }
   const byStatus = new Map<number, ProblemSlug[]>();
@@ -148,16 +154,18 @@ function operation(route: AnyRoute, collector: SchemaCollector): OperationObject
     security: security(route),
     ...(route.deprecated ? { deprecated: true } : {}),
     parameters: parameters(route, collector),
-    ...(route.input.body
-      ? { requestBody: { required: true, content: { "application/json": { schema: collector.convert(route.input.body, "input") } } } }
-      : {}),
+    ...(route.input.body ? { requestBody: { required: true, content: { "application/json": { schema: collector.convert(route.input.body, "input") } } } } : {}),
     ...(route.multipart
       ? {
           requestBody: {
             required: true,
             content: {
               "multipart/form-data": {
-                schema: { type: "object", required: [route.multipart.field], properties: { [route.multipart.field]: { type: "string", format: "binary", description: route.multipart.description } } },
+                schema: {
+                  type: "object",
+                  required: [route.multipart.field],
+                  properties: { [route.multipart.field]: { type: "string", format: "binary", description: route.multipart.description } },
+                },
               },
             },
           },

@@ -101,7 +101,8 @@ function jsonBody(limit: string): BodyParser {
     const length = Number(req.headers["content-length"]);
     const encoding = req.headers["content-encoding"];
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers["content-type"] ?? "")?.[1]?.toLowerCase();
-    const plain = Number.isSafeInteger(length) && length > 0 && (encoding === undefined || encoding === "identity") && (charset === undefined || charset === "utf-8");
+    const plain =
+      Number.isSafeInteger(length) && length > 0 && (encoding === undefined || encoding === "identity") && (charset === undefined || charset === "utf-8");
     if (!plain) return new Promise<void>((resolve, reject) => parse(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
     if (length > max) return Promise.reject(new AppError("payload-too-large", `The request body exceeds the limit of ${max} bytes.`));
     return readJson(req, length);
@@ -207,7 +208,12 @@ async function steps(route: AnyRoute, options: RouterOptions, first: ServiceCont
     restartDatabaseBudget();
     ctx = { ...ctx, principal };
     const slug = typeof req.params.slug === "string" ? req.params.slug : undefined;
-    call = { action: route.operation.action, successStatus: route.status, target: (req.params.id ?? req.params.key_id ?? null) as string | null, workspaceSlug: slug };
+    call = {
+      action: route.operation.action,
+      successStatus: route.status,
+      target: (req.params.id ?? req.params.key_id ?? null) as string | null,
+      workspaceSlug: slug,
+    };
     for (const [name, value] of Object.entries(limitHeaders)) res.setHeader(name, value);
   }
   // The entry is handed to the audit writer (and its journal) before the answer starts, so a client
@@ -221,10 +227,18 @@ async function steps(route: AnyRoute, options: RouterOptions, first: ServiceCont
 }
 
 /** The status an answer goes out with: a range of media is 206. */
-const statusOf = (answer: Reply | MediaReply | FileReply) => (answer instanceof MediaReply ? (answer.range ? 206 : 200) : answer instanceof FileReply ? 200 : answer.status);
+const statusOf = (answer: Reply | MediaReply | FileReply) =>
+  answer instanceof MediaReply ? (answer.range ? 206 : 200) : answer instanceof FileReply ? 200 : answer.status;
 
 /** Reads the request and runs the handler: its answer, checked against the route's schema when asked. */
-async function answerOf(route: AnyRoute, options: RouterOptions, first: ServiceContext, req: Request, res: Response, body?: BodyParser): Promise<Reply | MediaReply | FileReply> {
+async function answerOf(
+  route: AnyRoute,
+  options: RouterOptions,
+  first: ServiceContext,
+  req: Request,
+  res: Response,
+  body?: BodyParser,
+): Promise<Reply | MediaReply | FileReply> {
   deprecation(route, res, first.deps.now());
   if (body) await body(req, res);
   const input = parseInput(route, req);

@@ -47,7 +47,13 @@ describe.skipIf(!hasChromium || !hasPostgres)("audit entries across kill -9 of a
 
   /** A node on a given data folder and node id (a restart reuses both). */
   async function node(dataDir: string, nodeId: string): Promise<NodeProcess> {
-    const n = await spawnNode({ DATABASE_URL: tdb.url!, VESSEL_MASTER_KEY: masterKey, VESSEL_DATA_DIR: dataDir, VESSEL_NODE_ID: nodeId, VESSEL_BROWSER_CAPACITY: "1" });
+    const n = await spawnNode({
+      DATABASE_URL: tdb.url!,
+      VESSEL_MASTER_KEY: masterKey,
+      VESSEL_DATA_DIR: dataDir,
+      VESSEL_NODE_ID: nodeId,
+      VESSEL_BROWSER_CAPACITY: "1",
+    });
     nodes.push(n);
     return n;
   }
@@ -72,12 +78,20 @@ describe.skipIf(!hasChromium || !hasPostgres)("audit entries across kill -9 of a
 
   /** After the restart: exactly one health.get entry per answered read, with its client id, and the journal emptied. */
   async function expectAllFifty(ids: string[], dataDir: string, nodeId: string): Promise<void> {
-    const rows = await eventually(() => rowsFor(ids), (r) => r.length >= ids.length, 30_000);
+    const rows = await eventually(
+      () => rowsFor(ids),
+      (r) => r.length >= ids.length,
+      30_000,
+    );
     expect(rows.map((r) => [r.requestId, r.action, r.httpStatus, r.keyPrefix, r.clientRequestId])).toEqual(
       ids.map((id, i) => [id, "health.get", 200, ws.prefix, `durability-${i}`]),
     );
     const dir = journalDir(dataDir, nodeId);
-    await eventually(async () => fs.readdirSync(dir).filter((f) => f.endsWith(".jsonl")), (left) => left.length === 0, 10_000);
+    await eventually(
+      async () => fs.readdirSync(dir).filter((f) => f.endsWith(".jsonl")),
+      (left) => left.length === 0,
+      10_000,
+    );
   }
 
   it("kill -9 right after 50 authenticated reads: the node's next start writes every entry the database did not have", async () => {
@@ -108,7 +122,11 @@ describe.skipIf(!hasChromium || !hasPostgres)("audit entries across kill -9 of a
     await tdb.db.prisma.$executeRawUnsafe("ALTER TABLE audit_entries_hidden RENAME TO audit_entries");
     expect(await rowsFor(ids)).toEqual([]);
     const dir = journalDir(dataDir, nodeId);
-    const lines = fs.readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort().flatMap((f) => fs.readFileSync(path.join(dir, f), "utf8").trim().split("\n"));
+    const lines = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()
+      .flatMap((f) => fs.readFileSync(path.join(dir, f), "utf8").trim().split("\n"));
     expect(lines.map((l) => (JSON.parse(l) as { requestId: string }).requestId)).toEqual(ids);
 
     await node(dataDir, nodeId);
@@ -158,7 +176,11 @@ describeEachBackend("a bad audit entry never blocks the others", (backend) => {
       ids.push(res.headers.get("x-request-id")!);
     }
     // The issue's bound: an ordinary call's entry is stored within 2 s, whatever was queued before it.
-    const rows = await eventually(() => tdb.db.prisma.auditEntry.findMany({ where: { requestId: { in: [badId, ...ids] } }, orderBy: { id: "asc" } }), (r) => r.length === 4, 2_000);
+    const rows = await eventually(
+      () => tdb.db.prisma.auditEntry.findMany({ where: { requestId: { in: [badId, ...ids] } }, orderBy: { id: "asc" } }),
+      (r) => r.length === 4,
+      2_000,
+    );
     expect(rows.map((r) => [r.requestId, r.action, r.target])).toEqual([
       [badId, "session.logs.read", "x\\u0000"],
       ...ids.map((id) => [id, "health.get", null]),

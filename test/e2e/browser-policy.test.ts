@@ -62,7 +62,10 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
     publicUrl = `http://127.0.0.2:${await listen(publicSite, "127.0.0.2")}`;
     otherPort = await listen(otherService, "127.0.0.1");
     const sink = { write: (line: string) => void logLines.push(line) };
-    t = await startTestApp({ env: { VESSEL_EGRESS_ALLOW: "127.0.0.2/32", VESSEL_DOWNLOAD_MAX_BYTES: "4194304", LOG_LEVEL: "debug" }, log: createLogger("debug", sink as never) });
+    t = await startTestApp({
+      env: { VESSEL_EGRESS_ALLOW: "127.0.0.2/32", VESSEL_DOWNLOAD_MAX_BYTES: "4194304", LOG_LEVEL: "debug" },
+      log: createLogger("debug", sink as never),
+    });
     ws = await seedWorkspace(t);
   });
   afterAll(async () => {
@@ -86,7 +89,9 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
   }
 
   const eventsOf = async (id: string, type: string) =>
-    (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: id, type }, orderBy: { id: "asc" } })).map((e) => e.data as Record<string, unknown>);
+    (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: id, type }, orderBy: { id: "asc" } })).map(
+      (e) => e.data as Record<string, unknown>,
+    );
 
   it("loads an allowlisted site, and refuses this machine, other loopback services, metadata, private ranges and names that resolve to loopback", async () => {
     const { id, page, browser: b } = await session();
@@ -108,11 +113,21 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
     // A page script gets no further than the navigation did (a fresh tab: the last one shows an error page).
     const scripted = await b.newPage();
     await scripted.goto(`${publicUrl}/`);
-    const fetched = await scripted.evaluate(async (u) => fetch(u).then((r) => r.text(), (e: Error) => `failed: ${e.message}`), `http://127.0.0.1:${otherPort}/x`);
+    const fetched = await scripted.evaluate(
+      async (u) =>
+        fetch(u).then(
+          (r) => r.text(),
+          (e: Error) => `failed: ${e.message}`,
+        ),
+      `http://127.0.0.1:${otherPort}/x`,
+    );
     expect(fetched).toMatch(/^failed/);
     expect(otherServiceHits).toEqual([]);
 
-    const egress = await eventually(() => eventsOf(id, "egress.refused"), (e) => e.length >= refused.length);
+    const egress = await eventually(
+      () => eventsOf(id, "egress.refused"),
+      (e) => e.length >= refused.length,
+    );
     expect(egress.map((e) => e.host)).toEqual(expect.arrayContaining(["127.0.0.1", "localhost", "169.254.169.254", "10.0.0.1"]));
   });
 
@@ -128,10 +143,18 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
     await page.goto(`${publicUrl}/`);
     expect(await page.evaluate(() => 6 * 7)).toBe(42);
     // A page cannot read local files either.
-    const local = await page.evaluate(() => fetch("file:///etc/passwd").then((r) => r.text(), (e: Error) => `failed: ${e.message}`));
+    const local = await page.evaluate(() =>
+      fetch("file:///etc/passwd").then(
+        (r) => r.text(),
+        (e: Error) => `failed: ${e.message}`,
+      ),
+    );
     expect(local).toMatch(/^failed/);
     // All four refusals (three navigations, one new target): events are written in batches, so the first ones can be read before the last.
-    const refusals = await eventually(() => eventsOf(id, "cdp.refused"), (e) => e.length >= 4);
+    const refusals = await eventually(
+      () => eventsOf(id, "cdp.refused"),
+      (e) => e.length >= 4,
+    );
     expect(refusals.map((e) => e.method)).toEqual(expect.arrayContaining(["Page.navigate", "Target.createTarget"]));
     expect(JSON.stringify(refusals)).not.toContain("/etc/passwd");
   });
@@ -150,7 +173,10 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
       // The connection keeps working, and the download goes where the server says.
       await page.goto(`${publicUrl}/`);
       await page.click("#dl");
-      const [done] = await eventually(() => eventsOf(id, "download.completed"), (e) => e.length === 1);
+      const [done] = await eventually(
+        () => eventsOf(id, "download.completed"),
+        (e) => e.length === 1,
+      );
       expect(done).toMatchObject({ name: "report.txt", bytes: 11 });
       const folder = t.app.deps.runtime.endpoint(id)!.downloadsDir;
       expect(fs.readdirSync(folder)).toEqual(["report.txt"]);
@@ -192,7 +218,10 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
     const page = await context.newPage();
     await page.goto(`${publicUrl}/`);
     await page.click("#dl");
-    const [done] = await eventually(() => eventsOf(id, "download.completed"), (e) => e.length === 1);
+    const [done] = await eventually(
+      () => eventsOf(id, "download.completed"),
+      (e) => e.length === 1,
+    );
     expect(done).toMatchObject({ name: "report.txt", bytes: 11 });
     expect(fs.readdirSync(t.app.deps.runtime.endpoint(id)!.downloadsDir)).toEqual(["report.txt"]);
     await context.close();
@@ -207,7 +236,10 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
       await page.goto(`${publicUrl}/`);
       const [download] = await Promise.all([page.waitForEvent("download"), page.click("#dl")]);
       expect(download.suggestedFilename()).toBe("report.txt");
-      const [done] = await eventually(() => eventsOf(s.id, "download.completed"), (e) => e.length === 1);
+      const [done] = await eventually(
+        () => eventsOf(s.id, "download.completed"),
+        (e) => e.length === 1,
+      );
       // Chromium names the file by its id (allowAndName), in the session's folder, not Playwright's.
       expect(fs.readdirSync(t.app.deps.runtime.endpoint(s.id)!.downloadsDir)).toEqual([done!.download_id]);
       const file = await api(`/v1/sessions/${s.id}/downloads/${String(done!.download_id)}`);
@@ -233,20 +265,34 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
       document.body.append(a);
       a.click();
     });
-    const [refused] = await eventually(() => eventsOf(id, "download.refused"), (e) => e.length === 1, 20_000);
+    const [refused] = await eventually(
+      () => eventsOf(id, "download.refused"),
+      (e) => e.length === 1,
+      20_000,
+    );
     expect(refused).toMatchObject({ name: "big.bin" });
     expect(String(refused!.reason)).toMatch(/would pass 4194304 bytes/);
     const folder = t.app.deps.runtime.endpoint(id)!.downloadsDir;
-    const leftover = await eventually(async () => fs.readdirSync(folder), (files) => files.length === 0);
+    const leftover = await eventually(
+      async () => fs.readdirSync(folder),
+      (files) => files.length === 0,
+    );
     expect(leftover).toEqual([]);
     // Chromium stopped reading, and the egress hop closed the site's connection: the rest never came.
-    await eventually(async () => bigServed.aborted, (aborted) => aborted, 5_000);
+    await eventually(
+      async () => bigServed.aborted,
+      (aborted) => aborted,
+      5_000,
+    );
     const [listed] = await listDownloads(id);
     expect(listed).toMatchObject({ name: "big.bin", state: "refused", available: false });
     expect((await api(`/v1/sessions/${id}/downloads/${String(refused!.download_id)}`)).status).toBe(409);
     // A small download still fits afterwards.
     await page.click("#dl");
-    await eventually(() => eventsOf(id, "download.completed"), (e) => e.length === 1);
+    await eventually(
+      () => eventsOf(id, "download.completed"),
+      (e) => e.length === 1,
+    );
   });
 
   it("sends a session's traffic through its upstream proxy with credentials, which appear nowhere", async () => {
@@ -267,7 +313,10 @@ describe.skipIf(!hasChromium)("the browser policy", () => {
     try {
       const { id, page } = await session({ proxy: { server: `http://127.0.0.2:${proxyPort}`, username: "alice", password } });
       expect((await page.goto(`${publicUrl}/via-proxy`))?.status()).toBe(200);
-      expect(seen.at(-1)).toEqual({ target: expect.stringMatching(/^127\.0\.0\.2:\d+$/), auth: `Basic ${Buffer.from(`alice:${password}`).toString("base64")}` });
+      expect(seen.at(-1)).toEqual({
+        target: expect.stringMatching(/^127\.0\.0\.2:\d+$/),
+        auth: `Basic ${Buffer.from(`alice:${password}`).toString("base64")}`,
+      });
       // Still judged by the policy: loopback is refused before the upstream hears of it.
       const before = seen.length;
       await expect(page.goto(`http://127.0.0.1:${otherPort}/`, { timeout: 10_000 })).rejects.toThrow(/net::ERR_/);
@@ -322,12 +371,18 @@ describe.skipIf(!hasChromium)("downloads turned off (VESSEL_DOWNLOAD_MAX_BYTES=0
       await page.goto(`${siteUrl}/`);
       await page.click("#dl");
       const refused = await eventually(
-        async () => (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: s.id, type: "download.refused" } })).map((e) => e.data as Record<string, unknown>),
+        async () =>
+          (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: s.id, type: "download.refused" } })).map(
+            (e) => e.data as Record<string, unknown>,
+          ),
         (e) => e.length === 1,
       );
       expect(refused[0]).toMatchObject({ name: "a.bin", reason: "downloads are turned off on this server" });
       const folder = t.app.deps.runtime.endpoint(s.id)!.downloadsDir;
-      await eventually(async () => fs.readdirSync(folder), (files) => files.length === 0);
+      await eventually(
+        async () => fs.readdirSync(folder),
+        (files) => files.length === 0,
+      );
       expect(await t.app.deps.db.prisma.sessionEvent.count({ where: { sessionId: s.id, type: "download.completed" } })).toBe(0);
     } finally {
       await browser.disconnect();

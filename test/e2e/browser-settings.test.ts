@@ -51,7 +51,10 @@ describe.skipIf(!hasChromium)("browser settings at create", () => {
     t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "3", VESSEL_EGRESS_ALLOW: "127.0.0.1/32" } });
     ws = await seedWorkspace(t);
     site = http.createServer((req, res) => {
-      if (req.url === "/headers") return res.setHeader("content-type", "application/json").end(JSON.stringify({ ua: req.headers["user-agent"], language: req.headers["accept-language"] }));
+      if (req.url === "/headers")
+        return res
+          .setHeader("content-type", "application/json")
+          .end(JSON.stringify({ ua: req.headers["user-agent"], language: req.headers["accept-language"] }));
       res.setHeader("content-type", "text/html").end(PROBE);
     });
     await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));
@@ -67,7 +70,11 @@ describe.skipIf(!hasChromium)("browser settings at create", () => {
   async function withSession(fromSpare: boolean, drive: (connectUrl: string) => Promise<void>) {
     // A spare is there (warm 1) or taken first by another session, so this one launches cold.
     const blocker = fromSpare ? undefined : (await createSession(t, ws.key)).body;
-    if (fromSpare) await eventually(async () => t.app.deps.browsers.report().warm, (n) => n === 1);
+    if (fromSpare)
+      await eventually(
+        async () => t.app.deps.browsers.report().warm,
+        (n) => n === 1,
+      );
     const spareBefore = t.app.deps.browsers.report().warm;
     const { res, body } = await createSession(t, ws.key, { region: "us-east1", browser: settings });
     expect(res.status).toBe(201);

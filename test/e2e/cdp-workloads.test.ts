@@ -128,14 +128,19 @@ describe.skipIf(!hasChromium)("issue 17: Puppeteer, Playwright and chrome-remote
   /** Nothing the clients sent was refused: no cdp.refused event on the session, no refusal among the answers. */
   async function expectNothingRefused(id: string, ...used: RecordingRelay[]): Promise<void> {
     await t.app.deps.events.flush();
-    const events = (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: id, type: "cdp.refused" } })).map((e) => e.data as Record<string, unknown>);
+    const events = (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: id, type: "cdp.refused" } })).map(
+      (e) => e.data as Record<string, unknown>,
+    );
     // Playwright's own download folder is replaced by the session's (README, Downloads): the call
     // succeeds, the proxy only notes it. Not a refusal; anything else is.
     const refusals = events.filter((e) => !(e.method === "Browser.setDownloadBehavior" && /replaced/i.test(String(e.reason))));
     expect(refusals, "no cdp.refused event on the session").toEqual([]);
     for (const relay of used) {
       expect(relay.recording.calls.length, "the relay saw the workload").toBeGreaterThan(10);
-      expect(relay.recording.errors.filter((e) => policyRefusal.test(e.message)), "no command answered with a policy refusal").toEqual([]);
+      expect(
+        relay.recording.errors.filter((e) => policyRefusal.test(e.message)),
+        "no command answered with a policy refusal",
+      ).toEqual([]);
     }
   }
 
@@ -279,9 +284,14 @@ describe.skipIf(!hasChromium)("issue 17: Puppeteer, Playwright and chrome-remote
       const navigated = (await client.send("Page.navigate", { url: `${siteUrl}/form` }, sessionId)) as { errorText?: string };
       expect(navigated.errorText).toBeUndefined();
       const ready = async () =>
-        ((await client.send("Runtime.evaluate", { expression: "document.readyState", returnByValue: true }, sessionId)) as { result: { value: string } }).result.value;
+        ((await client.send("Runtime.evaluate", { expression: "document.readyState", returnByValue: true }, sessionId)) as { result: { value: string } }).result
+          .value;
       await eventually(ready, (v) => v === "complete");
-      const evaluated = (await client.send("Runtime.evaluate", { expression: "document.querySelector('#greeting').textContent", returnByValue: true }, sessionId)) as {
+      const evaluated = (await client.send(
+        "Runtime.evaluate",
+        { expression: "document.querySelector('#greeting').textContent", returnByValue: true },
+        sessionId,
+      )) as {
         result: { value: string };
       };
       expect(evaluated.result.value).toBe("hello from the fixture");
@@ -311,8 +321,16 @@ describe.skipIf(!hasChromium)("issue 17: Puppeteer, Playwright and chrome-remote
       expect(Buffer.from(shotA).subarray(1, 4).toString()).toBe("PNG");
       expect(shotB.subarray(1, 4).toString()).toBe("PNG");
       // The same browser: each client sees the other's tab.
-      await eventually(async () => (await ppt.pages()).map((p) => p.url()), (urls) => urls.some((u) => u.endsWith("?client=playwright")));
-      expect(pw.contexts()[0]!.pages().map((p) => p.url())).toContain(`${siteUrl}/form?client=puppeteer`);
+      await eventually(
+        async () => (await ppt.pages()).map((p) => p.url()),
+        (urls) => urls.some((u) => u.endsWith("?client=playwright")),
+      );
+      expect(
+        pw
+          .contexts()[0]!
+          .pages()
+          .map((p) => p.url()),
+      ).toContain(`${siteUrl}/form?client=puppeteer`);
       // Interleaved work on both connections.
       for (let i = 0; i < 5; i++) {
         const [x, y] = await Promise.all([pptPage.evaluate((n) => n * 2, i), pwPage.evaluate((n) => n * 3, i)]);

@@ -47,10 +47,21 @@ describe.skipIf(!hasChromium)("the packed TypeScript client in an empty project"
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-client-pkg-"));
     const packed = await run("npm", ["pack", "--pack-destination", scratch, "--json"], { cwd: packageDir, timeoutMs: 180_000 });
     expect(packed.code, packed.stderr).toBe(0);
-    const { filename, files } = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
+    const { filename, files } = (
+      JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>
+    )[0]!;
     // What ships: both builds with their types, the bin; no tests, no tsconfig.
     const shipped = files.map((f) => f.path);
-    expect(shipped).toEqual(expect.arrayContaining(["dist/esm/index.js", "dist/esm/index.d.ts", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/cjs/package.json", "dist/esm/bin.js"]));
+    expect(shipped).toEqual(
+      expect.arrayContaining([
+        "dist/esm/index.js",
+        "dist/esm/index.d.ts",
+        "dist/cjs/index.js",
+        "dist/cjs/index.d.ts",
+        "dist/cjs/package.json",
+        "dist/esm/bin.js",
+      ]),
+    );
     expect(shipped.filter((f) => /test|tsconfig/.test(f))).toEqual([]);
 
     project = path.join(scratch, "consumer");
@@ -76,7 +87,12 @@ describe.skipIf(!hasChromium)("the packed TypeScript client in an empty project"
       const result = await run(process.execPath, [script], { cwd: project, env });
       expect(result.code, result.stderr).toBe(0);
       const out = JSON.parse(result.stdout) as { id: string; title: string; status: string; notFound: boolean };
-      expect(out).toEqual({ id: expect.stringMatching(/^ses_/), title: script.endsWith("mjs") ? "esm consumer" : "cjs consumer", status: "RELEASED", notFound: true });
+      expect(out).toEqual({
+        id: expect.stringMatching(/^ses_/),
+        title: script.endsWith("mjs") ? "esm consumer" : "cjs consumer",
+        status: "RELEASED",
+        notFound: true,
+      });
     });
   }
 

@@ -1,7 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli, exitCodes } from "@vessel/client/cli";
 import {
-  AuthenticationError, InsufficientCapacityError, NotFoundError, RateLimitError, TimeoutError, UnknownRegionError, ValidationError, Vessel,
+  AuthenticationError,
+  InsufficientCapacityError,
+  NotFoundError,
+  RateLimitError,
+  TimeoutError,
+  UnknownRegionError,
+  ValidationError,
+  Vessel,
   VesselError,
 } from "@vessel/client";
 import { endSession } from "../../src/services/sessions/sessions.ts";
@@ -152,7 +159,12 @@ describe.skipIf(!hasChromium)("the client library and CLI against a running serv
     async function cli(...argv: string[]) {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await runCli(argv, { out: (s) => out.push(s), err: (s) => err.push(s), interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } });
+      const code = await runCli(argv, {
+        out: (s) => out.push(s),
+        err: (s) => err.push(s),
+        interactive: false,
+        env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url },
+      });
       return { code, out: out.join("\n"), err: err.join("\n") };
     }
 

@@ -59,10 +59,18 @@ describe.skipIf(!hasChromium)("session socket close codes, seen by real clients"
       process.kill(-pid, "SIGKILL");
       expect((await closedWithin(cdp, 10_000)).code).toBe(1011);
       expect((await closedWithin(viewer, 10_000)).code).toBe(1011);
-      expect(await eventually(() => getSession(t, ws.key, a.id), (s) => s.status !== "RUNNING")).toMatchObject({ status: "FAILED", end_reason: "browser_crash" });
+      expect(
+        await eventually(
+          () => getSession(t, ws.key, a.id),
+          (s) => s.status !== "RUNNING",
+        ),
+      ).toMatchObject({ status: "FAILED", end_reason: "browser_crash" });
       const failed = await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: a.id, type: "session.failed" } });
       expect(failed.map((e) => e.data)).toEqual([{ reason: "browser_crash" }]);
-      await eventually(async () => alive(pid), (up) => !up);
+      await eventually(
+        async () => alive(pid),
+        (up) => !up,
+      );
       // The slot is free again: a create at the cap succeeds.
       const c = await createSession(t, ws.key);
       expect(c.res.status).toBe(201);
@@ -83,7 +91,10 @@ describe.skipIf(!hasChromium)("session socket close codes, seen by real clients"
       const driver = await puppeteer.connect({ browserWSEndpoint: body.connect_url! });
       const tab = await driver.newPage();
       await tab.goto("about:blank#close-me");
-      const list = (await (await fetch(`${body.connect_url!.replace(/^ws/, "http").replace("/cdp?", "/cdp/json/list?")}`)).json()) as Array<{ url: string; webSocketDebuggerUrl: string }>;
+      const list = (await (await fetch(`${body.connect_url!.replace(/^ws/, "http").replace("/cdp?", "/cdp/json/list?")}`)).json()) as Array<{
+        url: string;
+        webSocketDebuggerUrl: string;
+      }>;
       const pageClient = cdpSocket(list.find((e) => e.url === "about:blank#close-me")!.webSocketDebuggerUrl);
       expect(await pageClient.opened).toBe("open");
       await tab.close();
@@ -105,14 +116,19 @@ describe.skipIf(!hasChromium)("session socket close codes, seen by real clients"
       const bystander = cdpSocket(byKept.connect_url!);
       expect(await bystander.opened).toBe("open");
 
-      const res = await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${revoked.keyId}?end_sessions=true`, { method: "DELETE", headers: userAuth(owner) });
+      const res = await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${revoked.keyId}?end_sessions=true`, {
+        method: "DELETE",
+        headers: userAuth(owner),
+      });
       expect(res.status).toBe(204);
       // The sockets are closed before the answer is written; 5 s is security.md's bound.
       expect(await closedWithin(cdp, 5_000)).toEqual({ code: 4403, reason: "the credential was revoked" });
       expect((await closedWithin(viewer, 5_000)).code).toBe(4403);
       expect(viewer.messages.at(-1)).toMatchObject({ t: "end", reason: "revoked", message: expect.stringMatching(/API key that started it was revoked/) });
       expect(await t.app.deps.db.prisma.session.findUniqueOrThrow({ where: { id: byRevoked.id } })).toMatchObject({
-        status: "RELEASED", endReason: "API_KEY_REVOKED", endedById: owner,
+        status: "RELEASED",
+        endReason: "API_KEY_REVOKED",
+        endedById: owner,
       });
       // Reconnecting with the same unexpired tokens: refused.
       expect(await handshake(byRevoked.connect_url!)).toBe(410);
@@ -131,7 +147,9 @@ describe.skipIf(!hasChromium)("session socket close codes, seen by real clients"
     const { body } = await createSession(t, key.key);
     const cdp = cdpSocket(body.connect_url!);
     expect(await cdp.opened).toBe("open");
-    expect((await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${key.keyId}`, { method: "DELETE", headers: userAuth(owner) })).status).toBe(204);
+    expect((await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${key.keyId}`, { method: "DELETE", headers: userAuth(owner) })).status).toBe(
+      204,
+    );
     expect((await t.app.deps.db.prisma.session.findUniqueOrThrow({ where: { id: body.id } })).status).toBe("RUNNING");
     expect(cdp.ws.readyState).toBe(cdp.ws.OPEN);
     // The key is revoked already: endSessions still ends what it started.
@@ -142,7 +160,10 @@ describe.skipIf(!hasChromium)("session socket close codes, seen by real clients"
     });
     expect(((await gql.json()) as { errors?: unknown }).errors).toBeUndefined();
     expect((await closedWithin(cdp, 5_000)).code).toBe(4403);
-    expect(await t.app.deps.db.prisma.session.findUniqueOrThrow({ where: { id: body.id } })).toMatchObject({ status: "RELEASED", endReason: "API_KEY_REVOKED" });
+    expect(await t.app.deps.db.prisma.session.findUniqueOrThrow({ where: { id: body.id } })).toMatchObject({
+      status: "RELEASED",
+      endReason: "API_KEY_REVOKED",
+    });
   });
 
   it("a live-view revocation holds when its pub/sub message is lost: the owning node re-checks and closes with 4403", async () => {
@@ -166,7 +187,9 @@ describe.skipIf(!hasChromium)("session socket close codes, seen by real clients"
     const { body } = await createSession(t, ws.key, { region: "us-east1", timeout_seconds: 3 });
     const cdp = cdpSocket(body.connect_url!);
     expect(await cdp.opened).toBe("open");
-    const renewed = (await (await fetch(`${t.url}/v1/sessions/${body.id}:keepalive`, { method: "POST", headers: bearer(ws.key) })).json()) as { expires_at: string };
+    const renewed = (await (await fetch(`${t.url}/v1/sessions/${body.id}:keepalive`, { method: "POST", headers: bearer(ws.key) })).json()) as {
+      expires_at: string;
+    };
     expect(renewed.expires_at).toBe(body.expires_at);
     expect((await closedWithin(cdp, 20_000)).code).toBe(4410);
     expect(await getSession(t, ws.key, body.id)).toMatchObject({ status: "TIMED_OUT", end_reason: "timeout" });

@@ -44,7 +44,10 @@ interface Pinger {
 }
 
 function pinger(ns: string, url: string): Pinger {
-  const child = spawn("ip", ["netns", "exec", ns, process.execPath, "--import", "tsx", "test/support/cdp-pinger.ts", url, "50"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn("ip", ["netns", "exec", ns, process.execPath, "--import", "tsx", "test/support/cdp-pinger.ts", url, "50"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const lines: Pinger["lines"] = [];
   let rest = "";
   child.stdout!.on("data", (chunk: Buffer) => {
@@ -147,7 +150,11 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     return JSON.parse(stdout) as { status: number; ms: number };
   };
   const release = (base: string, id: string) =>
-    fetch(`${base}/v1/sessions/${id}`, { method: "PATCH", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+    fetch(`${base}/v1/sessions/${id}`, {
+      method: "PATCH",
+      headers: { ...bearer(key), "content-type": "application/json" },
+      body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+    });
   const row = (id: string) => tdb.db.prisma.session.findUniqueOrThrow({ where: { id } });
   const nodeRow = (n: NodeProcess) => tdb.db.prisma.node.findUniqueOrThrow({ where: { id: n.env.VESSEL_NODE_ID! } });
   const start = (ns: string, url: string) => {
@@ -168,12 +175,20 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     const filler = await create(a.url); // A is full now (capacity 1)
     expect(filler.status).toBe(201);
     expect((await row(filler.body.id)).nodeId).toBe(a.env.VESSEL_NODE_ID);
-    await eventually(async () => `${(await nodeRow(a)).freeSlots}/${(await nodeRow(b)).freeSlots}`, (v) => v === "0/1", 10_000);
+    await eventually(
+      async () => `${(await nodeRow(a)).freeSlots}/${(await nodeRow(b)).freeSlots}`,
+      (v) => v === "0/1",
+      10_000,
+    );
 
     // A client on B's side (in B's namespace), and one relayed through A to B.
     const local = start(network.hosts[1]!.ns, onB.body.connect_url!);
     const relayed = start(network.hosts[0]!.ns, through(a, onB.body.connect_url!));
-    await eventually(async () => Math.min(local.ran().length, relayed.ran().length), (n) => n > 3, 20_000);
+    await eventually(
+      async () => Math.min(local.ran().length, relayed.ran().length),
+      (n) => n > 3,
+      20_000,
+    );
 
     await network.hosts[1]!.partition();
     // Creates sent to the full node A while B still looks alive: answered within the bound, not after B's timeout.
@@ -184,12 +199,26 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
       expect(c.ms).toBeLessThan(PLACEMENT_BOUND_MS + 2_500);
     }
 
-    const ended = await eventually(() => row(onB.body.id), (r) => r.status !== "RUNNING", 30_000);
+    const ended = await eventually(
+      () => row(onB.body.id),
+      (r) => r.status !== "RUNNING",
+      30_000,
+    );
     expect(ended).toMatchObject({ status: "FAILED", endReason: "NODE_SHUTDOWN" });
     const endedAt = ended.endedAt!.getTime();
     // B fenced itself: its client was closed with 4503 (lease lost), and its last command ran before the end.
-    await eventually(async () => local.closed(), (c) => c !== undefined, 10_000).catch((err: unknown) => {
-      console.error(b.log.filter((l) => /lease|heartbeat|closing|error/i.test(l)).slice(-20).join("\n"), JSON.stringify(local.lines.slice(-5)));
+    await eventually(
+      async () => local.closed(),
+      (c) => c !== undefined,
+      10_000,
+    ).catch((err: unknown) => {
+      console.error(
+        b.log
+          .filter((l) => /lease|heartbeat|closing|error/i.test(l))
+          .slice(-20)
+          .join("\n"),
+        JSON.stringify(local.lines.slice(-5)),
+      );
       throw err;
     });
     expect(local.closed()).toBe(4503);
@@ -203,9 +232,17 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     expect(onIsland.ms).toBeLessThan(PLACEMENT_BOUND_MS + 2_500);
 
     await network.hosts[1]!.heal();
-    await eventually(async () => (await fetch(`${b.url}/readyz`)).status, (s) => s === 200, 30_000);
+    await eventually(
+      async () => (await fetch(`${b.url}/readyz`)).status,
+      (s) => s === 200,
+      30_000,
+    );
     // What the relayed client sent during the partition never runs on the ended session.
-    await eventually(async () => relayed.closed(), (c) => c !== undefined, 20_000);
+    await eventually(
+      async () => relayed.closed(),
+      (c) => c !== undefined,
+      20_000,
+    );
     expect(relayed.ran().every((t) => t < endedAt)).toBe(true);
     expect(local.ran().every((t) => t < endedAt)).toBe(true);
     expect(browserPids(b.browserRoot)).toEqual([]);
@@ -217,25 +254,45 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     expect(onB.status).toBe(201);
     expect((await row(onB.body.id)).nodeId).toBe(b.env.VESSEL_NODE_ID);
     const relayed = start(network.hosts[0]!.ns, through(a, onB.body.connect_url!));
-    await eventually(async () => relayed.ran().length, (n) => n > 3, 20_000);
+    await eventually(
+      async () => relayed.ran().length,
+      (n) => n > 3,
+      20_000,
+    );
 
     const signalled = Date.now();
     a.signal("SIGTERM");
-    await eventually(async () => (await fetch(`${a.url}/readyz`)).status, (s) => s === 503, 10_000);
+    await eventually(
+      async () => (await fetch(`${a.url}/readyz`)).status,
+      (s) => s === 503,
+      10_000,
+    );
     // Well into the drain, the relayed client still runs commands, and A still runs.
-    await eventually(async () => relayed.ran().filter((t) => t > signalled + 3_000).length, (n) => n > 3, 15_000);
+    await eventually(
+      async () => relayed.ran().filter((t) => t > signalled + 3_000).length,
+      (n) => n > 3,
+      15_000,
+    );
     expect(a.child.exitCode).toBeNull();
     expect(relayed.closed()).toBeUndefined();
 
     // At the deadline A exits (0); only then is the relayed connection closed: 1001, not cut (1006).
     expect((await a.exited).code).toBe(0);
-    await eventually(async () => relayed.closed(), (c) => c !== undefined, 10_000);
+    await eventually(
+      async () => relayed.closed(),
+      (c) => c !== undefined,
+      10_000,
+    );
     expect(relayed.closed()).toBe(1001);
     expect(Math.max(...relayed.ran())).toBeGreaterThan(signalled + (DRAIN_SECONDS - 2) * 1000);
     // The session on B is untouched, and drivable directly.
     expect(await row(onB.body.id)).toMatchObject({ status: "RUNNING" });
     const direct = start(network.hosts[1]!.ns, onB.body.connect_url!);
-    await eventually(async () => direct.ran().length, (n) => n > 1, 20_000);
+    await eventually(
+      async () => direct.ran().length,
+      (n) => n > 1,
+      20_000,
+    );
     expect((await release(b.url, onB.body.id)).status).toBe(204);
   }, 120_000);
 
@@ -248,8 +305,24 @@ describe.skipIf(!hasChromium || !hasPostgres || noNamespaces !== undefined)("two
     expect(pid).toBeDefined();
     b.signal("SIGKILL");
     await b.exited;
-    const ended = await eventually(() => row(onB.body.id), (r) => r.status !== "RUNNING", 30_000);
+    const ended = await eventually(
+      () => row(onB.body.id),
+      (r) => r.status !== "RUNNING",
+      30_000,
+    );
     expect(ended).toMatchObject({ status: "FAILED", endReason: "NODE_SHUTDOWN" });
-    await eventually(async () => browserPids(b.browserRoot).filter((p) => { try { process.kill(p, 0); return true; } catch { return false; } }).length, (n) => n === 0, 15_000);
+    await eventually(
+      async () =>
+        browserPids(b.browserRoot).filter((p) => {
+          try {
+            process.kill(p, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        }).length,
+      (n) => n === 0,
+      15_000,
+    );
   }, 120_000);
 });

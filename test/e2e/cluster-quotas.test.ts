@@ -16,7 +16,8 @@ import { cdpServed } from "../support/sockets.ts";
 
 const hasChromium = chromiumPath() !== undefined;
 const shared = { postgres: await postgresReachable(), redis: await redisReachable() };
-if (servicesRequired && (!hasChromium || !shared.postgres || !shared.redis)) throw new Error("Chromium, PostgreSQL and Redis are required (VESSEL_REQUIRE_SERVICES=1)");
+if (servicesRequired && (!hasChromium || !shared.postgres || !shared.redis))
+  throw new Error("Chromium, PostgreSQL and Redis are required (VESSEL_REQUIRE_SERVICES=1)");
 
 const KiB = 1024;
 const LIMIT = 1024 * KiB;
@@ -42,7 +43,12 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a session's 
     expect(a.app.deps.runtime.endpoint(session.id)).toBeDefined();
   });
   afterAll(async () => {
-    if (session) await fetch(`${a.url}/v1/sessions/${session.id}`, { method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+    if (session)
+      await fetch(`${a.url}/v1/sessions/${session.id}`, {
+        method: "PATCH",
+        headers: { ...bearer(ws.key), "content-type": "application/json" },
+        body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+      });
     await cluster?.stop();
     await tdb?.dispose();
   });
@@ -60,7 +66,10 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a session's 
     expect(answers.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
     expect(answers.filter((s) => s !== 201)).toEqual(answers.filter((s) => s !== 201).map(() => 413));
     const dir = a.app.deps.runtime.endpoint(session.id)!.uploadsDir;
-    const stored = fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).map((p) => `${dir}/${p}`).filter((p) => fs.lstatSync(p).isFile());
+    const stored = fs
+      .readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .map((p) => `${dir}/${p}`)
+      .filter((p) => fs.lstatSync(p).isFile());
     expect(stored).toHaveLength(answers.filter((s) => s === 201).length);
     expect(stored.reduce((sum, p) => sum + fs.statSync(p).size, 0)).toBeLessThanOrEqual(LIMIT);
   });
@@ -74,7 +83,10 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a session's 
         open.push(got.ws);
       }
       for (const node of [0, 1]) {
-        expect(await cdpServed(cluster.direct(node, session.connect_url!))).toMatchObject({ code: 1008, reason: expect.stringMatching(/at most 16 CDP sockets/) });
+        expect(await cdpServed(cluster.direct(node, session.connect_url!))).toMatchObject({
+          code: 1008,
+          reason: expect.stringMatching(/at most 16 CDP sockets/),
+        });
       }
     } finally {
       for (const s of open) s.close();

@@ -70,7 +70,11 @@ describe.skipIf(!hasChromium || !hasFfmpeg || !shared.postgres || !shared.redis)
     expect(await tdb.db.prisma.recordingChunk.count({ where: { sessionId: session.id } })).toBeGreaterThan(0);
     await a.stop();
 
-    const whole = await eventually(() => fetch(`${b.url}/v1/sessions/${session.id}/recording`, { headers: bearer(ws.key) }), (r) => r.status !== 409, 30_000);
+    const whole = await eventually(
+      () => fetch(`${b.url}/v1/sessions/${session.id}/recording`, { headers: bearer(ws.key) }),
+      (r) => r.status !== 409,
+      30_000,
+    );
     expect(whole.status).toBe(200);
     const bytes = Buffer.from(await whole.arrayBuffer());
     expect(bytes.length).toBe(row.sizeBytes);

@@ -18,7 +18,8 @@ import { cdpSocket, closedWithin, liveViewSocket } from "../support/sockets.ts";
 
 const hasChromium = chromiumPath() !== undefined;
 const shared = { postgres: await postgresReachable(), redis: await redisReachable() };
-if (servicesRequired && (!hasChromium || !shared.postgres || !shared.redis)) throw new Error("Chromium, PostgreSQL and Redis are required (VESSEL_REQUIRE_SERVICES=1)");
+if (servicesRequired && (!hasChromium || !shared.postgres || !shared.redis))
+  throw new Error("Chromium, PostgreSQL and Redis are required (VESSEL_REQUIRE_SERVICES=1)");
 
 async function create(base: string, key: string, body: Record<string, unknown> = { region: "us-east1" }, idem = randomUUID()) {
   const res = await fetch(`${base}/v1/sessions`, {
@@ -31,7 +32,11 @@ async function create(base: string, key: string, body: Record<string, unknown> =
 }
 
 const release = (base: string, key: string, id: string) =>
-  fetch(`${base}/v1/sessions/${id}`, { method: "PATCH", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+  fetch(`${base}/v1/sessions/${id}`, {
+    method: "PATCH",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+  });
 
 describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of two nodes behind a load balancer (PostgreSQL + Redis)", () => {
   let tdb: TestDatabase;
@@ -59,7 +64,10 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
     // Both the runtimes and the pools: a session leaves the runtime a moment before its teardown
     // gives its browser's slot back, and a create in between would find this node full.
     const busy = (n: TestApp) => n.app.deps.runtime.ids().length + n.app.deps.browsers.report().inUse;
-    await eventually(async () => busy(a) + busy(b), (n) => n === 0);
+    await eventually(
+      async () => busy(a) + busy(b),
+      (n) => n === 0,
+    );
     await a.app.cluster.tick();
     await b.app.cluster.tick();
   };
@@ -104,7 +112,9 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
       expect(await tab.$eval("#f", (el) => (el as HTMLInputElement).files![0]!.text())).toBe("uploaded through node B");
       await viaB.disconnect();
       // Discovery through B answers with A's browser, addressed through the public URL.
-      const version = (await (await fetch(cluster.direct(1, body.connect_url!.replace(/^ws/, "http").replace("/cdp?", "/cdp/json/version?")))).json()) as { webSocketDebuggerUrl: string };
+      const version = (await (await fetch(cluster.direct(1, body.connect_url!.replace(/^ws/, "http").replace("/cdp?", "/cdp/json/version?")))).json()) as {
+        webSocketDebuggerUrl: string;
+      };
       expect(version.webSocketDebuggerUrl.startsWith(`${cluster.lb.url.replace("http", "ws")}/cdp?token=`)).toBe(true);
       // Through the load balancer: whichever node it picks, the client gets the same browser.
       for (let i = 0; i < 2; i++) {
@@ -123,12 +133,24 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
     await idle();
     const { body } = await create(a.url, ws.key, { region: "us-east1", live_view: { interactive: true } });
     expect(await nodeOf(body.id)).toBe(a.app.deps.nodeId);
-    const gql = createClient({ url: `${a.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: bearer(ws.key), lazy: true });
+    const gql = createClient({
+      url: `${a.url.replace("http", "ws")}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: bearer(ws.key),
+      lazy: true,
+    });
     try {
       const seen: string[] = [];
       gql.subscribe<{ sessionEvents: { type: string } }>(
         { query: "subscription ($id: String!) { sessionEvents(sessionId: $id, types: [LIVE_VIEW_DONE]) { type } }", variables: { id: body.id } },
-        { next: (v) => { if (v.data) seen.push(v.data.sessionEvents.type); }, error: () => {}, complete: () => {} },
+        {
+          next: (v) => {
+            if (v.data) seen.push(v.data.sessionEvents.type);
+          },
+          error: () => {},
+          complete: () => {},
+        },
       );
       const poll = fetch(`${b.url}/v1/sessions/${body.id}/events?type=live_view.done&wait=30`, { headers: bearer(ws.key) });
       // The viewer page's socket, opened on node B (with the routing hint the page adds).
@@ -144,13 +166,24 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
         viewer.once("error", reject);
       });
       viewer.send(JSON.stringify({ t: "auth", token, w: 400, h: 300, dpr: 1 }));
-      await eventually(async () => messages.find((m) => m.t === "hello"), (m) => m !== undefined, 20_000);
+      await eventually(
+        async () => messages.find((m) => m.t === "hello"),
+        (m) => m !== undefined,
+        20_000,
+      );
       viewer.send(JSON.stringify({ t: "done" }));
-      await eventually(async () => messages.find((m) => m.t === "done"), (m) => m !== undefined, 20_000);
+      await eventually(
+        async () => messages.find((m) => m.t === "done"),
+        (m) => m !== undefined,
+        20_000,
+      );
       expect(messages.find((m) => m.t === "done")).toMatchObject({ ok: true });
       const page = (await (await poll).json()) as { items: Array<{ type: string }> };
       expect(page.items.map((e) => e.type)).toEqual(["live_view.done"]);
-      await eventually(async () => seen.length, (n) => n === 1);
+      await eventually(
+        async () => seen.length,
+        (n) => n === 1,
+      );
       expect(seen).toEqual(["LIVE_VIEW_DONE"]);
       viewer.close();
     } finally {
@@ -197,10 +230,19 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
     // Released through the node that does not run it: the owner closes the browser.
     const pid = b.app.deps.runtime.endpoint(second.body.id)!.pid;
     expect((await release(a.url, ws.key, second.body.id)).status).toBe(204);
-    await eventually(async () => b.app.deps.runtime.ids().includes(second.body.id), (v) => !v);
-    await eventually(async () => alive(pid), (v) => !v);
+    await eventually(
+      async () => b.app.deps.runtime.ids().includes(second.body.id),
+      (v) => !v,
+    );
+    await eventually(
+      async () => alive(pid),
+      (v) => !v,
+    );
     await release(b.url, ws.key, first.body.id);
-    await eventually(async () => a.app.deps.runtime.ids().length, (n) => n === 0);
+    await eventually(
+      async () => a.app.deps.runtime.ids().length,
+      (n) => n === 0,
+    );
 
     // Two racing creates with one key on two nodes: one session.
     await a.app.cluster.tick();
@@ -223,7 +265,10 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
     try {
       const touched = vi.spyOn(a.app.deps.runtime, "touch");
       expect((await fetch(`${b.url}/v1/sessions/${body.id}:keepalive`, { method: "POST", headers: bearer(ws.key) })).status).toBe(200);
-      await eventually(async () => touched.mock.calls.some(([id]) => id === body.id), (v) => v);
+      await eventually(
+        async () => touched.mock.calls.some(([id]) => id === body.id),
+        (v) => v,
+      );
       touched.mockRestore();
       const browser = await puppeteer.connect({ browserWSEndpoint: body.connect_url! });
       const tab = await browser.newPage();
@@ -256,7 +301,10 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
     const viewer = liveViewSocket(b.url, made.body.live_view_url!);
     await viewer.next("hello");
     const owner = await seedUser(b, ws.workspace.id, "OWNER");
-    expect((await fetch(`${b.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${key.keyId}?end_sessions=true`, { method: "DELETE", headers: userAuth(owner) })).status).toBe(204);
+    expect(
+      (await fetch(`${b.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${key.keyId}?end_sessions=true`, { method: "DELETE", headers: userAuth(owner) }))
+        .status,
+    ).toBe(204);
     // b recorded the end; a closes its browser and sockets with the recorded reason's code.
     expect((await closedWithin(cdp, 10_000)).code).toBe(4403);
     expect((await closedWithin(viewer, 10_000)).code).toBe(4403);
@@ -276,7 +324,9 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("a cluster of
     const third = await seedWorkspace(b);
     for (const node of [a, b]) expect((await fetch(`${node.url}/v1/health`, { headers: bearer(third.key) })).status).toBe(200);
     const owner = await seedUser(b, third.workspace.id, "OWNER");
-    expect((await fetch(`${b.url}/v1/dashboard/ws/${third.workspace.slug}/api-keys/${third.keyId}`, { method: "DELETE", headers: userAuth(owner) })).status).toBe(204);
+    expect(
+      (await fetch(`${b.url}/v1/dashboard/ws/${third.workspace.slug}/api-keys/${third.keyId}`, { method: "DELETE", headers: userAuth(owner) })).status,
+    ).toBe(204);
     for (const node of [a, b]) expect((await fetch(`${node.url}/v1/health`, { headers: bearer(third.key) })).status).toBe(401);
   });
 

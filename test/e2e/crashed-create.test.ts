@@ -48,7 +48,10 @@ describe.skipIf(!hasChromium || !hasPostgres)("B17: a create that crashed mid-fl
   /** Sends a create to `n` and kills `n` the moment its claim on the key is in the database, before its answer. */
   async function killMidCreate(n: NodeProcess, key: string): Promise<boolean> {
     let answered = false;
-    void create(n.url, key).then(() => (answered = true), () => {});
+    void create(n.url, key).then(
+      () => (answered = true),
+      () => {},
+    );
     const until = Date.now() + 30_000;
     while (!answered && Date.now() < until) {
       const claim = await tdb.db.prisma.idempotencyRecord.findFirst({ where: { workspaceId: ws.workspace.id, key } });
@@ -69,7 +72,10 @@ describe.skipIf(!hasChromium || !hasPostgres)("B17: a create that crashed mid-fl
     // first (a very fast launch), the attempt is repeated with a new key on a new node.
     for (let attempt = 0; attempt < 3 && !node; attempt++) {
       const n = await spawnNode({
-        DATABASE_URL: tdb.url!, VESSEL_MASTER_KEY: masterKey, VESSEL_DATA_DIR: `/tmp/vessel-b17-${ulid()}`, VESSEL_NODE_ID: `child-${ulid()}`,
+        DATABASE_URL: tdb.url!,
+        VESSEL_MASTER_KEY: masterKey,
+        VESSEL_DATA_DIR: `/tmp/vessel-b17-${ulid()}`,
+        VESSEL_NODE_ID: `child-${ulid()}`,
         VESSEL_BROWSER_CAPACITY: "2",
       });
       nodes.push(n);
@@ -80,7 +86,12 @@ describe.skipIf(!hasChromium || !hasPostgres)("B17: a create that crashed mid-fl
     expect(node, "no attempt caught the claim in progress").toBeDefined();
     const crashed = node!;
     // The killed node's browser goes with it (its DevTools pipe closes).
-    for (const pid of browserPids(crashed.browserRoot)) await eventually(async () => alive(pid), (up) => !up, 10_000);
+    for (const pid of browserPids(crashed.browserRoot))
+      await eventually(
+        async () => alive(pid),
+        (up) => !up,
+        10_000,
+      );
 
     // Immediately: the key is still claimed, so the retry is told to wait, and nothing starts.
     const early = await create(peer.url, key);
@@ -107,7 +118,9 @@ describe.skipIf(!hasChromium || !hasPostgres)("B17: a create that crashed mid-fl
     expect(peer.app.deps.runtime.ids()).toEqual([session.id]);
     expect(browserPids(crashed.browserRoot).filter(alive)).toEqual([]);
     await fetch(`${peer.url}/v1/sessions/${session.id}`, {
-      method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+      method: "PATCH",
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
+      body: JSON.stringify({ status: "REQUEST_RELEASE" }),
     });
   }, 240_000);
 });

@@ -46,7 +46,10 @@ describe.skipIf(!hasChromium)("one create answer for every transport", () => {
     expect(await counts()).toEqual({ created: before.created + 1, replayed: before.replayed + 1 });
     await t.app.deps.audit.flush();
     const entries = await t.app.deps.db.prisma.auditEntry.findMany({ where: { workspaceId: ws.workspace.id, action: "session.create" } });
-    expect(entries.map((e) => [e.httpStatus, e.target]).sort()).toEqual([[200, null], [201, first.body.id]]);
+    expect(entries.map((e) => [e.httpStatus, e.target]).sort()).toEqual([
+      [200, null],
+      [201, first.body.id],
+    ]);
     await releaseSession(t, ws.key, first.body.id);
   });
 });

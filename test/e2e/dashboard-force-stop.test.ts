@@ -20,7 +20,8 @@ describe.skipIf(!hasChromium)("admin force-stop by people signed in to the dashb
     t = await startDashboardApp({ db: db.db, env: { VESSEL_BROWSER_WARM: "0", VESSEL_BROWSER_CAPACITY: "2" } });
     ws = await seedWorkspace(t);
     other = await seedWorkspace(t);
-    for (const role of ["OWNER", "ADMIN", "MEMBER"] as const) people[role.toLowerCase() as "owner"] = await signIn(t, await addMember(t, ws.workspace.id, role));
+    for (const role of ["OWNER", "ADMIN", "MEMBER"] as const)
+      people[role.toLowerCase() as "owner"] = await signIn(t, await addMember(t, ws.workspace.id, role));
     people.outsider = await signIn(t, await addMember(t, other.workspace.id, "OWNER"));
   });
   afterAll(async () => {
@@ -28,8 +29,7 @@ describe.skipIf(!hasChromium)("admin force-stop by people signed in to the dashb
     await db?.dispose();
   });
 
-  const forceStop = (id: string, headers: Record<string, string>, prefix = "") =>
-    fetch(`${t.url}${prefix}/v1/sessions/${id}`, { method: "DELETE", headers });
+  const forceStop = (id: string, headers: Record<string, string>, prefix = "") => fetch(`${t.url}${prefix}/v1/sessions/${id}`, { method: "DELETE", headers });
 
   it("a member, an API key and another workspace's owner cannot; an admin (cookie) and an owner (bearer) can, and it is audited as them", async () => {
     const first = await createSession(t, ws.key);

@@ -77,7 +77,9 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
     });
     context = await browser.newContext({ viewport: desktop, locale: "en-GB", timezoneId: "UTC" });
     context.setDefaultTimeout(20_000);
-    await context.addCookies([...owner.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })));
+    await context.addCookies(
+      [...owner.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })),
+    );
     await context.addInitScript(() => {
       document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
     });
@@ -113,7 +115,10 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
 
   it("offers logs (on) and a recording (off) in the new-session dialog", async () => {
     await page.goto(`${t.url}/dashboard/w/${ws.workspace.slug}/sessions`);
-    await page.getByRole("button", { name: /New session|Start a session/ }).first().click();
+    await page
+      .getByRole("button", { name: /New session|Start a session/ })
+      .first()
+      .click();
     const dialog = page.getByRole("dialog");
     expect(await dialog.getByLabel("Capture logs").isChecked()).toBe(true);
     expect(await dialog.getByLabel("Record video").isChecked()).toBe(false);
@@ -157,14 +162,28 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
     await driver.disconnect();
     expect((await releaseSession(t, ws.key, id)).ok).toBe(true);
     // While the video is processed the page says so (often for only a moment: photographed when seen).
-    await page.getByText("Processing the recording").waitFor({ timeout: 8_000 }).then(
-      () => page.screenshot({ path: path.join(shots, "inspector-processing-desktop.png"), fullPage: true }),
-      () => undefined,
-    );
+    await page
+      .getByText("Processing the recording")
+      .waitFor({ timeout: 8_000 })
+      .then(
+        () => page.screenshot({ path: path.join(shots, "inspector-processing-desktop.png"), fullPage: true }),
+        () => undefined,
+      );
 
     // The recording becomes ready (409 while it is processed), then the page plays it by itself.
-    await eventually(async () => (await fetch(`${t.url}/v1/sessions/${id}/recording`, { headers: { ...bearer(ws.key), range: "bytes=0-0" } })).status, (s) => s === 206 || s === 200, 90_000);
-    const info = (await gql<{ session: { recordingInfo: { status: string; startedAt: string } } }>(t, RECORDING_INFO, { workspace: ws.workspace.slug, id }, { jar: owner.jar })).data!.session.recordingInfo;
+    await eventually(
+      async () => (await fetch(`${t.url}/v1/sessions/${id}/recording`, { headers: { ...bearer(ws.key), range: "bytes=0-0" } })).status,
+      (s) => s === 206 || s === 200,
+      90_000,
+    );
+    const info = (
+      await gql<{ session: { recordingInfo: { status: string; startedAt: string } } }>(
+        t,
+        RECORDING_INFO,
+        { workspace: ws.workspace.slug, id },
+        { jar: owner.jar },
+      )
+    ).data!.session.recordingInfo;
     expect(info.status).toBe("READY");
     const recordingStart = Date.parse(info.startedAt);
 
@@ -234,7 +253,9 @@ describe.skipIf(!executablePath)("the session inspector in Chromium", () => {
   async function deleteFromTheInspector(id: string) {
     const member = await signIn(t, await addMember(t, ws.workspace.id, "MEMBER"));
     await context.clearCookies();
-    await context.addCookies([...member.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })));
+    await context.addCookies(
+      [...member.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })),
+    );
     await page.setViewportSize(wide);
     await page.goto(`${t.url}/dashboard/w/${ws.workspace.slug}/sessions/${id}`);
     await page.locator(".player video").waitFor();

@@ -22,10 +22,12 @@ const phone = { width: 390, height: 844 };
 
 /** An extension zip as people make them: manifest.json at the top, a content script beside it. */
 function extensionZip(name: string, version: string): Buffer {
-  return Buffer.from(zipSync({
-    "manifest.json": strToU8(JSON.stringify({ manifest_version: 3, name, version, content_scripts: [{ matches: ["<all_urls>"], js: ["mark.js"] }] })),
-    "mark.js": strToU8('document.documentElement.dataset.marked = "1";'),
-  }));
+  return Buffer.from(
+    zipSync({
+      "manifest.json": strToU8(JSON.stringify({ manifest_version: 3, name, version, content_scripts: [{ matches: ["<all_urls>"], js: ["mark.js"] }] })),
+      "mark.js": strToU8('document.documentElement.dataset.marked = "1";'),
+    }),
+  );
 }
 
 /**
@@ -56,7 +58,9 @@ describe.skipIf(!executablePath)("session options in the dashboard", () => {
     context = await browser.newContext({ viewport: desktop, locale: "en-GB", timezoneId: "UTC" });
     context.setDefaultTimeout(20_000);
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.url });
-    await context.addCookies([...owner.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })));
+    await context.addCookies(
+      [...owner.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })),
+    );
     await context.addInitScript(() => {
       document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
     });
@@ -75,7 +79,10 @@ describe.skipIf(!executablePath)("session options in the dashboard", () => {
 
   /** The whole page at both widths (back to desktop after); in a dialog, what is on screen around `at`. */
   const shoot = async (name: string, at?: Locator) => {
-    for (const [size, viewport] of [["desktop", desktop], ["phone", phone]] as const) {
+    for (const [size, viewport] of [
+      ["desktop", desktop],
+      ["phone", phone],
+    ] as const) {
       await page.setViewportSize(viewport);
       await page.waitForTimeout(400);
       await at?.evaluate((el) => el.scrollIntoView({ block: "center" }));
@@ -90,7 +97,10 @@ describe.skipIf(!executablePath)("session options in the dashboard", () => {
 
   it("starts a session with metadata and browser settings from the dialog, the server's complaints next to their fields", async () => {
     await page.goto(sessionsUrl());
-    await page.getByRole("button", { name: /New session|Start a session/ }).first().click();
+    await page
+      .getByRole("button", { name: /New session|Start a session/ })
+      .first()
+      .click();
     const dialog = page.getByRole("dialog");
     // The other options of the dialog are still there.
     expect(await dialog.getByLabel("Capture logs").isChecked()).toBe(true);
@@ -231,7 +241,9 @@ describe.skipIf(!executablePath)("session options in the dashboard", () => {
     const shown = (await item.locator("[data-path]").getAttribute("data-path"))!;
     expect(shown).toMatch(/\/invoice\.txt$/);
     // The same as the API says.
-    const listedFiles = (await (await fetch(`${t.url}/v1/sessions/${sessionId}/files`, { headers: bearer(ws.key) })).json()) as { items: Array<{ path: string; size: number }> };
+    const listedFiles = (await (await fetch(`${t.url}/v1/sessions/${sessionId}/files`, { headers: bearer(ws.key) })).json()) as {
+      items: Array<{ path: string; size: number }>;
+    };
     expect(listedFiles.items).toMatchObject([{ path: shown, size: 29 }]);
     expect(await item.locator(".muted").first().textContent()).toMatch(/^29 B · /);
 

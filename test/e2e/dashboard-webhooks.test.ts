@@ -50,7 +50,9 @@ describe.skipIf(!executablePath)("the Webhooks page", () => {
   async function pageAs(user: SignedInUser): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: desktop, locale: "en-GB", timezoneId: "UTC" });
     context.setDefaultTimeout(20_000);
-    await context.addCookies([...user.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })));
+    await context.addCookies(
+      [...user.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })),
+    );
     const page = await context.newPage();
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(`console ${m.type()}: ${m.text()}`);
@@ -59,7 +61,10 @@ describe.skipIf(!executablePath)("the Webhooks page", () => {
     return { context, page };
   }
   const shoot = async (page: Page, name: string) => {
-    for (const [size, viewport] of [["1440x900", desktop], ["390x844", phone]] as const) {
+    for (const [size, viewport] of [
+      ["1440x900", desktop],
+      ["390x844", phone],
+    ] as const) {
       await page.setViewportSize(viewport);
       await page.waitForTimeout(300);
       await page.screenshot({ path: path.join(shots, `webhooks-${name}-${size}.png`), fullPage: true });
@@ -106,7 +111,10 @@ describe.skipIf(!executablePath)("the Webhooks page", () => {
 
   it("announces an endpoint Vessel disabled, and turns it back on", async () => {
     const hook = await t.app.deps.db.prisma.webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.workspace.id } });
-    await t.app.deps.db.prisma.webhookEndpoint.update({ where: { id: hook.id }, data: { enabled: false, disabledAt: new Date(), disabledReason: "every delivery failed for 3 days" } });
+    await t.app.deps.db.prisma.webhookEndpoint.update({
+      where: { id: hook.id },
+      data: { enabled: false, disabledAt: new Date(), disabledReason: "every delivery failed for 3 days" },
+    });
     const { context, page } = await pageAs(owner);
     // Every page of the workspace says so to its admins, linking to the Webhooks page.
     await page.goto(`${t.url}/dashboard/w/${ws.workspace.slug}/sessions`);

@@ -48,7 +48,8 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     });
     p.on("request", (r) => {
       const url = r.url();
-      if (!url.startsWith(t.url) && !url.startsWith(t.url.replace("http", "ws")) && !/^(data|blob):/.test(url)) problems.push(`${name} foreign request: ${url}`);
+      if (!url.startsWith(t.url) && !url.startsWith(t.url.replace("http", "ws")) && !/^(data|blob):/.test(url))
+        problems.push(`${name} foreign request: ${url}`);
     });
     return p;
   }
@@ -80,7 +81,12 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
       executablePath,
       args: [
         ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
-        "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
       ],
     });
     context = await browser.newContext({ viewport: desktop, locale: "en-GB", timezoneId: "UTC", acceptDownloads: true });
@@ -272,7 +278,10 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     const renamed = page.locator("tr[data-profile-id]").filter({ hasText: "Example portal" });
     await renamed.waitFor();
 
-    const [download] = await Promise.all([page.waitForEvent("download"), renamed.getByRole("button", { name: "Export Example portal as storageState" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      renamed.getByRole("button", { name: "Export Example portal as storageState" }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe("example-portal.storage-state.json");
     const state = JSON.parse(fs.readFileSync((await download.path())!, "utf8")) as { cookies: unknown[]; origins: unknown[] };
     expect(Array.isArray(state.cookies) && Array.isArray(state.origins)).toBe(true);
@@ -286,7 +295,11 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
 
   it("filters the audit log by the key's prefix: exactly that key's calls", async () => {
     await t.app.deps.audit.flush();
-    const expected = await t.app.deps.db.prisma.auditEntry.findMany({ where: { keyPrefix }, orderBy: { id: "desc" }, select: { id: true, action: true, httpStatus: true } });
+    const expected = await t.app.deps.db.prisma.auditEntry.findMany({
+      where: { keyPrefix },
+      orderBy: { id: "desc" },
+      select: { id: true, action: true, httpStatus: true },
+    });
     // The key's own calls: the health check it made while it worked, and its refusal once revoked
     // (refusals at authentication name the key whose id they presented).
     expect(expected).toContainEqual(expect.objectContaining({ action: "health.get", httpStatus: 200 }));
@@ -314,7 +327,10 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     await shootBoth(page, "18-audit-log-filtered");
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
-    const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\r\n");
+    const csv = fs
+      .readFileSync((await download.path())!, "utf8")
+      .trim()
+      .split("\r\n");
     expect(csv[0]).toBe("time,action,key_prefix,key_label,actor_user_id,actor_email,target,http_status,ip,request_id,client_request_id");
     expect(csv.slice(1).map((line) => line.split(",")[2])).toEqual(expected.map(() => keyPrefix));
     expect(problems).toEqual([]);
@@ -370,11 +386,17 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     const keySession = ((await started.json()) as { id: string }).id;
     const row = page.locator(`tr[data-key-prefix="${secret.split(".")[0]}"]`);
     await row.getByRole("button", { name: "Revoke Nightly job" }).click();
-    await page.getByRole("dialog").getByLabel(/Also end the sessions this key started/).check();
+    await page
+      .getByRole("dialog")
+      .getByLabel(/Also end the sessions this key started/)
+      .check();
     await shootBoth(page, "22-api-key-revoke-with-sessions");
     await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
     await row.getByText("Revoked").waitFor();
-    expect(await t.app.deps.db.prisma.session.findUniqueOrThrow({ where: { id: keySession } })).toMatchObject({ status: "RELEASED", endReason: "API_KEY_REVOKED" });
+    expect(await t.app.deps.db.prisma.session.findUniqueOrThrow({ where: { id: keySession } })).toMatchObject({
+      status: "RELEASED",
+      endReason: "API_KEY_REVOKED",
+    });
     expect(problems).toEqual([]);
   });
 

@@ -34,18 +34,24 @@ function subscribe(t: TestApp, authorization: string, id: string) {
   const received: string[] = [];
   const errors: unknown[] = [];
   const client: Client = createClient({
-    url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { authorization },
+    url: `${t.url.replace("http", "ws")}/graphql`,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    connectionParams: { authorization },
     on: { closed: (e) => closes.push((e as { code: number }).code) },
   });
   const done = new Promise<void>((resolve) => {
-    client.subscribe<{ sessionEvents: { type: string } }>({ query: SUBSCRIPTION, variables: { id } }, {
-      next: (v) => v.data && received.push(v.data.sessionEvents.type),
-      error: (e) => {
-        errors.push(e);
-        resolve();
+    client.subscribe<{ sessionEvents: { type: string } }>(
+      { query: SUBSCRIPTION, variables: { id } },
+      {
+        next: (v) => v.data && received.push(v.data.sessionEvents.type),
+        error: (e) => {
+          errors.push(e);
+          resolve();
+        },
+        complete: () => resolve(),
       },
-      complete: () => resolve(),
-    });
+    );
   });
   return { client, closes, received, errors, done };
 }
@@ -72,7 +78,13 @@ describe.skipIf(!hasChromium || !hasPostgres)("PostgreSQL stops answering (pause
     });
     // A lease (src/cluster/lease.ts) longer than the whole stall: this test is about bounded waits,
     // not about a node fencing itself after VESSEL_LEASE_SECONDS without the database.
-    t = await startTestApp({ db, credentialRecheckMs: 300, now: () => new Date(Date.now() + clockOffsetMs), log: createLogger("warn", sink), env: { VESSEL_NODE_TIMEOUT_SECONDS: "240" } });
+    t = await startTestApp({
+      db,
+      credentialRecheckMs: 300,
+      now: () => new Date(Date.now() + clockOffsetMs),
+      log: createLogger("warn", sink),
+      env: { VESSEL_NODE_TIMEOUT_SECONDS: "240" },
+    });
     ws = await seedWorkspace(t);
     owner = await seedUser(t, ws.workspace.id, "OWNER");
   });
@@ -91,7 +103,10 @@ describe.skipIf(!hasChromium || !hasPostgres)("PostgreSQL stops answering (pause
     const byUser = subscribe(t, userAuth(owner).authorization, session.id);
     try {
       // Both are live: the replay of what already happened has arrived.
-      await eventually(async () => [byKey.received.length, byUser.received.length], ([a, b]) => a! > 0 && b! > 0);
+      await eventually(
+        async () => [byKey.received.length, byUser.received.length],
+        ([a, b]) => a! > 0 && b! > 0,
+      );
 
       relay.pause();
       // Past the key's cached record (60 s): authentication and every re-check must ask the database.
@@ -139,7 +154,11 @@ describe.skipIf(!hasChromium || !hasPostgres)("PostgreSQL stops answering (pause
       expect([byKey.closes, byUser.closes]).toEqual([[], []]);
 
       relay.resume();
-      await eventually(async () => (await bounded(`${t.url}/v1/sessions`, { headers: bearer(ws.key) })).status, (s) => s === 200, NO_HANG_MS);
+      await eventually(
+        async () => (await bounded(`${t.url}/v1/sessions`, { headers: bearer(ws.key) })).status,
+        (s) => s === 200,
+        NO_HANG_MS,
+      );
       expect((await releaseSession(t, ws.key, session.id)).status).toBe(204);
       await Promise.all([byKey.done, byUser.done]);
       // The same subscriptions saw the session end: they were subscribed all along.

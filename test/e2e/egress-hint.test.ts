@@ -26,7 +26,9 @@ describe.skipIf(!executablePath)("a refused destination in the session's log", (
   });
 
   it("adds the hint to the SOCKS errors only", () => {
-    expect(egressHint("net::ERR_SOCKS_CONNECTION_FAILED")).toMatch(/^net::ERR_SOCKS_CONNECTION_FAILED \(refused by the egress policy .*egress\.refused.*VESSEL_EGRESS_ALLOW/);
+    expect(egressHint("net::ERR_SOCKS_CONNECTION_FAILED")).toMatch(
+      /^net::ERR_SOCKS_CONNECTION_FAILED \(refused by the egress policy .*egress\.refused.*VESSEL_EGRESS_ALLOW/,
+    );
     expect(egressHint("net::ERR_NAME_NOT_RESOLVED")).toBe("net::ERR_NAME_NOT_RESOLVED");
   });
 
@@ -35,18 +37,35 @@ describe.skipIf(!executablePath)("a refused destination in the session's log", (
     // Through the TypeScript client: its startUrl is the create's start_url.
     const session = await new Vessel({ apiKey: ws.key, baseUrl: t.url }).sessions.create({ region: "us-east1", logs: true, startUrl: "http://10.1.2.3/" });
     id = session.id;
-    const failure = await eventually(async () => {
-      const list = (await (await fetch(`${t.url}/v1/sessions/${id}/logs?type=network`, { headers: bearer(ws.key) })).json()) as { items: Array<{ url?: string; failure?: string | null }> };
-      return list.items.find((e) => e.url?.startsWith("http://10.1.2.3"))?.failure;
-    }, (f) => typeof f === "string", 30_000);
-    expect(failure).toMatch(/ERR_SOCKS_CONNECTION_FAILED \(refused by the egress policy or unreachable: see this session's egress\.refused events; the server's VESSEL_EGRESS_ALLOW/);
-    const events = (await (await fetch(`${t.url}/v1/sessions/${id}/events?types=egress.refused`, { headers: bearer(ws.key) })).json()) as { items: Array<{ data: { host: string } }> };
+    const failure = await eventually(
+      async () => {
+        const list = (await (await fetch(`${t.url}/v1/sessions/${id}/logs?type=network`, { headers: bearer(ws.key) })).json()) as {
+          items: Array<{ url?: string; failure?: string | null }>;
+        };
+        return list.items.find((e) => e.url?.startsWith("http://10.1.2.3"))?.failure;
+      },
+      (f) => typeof f === "string",
+      30_000,
+    );
+    expect(failure).toMatch(
+      /ERR_SOCKS_CONNECTION_FAILED \(refused by the egress policy or unreachable: see this session's egress\.refused events; the server's VESSEL_EGRESS_ALLOW/,
+    );
+    const events = (await (await fetch(`${t.url}/v1/sessions/${id}/events?types=egress.refused`, { headers: bearer(ws.key) })).json()) as {
+      items: Array<{ data: { host: string } }>;
+    };
     expect(events.items.some((e) => e.data.host === "10.1.2.3")).toBe(true);
   });
 
   it("refuses a start_url that is not an http(s) address (a host file, a browser page, script), creating nothing", async () => {
     const before = await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id } });
-    for (const start_url of ["file:///etc/passwd", "chrome://settings", "javascript:alert(1)", "view-source:http://127.0.0.1/", "devtools://devtools/bundled/inspector.html", "data:text/html,hi"]) {
+    for (const start_url of [
+      "file:///etc/passwd",
+      "chrome://settings",
+      "javascript:alert(1)",
+      "view-source:http://127.0.0.1/",
+      "devtools://devtools/bundled/inspector.html",
+      "data:text/html,hi",
+    ]) {
       const res = await fetch(`${t.url}/v1/sessions`, {
         method: "POST",
         headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": crypto.randomUUID() },

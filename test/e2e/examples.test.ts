@@ -20,7 +20,10 @@ const root = path.resolve(import.meta.dirname, "../..");
 function runExample(name: string, env: Record<string, string>, args: string[], onLine: (line: string) => void = () => {}) {
   return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
     // The examples import `@vessel/client` as a user does; the condition resolves it to the workspace source (no build needed).
-    const child = spawn(process.execPath, ["--conditions=@vessel/source", "--import", "tsx", `examples/${name}.ts`, ...args], { cwd: root, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ["--conditions=@vessel/source", "--import", "tsx", `examples/${name}.ts`, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    });
     const lines: string[] = [];
     let stderr = "";
     let partial = "";
@@ -58,8 +61,7 @@ describe.skipIf(!hasChromium)("the examples run green against a local server", (
     await t?.stop();
   });
 
-  const releasedAll = async () =>
-    expect(await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id, status: "RUNNING" } })).toBe(0);
+  const releasedAll = async () => expect(await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id, status: "RUNNING" } })).toBe(0);
 
   it("puppeteer", async () => {
     const run = await runExample("puppeteer", env, [site.url]);
@@ -78,14 +80,21 @@ describe.skipIf(!hasChromium)("the examples run green against a local server", (
   it("upload-form: a real multipart form receives the file the session was given", async () => {
     // The form's server reads the multipart body as any web application would.
     const form = http.createServer((req, res) => {
-      if (req.method !== "POST") return res.setHeader("content-type", "text/html").end('<form method="post" enctype="multipart/form-data" action="/upload"><input type="file" name="doc"><button>Send</button></form>');
+      if (req.method !== "POST")
+        return res
+          .setHeader("content-type", "text/html")
+          .end('<form method="post" enctype="multipart/form-data" action="/upload"><input type="file" name="doc"><button>Send</button></form>');
       const parts: Array<{ name: string; size: number; text: string }> = [];
       const parser = busboy({ headers: req.headers });
       parser.on("file", (_field, stream, info) => {
         const chunks: Buffer[] = [];
-        stream.on("data", (c: Buffer) => chunks.push(c)).on("end", () => parts.push({ name: info.filename ?? "", size: Buffer.concat(chunks).length, text: Buffer.concat(chunks).toString() }));
+        stream
+          .on("data", (c: Buffer) => chunks.push(c))
+          .on("end", () => parts.push({ name: info.filename ?? "", size: Buffer.concat(chunks).length, text: Buffer.concat(chunks).toString() }));
       });
-      parser.on("close", () => res.setHeader("content-type", "text/plain").end(`received ${parts.map((p) => `${p.name} ${p.size} bytes: ${p.text}`).join("; ")}`));
+      parser.on("close", () =>
+        res.setHeader("content-type", "text/plain").end(`received ${parts.map((p) => `${p.name} ${p.size} bytes: ${p.text}`).join("; ")}`),
+      );
       req.pipe(parser);
     });
     await new Promise<void>((r) => form.listen(0, "127.0.0.1", () => r()));
@@ -106,18 +115,25 @@ describe.skipIf(!hasChromium)("the examples run green against a local server", (
   it("webhook-receiver: checks a real delivery's signature, refuses a forged one", async () => {
     const port = await freePort();
     const auth = { authorization: `Bearer ${ws.key}`, "content-type": "application/json" };
-    const made = await fetch(`${t.url}/v1/webhooks`, { method: "POST", headers: auth, body: JSON.stringify({ url: `http://127.0.0.1:${port}/`, events: ["session.released"] }) });
+    const made = await fetch(`${t.url}/v1/webhooks`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/`, events: ["session.released"] }),
+    });
     const hook = (await made.json()) as { id: string; secret: string };
     // A server runs until stopped: spawned here (not runExample, which waits for the exit) and killed at the end.
     const child = spawn(process.execPath, ["--conditions=@vessel/source", "--import", "tsx", "examples/webhook-receiver.ts"], {
-      cwd: root, env: { ...process.env, ...env, VESSEL_WEBHOOK_SECRET: hook.secret, PORT: String(port) },
+      cwd: root,
+      env: { ...process.env, ...env, VESSEL_WEBHOOK_SECRET: hook.secret, PORT: String(port) },
     });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     try {
       await expect.poll(() => out, { timeout: 30_000 }).toContain('"listening"');
       const forged = await fetch(`http://127.0.0.1:${port}/`, {
-        method: "POST", headers: { "webhook-id": "msg_x", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" }, body: "{}",
+        method: "POST",
+        headers: { "webhook-id": "msg_x", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
+        body: "{}",
       });
       expect(forged.status).toBe(400);
       const test = (await (await fetch(`${t.url}/v1/webhooks/${hook.id}:test`, { method: "POST", headers: auth })).json()) as { id: string };

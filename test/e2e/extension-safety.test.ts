@@ -20,18 +20,24 @@ const FULL_CHROMIUM = "/usr/lib/chromium/chromium";
 const hasChromium = chromiumPath() !== undefined && fs.existsSync(FULL_CHROMIUM);
 if (!hasChromium && servicesRequired) throw new Error("Chromium (full Chromium) is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
 
-const manifest = (extra: Record<string, unknown> = {}) => strToU8(JSON.stringify({
-  manifest_version: 3, name: "Vessel safety", version: "1.0",
-  content_scripts: [{ matches: ["<all_urls>"], js: ["mark.js"], run_at: "document_end" }],
-  background: { service_worker: "worker.js" },
-  ...extra,
-}));
-const extension = (extra: Record<string, unknown> = {}, files: Zippable = {}) => zipSync({
-  "manifest.json": manifest(extra),
-  "mark.js": strToU8('document.documentElement.dataset.vesselSafety = "ran";'),
-  "worker.js": strToU8("chrome.runtime.onInstalled.addListener(() => {});"),
-  ...files,
-});
+const manifest = (extra: Record<string, unknown> = {}) =>
+  strToU8(
+    JSON.stringify({
+      manifest_version: 3,
+      name: "Vessel safety",
+      version: "1.0",
+      content_scripts: [{ matches: ["<all_urls>"], js: ["mark.js"], run_at: "document_end" }],
+      background: { service_worker: "worker.js" },
+      ...extra,
+    }),
+  );
+const extension = (extra: Record<string, unknown> = {}, files: Zippable = {}) =>
+  zipSync({
+    "manifest.json": manifest(extra),
+    "mark.js": strToU8('document.documentElement.dataset.vesselSafety = "ran";'),
+    "worker.js": strToU8("chrome.runtime.onInstalled.addListener(() => {});"),
+    ...files,
+  });
 
 /** A zip whose entry `name` says it inflates to `declared` bytes (central directory and local header), whatever it holds. */
 function lying(zip: Uint8Array, name: string, declared: number): Uint8Array {
@@ -60,8 +66,12 @@ describe.skipIf(!hasChromium)("extension safety (issue 41)", () => {
       url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
       t = await startTestApp({
         env: {
-          VESSEL_CHROMIUM_PATH: FULL_CHROMIUM, VESSEL_BROWSER_JAIL: "required", VESSEL_BROWSER_CAPACITY: "2", VESSEL_EGRESS_ALLOW: "127.0.0.1/32",
-          VESSEL_EXTENSIONS_MAX_PER_WORKSPACE: "3", VESSEL_EXTENSIONS_MAX_BYTES_PER_WORKSPACE: String(1024 * 1024),
+          VESSEL_CHROMIUM_PATH: FULL_CHROMIUM,
+          VESSEL_BROWSER_JAIL: "required",
+          VESSEL_BROWSER_CAPACITY: "2",
+          VESSEL_EGRESS_ALLOW: "127.0.0.1/32",
+          VESSEL_EXTENSIONS_MAX_PER_WORKSPACE: "3",
+          VESSEL_EXTENSIONS_MAX_BYTES_PER_WORKSPACE: String(1024 * 1024),
         },
       });
     }, 60_000);
@@ -116,7 +126,17 @@ describe.skipIf(!hasChromium)("extension safety (issue 41)", () => {
       const id = "ext_01J00000000000000000000OLD";
       const { dataKey, wrappedKey, masterKeyId } = newDataKey(t.app.deps.masterKey, extensionKeyAad(id));
       await t.app.deps.db.prisma.extension.create({
-        data: { id, workspaceId: ws.workspace.id, name: "old", version: "1", sizeBytes: old.length, sha256: createHash("sha256").update(old).digest("hex"), ciphertext: sealRecord(dataKey, old, id), wrappedKey, masterKeyId },
+        data: {
+          id,
+          workspaceId: ws.workspace.id,
+          name: "old",
+          version: "1",
+          sizeBytes: old.length,
+          sha256: createHash("sha256").update(old).digest("hex"),
+          ciphertext: sealRecord(dataKey, old, id),
+          wrappedKey,
+          masterKeyId,
+        },
       });
       await t.app.deps.extensions.start(); // as at a restart: nothing prepared on this node
       const unpacked = await unpackedCount(t);
@@ -170,7 +190,10 @@ describe.skipIf(!hasChromium)("extension safety (issue 41)", () => {
       const preparedOf = async (id: string) => fs.readdirSync(t.app.deps.extensions.root).filter((n) => n.startsWith(`${id}-`));
       expect(await preparedOf(gone)).toHaveLength(1);
       expect((await fetch(`${t.url}/v1/extensions/${gone}`, { method: "DELETE", headers: bearer(ws.key) })).status).toBe(204);
-      await eventually(() => preparedOf(gone), (names) => names.length === 0); // every node drops its prepared copy
+      await eventually(
+        () => preparedOf(gone),
+        (names) => names.length === 0,
+      ); // every node drops its prepared copy
       expect((await upload(t, ws.key, extension({ name: "after a delete" }))).status).toBe(201);
 
       // Bytes: another workspace, one zip of 600 KB stored, a second does not fit in 1 MiB.

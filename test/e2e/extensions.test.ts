@@ -18,16 +18,21 @@ import { chromiumPath, servicesRequired } from "../support/services.ts";
 
 const FULL_CHROMIUM = "/usr/lib/chromium/chromium";
 const hasChromium = chromiumPath() !== undefined && fs.existsSync(FULL_CHROMIUM);
-if (!hasChromium && servicesRequired) throw new Error("Chromium (the headless shell and full Chromium) is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
+if (!hasChromium && servicesRequired)
+  throw new Error("Chromium (the headless shell and full Chromium) is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
 
 /** An extension whose content script marks every page it runs in. */
 function markerZip(manifest: Record<string, unknown> = {}, folder = ""): Uint8Array {
   return zipSync({
-    [`${folder}manifest.json`]: strToU8(JSON.stringify({
-      manifest_version: 3, name: "Vessel marker", version: "1.2.3",
-      content_scripts: [{ matches: ["<all_urls>"], js: ["mark.js"], run_at: "document_end" }],
-      ...manifest,
-    })),
+    [`${folder}manifest.json`]: strToU8(
+      JSON.stringify({
+        manifest_version: 3,
+        name: "Vessel marker",
+        version: "1.2.3",
+        content_scripts: [{ matches: ["<all_urls>"], js: ["mark.js"], run_at: "document_end" }],
+        ...manifest,
+      }),
+    ),
     [`${folder}mark.js`]: strToU8('document.documentElement.dataset.vesselMarker = "marked";'),
   });
 }
@@ -49,7 +54,9 @@ describe.skipIf(!hasChromium)("browser extensions", () => {
     let ws: Seeded;
     let other: Seeded;
     beforeAll(async () => {
-      t = await startTestApp({ env: { VESSEL_CHROMIUM_PATH: FULL_CHROMIUM, VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "3", VESSEL_EGRESS_ALLOW: "127.0.0.1/32" } });
+      t = await startTestApp({
+        env: { VESSEL_CHROMIUM_PATH: FULL_CHROMIUM, VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "3", VESSEL_EGRESS_ALLOW: "127.0.0.1/32" },
+      });
       ws = await seedWorkspace(t);
       other = await seedWorkspace(t);
     }, 60_000);
@@ -111,7 +118,10 @@ describe.skipIf(!hasChromium)("browser extensions", () => {
         markerZip({ version: "one" }),
         zipSync({ "readme.txt": strToU8("no manifest") }),
         zipSync({ "manifest.json": strToU8(JSON.stringify({ manifest_version: 3, name: "x", version: "1" })), "../escape.js": strToU8("x") }),
-        zipSync({ "manifest.json": strToU8(JSON.stringify({ manifest_version: 3, name: "x", version: "1" })), "big.bin": new Uint8Array(70 * 1024 * 1024) }, { level: 9 }),
+        zipSync(
+          { "manifest.json": strToU8(JSON.stringify({ manifest_version: 3, name: "x", version: "1" })), "big.bin": new Uint8Array(70 * 1024 * 1024) },
+          { level: 9 },
+        ),
       ];
       for (const zip of bad) {
         const { status, body } = await upload(t, ws.key, zip);
@@ -137,8 +147,25 @@ describe.skipIf(!hasChromium)("browser extensions", () => {
         await vessel.sessions.release(session.id);
       }
       const out: string[] = [];
-      const cli = (argv: string[]) => runCli(argv, { out: (l) => out.push(l), err: () => {}, interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } });
-      expect(await cli(["sessions", "create", "--region", "us-east1", "--viewport", "1200x700", "--locale", "ja-JP", "--geolocation", "35.68,139.69", "--extension", uploaded.id, "--json"])).toBe(0);
+      const cli = (argv: string[]) =>
+        runCli(argv, { out: (l) => out.push(l), err: () => {}, interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } });
+      expect(
+        await cli([
+          "sessions",
+          "create",
+          "--region",
+          "us-east1",
+          "--viewport",
+          "1200x700",
+          "--locale",
+          "ja-JP",
+          "--geolocation",
+          "35.68,139.69",
+          "--extension",
+          uploaded.id,
+          "--json",
+        ]),
+      ).toBe(0);
       const made = JSON.parse(out.join("\n")) as { id: string; browser: unknown; extension_ids: string[] };
       expect(made.browser).toEqual({ viewport: { width: 1200, height: 700 }, locale: "ja-JP", geolocation: { latitude: 35.68, longitude: 139.69 } });
       expect(made.extension_ids).toEqual([uploaded.id]);

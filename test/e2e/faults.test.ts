@@ -80,7 +80,14 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
       db: tdb.db,
       redisPrefix: "vessel:",
       startBrowsers,
-      env: { REDIS_URL: redis.url, VESSEL_MASTER_KEY: masterKey, VESSEL_HEARTBEAT_SECONDS: "0.3", VESSEL_NODE_TIMEOUT_SECONDS: "3", VESSEL_BROWSER_CAPACITY: "2", ...env },
+      env: {
+        REDIS_URL: redis.url,
+        VESSEL_MASTER_KEY: masterKey,
+        VESSEL_HEARTBEAT_SECONDS: "0.3",
+        VESSEL_NODE_TIMEOUT_SECONDS: "3",
+        VESSEL_BROWSER_CAPACITY: "2",
+        ...env,
+      },
     });
     ws ??= await seedWorkspace(peer);
     return peer;
@@ -92,15 +99,27 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     return res;
   }
 
-  async function create(base: string, body: Record<string, unknown> = { region: "us-east1" }, idem = randomUUID()): Promise<{ res: Response; body: SessionBody & { type?: string } }> {
-    const res = await call(`${base}/v1/sessions`, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": idem }, body: JSON.stringify(body) });
+  async function create(
+    base: string,
+    body: Record<string, unknown> = { region: "us-east1" },
+    idem = randomUUID(),
+  ): Promise<{ res: Response; body: SessionBody & { type?: string } }> {
+    const res = await call(`${base}/v1/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": idem },
+      body: JSON.stringify(body),
+    });
     const json = (await res.json()) as SessionBody & { type?: string };
     if (res.status === 201) created.add(json.id);
     return { res, body: json };
   }
 
   const release = (base: string, id: string) =>
-    call(`${base}/v1/sessions/${id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+    call(`${base}/v1/sessions/${id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+    });
 
   const session = (id: string) => tdb.db.prisma.session.findUniqueOrThrow({ where: { id } });
 
@@ -117,11 +136,13 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     }
     const ids = calls.filter((c) => c.status !== 401 && c.requestId).map((c) => c.requestId!);
     const audited = new Set(
-      (await eventually(
-        () => tdb.db.prisma.auditEntry.findMany({ where: { requestId: { in: ids } }, select: { requestId: true } }),
-        (found) => new Set(found.map((f) => f.requestId)).size >= new Set(ids).size,
-        15_000,
-      )).map((a) => a.requestId),
+      (
+        await eventually(
+          () => tdb.db.prisma.auditEntry.findMany({ where: { requestId: { in: ids } }, select: { requestId: true } }),
+          (found) => new Set(found.map((f) => f.requestId)).size >= new Set(ids).size,
+          15_000,
+        )
+      ).map((a) => a.requestId),
     );
     expect(ids.filter((id) => !audited.has(id))).toEqual([]);
   }
@@ -143,7 +164,11 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     await watchViewer.next("hello");
 
     n.signal("SIGTERM");
-    await eventually(async () => (await fetch(`${n.url}/readyz`)).status, (s) => s === 503, 2_000);
+    await eventually(
+      async () => (await fetch(`${n.url}/readyz`)).status,
+      (s) => s === 503,
+      2_000,
+    );
     // A create that lands here now runs on the peer.
     await p.app.cluster.tick();
     const placed = await create(n.url);
@@ -189,11 +214,20 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     n.signal("SIGKILL");
     await n.exited;
     // Its browsers go with it: each exits when its DevTools pipe closes (and a jail dies with its parent)…
-    for (const pid of pids) await eventually(async () => alive(pid), (a) => !a, 10_000);
+    for (const pid of pids)
+      await eventually(
+        async () => alive(pid),
+        (a) => !a,
+        10_000,
+      );
     expect(browserPids(n.browserRoot)).toHaveLength(2); // …leaving their folders behind…
     // …but its sessions end: the peer sees the heartbeat stop (timeout 3 s) and ends them, once.
     for (const m of made) {
-      await eventually(() => session(m.body.id), (s) => s.status !== "RUNNING", 20_000);
+      await eventually(
+        () => session(m.body.id),
+        (s) => s.status !== "RUNNING",
+        20_000,
+      );
       expect(await session(m.body.id)).toMatchObject({ status: "FAILED", endReason: "NODE_SHUTDOWN" });
       const ends = await tdb.db.prisma.sessionEvent.findMany({ where: { sessionId: m.body.id, type: "session.failed" } });
       expect(ends).toHaveLength(1);
@@ -252,7 +286,11 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     const { Redis } = await import("ioredis");
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     try {
-      await eventually(async () => (await call(`${n.url}/v1/health`), (await client.keys("vessel:rl:*")).length), (k) => k > 0, 10_000);
+      await eventually(
+        async () => (await call(`${n.url}/v1/health`), (await client.keys("vessel:rl:*")).length),
+        (k) => k > 0,
+        10_000,
+      );
     } finally {
       client.disconnect();
     }
@@ -289,7 +327,11 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
       expect(alive(pid)).toBe(true);
 
       await relay.restore();
-      await eventually(async () => (await call(`${n.url}/v1/sessions`)).status, (s) => s === 200, 20_000);
+      await eventually(
+        async () => (await call(`${n.url}/v1/sessions`)).status,
+        (s) => s === 200,
+        20_000,
+      );
       expect((await fetch(`${n.url}/readyz`)).status).toBe(200);
       const after = await create(n.url);
       expect(after.res.status).toBe(201);
@@ -315,9 +357,17 @@ describe.skipIf(!hasChromium || !hasPostgres)("faults: real node processes, Redi
     // The whole process group: a jailed browser's main process is not the group's leader (bwrap is).
     process.kill(-lease.pid, "SIGSTOP");
     try {
-      await eventually(() => session(made.body.id), (s) => s.status !== "RUNNING", 20_000);
+      await eventually(
+        () => session(made.body.id),
+        (s) => s.status !== "RUNNING",
+        20_000,
+      );
       expect(await session(made.body.id)).toMatchObject({ status: "FAILED", endReason: "BROWSER_CRASH" });
-      await eventually(async () => alive(lease.pid), (a) => !a, 10_000);
+      await eventually(
+        async () => alive(lease.pid),
+        (a) => !a,
+        10_000,
+      );
     } finally {
       try {
         process.kill(-lease.pid, "SIGKILL");

@@ -38,7 +38,9 @@ describe.skipIf(!executablePath)("claiming, changes only, and the end of a sign-
     browser = await chromium.launch({ executablePath, args: [...(process.getuid?.() === 0 ? ["--no-sandbox"] : []), "--disable-gpu"] });
     context = await browser.newContext({ viewport: desktop, locale: "en-GB", timezoneId: "UTC" });
     context.setDefaultTimeout(20_000);
-    await context.addCookies([...admin.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })));
+    await context.addCookies(
+      [...admin.jar.cookies].map(([name, c]) => ({ name, value: c.value, domain: "127.0.0.1", path: c.path, httpOnly: true, sameSite: "Lax" as const })),
+    );
     page = await context.newPage();
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(`console: ${m.text()}`);
@@ -52,7 +54,10 @@ describe.skipIf(!executablePath)("claiming, changes only, and the end of a sign-
   });
 
   const shoot = async (p: Page, name: string) => {
-    for (const [size, viewport] of [["desktop", desktop], ["phone", phone]] as const) {
+    for (const [size, viewport] of [
+      ["desktop", desktop],
+      ["phone", phone],
+    ] as const) {
       await p.setViewportSize(viewport);
       await p.waitForTimeout(300);
       await p.screenshot({ path: path.join(shots, `firstrun-${name}-${size}.png`), fullPage: true });

@@ -67,7 +67,10 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
   });
 
   const shoot = async (name: string) => {
-    for (const [size, viewport] of [["desktop", desktop], ["phone", phone]] as const) {
+    for (const [size, viewport] of [
+      ["desktop", desktop],
+      ["phone", phone],
+    ] as const) {
       await page.setViewportSize(viewport);
       await page.waitForTimeout(300);
       await page.screenshot({ path: path.join(shots, `firstrun-${name}-${size}.png`), fullPage: true });
@@ -76,7 +79,11 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
   };
 
   const printedLink = async (): Promise<string> => {
-    const line = await eventually(async () => node.log.find((l) => /\/dashboard\/sign-in\?token=/.test(l)), (l) => l !== undefined, 60_000);
+    const line = await eventually(
+      async () => node.log.find((l) => /\/dashboard\/sign-in\?token=/.test(l)),
+      (l) => l !== undefined,
+      60_000,
+    );
     return /(http:\/\/\S+\/dashboard\/sign-in\?token=\S+)/.exec(line!)![1]!;
   };
 
@@ -115,10 +122,14 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
     const row = page.locator(`tr[data-session-id="${sessionId}"]`);
     await row.waitFor();
     // The list says what the session shows, who started it (the first key, by prefix), and offers actions.
-    await eventually(async () => {
-      await page.reload();
-      return row.locator('td[data-label="Page"]').textContent({ timeout: 10_000 });
-    }, (text) => text?.includes("Vessel") === true, 20_000);
+    await eventually(
+      async () => {
+        await page.reload();
+        return row.locator('td[data-label="Page"]').textContent({ timeout: 10_000 });
+      },
+      (text) => text?.includes("Vessel") === true,
+      20_000,
+    );
     const keyPrefix = key.split(".")[0]!;
     expect(await row.locator('td[data-label="Created by"] span').getAttribute("title")).toContain(keyPrefix);
     expect(await row.locator('td[data-label="Created by"]').textContent()).toBe(`${keyPrefix.slice(0, 11)}…`);
@@ -159,10 +170,14 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
     const second = page.url().split("/").pop()!;
     await page.goto(`${node.url}/dashboard/w/default/sessions`);
     const row = page.locator(`tr[data-session-id="${second}"]`);
-    await eventually(async () => {
-      await page.reload();
-      return row.locator('td[data-label="Page"]').textContent({ timeout: 10_000 });
-    }, (text) => text?.includes("Vessel") === true, 20_000);
+    await eventually(
+      async () => {
+        await page.reload();
+        return row.locator('td[data-label="Page"]').textContent({ timeout: 10_000 });
+      },
+      (text) => text?.includes("Vessel") === true,
+      20_000,
+    );
     expect(await row.locator('td[data-label="Created by"]').textContent()).toBe("admin@vessel.localhost");
     await releaseSession({ url: node.url } as never, key, second);
   });
@@ -174,7 +189,10 @@ describe.skipIf(!executablePath)("from npm start to the dashboard", () => {
       await other.goto(link);
       await other.getByRole("heading", { name: "This link no longer works" }).waitFor();
       expect(await other.getByText(/works once, within 15 minutes/).count()).toBe(1);
-      for (const [size, viewport] of [["desktop", desktop], ["phone", phone]] as const) {
+      for (const [size, viewport] of [
+        ["desktop", desktop],
+        ["phone", phone],
+      ] as const) {
         await other.setViewportSize(viewport);
         await other.screenshot({ path: path.join(shots, `firstrun-link-used-${size}.png`), fullPage: true });
       }

@@ -68,10 +68,16 @@ describe.skipIf(!hasChromium)("the CDP relay takes malformed and oversized frame
     const target = new URL(fuzzed.connect_url!);
     const handshake = Buffer.from(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: vessel.test\r\n${websocketHeaders}\r\n`);
     const commands = [
-      '{"id":1,"method":"Browser.getVersion"}', '{"id":2,"method":"Target.getTargets","params":{}}',
-      '{"id":3,"method":"Target.setDiscoverTargets","params":{"discover":true}}', '{"id":4,"method":"Target.attachToTarget","params":{"targetId":"x","flatten":true}}',
-      '{"id":5,"method":"Runtime.evaluate","params":{"expression":"1+1"},"sessionId":"nope"}', '{"id":6,"method":"Browser.setDownloadBehavior","params":{"behavior":"allow","downloadPath":"/tmp"}}',
-      '{"id":7,"method":"Target.createTarget","params":{"url":"file:///etc/passwd"}}', '{"id":9007199254740993,"method":"Browser.getVersion"}', "[1,2,3]", '"just a string"',
+      '{"id":1,"method":"Browser.getVersion"}',
+      '{"id":2,"method":"Target.getTargets","params":{}}',
+      '{"id":3,"method":"Target.setDiscoverTargets","params":{"discover":true}}',
+      '{"id":4,"method":"Target.attachToTarget","params":{"targetId":"x","flatten":true}}',
+      '{"id":5,"method":"Runtime.evaluate","params":{"expression":"1+1"},"sessionId":"nope"}',
+      '{"id":6,"method":"Browser.setDownloadBehavior","params":{"behavior":"allow","downloadPath":"/tmp"}}',
+      '{"id":7,"method":"Target.createTarget","params":{"url":"file:///etc/passwd"}}',
+      '{"id":9007199254740993,"method":"Browser.getVersion"}',
+      "[1,2,3]",
+      '"just a string"',
     ];
     const rng = new Rng(SEED);
     const failures: string[] = [];
@@ -96,7 +102,10 @@ describe.skipIf(!hasChromium)("the CDP relay takes malformed and oversized frame
   }, 600_000);
 
   it("relays a 16 MiB message (or refuses it by policy) without harm", async () => {
-    const list = (await (await fetch(`${t.url}/cdp/json/list?token=${new URL(fuzzed.connect_url!).searchParams.get("token")}`)).json()) as Array<{ type: string; webSocketDebuggerUrl: string }>;
+    const list = (await (await fetch(`${t.url}/cdp/json/list?token=${new URL(fuzzed.connect_url!).searchParams.get("token")}`)).json()) as Array<{
+      type: string;
+      webSocketDebuggerUrl: string;
+    }>;
     const page = list.find((x) => x.type === "page")!.webSocketDebuggerUrl;
     const literal = "a".repeat(16 * MiB);
     const answer = await roundTrip(page, { id: 16, method: "Runtime.evaluate", params: { expression: `'${literal}'.length`, returnByValue: true } });

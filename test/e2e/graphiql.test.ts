@@ -23,8 +23,12 @@ describe.skipIf(!executablePath)("GraphiQL in headless Chromium", () => {
       headless: true,
       args: [
         ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", "--disable-quic", "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+        "--disable-gpu",
       ],
     });
   });
@@ -36,12 +40,17 @@ describe.skipIf(!executablePath)("GraphiQL in headless Chromium", () => {
   it("renders from this origin alone and runs a query", async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
-    page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
     page.on("pageerror", (e) => problems.push(String(e)));
     page.on("requestfailed", (r) => problems.push(`failed: ${r.url()}`));
-    page.on("request", (r) => { if (!r.url().startsWith(t.url) && !r.url().startsWith("data:") && !r.url().startsWith("blob:")) problems.push(`foreign: ${r.url()}`); });
+    page.on("request", (r) => {
+      if (!r.url().startsWith(t.url) && !r.url().startsWith("data:") && !r.url().startsWith("blob:")) problems.push(`foreign: ${r.url()}`);
+    });
     await page.setViewport({ width: 1280, height: 800 });
-    for (const [name, c] of user.jar.cookies) await page.setCookie({ name, value: c.value, url: `${t.url}${c.path}`, path: c.path, httpOnly: true, sameSite: "Lax" });
+    for (const [name, c] of user.jar.cookies)
+      await page.setCookie({ name, value: c.value, url: `${t.url}${c.path}`, path: c.path, httpOnly: true, sameSite: "Lax" });
 
     const res = await page.goto(`${t.url}/graphql?query=${encodeURIComponent("{ health { version database { kind } } }")}`, { waitUntil: "networkidle0" });
     expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");

@@ -336,7 +336,9 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
 
     const fileUrl = (p: string) => `file://${p}`;
     const eventsOf = async (id: string, type: string) =>
-      (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: id, type }, orderBy: { id: "asc" } })).map((e) => e.data as Record<string, unknown>);
+      (await t.app.deps.db.prisma.sessionEvent.findMany({ where: { sessionId: id, type }, orderBy: { id: "asc" } })).map(
+        (e) => e.data as Record<string, unknown>,
+      );
 
     /** A page of `url` in the session's browser, attached flat, loaded. */
     async function newPage(o: Opened, url = `${siteUrl}/page`): Promise<{ targetId: string; sessionId: string }> {
@@ -347,7 +349,11 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       const sessionId = attached.result?.sessionId as string;
       expect(sessionId, `attached to ${url}: ${JSON.stringify(attached)}`).toBeTypeOf("string");
       await eventually(
-        async () => String((await o.cdp.call("Runtime.evaluate", { expression: "document.readyState + ' ' + location.href", returnByValue: true }, sessionId)).result?.result?.value),
+        async () =>
+          String(
+            (await o.cdp.call("Runtime.evaluate", { expression: "document.readyState + ' ' + location.href", returnByValue: true }, sessionId)).result?.result
+              ?.value,
+          ),
         (v) => v.startsWith("complete http"),
       );
       return { targetId, sessionId };
@@ -360,7 +366,16 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       const cdp = await RawCdp.open(body.connect_url!);
       const lease = t.app.deps.runtime.endpoint(body.id);
       expect(lease, "the session runs on this node").toBeDefined();
-      const o: Opened = { id: body.id, connectUrl: body.connect_url!, cdp, clients: [cdp], targetId: "", sessionId: "", pid: lease!.pid, dir: path.dirname(lease!.downloadsDir) };
+      const o: Opened = {
+        id: body.id,
+        connectUrl: body.connect_url!,
+        cdp,
+        clients: [cdp],
+        targetId: "",
+        sessionId: "",
+        pid: lease!.pid,
+        dir: path.dirname(lease!.downloadsDir),
+      };
       opened.push(o);
       Object.assign(o, await newPage(o, `${siteUrl}${pagePath}`));
       return o;
@@ -393,7 +408,9 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
         answer = await o.cdp.call(method, params, opts.sessionId);
       }
       const what = `${label} (${method})`;
-      expect.soft(answer.timedOut ? "no answer in time" : answer.closed ? "the connection closed" : "answered", `${what}: an answer carrying the client's id`).toBe("answered");
+      expect
+        .soft(answer.timedOut ? "no answer in time" : answer.closed ? "the connection closed" : "answered", `${what}: an answer carrying the client's id`)
+        .toBe("answered");
       if (policy === "on" && opts.refuse) {
         expect.soft(answer.error !== undefined, `${what}: refused by the policy with a CDP error; got ${JSON.stringify(answer).slice(0, 300)}`).toBe(true);
         if (!refusals.has(o.id)) refusals.set(o.id, new Set());
@@ -417,7 +434,13 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
         if (policy === "off" || expected.every((m) => methods.includes(m))) break;
         await sleep(100);
       }
-      if (policy === "on") expect.soft(expected.filter((m) => !methods.includes(m)), "a cdp.refused event for each refused method").toEqual([]);
+      if (policy === "on")
+        expect
+          .soft(
+            expected.filter((m) => !methods.includes(m)),
+            "a cdp.refused event for each refused method",
+          )
+          .toEqual([]);
       else expect.soft(methods, "nothing is refused with the policy off").toEqual([]);
     }
 
@@ -445,7 +468,12 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       const all = [...secrets, ...more];
       const views = await observe(o);
       // Not vacuous: the observer really reads the session's pages.
-      expect.soft(views.some((v) => v.text.includes(FIXTURE_MARKER)), `the observer reads the pages: ${JSON.stringify(views.map((v) => [v.targetUrl, v.error]))}`).toBe(true);
+      expect
+        .soft(
+          views.some((v) => v.text.includes(FIXTURE_MARKER)),
+          `the observer reads the pages: ${JSON.stringify(views.map((v) => [v.targetUrl, v.error]))}`,
+        )
+        .toBe(true);
       for (const v of views) {
         const found = secretsIn(`${v.href ?? ""}\n${v.text}`, all);
         expect.soft(found, `a ${v.targetType} at ${v.frameUrl || v.targetUrl} shows ${found.join(", ")}`).toEqual([]);
@@ -485,7 +513,13 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
           }
         }, 10_000);
         const to = route === "sessionId" ? { sessionId: inner ?? victim.sessionId } : { targetId: victim.targetId };
-        const sent = await attempt(a, `${label}, inside a message (${route})`, "Target.sendMessageToTarget", { ...to, message: JSON.stringify({ id, method, params }) }, { refuse: true });
+        const sent = await attempt(
+          a,
+          `${label}, inside a message (${route})`,
+          "Target.sendMessageToTarget",
+          { ...to, message: JSON.stringify({ id, method, params }) },
+          { refuse: true },
+        );
         if (sent.error || sent.timedOut || sent.closed) return undefined;
         const message = await answered;
         return message ? (JSON.parse(String(message.params?.message)) as CdpAnswer) : undefined;
@@ -493,7 +527,12 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       /** Reads the page through the same inner channel once it has loaded (what an attacker would do). */
       const readInside = async (route: "sessionId" | "targetId") => {
         for (let i = 0; i < 30; i++) {
-          const r = await viaMessage("read the page", "Runtime.evaluate", { expression: "[document.readyState, location.href, document.documentElement.innerText]", returnByValue: true }, route);
+          const r = await viaMessage(
+            "read the page",
+            "Runtime.evaluate",
+            { expression: "[document.readyState, location.href, document.documentElement.innerText]", returnByValue: true },
+            route,
+          );
           const [ready, href] = (r?.result?.result?.value ?? []) as string[];
           if (!r || (ready === "complete" && !String(href).startsWith("http"))) return;
           await sleep(100);
@@ -521,7 +560,13 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
         otherTargetIds: [],
       };
       const a = await open(ws.key, `/attack?s=${scenario(cfg)}`);
-      const exposed = await attempt(a, "expose the protocol to the page", "Target.exposeDevToolsProtocol", { targetId: a.targetId, bindingName: "cdp" }, { refuse: true });
+      const exposed = await attempt(
+        a,
+        "expose the protocol to the page",
+        "Target.exposeDevToolsProtocol",
+        { targetId: a.targetId, bindingName: "cdp" },
+        { refuse: true },
+      );
       const out = (await evaluate(a, "window.bindingAttack()", a.sessionId, 120_000)) as BindingOutcome | undefined;
       expect(out, "the page script ran").toBeDefined();
       if (policy === "on") {
@@ -562,10 +607,16 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       // A JSON escape hides the scheme from a byte search.
       {
         const p = await newPage(a);
-        await attempt(a, "navigate to \\u0066ile:", "Page.navigate", {}, {
-          refuse: true,
-          rawText: (id) => `{"id":${id},"method":"Page.navigate","params":{"url":"\\u0066ile:///etc/passwd"},"sessionId":"${p.sessionId}"}`,
-        });
+        await attempt(
+          a,
+          "navigate to \\u0066ile:",
+          "Page.navigate",
+          {},
+          {
+            refuse: true,
+            rawText: (id) => `{"id":${id},"method":"Page.navigate","params":{"url":"\\u0066ile:///etc/passwd"},"sessionId":"${p.sessionId}"}`,
+          },
+        );
       }
       for (const [label, url] of [
         ["/etc/passwd", PASSWD],
@@ -581,31 +632,49 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       {
         const p = await newPage(a);
         const win = await a.cdp.call("Runtime.evaluate", { expression: "window" }, p.sessionId);
-        await attempt(a, "location.href = an argument", "Runtime.callFunctionOn", {
-          functionDeclaration: "function (u) { this.location.href = u; return true; }",
-          objectId: win.result?.result?.objectId,
-          arguments: [{ value: PASSWD }],
-        }, { refuse: true, sessionId: p.sessionId });
+        await attempt(
+          a,
+          "location.href = an argument",
+          "Runtime.callFunctionOn",
+          {
+            functionDeclaration: "function (u) { this.location.href = u; return true; }",
+            objectId: win.result?.result?.objectId,
+            arguments: [{ value: PASSWD }],
+          },
+          { refuse: true, sessionId: p.sessionId },
+        );
       }
       {
         const p = await newPage(a);
         const win = await a.cdp.call("Runtime.evaluate", { expression: "window" }, p.sessionId);
-        await attempt(a, "window.open(a nested argument)", "Runtime.callFunctionOn", {
-          functionDeclaration: "function (o) { return !!this.open(o.deep[0].url, '_blank'); }",
-          objectId: win.result?.result?.objectId,
-          arguments: [{ value: { deep: [{ url: fileUrl(masterKeyPath) }] } }],
-          userGesture: true,
-        }, { refuse: true, sessionId: p.sessionId });
+        await attempt(
+          a,
+          "window.open(a nested argument)",
+          "Runtime.callFunctionOn",
+          {
+            functionDeclaration: "function (o) { return !!this.open(o.deep[0].url, '_blank'); }",
+            objectId: win.result?.result?.objectId,
+            arguments: [{ value: { deep: [{ url: fileUrl(masterKeyPath) }] } }],
+            userGesture: true,
+          },
+          { refuse: true, sessionId: p.sessionId },
+        );
       }
       // A fetch on the browser's side, read back over CDP.
       {
         const p = await newPage(a);
         const tree = await a.cdp.call("Page.getFrameTree", {}, p.sessionId);
-        const loaded = await attempt(a, "load /etc/passwd as a network resource", "Network.loadNetworkResource", {
-          frameId: tree.result?.frameTree?.frame?.id,
-          url: PASSWD,
-          options: { disableCache: true, includeCredentials: false },
-        }, { refuse: true, reach: false, sessionId: p.sessionId });
+        const loaded = await attempt(
+          a,
+          "load /etc/passwd as a network resource",
+          "Network.loadNetworkResource",
+          {
+            frameId: tree.result?.frameTree?.frame?.id,
+            url: PASSWD,
+            options: { disableCache: true, includeCredentials: false },
+          },
+          { refuse: true, reach: false, sessionId: p.sessionId },
+        );
         const stream = loaded.result?.resource?.stream as string | undefined;
         for (let i = 0; stream && i < 100; i++) {
           const chunk = await a.cdp.call("IO.read", { handle: stream }, p.sessionId);
@@ -622,12 +691,22 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
     it("(c) page script opens no host file and reaches no service on 127.0.0.1, however it asks", async () => {
       const cfg: AttackConfig = {
         hostUrls: [
-          PASSWD, "FILE:///etc/passwd", "fi\tle:///etc/passwd", "file://localhost/etc/passwd", `view-source:${PASSWD}`,
-          fileUrl(masterKeyPath), fileUrl(canaryPath), fileUrl(`${dataDir}/`),
+          PASSWD,
+          "FILE:///etc/passwd",
+          "fi\tle:///etc/passwd",
+          "file://localhost/etc/passwd",
+          `view-source:${PASSWD}`,
+          fileUrl(masterKeyPath),
+          fileUrl(canaryPath),
+          fileUrl(`${dataDir}/`),
         ],
         loopbackUrls: [
-          listener.url, `${listener.url}nested?next=${encodeURIComponent(PASSWD)}`, `http://localhost:${listener.port}/`,
-          `http://127.1:${listener.port}/`, `http://2130706433:${listener.port}/`, `${t.url}/healthz`,
+          listener.url,
+          `${listener.url}nested?next=${encodeURIComponent(PASSWD)}`,
+          `http://localhost:${listener.port}/`,
+          `http://127.1:${listener.port}/`,
+          `http://2130706433:${listener.port}/`,
+          `${t.url}/healthz`,
         ],
         loopbackWs: [listener.wsUrl, `ws://localhost:${listener.port}/`],
         otherTargetIds: [],
@@ -653,15 +732,30 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       ] as const) {
         const p = await newPage(a);
         const input = await a.cdp.call("Runtime.evaluate", { expression: "document.getElementById('file')" }, p.sessionId);
-        await attempt(a, `a file input given ${label}`, "DOM.setFileInputFiles", { files: [file], objectId: input.result?.result?.objectId }, { refuse: true, sessionId: p.sessionId });
+        await attempt(
+          a,
+          `a file input given ${label}`,
+          "DOM.setFileInputFiles",
+          { files: [file], objectId: input.result?.result?.objectId },
+          { refuse: true, sessionId: p.sessionId },
+        );
         await evaluate(a, "window.readInput()", p.sessionId);
       }
       {
         const p = await newPage(a);
         for (const type of ["dragEnter", "dragOver", "drop"]) {
-          await attempt(a, `/etc/passwd dropped on the page (${type})`, "Input.dispatchDragEvent", {
-            type, x: 200, y: 200, data: { items: [], files: ["/etc/passwd"], dragOperationsMask: 1 },
-          }, { refuse: true, sessionId: p.sessionId });
+          await attempt(
+            a,
+            `/etc/passwd dropped on the page (${type})`,
+            "Input.dispatchDragEvent",
+            {
+              type,
+              x: 200,
+              y: 200,
+              data: { items: [], files: ["/etc/passwd"], dragOperationsMask: 1 },
+            },
+            { refuse: true, sessionId: p.sessionId },
+          );
         }
         await evaluate(a, "window.readDropped()", p.sessionId);
       }
@@ -669,18 +763,32 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       hostFolders.push(...elsewhere); // removed after the session ends (a late download may still land)
       {
         const p = await newPage(a);
-        await attempt(a, "downloads into a host folder (page)", "Page.setDownloadBehavior", { behavior: "allow", downloadPath: elsewhere[0] }, { refuse: true, sessionId: p.sessionId });
+        await attempt(
+          a,
+          "downloads into a host folder (page)",
+          "Page.setDownloadBehavior",
+          { behavior: "allow", downloadPath: elsewhere[0] },
+          { refuse: true, sessionId: p.sessionId },
+        );
         await evaluate(a, "document.getElementById('dl').click()", p.sessionId);
       }
       {
-        await attempt(a, "downloads into a host folder (browser)", "Browser.setDownloadBehavior", { behavior: "allow", downloadPath: elsewhere[1] }, { refuse: true });
+        await attempt(
+          a,
+          "downloads into a host folder (browser)",
+          "Browser.setDownloadBehavior",
+          { behavior: "allow", downloadPath: elsewhere[1] },
+          { refuse: true },
+        );
         const p = await newPage(a);
         await evaluate(a, "document.getElementById('dl').click()", p.sessionId);
       }
       // Both downloads end somewhere (the session's folder, a folder of the host, or refused); bounded.
       const ended = async () => {
         await t.app.deps.events.flush();
-        const events = await t.app.deps.db.prisma.sessionEvent.count({ where: { sessionId: a.id, type: { in: ["download.completed", "download.canceled", "download.refused"] } } });
+        const events = await t.app.deps.db.prisma.sessionEvent.count({
+          where: { sessionId: a.id, type: { in: ["download.completed", "download.canceled", "download.refused"] } },
+        });
         return events + elsewhere.reduce((n, d) => n + fs.readdirSync(d).length, 0);
       };
       await eventually(ended, (n) => n >= 2).catch(() => undefined);
@@ -707,7 +815,13 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       const plain = await a.cdp.call("Target.createBrowserContext", {});
       expect(plain.result?.browserContextId, "an ordinary browser context").toBeTypeOf("string");
       await a.cdp.call("Target.createTarget", { url: listener.url, browserContextId: plain.result?.browserContextId });
-      await attempt(a, "navigate to the listener", "Page.navigate", { url: listener.url }, { refuse: false, reach: true, sessionId: (await newPage(a)).sessionId });
+      await attempt(
+        a,
+        "navigate to the listener",
+        "Page.navigate",
+        { url: listener.url },
+        { refuse: false, reach: true, sessionId: (await newPage(a)).sessionId },
+      );
       await attempt(a, "a new target of the control plane", "Target.createTarget", { url: `${t.url}/healthz` }, { refuse: false });
       await expectRefusalEvents(a);
       await expectNothingLeaked(a);
@@ -722,7 +836,10 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       const hostUrls: string[] = [];
       const targetIdsOf = async (o: Opened) =>
         (((await o.cdp.call("Target.getTargets")).result?.targetInfos ?? []) as Array<{ targetId: string }>).map((i) => i.targetId).sort();
-      for (const [label, b] of [["same workspace", b1], ["other workspace", b2]] as const) {
+      for (const [label, b] of [
+        ["same workspace", b1],
+        ["other workspace", b2],
+      ] as const) {
         const secret = `b-secret-${rand()}`;
         await newPage(b, `${siteUrl}/secret?v=${secret}`);
         const canary = `b-canary-${rand()}`;
@@ -739,7 +856,9 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       }
       const otherTargetIds = [...bTargets.values()].flat();
       // Whatever a browser process listens on (its DevTools port, today) is a way into that browser.
-      const browserPorts = [b1, b2].flatMap((b) => listeningTcpSockets(processTree(b.pid).filter((p) => /chrom/i.test(path.basename(executableOf(p))))).map((s) => s.port));
+      const browserPorts = [b1, b2].flatMap((b) =>
+        listeningTcpSockets(processTree(b.pid).filter((p) => /chrom/i.test(path.basename(executableOf(p))))).map((s) => s.port),
+      );
       const cfg: AttackConfig = {
         hostUrls,
         loopbackUrls: [listener.url, ...browserPorts.flatMap((p) => [`http://127.0.0.1:${p}/json/list`, `http://127.0.0.1:${p}/json/version`])],
@@ -750,7 +869,12 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
 
       // CDP: A's browser knows nothing of B's targets.
       const listed = await targetIdsOf(a);
-      expect.soft(listed.filter((id) => otherTargetIds.includes(id)), "A's Target.getTargets lists none of B's targets").toEqual([]);
+      expect
+        .soft(
+          listed.filter((id) => otherTargetIds.includes(id)),
+          "A's Target.getTargets lists none of B's targets",
+        )
+        .toEqual([]);
       for (const targetId of otherTargetIds) {
         for (const [method, params] of [
           ["Target.attachToTarget", { targetId, flatten: true }],
@@ -758,13 +882,20 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
           ["Target.closeTarget", { targetId }],
         ] as const) {
           const answer = await a.cdp.call(method, params);
-          expect.soft(answer.error !== undefined || answer.result?.success === false, `A's ${method} on B's target fails: ${JSON.stringify(answer).slice(0, 200)}`).toBe(true);
+          expect
+            .soft(answer.error !== undefined || answer.result?.success === false, `A's ${method} on B's target fails: ${JSON.stringify(answer).slice(0, 200)}`)
+            .toBe(true);
         }
       }
       // The proxy's own routes, with A's token: discovery, and B's page targets by id.
       const token = new URL(a.connectUrl).searchParams.get("token")!;
       const discovery = await (await fetch(`${t.url}/cdp/json/list?token=${token}`)).text();
-      expect.soft(otherTargetIds.filter((id) => discovery.includes(id)), "A's /cdp/json/list lists none of B's targets").toEqual([]);
+      expect
+        .soft(
+          otherTargetIds.filter((id) => discovery.includes(id)),
+          "A's /cdp/json/list lists none of B's targets",
+        )
+        .toEqual([]);
       expect.soft(secretsIn(discovery, bSecrets), "A's /cdp/json/list shows nothing of B").toEqual([]);
       for (const id of otherTargetIds) {
         const byId = await RawCdp.open(`${new URL(a.connectUrl).origin}/cdp/devtools/page/${id}?token=${token}`).catch(() => undefined);
@@ -789,7 +920,12 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       const out = (await evaluate(a, "window.bindingAttack()", a.sessionId, 120_000)) as BindingOutcome | undefined;
       if (policy === "off") expect.soft(out?.binding, "the page got its binding (the attack reached Chromium)").toBe(true);
       const boundTargets = ((out?.steps?.getTargets?.result?.targetInfos ?? []) as Array<{ targetId: string }>).map((i) => i.targetId);
-      expect.soft(boundTargets.filter((id) => otherTargetIds.includes(id)), "the binding's Target.getTargets lists none of B's targets").toEqual([]);
+      expect
+        .soft(
+          boundTargets.filter((id) => otherTargetIds.includes(id)),
+          "the binding's Target.getTargets lists none of B's targets",
+        )
+        .toEqual([]);
       for (const id of otherTargetIds) {
         const attached = out?.steps?.[`attach other ${id}`];
         if (attached) expect.soft(attached.result?.sessionId, "the binding cannot attach to B's targets").toBeUndefined();
@@ -811,7 +947,10 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
       const a = await open();
       const b = await open();
       const chromiumOf = (o: Opened) => processTree(o.pid).filter((p) => /chrom/i.test(path.basename(executableOf(p))));
-      const processes = new Map([[a, chromiumOf(a)], [b, chromiumOf(b)]]);
+      const processes = new Map([
+        [a, chromiumOf(a)],
+        [b, chromiumOf(b)],
+      ]);
       for (const [o, pids] of processes) {
         expect(pids.length, `the Chromium processes of session ${o.id} are found (pid ${o.pid})`).toBeGreaterThan(0);
         expect.soft(listeningTcpSockets(pids), "no Chromium process holds a listening TCP socket").toEqual([]);
@@ -821,9 +960,19 @@ describe.skipIf(!hasChromium)("issue 17: a session cannot leave its browser", ()
         }
       }
       const netOfA = new Set(processes.get(a)!.map((p) => namespaceOf(p, "net")));
-      expect.soft(processes.get(b)!.filter((p) => netOfA.has(namespaceOf(p, "net"))), "two sessions' browsers share no network namespace").toEqual([]);
+      expect
+        .soft(
+          processes.get(b)!.filter((p) => netOfA.has(namespaceOf(p, "net"))),
+          "two sessions' browsers share no network namespace",
+        )
+        .toEqual([]);
       const mntOfA = new Set(processes.get(a)!.map((p) => namespaceOf(p, "mnt")));
-      expect.soft(processes.get(b)!.filter((p) => mntOfA.has(namespaceOf(p, "mnt"))), "two sessions' browsers share no mount namespace").toEqual([]);
+      expect
+        .soft(
+          processes.get(b)!.filter((p) => mntOfA.has(namespaceOf(p, "mnt"))),
+          "two sessions' browsers share no mount namespace",
+        )
+        .toEqual([]);
     }, 60_000);
   });
 });

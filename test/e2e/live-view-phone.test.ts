@@ -29,10 +29,22 @@ describe.skipIf(!executablePath)("the live view on a phone", () => {
   });
 
   it("fills a 390×844 screen with the page laid out for it; a desktop keeps the page as it is", async () => {
-    const { body } = await createSession(t, ws.key, { region: "us-east1", start_url: `${t.url}/`, live_view: { interactive: true, instructions: "Log in, then click Done." } });
+    const { body } = await createSession(t, ws.key, {
+      region: "us-east1",
+      start_url: `${t.url}/`,
+      live_view: { interactive: true, instructions: "Log in, then click Done." },
+    });
     id = body.id;
-    for (const [name, viewport] of [["phone", { width: 390, height: 844 }], ["desktop", { width: 1440, height: 900 }]] as const) {
-      const context = await browser.newContext({ viewport, isMobile: name === "phone", hasTouch: name === "phone", deviceScaleFactor: name === "phone" ? 3 : 1 });
+    for (const [name, viewport] of [
+      ["phone", { width: 390, height: 844 }],
+      ["desktop", { width: 1440, height: 900 }],
+    ] as const) {
+      const context = await browser.newContext({
+        viewport,
+        isMobile: name === "phone",
+        hasTouch: name === "phone",
+        deviceScaleFactor: name === "phone" ? 3 : 1,
+      });
       const page = await context.newPage();
       await page.goto(body.live_view_url!);
       // A first frame, then time for the one laid out for this screen. Waiting for a second frame

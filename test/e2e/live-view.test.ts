@@ -82,7 +82,12 @@ function centrePixel(page: ViewerPage): Promise<number[]> {
   });
 }
 
-const showsColour = (page: ViewerPage, colour: Rgb) => eventually(() => centrePixel(page), (p) => near(p, colour), 15_000);
+const showsColour = (page: ViewerPage, colour: Rgb) =>
+  eventually(
+    () => centrePixel(page),
+    (p) => near(p, colour),
+    15_000,
+  );
 
 /** The colour the viewer draws for a point of the frame (in the frame's own CSS px, `frame` its size). */
 function pixelAt(page: ViewerPage, point: { x: number; y: number }, frame: { width: number; height: number }): Promise<number[]> {
@@ -139,7 +144,11 @@ function rawViewer(t: TestApp, opts: { origin?: string | null } = {}): Promise<R
       frames: 0,
       closed: new Promise((r) => ws.on("close", (code, reason) => r({ code, reason: reason.toString() }))),
       next: (type, ms = 10_000) =>
-        eventually(async () => viewer.messages.find((m) => m.t === type), (m) => m !== undefined, ms) as Promise<Record<string, unknown>>,
+        eventually(
+          async () => viewer.messages.find((m) => m.t === type),
+          (m) => m !== undefined,
+          ms,
+        ) as Promise<Record<string, unknown>>,
     };
     ws.on("message", (data, isBinary) => {
       if (isBinary) {
@@ -192,7 +201,12 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       executablePath,
       args: [
         ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []),
-        "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
       ],
     });
     await fs.mkdir("test-results", { recursive: true });
@@ -222,8 +236,12 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(String(e)));
-    page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-    page.on("request", (r) => { if (!r.url().startsWith(t.url) && !r.url().startsWith("data:")) problems.push(`foreign request: ${r.url()}`); });
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    page.on("request", (r) => {
+      if (!r.url().startsWith(t.url) && !r.url().startsWith("data:")) problems.push(`foreign request: ${r.url()}`);
+    });
     const response = await page.goto(session.live_view_url!);
     return { context, page, response: response!, problems };
   }
@@ -232,7 +250,10 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
     const before = (await log(tab)).length;
     const at = await onScreen(page, TARGET_CENTRE, viewport);
     await page.mouse.click(at.x, at.y);
-    const events = await eventually(async () => (await log(tab)).slice(before), (e) => e.some((x) => x.type === "click"));
+    const events = await eventually(
+      async () => (await log(tab)).slice(before),
+      (e) => e.some((x) => x.type === "click"),
+    );
     const down = events.find((e) => e.type === "mousedown")!;
     expect(down.target).toBe("target");
     // Within one viewer pixel (in the session's CSS px) plus rounding of where the pointer lands.
@@ -266,7 +287,10 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       expect(await page.isVisible("#done")).toBe(true);
       expect(await page.isVisible("#mode")).toBe(false);
       expect(await page.textContent("#remaining")).toMatch(/^(29|30):\d\d left$/);
-      await eventually(() => page.locator(".tab").allTextContents(), (tabs) => tabs.includes("First tab"));
+      await eventually(
+        () => page.locator(".tab").allTextContents(),
+        (tabs) => tabs.includes("First tab"),
+      );
       await page.screenshot({ path: "test-results/live-view-interactive.png" });
 
       // The session navigates (to another site, so another renderer process): the picture follows.
@@ -277,13 +301,22 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       const bigScale = await clickTarget(page, tab, viewport);
       const field = await onScreen(page, { x: 200, y: 60 }, viewport);
       await page.mouse.click(field.x, field.y);
-      await eventually(() => tab.evaluate(() => document.activeElement?.id), (id) => id === "field");
+      await eventually(
+        () => tab.evaluate(() => document.activeElement?.id),
+        (id) => id === "field",
+      );
       await page.keyboard.type("hello");
       await page.keyboard.press("Backspace");
-      await eventually(() => tab.$eval("#field", (el) => (el as HTMLInputElement).value), (v) => v === "hell");
+      await eventually(
+        () => tab.$eval("#field", (el) => (el as HTMLInputElement).value),
+        (v) => v === "hell",
+      );
       await page.keyboard.press("Control+A");
       await page.keyboard.type("ok");
-      await eventually(() => tab.$eval("#field", (el) => (el as HTMLInputElement).value), (v) => v === "ok");
+      await eventually(
+        () => tab.$eval("#field", (el) => (el as HTMLInputElement).value),
+        (v) => v === "ok",
+      );
       // Paste: the viewer's clipboard text is inserted as typed.
       await page.evaluate(() => {
         const data = new DataTransfer();
@@ -294,11 +327,21 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       const ime = await context.newCDPSession(page);
       await ime.send("Input.imeSetComposition", { text: "にほん", selectionStart: 3, selectionEnd: 3 });
       await ime.send("Input.insertText", { text: "日本" });
-      await eventually(() => tab.$eval("#field", (el) => (el as HTMLInputElement).value), (v) => v === "ok pasted日本", 5_000);
+      await eventually(
+        () => tab.$eval("#field", (el) => (el as HTMLInputElement).value),
+        (v) => v === "ok pasted日本",
+        5_000,
+      );
       await page.keyboard.press("Tab");
-      await eventually(() => tab.evaluate(() => document.activeElement?.id), (id) => id === "after");
+      await eventually(
+        () => tab.evaluate(() => document.activeElement?.id),
+        (id) => id === "after",
+      );
       await page.keyboard.press("Enter");
-      await eventually(() => log(tab), (events) => events.some((e) => e.type === "click" && e.target === "after"));
+      await eventually(
+        () => log(tab),
+        (events) => events.some((e) => e.type === "click" && e.target === "after"),
+      );
       const keys = (await log(tab)).filter((e) => e.type === "keydown");
       expect(keys.some((e) => e.key?.toLowerCase() === "a" && e.ctrl)).toBe(true);
 
@@ -306,7 +349,10 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       // out for the phone (phone-fit.ts), so the page fills its screen; a tap on the field lands.
       await page.setViewportSize({ width: 420, height: 760 });
       // (This page has no meta viewport, so a mobile layout is Chromium's 980 px, scaled to the screen.)
-      const phoneView = await eventually(() => tab.evaluate(() => ({ width: innerWidth, height: innerHeight })), (v) => v.width !== viewport.width);
+      const phoneView = await eventually(
+        () => tab.evaluate(() => ({ width: innerWidth, height: innerHeight })),
+        (v) => v.width !== viewport.width,
+      );
       await showsColour(page, BLUE);
       const stage = (await page.locator("#screen").boundingBox())!;
       expect(Math.abs(stage.width / stage.height - phoneView.width / phoneView.height)).toBeLessThan(0.05);
@@ -319,11 +365,17 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       const tapAt = await onScreen(page, { x: 200, y: 60 }, phoneView);
       const beforeTap = (await log(tab)).length;
       await page.mouse.click(tapAt.x, tapAt.y);
-      await eventually(async () => (await log(tab)).slice(beforeTap), (e) => e.some((x) => x.type === "mousedown" && x.target === "field"));
+      await eventually(
+        async () => (await log(tab)).slice(beforeTap),
+        (e) => e.some((x) => x.type === "mousedown" && x.target === "field"),
+      );
       await page.screenshot({ path: "test-results/live-view-phone.png" });
       await page.setViewportSize({ width: 1280, height: 800 });
       // Back at a desktop size, the page is laid out as the session has it again.
-      await eventually(() => tab.evaluate(() => innerWidth), (w) => w === viewport.width);
+      await eventually(
+        () => tab.evaluate(() => innerWidth),
+        (w) => w === viewport.width,
+      );
       // ...and the viewer draws a frame of that layout: a click placed for it on the last phone
       // frame, still shown, missed the page (seen once in CI: no event at all).
       await eventually(
@@ -337,16 +389,22 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       const zoom = await tab.createCDPSession();
       // Asked again while waiting: the relayout after the phone layout is undone can reset a page scale
       // asked for a moment too early (seen once in CI), and the test is about what the frame shows.
-      await eventually(async () => {
-        await zoom.send("Emulation.setPageScaleFactor", { pageScaleFactor: 2 });
-        return pixelAt(page, { x: 600, y: 100 }, viewport);
-      }, (p) => near(p, [255, 255, 255]));
+      await eventually(
+        async () => {
+          await zoom.send("Emulation.setPageScaleFactor", { pageScaleFactor: 2 });
+          return pixelAt(page, { x: 600, y: 100 }, viewport);
+        },
+        (p) => near(p, [255, 255, 255]),
+      );
       const before = (await log(tab)).length;
       const drawnField = await onScreen(page, { x: 400, y: 120 }, viewport);
       await page.mouse.click(drawnField.x, drawnField.y);
-      const zoomedDown = (await eventually(async () => (await log(tab)).slice(before), (e) => e.some((x) => x.type === "mousedown"))).find(
-        (e) => e.type === "mousedown",
-      )!;
+      const zoomedDown = (
+        await eventually(
+          async () => (await log(tab)).slice(before),
+          (e) => e.some((x) => x.type === "mousedown"),
+        )
+      ).find((e) => e.type === "mousedown")!;
       expect(zoomedDown.target).toBe("field");
       expect(Math.abs(zoomedDown.x! - 200)).toBeLessThanOrEqual(2);
       expect(Math.abs(zoomedDown.y! - 60)).toBeLessThanOrEqual(2);
@@ -363,7 +421,11 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       const answer = (await (await waiting).json()) as { items: Array<{ type: string; data: Record<string, unknown> }> };
       expect(answer.items).toHaveLength(1);
       const done = answer.items[0]!;
-      expect(done.data).toMatchObject({ jti: expect.any(String), user_agent: expect.stringContaining("Chrome"), viewport: { width: 1280, height: expect.any(Number) } });
+      expect(done.data).toMatchObject({
+        jti: expect.any(String),
+        user_agent: expect.stringContaining("Chrome"),
+        viewport: { width: 1280, height: expect.any(Number) },
+      });
       expect(done.data.viewer_id).toMatch(/^vwr_/);
       expect(JSON.stringify(done)).not.toContain(tokenOf(session.live_view_url!));
       await page.click("#done");
@@ -395,7 +457,10 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       const second = await driver.newPage();
       await second.goto(fixture.url(GREEN, "Login popup"));
       await showsColour(page, GREEN);
-      await eventually(() => page.locator(".tab").allTextContents(), (tabs) => tabs.includes("Login popup") && tabs.includes("First tab"));
+      await eventually(
+        () => page.locator(".tab").allTextContents(),
+        (tabs) => tabs.includes("Login popup") && tabs.includes("First tab"),
+      );
       expect(await page.getAttribute(".tab[aria-current=page]", "title")).toContain(`bg=${hex(GREEN)}`);
 
       await page.locator(".tab", { hasText: "First tab" }).click();
@@ -408,7 +473,10 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       await showsColour(page, GREEN);
       await second.close();
       await showsColour(page, RED);
-      await eventually(() => page.locator(".tab").allTextContents(), (tabs) => !tabs.includes("Login popup"));
+      await eventually(
+        () => page.locator(".tab").allTextContents(),
+        (tabs) => !tabs.includes("Login popup"),
+      );
     } finally {
       await context.close();
       await driver.disconnect();
@@ -438,7 +506,10 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       await b.context.close();
       await driver.disconnect();
     }
-    await eventually(async () => t.app.deps.runtime.viewerCount(session.id), (n) => n === 0);
+    await eventually(
+      async () => t.app.deps.runtime.viewerCount(session.id),
+      (n) => n === 0,
+    );
     await releaseSession(t, ws.key, session.id);
   }, 90_000);
 
@@ -460,16 +531,26 @@ describe.skipIf(!executablePath)("live view through a real viewer browser", () =
       tokensSeen.add(tokenOf(fresh.live_view_url!));
       const raw = await openRaw(t, tokenOf(fresh.live_view_url!), { w: 400, h: 300, dpr: 1 });
       expect(await raw.next("hello")).toMatchObject({ interactive: false });
-      await eventually(async () => raw.frames, (n) => n > 0);
+      await eventually(
+        async () => raw.frames,
+        (n) => n > 0,
+      );
       // Frames are scaled to the viewer's canvas in device pixels, and follow it when it changes.
       expect(jpegSize(raw.lastFrame!.subarray(8))).toEqual({ width: 400, height: 300 });
       expect({ width: raw.lastFrame!.readUInt16BE(4), height: raw.lastFrame!.readUInt16BE(6) }).toEqual(viewport);
       raw.ws.send(JSON.stringify({ t: "size", w: 160, h: 120, dpr: 2 }));
-      await eventually(async () => jpegSize(raw.lastFrame!.subarray(8)), (size) => size.width === 320 && size.height === 240);
+      await eventually(
+        async () => jpegSize(raw.lastFrame!.subarray(8)),
+        (size) => size.width === 320 && size.height === 240,
+      );
       // Sizes past the rate are not dropped: the latest one is applied once the rate allows.
       for (let i = 0; i < 14; i++) raw.ws.send(JSON.stringify({ t: "size", w: 100 + i * 4, h: 80, dpr: 1 }));
       raw.ws.send(JSON.stringify({ t: "size", w: 200, h: 150, dpr: 1 }));
-      await eventually(async () => jpegSize(raw.lastFrame!.subarray(8)), (size) => size.width === 200 && size.height === 150, 5_000);
+      await eventually(
+        async () => jpegSize(raw.lastFrame!.subarray(8)),
+        (size) => size.width === 200 && size.height === 150,
+        5_000,
+      );
       const target = { x: TARGET_CENTRE.x / viewport.width, y: TARGET_CENTRE.y / viewport.height };
       raw.ws.send(JSON.stringify({ t: "mouse", e: "down", ...target, b: "left", bs: 1, c: 1, m: 0 }));
       raw.ws.send(JSON.stringify({ t: "mouse", e: "up", ...target, b: "left", bs: 0, c: 1, m: 0 }));

@@ -23,8 +23,21 @@ if ((!executablePath || !viewerPath) && servicesRequired) throw new Error("Chrom
 
 const root = path.resolve(import.meta.dirname, "../..");
 const expectedTools = [
-  "create_session", "list_sessions", "release_session", "navigate", "snapshot", "click", "type", "press_key", "scroll",
-  "screenshot", "list_tabs", "switch_tab", "save_profile", "ask_human", "wait_for_human",
+  "create_session",
+  "list_sessions",
+  "release_session",
+  "navigate",
+  "snapshot",
+  "click",
+  "type",
+  "press_key",
+  "scroll",
+  "screenshot",
+  "list_tabs",
+  "switch_tab",
+  "save_profile",
+  "ask_human",
+  "wait_for_human",
 ];
 
 /** A form whose button writes the typed name into the heading: the change a click must cause. */
@@ -34,8 +47,16 @@ const fixtureHtml = `<!doctype html><title>MCP fixture</title>
 <a href="/second" target="_blank">Open the second page</a><div style="height:3000px"></div>`;
 const secondHtml = `<!doctype html><title>Second</title><h1>The second page</h1>`;
 
-type ToolResult = { content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
-const textOf = (r: ToolResult) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+type ToolResult = {
+  content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+};
+const textOf = (r: ToolResult) =>
+  r.content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
 
 /** The ref of the first snapshot line that matches. */
@@ -119,7 +140,10 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     }
   }
 
-  for (const [name, transportFor] of [["Streamable HTTP", httpTransport], ["stdio (vessel mcp)", stdioTransport]] as const) {
+  for (const [name, transportFor] of [
+    ["Streamable HTTP", httpTransport],
+    ["stdio (vessel mcp)", stdioTransport],
+  ] as const) {
     it(`drives a session, hands it to a person and refuses another workspace over ${name}`, async () => {
       const client = await connect(transportFor(ws.key));
       const intruder = await connect(transportFor(other.key));
@@ -167,7 +191,10 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         expect(textOf(await call(client, "scroll", { direction: "down", amount: 500 }))).toMatch(/scrolled to x=0, y=500/);
         expect(textOf(await call(client, "list_tabs"))).toMatch(/^\* t1 {2}http:\/\/127\.0\.0\.1/);
         await call(client, "click", { ref: refOf(textOf(await call(client, "snapshot")), /link "Open the second page"/) });
-        const tabs = await eventually(async () => textOf(await call(client, "list_tabs")), (l) => l.includes("t2"));
+        const tabs = await eventually(
+          async () => textOf(await call(client, "list_tabs")),
+          (l) => l.includes("t2"),
+        );
         expect(tabs).toMatch(/^ {2}t2 {2}http:\/\/127\.0\.0\.1:\d+\/second/m);
         expect(textOf(await call(client, "switch_tab", { tab_id: "t2" }))).toMatch(/\/second/);
         expect(textOf(await call(client, "snapshot"))).toMatch(/heading "The second page"/);
@@ -186,7 +213,12 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         expect((await call(client, "save_profile", { profile_id: profileId })).structuredContent).toMatchObject({ profile_id: profileId });
 
         // Another workspace's key: the session does not exist for it.
-        for (const [tool, args] of [["navigate", { url: fixtureUrl }], ["snapshot", {}], ["ask_human", { instructions: "x" }], ["release_session", {}]] as const) {
+        for (const [tool, args] of [
+          ["navigate", { url: fixtureUrl }],
+          ["snapshot", {}],
+          ["ask_human", { instructions: "x" }],
+          ["release_session", {}],
+        ] as const) {
           const refused = await call(intruder, tool, { session_id: sessionId, ...args });
           expect(refused.isError, tool).toBe(true);
           expect(textOf(refused)).toMatch(/No session with this id in this workspace/);
@@ -215,13 +247,17 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
 
         // A person clicks Done in the live view the agent passed on.
         let opened: Promise<void> | undefined;
-        const asked = (await client.callTool({ name: "ask_human", arguments: { instructions: "Type your name, then click Done.", timeout_seconds: 120 } }, undefined, {
-          resetTimeoutOnProgress: true,
-          onprogress: (p) => {
-            const url = /(http:\/\/\S+\?token=\S+)/.exec(p.message ?? "")?.[1];
-            if (url && !opened) opened = clickDone(url);
+        const asked = (await client.callTool(
+          { name: "ask_human", arguments: { instructions: "Type your name, then click Done.", timeout_seconds: 120 } },
+          undefined,
+          {
+            resetTimeoutOnProgress: true,
+            onprogress: (p) => {
+              const url = /(http:\/\/\S+\?token=\S+)/.exec(p.message ?? "")?.[1];
+              if (url && !opened) opened = clickDone(url);
+            },
           },
-        })) as ToolResult;
+        )) as ToolResult;
         await opened;
         expect(asked.isError, textOf(asked)).toBeFalsy();
         expect(asked.structuredContent).toMatchObject({ outcome: "done", session_id: sessionId });
@@ -240,7 +276,8 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
           (rows) => rows.some((a) => a.action === "session.release" && a.keyPrefix === ws.prefix),
         );
         const mine = audited.filter((a) => a.keyPrefix === ws.prefix).map((a) => `${a.action} ${a.httpStatus}`);
-        for (const entry of ["mcp.navigate 200", "mcp.click 200", "mcp.screenshot 200", "session.ask_human 200", "session.release 200"]) expect(mine).toContain(entry);
+        for (const entry of ["mcp.navigate 200", "mcp.click 200", "mcp.screenshot 200", "session.ask_human 200", "session.release 200"])
+          expect(mine).toContain(entry);
         expect(audited.filter((a) => a.keyPrefix === other.prefix).map((a) => `${a.action} ${a.httpStatus}`)).toContain("mcp.navigate 404");
       } finally {
         await client.close();
@@ -249,7 +286,10 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     }, 180_000);
   }
 
-  for (const [name, transportFor] of [["Streamable HTTP (DELETE /mcp)", httpTransport], ["stdio (stdin closes)", stdioTransport]] as const) {
+  for (const [name, transportFor] of [
+    ["Streamable HTTP (DELETE /mcp)", httpTransport],
+    ["stdio (stdin closes)", stdioTransport],
+  ] as const) {
     it(`closes its browser connection when the MCP session ends over ${name}`, async () => {
       const transport = transportFor(ws.key);
       const client = await connect(transport);
@@ -258,14 +298,24 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
       const eventsOf = async (type: string) =>
         ((await (await fetch(`${t.url}/v1/sessions/${sessionId}/events?type=${type}`, { headers: bearer(ws.key) })).json()) as { items: unknown[] }).items;
       // (Connection events are written shortly after they happen.)
-      await eventually(() => eventsOf("cdp.connected"), (e) => e.length === 1);
+      await eventually(
+        () => eventsOf("cdp.connected"),
+        (e) => e.length === 1,
+      );
       expect(await eventsOf("cdp.disconnected")).toHaveLength(0);
       if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
       await client.close();
-      await eventually(() => eventsOf("cdp.disconnected"), (e) => e.length === 1);
+      await eventually(
+        () => eventsOf("cdp.disconnected"),
+        (e) => e.length === 1,
+      );
       // The browser session itself goes on until it is released.
       expect((await getSession(t, ws.key, sessionId)).status).toBe("RUNNING");
-      await fetch(`${t.url}/v1/sessions/${sessionId}`, { method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+      await fetch(`${t.url}/v1/sessions/${sessionId}`, {
+        method: "PATCH",
+        headers: { ...bearer(ws.key), "content-type": "application/json" },
+        body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+      });
     }, 60_000);
   }
 
@@ -278,7 +328,9 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         resetTimeoutOnProgress: true,
         onprogress: () => {
           released ??= fetch(`${t.url}/v1/sessions/${sessionId}`, {
-            method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+            method: "PATCH",
+            headers: { ...bearer(ws.key), "content-type": "application/json" },
+            body: JSON.stringify({ status: "REQUEST_RELEASE" }),
           });
         },
       })) as ToolResult;
@@ -295,7 +347,12 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
   });
 
   it("refuses /mcp without a valid key, with a problem document", async () => {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     for (const auth of [{}, { authorization: "Bearer vs_live_nottherealkey" }] as Array<Record<string, string>>) {
       const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers, ...auth }, body });
@@ -308,13 +365,22 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     const sessionId = opened.headers.get("mcp-session-id")!;
     await opened.body?.cancel();
     const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-    const stolen = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers, ...bearer(other.key), "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }, body: list });
+    const stolen = await fetch(`${t.url}/mcp`, {
+      method: "POST",
+      headers: { ...headers, ...bearer(other.key), "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+      body: list,
+    });
     expect(stolen.status).toBe(404);
   });
 
   it("keeps at most 16 MCP sessions per key, ending the least recently used", async () => {
     const own = await seedWorkspace(t);
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(own.key) };
     const ids: string[] = [];
     for (let i = 0; i < 17; i++) {
@@ -324,7 +390,11 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     }
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
     const status = async (id: string) => {
-      const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" }, body: ping });
+      const res = await fetch(`${t.url}/mcp`, {
+        method: "POST",
+        headers: { ...headers, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+        body: ping,
+      });
       await res.body?.cancel();
       return res.status;
     };
@@ -336,7 +406,12 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
   it("keeps at most 64 MCP sessions per workspace whatever number of keys it makes, ending its own least recently used", async () => {
     const own = await seedWorkspace(t);
     const keys = [own.key, ...(await Promise.all([1, 2, 3, 4].map(async () => (await addKey(t, own.workspace.id)).key)))];
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     const headers = (key: string) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(key) });
     const bystander = await fetch(`${t.url}/mcp`, { method: "POST", headers: headers(ws.key), body });
     const bystanderId = bystander.headers.get("mcp-session-id")!;
@@ -352,7 +427,11 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
     }
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
     const status = async (key: string, id: string) => {
-      const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: { ...headers(key), "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" }, body: ping });
+      const res = await fetch(`${t.url}/mcp`, {
+        method: "POST",
+        headers: { ...headers(key), "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+        body: ping,
+      });
       await res.body?.cancel();
       return res.status;
     };
@@ -381,7 +460,11 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
       const deadline = Date.now() + 10_000;
       while (t.app.deps.runtime.clientCount(sessionId) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(t.app.deps.runtime.clientCount(sessionId)).toBe(0);
-      const released = await fetch(`${t.url}/v1/sessions/${sessionId}`, { method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+      const released = await fetch(`${t.url}/v1/sessions/${sessionId}`, {
+        method: "PATCH",
+        headers: { ...bearer(ws.key), "content-type": "application/json" },
+        body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+      });
       expect(released.status).toBe(204);
     } finally {
       await client.close();
@@ -390,7 +473,12 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
 
   it("spends the key's rate limit on every /mcp request", async () => {
     const limited = await seedWorkspace(t, { rateLimitPerMinute: 2 });
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(limited.key) };
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {

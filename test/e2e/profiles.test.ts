@@ -66,10 +66,23 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     // Two origins on two sites: 127.0.0.1 and localhost, each its own port.
     a = await startProfileSite("a", secrets.a);
     b = await startProfileSite("b", secrets.b, { host: "localhost" });
-    const log = createLogger("debug", new Writable({ write(chunk, _enc, done) { logs.push(String(chunk)); done(); } }));
+    const log = createLogger(
+      "debug",
+      new Writable({
+        write(chunk, _enc, done) {
+          logs.push(String(chunk));
+          done();
+        },
+      }),
+    );
     t = await startTestApp({
       log,
-      env: { VESSEL_BROWSER_WARM: "0", VESSEL_BROWSER_CAPACITY: "3", VESSEL_PROFILE_MAX_BYTES: String(MAX_BYTES), VESSEL_MASTER_KEY: randomBytes(32).toString("base64") },
+      env: {
+        VESSEL_BROWSER_WARM: "0",
+        VESSEL_BROWSER_CAPACITY: "3",
+        VESSEL_PROFILE_MAX_BYTES: String(MAX_BYTES),
+        VESSEL_MASTER_KEY: randomBytes(32).toString("base64"),
+      },
     });
     ws = await seedWorkspace(t);
   });
@@ -221,7 +234,10 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     expect(await saved.json()).toMatchObject({ profile_id: profile.profile_id, label: "login", source_session_id: s4.body.id, key_count: 6 });
     expect((await releaseSession(t, ws.key, s4.body.id)).status).toBe(204);
     const state = (await (await api("GET", `/v1/profiles/${profile.profile_id}/storage-state`)).json()) as StorageStateBody;
-    const names = state.origins.find((o) => o.origin === a.origin)!.localStorage.map((i) => i.name).sort();
+    const names = state.origins
+      .find((o) => o.origin === a.origin)!
+      .localStorage.map((i) => i.name)
+      .sort();
     expect(names).toEqual(["saved_by_call", "saved_on_release", "token_a"]);
   });
 
@@ -260,7 +276,11 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     saved = await api("POST", `/v1/profiles/${profile.profile_id}:save`, { session_id: s.body.id });
     expect(saved.status).toBe(200);
     const after = await stateOf();
-    const localOf = (o: string) => after.origins.find((x) => x.origin === o)?.localStorage.map((i) => i.name).sort();
+    const localOf = (o: string) =>
+      after.origins
+        .find((x) => x.origin === o)
+        ?.localStorage.map((i) => i.name)
+        .sort();
     expect(localOf(a.origin)).toEqual(["changed_a", "token_a"]);
     expect(localOf(b.origin)).toEqual(["token_b"]);
     expect((await releaseSession(t, ws.key, s.body.id)).status).toBe(204);
@@ -272,16 +292,24 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     try {
       const [tab] = await browser.pages();
       await tab!.goto(`${a.origin}/app`);
-      await tab!.evaluate(async (urls: string[]) => {
-        localStorage.setItem("top_a", "1");
-        sessionStorage.setItem("top_tab_a", "2");
-        await Promise.all(urls.map((url) => new Promise((loaded) => {
-          const frame = document.createElement("iframe");
-          frame.src = url;
-          frame.onload = loaded;
-          document.body.append(frame);
-        })));
-      }, [`${a.origin}/app?framed`, `${b.origin}/app?framed`]);
+      await tab!.evaluate(
+        async (urls: string[]) => {
+          localStorage.setItem("top_a", "1");
+          sessionStorage.setItem("top_tab_a", "2");
+          await Promise.all(
+            urls.map(
+              (url) =>
+                new Promise((loaded) => {
+                  const frame = document.createElement("iframe");
+                  frame.src = url;
+                  frame.onload = loaded;
+                  document.body.append(frame);
+                }),
+            ),
+          );
+        },
+        [`${a.origin}/app?framed`, `${b.origin}/app?framed`],
+      );
       const frameOf = (origin: string) => tab!.frames().find((f) => f !== tab!.mainFrame() && f.url().startsWith(origin))!;
       await frameOf(a.origin).evaluate(() => localStorage.setItem("framed_a", "3"));
       // The cross-site frame's storage is b's partitioned under a's site: not b's own.
@@ -290,7 +318,11 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
       expect(res.status).toBe(201);
       const { profile_id } = (await res.json()) as ProfileBody;
       const state = (await (await api("GET", `/v1/profiles/${profile_id}/storage-state`)).json()) as StorageStateBody;
-      const names = (o: string, area: "localStorage" | "sessionStorage") => state.origins.find((x) => x.origin === o)?.[area].map((i) => i.name).sort();
+      const names = (o: string, area: "localStorage" | "sessionStorage") =>
+        state.origins
+          .find((x) => x.origin === o)
+          ?.[area].map((i) => i.name)
+          .sort();
       expect(names(a.origin, "localStorage")).toEqual(["framed_a", "top_a"]);
       expect(names(a.origin, "sessionStorage")).toEqual(["top_tab_a"]);
       expect(state.origins.map((o) => o.origin)).toEqual([a.origin]);
@@ -308,7 +340,9 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     expect(state.cookies).toContainEqual(expect.objectContaining({ name: "sid_a", value: secrets.a.cookie, domain: "127.0.0.1", httpOnly: true }));
     expect(state.cookies).toContainEqual(expect.objectContaining({ name: "chips_b", secure: true, sameSite: "None", partitionKey: "http://localhost" }));
     expect(state.origins).toContainEqual({
-      origin: b.origin, localStorage: [{ name: "token_b", value: secrets.b.local }], sessionStorage: [{ name: "tab_b", value: secrets.b.session }],
+      origin: b.origin,
+      localStorage: [{ name: "token_b", value: secrets.b.local }],
+      sessionStorage: [{ name: "tab_b", value: secrets.b.session }],
     });
     expect(await prisma().auditEntry.count({ where: { action: "profile.export", target: profile.profile_id, httpStatus: 200 } })).toBe(1);
 
@@ -324,7 +358,10 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
       const context = pw.contexts()[0]!;
       expect(context.pages().map((p) => p.url())).toEqual(["about:blank"]);
       const page = await context.newPage();
-      for (const [site, origin] of [["a", a.origin], ["b", b.origin]] as const) {
+      for (const [site, origin] of [
+        ["a", a.origin],
+        ["b", b.origin],
+      ] as const) {
         await page.goto(`${origin}/app`);
         expectLoggedIn(await page.evaluate(() => (window as unknown as { __saw: Saw }).__saw), site);
       }
@@ -407,7 +444,8 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     const before = await profileCount();
     const big = "x".repeat(MAX_BYTES);
     const imported = await api("POST", "/v1/profiles", {
-      label: "big", storage_state: { cookies: [], origins: [{ origin: a.origin, localStorage: [{ name: "blob", value: big }] }] },
+      label: "big",
+      storage_state: { cookies: [], origins: [{ origin: a.origin, localStorage: [{ name: "blob", value: big }] }] },
     });
     expect(imported.status).toBe(413);
     const problem = (await imported.json()) as Problem;
@@ -443,17 +481,52 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
       [{ label: "x", storage_state: { cookies: [{ ...cookie, expires: "soon" }], origins: [] } }, "body.storage_state.cookies.0.expires"],
       [{ label: "x", storage_state: { cookies: [{ ...cookie, value: "v".repeat(5000) }], origins: [] } }, "body.storage_state.cookies.0.value"],
       [{ label: "x", storage_state: { cookies: [{ ...cookie, extra: 1 }], origins: [] } }, "body.storage_state.cookies.0"],
-      [{ label: "x", storage_state: { cookies: [], origins: [{ origin: "https://example.com/path", localStorage: [] }] } }, "body.storage_state.origins.0.origin"],
+      [
+        { label: "x", storage_state: { cookies: [], origins: [{ origin: "https://example.com/path", localStorage: [] }] } },
+        "body.storage_state.origins.0.origin",
+      ],
       [{ label: "x", storage_state: { cookies: [], origins: [{ origin: "file:///etc", localStorage: [] }] } }, "body.storage_state.origins.0.origin"],
-      [{ label: "x", storage_state: { cookies: [], origins: [{ origin: a.origin, localStorage: [] }, { origin: a.origin, localStorage: [] }] } }, "body.storage_state.origins.1.origin"],
-      [{ label: "x", storage_state: { cookies: [], origins: [{ origin: a.origin, localStorage: [{ name: "k", value: "1" }, { name: "k", value: "2" }] }] } }, "body.storage_state.origins.0.localStorage.1.name"],
+      [
+        {
+          label: "x",
+          storage_state: {
+            cookies: [],
+            origins: [
+              { origin: a.origin, localStorage: [] },
+              { origin: a.origin, localStorage: [] },
+            ],
+          },
+        },
+        "body.storage_state.origins.1.origin",
+      ],
+      [
+        {
+          label: "x",
+          storage_state: {
+            cookies: [],
+            origins: [
+              {
+                origin: a.origin,
+                localStorage: [
+                  { name: "k", value: "1" },
+                  { name: "k", value: "2" },
+                ],
+              },
+            ],
+          },
+        },
+        "body.storage_state.origins.0.localStorage.1.name",
+      ],
       [{ label: "x", storage_state: { cookies: Array.from({ length: 5001 }, () => cookie), origins: [] } }, "body.storage_state.cookies"],
     ];
     for (const [body, field] of cases) {
       const res = await api("POST", "/v1/profiles", body);
       expect(res.status, JSON.stringify(body).slice(0, 120)).toBe(400);
       const problem = (await res.json()) as Problem;
-      expect(problem.errors?.map((e) => e.field), JSON.stringify(body).slice(0, 120)).toContain(field);
+      expect(
+        problem.errors?.map((e) => e.field),
+        JSON.stringify(body).slice(0, 120),
+      ).toContain(field);
     }
     expect(await profileCount()).toBe(before);
   });
@@ -465,7 +538,11 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
       const res = await api("POST", "/v1/profiles", { label: `p${i}`, storage_state: { cookies: [], origins: [] } }, listing.key);
       ids.push(((await res.json()) as ProfileBody).profile_id);
     }
-    const page1 = (await (await api("GET", "/v1/profiles?limit=2", undefined, listing.key)).json()) as { items: ProfileBody[]; next_cursor: string; has_more: boolean };
+    const page1 = (await (await api("GET", "/v1/profiles?limit=2", undefined, listing.key)).json()) as {
+      items: ProfileBody[];
+      next_cursor: string;
+      has_more: boolean;
+    };
     expect(page1.items.map((p) => p.profile_id)).toEqual(ids.slice(0, 2));
     expect(page1.has_more).toBe(true);
     const page2 = (await (await api("GET", `/v1/profiles?limit=2&cursor=${page1.next_cursor}`, undefined, listing.key)).json()) as typeof page1;
@@ -480,13 +557,20 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     expect((await api("DELETE", `/v1/profiles/${ids[0]}`, undefined, listing.key)).status).toBe(204);
     expect(await prisma().profile.count({ where: { id: ids[0] } })).toBe(0);
     for (const [method, path, body] of [
-      ["GET", "", undefined], ["DELETE", "", undefined], ["PATCH", "", { label: "y" }], ["GET", "/storage-state", undefined], ["POST", ":save", { session_id: "ses_x" }],
+      ["GET", "", undefined],
+      ["DELETE", "", undefined],
+      ["PATCH", "", { label: "y" }],
+      ["GET", "/storage-state", undefined],
+      ["POST", ":save", { session_id: "ses_x" }],
     ] as const) {
       expect((await api(method, `/v1/profiles/${ids[0]}${path}`, body, listing.key)).status, `${method} ${path}`).toBe(404);
     }
     const s = await createSession(t, listing.key, { region: "us-east1", profile_id: ids[0] });
     expect(s.res.status).toBe(404);
-    const audit = await prisma().auditEntry.findMany({ where: { workspaceId: listing.workspace.id, target: ids[0], httpStatus: { lt: 300 } }, select: { action: true } });
+    const audit = await prisma().auditEntry.findMany({
+      where: { workspaceId: listing.workspace.id, target: ids[0], httpStatus: { lt: 300 } },
+      select: { action: true },
+    });
     expect(audit.map((e) => e.action).sort()).toEqual(["profile.create", "profile.delete", "profile.update"]);
   });
 
@@ -494,7 +578,10 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     const other = await seedWorkspace(t);
     const mine = (await (await api("POST", "/v1/profiles", { label: "mine", storage_state: { cookies: [], origins: [] } })).json()) as ProfileBody;
     for (const [method, path, body] of [
-      ["GET", "", undefined], ["PATCH", "", { label: "theirs" }], ["DELETE", "", undefined], ["GET", "/storage-state", undefined],
+      ["GET", "", undefined],
+      ["PATCH", "", { label: "theirs" }],
+      ["DELETE", "", undefined],
+      ["GET", "/storage-state", undefined],
     ] as const) {
       expect((await api(method, `/v1/profiles/${mine.profile_id}${path}`, body, other.key)).status, `${method} ${path}`).toBe(404);
     }
@@ -504,7 +591,9 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
 
     const session = await createSession(t, ws.key);
     expect((await api("POST", "/v1/profiles", { label: "steal", session_id: session.body.id }, other.key)).status).toBe(404);
-    const theirs = (await (await api("POST", "/v1/profiles", { label: "theirs", storage_state: { cookies: [], origins: [] } }, other.key)).json()) as ProfileBody;
+    const theirs = (await (
+      await api("POST", "/v1/profiles", { label: "theirs", storage_state: { cookies: [], origins: [] } }, other.key)
+    ).json()) as ProfileBody;
     expect((await api("POST", `/v1/profiles/${theirs.profile_id}:save`, { session_id: session.body.id }, other.key)).status).toBe(404);
     expect((await api("POST", `/v1/profiles/${mine.profile_id}:save`, { session_id: session.body.id }, other.key)).status).toBe(404);
     expect((await prisma().profile.findUniqueOrThrow({ where: { id: mine.profile_id } })).label).toBe("mine");
@@ -520,23 +609,36 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
       });
       return (await res.json()) as { data?: Record<string, any>; errors?: Array<{ message: string; extensions?: { code?: string } }> };
     };
-    const created = await gql(
-      `mutation($input: CreateProfileInput!) { createProfile(input: $input) { profileId label cookieCount originCount keyCount } }`,
-      { input: { label: "gql", storageState: { cookies: [{ name: "sid", value: "gql-secret", domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }], origins: [{ origin: a.origin, localStorage: [{ name: "k", value: "v" }], sessionStorage: [{ name: "s", value: "w" }] }] } } },
-    );
+    const created = await gql(`mutation($input: CreateProfileInput!) { createProfile(input: $input) { profileId label cookieCount originCount keyCount } }`, {
+      input: {
+        label: "gql",
+        storageState: {
+          cookies: [{ name: "sid", value: "gql-secret", domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }],
+          origins: [{ origin: a.origin, localStorage: [{ name: "k", value: "v" }], sessionStorage: [{ name: "s", value: "w" }] }],
+        },
+      },
+    });
     expect(created.errors).toBeUndefined();
     const id = created.data!.createProfile.profileId as string;
     expect(created.data!.createProfile).toMatchObject({ label: "gql", cookieCount: 1, originCount: 1, keyCount: 2 });
-    expect((await gql(`query($id: String!) { profile(id: $id) { profileId formatVersion } }`, { id })).data!.profile).toEqual({ profileId: id, formatVersion: 1 });
+    expect((await gql(`query($id: String!) { profile(id: $id) { profileId formatVersion } }`, { id })).data!.profile).toEqual({
+      profileId: id,
+      formatVersion: 1,
+    });
     const list = await gql(`{ profiles(limit: 100) { items { profileId } hasMore } }`);
     expect(list.data!.profiles.items.map((p: { profileId: string }) => p.profileId)).toContain(id);
     expect((await gql(`mutation($id: String!) { updateProfile(id: $id, label: "gql2") { label } }`, { id })).data!.updateProfile.label).toBe("gql2");
-    const exported = await gql(`query($id: String!) { profileStorageState(id: $id) { cookies { name value httpOnly sameSite expires } origins { origin localStorage { name value } sessionStorage { name value } } } }`, { id });
+    const exported = await gql(
+      `query($id: String!) { profileStorageState(id: $id) { cookies { name value httpOnly sameSite expires } origins { origin localStorage { name value } sessionStorage { name value } } } }`,
+      { id },
+    );
     expect(exported.data!.profileStorageState).toEqual({
       cookies: [{ name: "sid", value: "gql-secret", httpOnly: true, sameSite: "Lax", expires: -1 }],
       origins: [{ origin: a.origin, localStorage: [{ name: "k", value: "v" }], sessionStorage: [{ name: "s", value: "w" }] }],
     });
-    const bad = await gql(`mutation { createProfile(input: { label: "bad", storageState: { cookies: [], origins: [{ origin: "nope", localStorage: [] }] } }) { profileId } }`);
+    const bad = await gql(
+      `mutation { createProfile(input: { label: "bad", storageState: { cookies: [], origins: [{ origin: "nope", localStorage: [] }] } }) { profileId } }`,
+    );
     expect(bad.errors?.[0]?.extensions?.code).toBe("VALIDATION_FAILED");
     const save = await gql(`mutation($id: String!) { saveProfile(id: $id, sessionId: "ses_01ARZ3NDEKTSV4RRFFQ69G5FAV") { profileId } }`, { id });
     expect(save.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
@@ -544,7 +646,9 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
     expect((await gql(`query($id: String!) { profile(id: $id) { profileId } }`, { id })).errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
     await t.app.deps.audit.flush();
     const actions = await prisma().auditEntry.findMany({ where: { target: id }, select: { action: true } });
-    expect(new Set(actions.map((e) => e.action))).toEqual(new Set(["profile.create", "profile.get", "profile.update", "profile.export", "profile.save", "profile.delete"]));
+    expect(new Set(actions.map((e) => e.action))).toEqual(
+      new Set(["profile.create", "profile.get", "profile.update", "profile.export", "profile.save", "profile.delete"]),
+    );
   });
 
   it("master-key rotation re-wraps data keys and signing keys without touching payloads; profiles stay readable", async () => {
@@ -560,9 +664,15 @@ describe.skipIf(!hasChromium)("profiles: portable, encrypted saved logins", () =
       seeded = await seedWorkspace(app);
       const state = {
         cookies: [{ name: "sid_a", value: secrets.a.cookie, domain: "127.0.0.1", path: "/", httpOnly: true, sameSite: "Lax" }],
-        origins: [{ origin: a.origin, localStorage: [{ name: "token_a", value: secrets.a.local }], sessionStorage: [{ name: "tab_a", value: secrets.a.session }] }],
+        origins: [
+          { origin: a.origin, localStorage: [{ name: "token_a", value: secrets.a.local }], sessionStorage: [{ name: "tab_a", value: secrets.a.session }] },
+        ],
       };
-      const res = await fetch(`${app.url}/v1/profiles`, { method: "POST", headers: { ...bearer(seeded.key), "content-type": "application/json" }, body: JSON.stringify({ label: "rotate me", storage_state: state }) });
+      const res = await fetch(`${app.url}/v1/profiles`, {
+        method: "POST",
+        headers: { ...bearer(seeded.key), "content-type": "application/json" },
+        body: JSON.stringify({ label: "rotate me", storage_state: state }),
+      });
       profileId = ((await res.json()) as ProfileBody).profile_id;
       original = (await (await fetch(`${app.url}/v1/profiles/${profileId}/storage-state`, { headers: bearer(seeded.key) })).json()) as StorageStateBody;
       // A session makes the node create its token signing key (sealed under the master key).

@@ -58,7 +58,9 @@ describe.skipIf(!python || !hasChromium)("the Python client (clients/python), in
     fs.cpSync(packageDir, copy, { recursive: true, filter: (p) => !/(__pycache__|\.egg-info|\/build)$/.test(p) });
     const made = await run(python!, ["-m", "venv", "--system-site-packages", path.join(venv, "env")], { timeoutMs: 60_000 });
     expect(made.code, made.output).toBe(0);
-    const installed = await run(path.join(venv, "env/bin/python"), ["-m", "pip", "install", "--no-index", "--no-build-isolation", "--no-deps", "-q", copy], { timeoutMs: 120_000 });
+    const installed = await run(path.join(venv, "env/bin/python"), ["-m", "pip", "install", "--no-index", "--no-build-isolation", "--no-deps", "-q", copy], {
+      timeoutMs: 120_000,
+    });
     expect(installed.code, installed.output).toBe(0);
     t = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "2" } });
     h = await startClientHarness(t);
@@ -72,14 +74,20 @@ describe.skipIf(!python || !hasChromium)("the Python client (clients/python), in
   it("passes its whole suite: the shared scenarios, the retry timing, the matchers", async () => {
     const env = {
       ...process.env,
-      VESSEL_API_KEY: h.keys.primary, VESSEL_BASE_URL: t.url, VESSEL_TEST_HARNESS_URL: h.url, VESSEL_SCENARIOS: scenariosPath,
-      VESSEL_TEST_REQUIRE_INSTALLED: "1", PYTHONDONTWRITEBYTECODE: "1",
+      VESSEL_API_KEY: h.keys.primary,
+      VESSEL_BASE_URL: t.url,
+      VESSEL_TEST_HARNESS_URL: h.url,
+      VESSEL_SCENARIOS: scenariosPath,
+      VESSEL_TEST_REQUIRE_INSTALLED: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
     };
     const venvPython = path.join(venv, "env/bin/python");
     // pytest (Debian's python3-pytest) when present; otherwise the same unittest suite with the standard library's runner.
     const hasPytest = (await run(venvPython, ["-c", "import pytest"], { timeoutMs: 30_000 })).code === 0;
     if (servicesRequired) expect(hasPytest, "python3-pytest is required (VESSEL_REQUIRE_SERVICES=1)").toBe(true);
-    const args = hasPytest ? ["-m", "pytest", "-p", "no:cacheprovider", "-v", "-rfEs", "tests"] : ["-m", "unittest", "discover", "-v", "-s", "tests", "-t", "."];
+    const args = hasPytest
+      ? ["-m", "pytest", "-p", "no:cacheprovider", "-v", "-rfEs", "tests"]
+      : ["-m", "unittest", "discover", "-v", "-s", "tests", "-t", "."];
     const result = await run(venvPython, args, { cwd: packageDir, env, timeoutMs: 400_000 });
     expect(result.code, result.output).toBe(0);
     // Every scenario ran and passed; none was skipped (a skip must never read as a pass).

@@ -53,7 +53,11 @@ describe.skipIf(!hasChromium || !hasFfmpeg)("session recordings", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await browser.disconnect();
     expect((await releaseSession(t, ws.key, body.id)).status).toBe(204);
-    await eventually(() => fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) }).then((r) => r.status), (s) => s !== 409, 60_000);
+    await eventually(
+      () => fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) }).then((r) => r.status),
+      (s) => s !== 409,
+      60_000,
+    );
     return body.id;
   }
 
@@ -74,7 +78,11 @@ describe.skipIf(!hasChromium || !hasFfmpeg)("session recordings", () => {
     await browser.disconnect();
     expect((await releaseSession(t, ws.key, body.id)).status).toBe(204);
 
-    const whole = await eventually(() => fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) }), (r) => r.status !== 409, 60_000);
+    const whole = await eventually(
+      () => fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) }),
+      (r) => r.status !== 409,
+      60_000,
+    );
     expect(whole.status).toBe(200);
     expect(whole.headers.get("content-type")).toBe("video/mp4");
     expect(whole.headers.get("accept-ranges")).toBe("bytes");
@@ -116,15 +124,26 @@ describe.skipIf(!hasChromium || !hasFfmpeg)("session recordings", () => {
     expect(reads.map((r) => r.httpStatus)).toEqual(expect.arrayContaining([200, 206, 409, 416]));
 
     // Its events say when it was ready; GraphQL tells the same story.
-    const events = (await (await fetch(`${t.url}/v1/sessions/${body.id}/events`, { headers: bearer(ws.key) })).json()) as { items: Array<{ type: string; data: Record<string, unknown> }> };
+    const events = (await (await fetch(`${t.url}/v1/sessions/${body.id}/events`, { headers: bearer(ws.key) })).json()) as {
+      items: Array<{ type: string; data: Record<string, unknown> }>;
+    };
     expect(events.items.find((e) => e.type === "recording.ready")?.data).toMatchObject({ size_bytes: bytes.length });
     const gql = await fetch(`${t.url}/graphql`, {
       method: "POST",
       headers: { ...bearer(ws.key), "content-type": "application/json" },
-      body: JSON.stringify({ query: `query($id: String!) { session(id: $id) { recordingInfo { status sizeBytes durationMs url } } }`, variables: { id: body.id } }),
+      body: JSON.stringify({
+        query: `query($id: String!) { session(id: $id) { recordingInfo { status sizeBytes durationMs url } } }`,
+        variables: { id: body.id },
+      }),
     });
-    const info = ((await gql.json()) as { data: { session: { recordingInfo: { status: string; sizeBytes: number; durationMs: number; url: string } } } }).data.session.recordingInfo;
-    expect(info).toMatchObject({ status: "READY", sizeBytes: bytes.length, durationMs: row.durationMs, url: `${t.config.publicBaseUrl}/v1/sessions/${body.id}/recording` });
+    const info = ((await gql.json()) as { data: { session: { recordingInfo: { status: string; sizeBytes: number; durationMs: number; url: string } } } }).data
+      .session.recordingInfo;
+    expect(info).toMatchObject({
+      status: "READY",
+      sizeBytes: bytes.length,
+      durationMs: row.durationMs,
+      url: `${t.config.publicBaseUrl}/v1/sessions/${body.id}/recording`,
+    });
 
     // Its bytes are sealed on disk: no MP4 signature in the clear.
     const sealed = fs.readFileSync(recordingFile(t.config, body.id));
@@ -238,7 +257,9 @@ describe.skipIf(!hasChromium || !hasFfmpeg)("a recording that cannot be encoded"
     const answer = await fetch(recordingUrl(t, body.id), { headers: bearer(ws.key) });
     expect(answer.status).toBe(404);
     expect(((await answer.json()) as { detail: string }).detail).toContain("the video could not be encoded");
-    const events = (await (await fetch(`${t.url}/v1/sessions/${body.id}/events`, { headers: bearer(ws.key) })).json()) as { items: Array<{ type: string; data: Record<string, unknown> }> };
+    const events = (await (await fetch(`${t.url}/v1/sessions/${body.id}/events`, { headers: bearer(ws.key) })).json()) as {
+      items: Array<{ type: string; data: Record<string, unknown> }>;
+    };
     expect(events.items.find((e) => e.type === "recording.failed")?.data).toEqual({ reason: "the video could not be encoded" });
     expect(events.items.some((e) => e.type === "session.released")).toBe(true);
   });

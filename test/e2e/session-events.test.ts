@@ -92,10 +92,16 @@ describe.skipIf(!hasChromium)("session events", () => {
     const cdp = new WebSocket(connectUrl.connect_url);
     await new Promise((resolve, reject) => cdp.once("open", resolve).once("error", reject));
     cdp.close();
-    await eventually(() => events(t, ws.key, id, `?after=${first.body.next_cursor}`), (r) => r.body.items.length === 2);
+    await eventually(
+      () => events(t, ws.key, id, `?after=${first.body.next_cursor}`),
+      (r) => r.body.items.length === 2,
+    );
     expect((await releaseSession(t, ws.key, id)).status).toBe(204);
 
-    const rest = await eventually(() => events(t, ws.key, id, `?after=${first.body.next_cursor}`), (r) => r.body.items.length === 3);
+    const rest = await eventually(
+      () => events(t, ws.key, id, `?after=${first.body.next_cursor}`),
+      (r) => r.body.items.length === 3,
+    );
     expect(rest.body.items.map((e) => e.type)).toEqual(["cdp.connected", "cdp.disconnected", "session.released"]);
     expect(rest.body.items[0]!.data).toEqual({ clients: 1 });
     expect(rest.body.items[2]!.data).toEqual({ reason: "client_release" });
@@ -164,7 +170,10 @@ describe.skipIf(!hasChromium)("session events", () => {
     try {
       const sub = collect(client, { id });
       // The replay of what already happened shows the subscription is live.
-      await eventually(async () => sub.received.length, (n) => n >= 1);
+      await eventually(
+        async () => sub.received.length,
+        (n) => n >= 1,
+      );
       await releaseSession(t, ws.key, id);
       await sub.done;
       expect(sub.errors).toEqual([]);
@@ -193,12 +202,18 @@ describe.skipIf(!hasChromium)("session events", () => {
     const extra = await addKey(t, ws.workspace.id);
     const closed = new Promise<number>((resolve) => {
       const client = createClient({
-        url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: bearer(extra.key),
+        url: `${t.url.replace("http", "ws")}/graphql`,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        connectionParams: bearer(extra.key),
         on: { closed: (e) => resolve((e as { code: number }).code) },
       });
       client.subscribe({ query: SUBSCRIPTION, variables: { id } }, { next: () => {}, error: () => {}, complete: () => {} });
     });
-    await eventually(() => t.app.deps.db.prisma.auditEntry.count({ where: { keyPrefix: extra.prefix } }), (n) => n > 0);
+    await eventually(
+      () => t.app.deps.db.prisma.auditEntry.count({ where: { keyPrefix: extra.prefix } }),
+      (n) => n > 0,
+    );
     const admin = await seedUser(t, ws.workspace.id, "OWNER");
     const revoke = await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${extra.keyId}`, { method: "DELETE", headers: userAuth(admin) });
     expect(revoke.status).toBe(204);
@@ -272,7 +287,10 @@ describe("graphql-ws hardening (security.md G40–G41)", () => {
     const s = rawSocket(t);
     await s.opened;
     s.send({ type: "connection_init", payload: bearer(ws.key) });
-    await eventually(async () => s.messages.length, (n) => n === 1);
+    await eventually(
+      async () => s.messages.length,
+      (n) => n === 1,
+    );
     expect(s.messages[0]!.type).toBe("connection_ack");
     s.send({ type: "connection_init", payload: bearer(ws.key) });
     expect(await s.closed).toBe(4429);
@@ -357,12 +375,17 @@ describe.skipIf(!hasChromium)("closing a session's live views", () => {
     expect(told).toEqual([]);
 
     expect((await revoke(body.id, bearer(ws.key))).status).toBe(204);
-    await eventually(async () => told.length, (n) => n === 1);
+    await eventually(
+      async () => told.length,
+      (n) => n === 1,
+    );
     expect(told[0]).toMatch(/closed this live view/);
     expect(t.app.deps.runtime.viewerCount(body.id)).toBe(0);
     await expect(authorizeLiveView(t.app.deps, before)).rejects.toMatchObject({ slug: "unauthenticated" });
 
-    const fresh = (await (await fetch(`${t.url}/v1/sessions/${body.id}:keepalive`, { method: "POST", headers: bearer(ws.key) })).json()) as { live_view_url: string };
+    const fresh = (await (await fetch(`${t.url}/v1/sessions/${body.id}:keepalive`, { method: "POST", headers: bearer(ws.key) })).json()) as {
+      live_view_url: string;
+    };
     await expect(authorizeLiveView(t.app.deps, liveToken(fresh.live_view_url))).resolves.toMatchObject({ session: { id: body.id } });
     // The session itself kept running.
     expect((await t.app.deps.db.prisma.session.findUniqueOrThrow({ where: { id: body.id } })).status).toBe("RUNNING");

@@ -34,7 +34,9 @@ describe.skipIf(!hasChromium)("files uploaded into a session", () => {
   const LIMIT = 64 * 1024;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "4", VESSEL_UPLOAD_MAX_BYTES: String(LIMIT), VESSEL_EGRESS_ALLOW: "127.0.0.1/32" } });
+    t = await startTestApp({
+      env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "4", VESSEL_UPLOAD_MAX_BYTES: String(LIMIT), VESSEL_EGRESS_ALLOW: "127.0.0.1/32" },
+    });
     ws = await seedWorkspace(t);
     other = await seedWorkspace(t);
     site = http.createServer((_req, res) => res.setHeader("content-type", "text/html").end(FORM));
@@ -93,7 +95,12 @@ describe.skipIf(!hasChromium)("files uploaded into a session", () => {
     const local = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vessel-upload-")), "from-cli.txt");
     fs.writeFileSync(local, "from the CLI");
     const out: string[] = [];
-    const code = await runCli(["sessions", "upload", session.id, local, "--json"], { out: (l) => out.push(l), err: () => {}, interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } });
+    const code = await runCli(["sessions", "upload", session.id, local, "--json"], {
+      out: (l) => out.push(l),
+      err: () => {},
+      interactive: false,
+      env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url },
+    });
     expect(code).toBe(0);
     const viaCli = JSON.parse(out.join("\n")) as Uploaded;
     expect(viaCli.name).toBe("from-cli.txt");
@@ -101,7 +108,10 @@ describe.skipIf(!hasChromium)("files uploaded into a session", () => {
     try {
       const page = await browser.contexts()[0]!.newPage();
       await page.goto(siteUrl);
-      for (const [file, expected] of [[viaClient.path, "client.txt:from the client"], [viaCli.path, "from-cli.txt:from the CLI"]] as const) {
+      for (const [file, expected] of [
+        [viaClient.path, "client.txt:from the client"],
+        [viaCli.path, "from-cli.txt:from the CLI"],
+      ] as const) {
         await page.setInputFiles("#f", file);
         await page.waitForFunction((e) => document.getElementById("out")!.textContent === e, expected);
       }
@@ -110,7 +120,10 @@ describe.skipIf(!hasChromium)("files uploaded into a session", () => {
       await releaseSession(t, ws.key, session.id);
     }
     const listed = (await vessel.sessions.files(session.id)).map((f) => [f.name, f.available]);
-    expect(listed).toEqual([["client.txt", false], ["from-cli.txt", false]]);
+    expect(listed).toEqual([
+      ["client.txt", false],
+      ["from-cli.txt", false],
+    ]);
   });
 
   it("refuses what is too large, alone or with the session's earlier files, leaving nothing on disk", async () => {
@@ -143,32 +156,54 @@ describe.skipIf(!hasChromium)("files uploaded into a session", () => {
     expect(path.dirname(path.dirname(sneaky.body.path))).toBe(uploadsOf(session.id));
     expect((await upload(other.key, session.id, "x", "a.txt")).status).toBe(404);
     expect((await fetch(`${t.url}/v1/sessions/${session.id}/files`, { headers: bearer(other.key) })).status).toBe(404);
-    const json = await fetch(`${t.url}/v1/sessions/${session.id}/files`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: "{}" });
+    const json = await fetch(`${t.url}/v1/sessions/${session.id}/files`, {
+      method: "POST",
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
+      body: "{}",
+    });
     expect(json.status).toBe(415);
     const empty = new FormData();
     empty.append("note", "no file here");
     expect((await fetch(`${t.url}/v1/sessions/${session.id}/files`, { method: "POST", headers: bearer(ws.key), body: empty })).status).toBe(400);
-    const broken = await fetch(`${t.url}/v1/sessions/${session.id}/files`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "multipart/form-data; boundary=x" }, body: "--x\r\nnonsense" });
+    const broken = await fetch(`${t.url}/v1/sessions/${session.id}/files`, {
+      method: "POST",
+      headers: { ...bearer(ws.key), "content-type": "multipart/form-data; boundary=x" },
+      body: "--x\r\nnonsense",
+    });
     expect(broken.status).toBe(400);
     await releaseSession(t, ws.key, session.id);
     expect((await upload(ws.key, session.id, "late", "late.txt")).status).toBe(410);
     await t.app.deps.audit.flush();
-    const audited = await t.app.deps.db.prisma.auditEntry.findMany({ where: { action: "session.file_upload", target: session.id }, select: { httpStatus: true } });
+    const audited = await t.app.deps.db.prisma.auditEntry.findMany({
+      where: { action: "session.file_upload", target: session.id },
+      select: { httpStatus: true },
+    });
     expect(audited.map((a) => a.httpStatus).sort()).toEqual([201, 201, 400, 400, 400, 404, 410, 415].sort());
   });
 
   it("has a GraphQL twin: list, and small uploads as base64", async () => {
     const { body: session } = await createSession(t, ws.key);
     const gql = async (query: string, variables: Record<string, unknown>) =>
-      (await (await fetch(`${t.url}/graphql`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ query, variables }) })).json()) as {
-        data?: Record<string, unknown>; errors?: unknown[];
+      (await (
+        await fetch(`${t.url}/graphql`, {
+          method: "POST",
+          headers: { ...bearer(ws.key), "content-type": "application/json" },
+          body: JSON.stringify({ query, variables }),
+        })
+      ).json()) as {
+        data?: Record<string, unknown>;
+        errors?: unknown[];
       };
-    const made = await gql(`mutation($id: String!) { uploadSessionFile(sessionId: $id, name: "g.txt", contentBase64: "aGk=") { name size path } }`, { id: session.id });
+    const made = await gql(`mutation($id: String!) { uploadSessionFile(sessionId: $id, name: "g.txt", contentBase64: "aGk=") { name size path } }`, {
+      id: session.id,
+    });
     expect(made.data?.uploadSessionFile).toMatchObject({ name: "g.txt", size: 2 });
     expect(fs.readFileSync((made.data!.uploadSessionFile as { path: string }).path, "utf8")).toBe("hi");
     const listed = await gql(`query($id: String!) { sessionFiles(sessionId: $id) { name available } }`, { id: session.id });
     expect(listed.data?.sessionFiles).toEqual([{ name: "g.txt", available: true }]);
-    expect((await gql(`mutation($id: String!) { uploadSessionFile(sessionId: $id, name: "b", contentBase64: "%%%") { name } }`, { id: session.id })).errors).toBeDefined();
+    expect(
+      (await gql(`mutation($id: String!) { uploadSessionFile(sessionId: $id, name: "b", contentBase64: "%%%") { name } }`, { id: session.id })).errors,
+    ).toBeDefined();
     await releaseSession(t, ws.key, session.id);
   });
 });

@@ -33,8 +33,14 @@ interface LogList {
 
 // Planted secrets: none may appear in any answer, the server's log or the database.
 const SECRETS = {
-  query: "qtok-4f1c9a", password: "qpw-77e2b1", authorization: "authz-93ad5e", extraHeader: "xhdr-0b6d2f",
-  setCookie: "setck-5e81c4", cookie: "docck-c2a9f7", puppeteerCookie: "ppck-18be3d", pageText: "stays-in-page-6a1d",
+  query: "qtok-4f1c9a",
+  password: "qpw-77e2b1",
+  authorization: "authz-93ad5e",
+  extraHeader: "xhdr-0b6d2f",
+  setCookie: "setck-5e81c4",
+  cookie: "docck-c2a9f7",
+  puppeteerCookie: "ppck-18be3d",
+  pageText: "stays-in-page-6a1d",
 };
 
 const PAGE_A = `<!doctype html><title>a</title><script>
@@ -69,7 +75,9 @@ describe.skipIf(!hasChromium)("session logs", () => {
       }
       if (route === "/b") return void res.writeHead(200, { "content-type": "text/html" }).end("<title>b</title><p>b</p>");
       if (route === "/noisy") {
-        return void res.writeHead(200, { "content-type": "text/html" }).end("<script>for (let i = 0; i < 300; i++) console.log('line ' + i); window.__done = true;</script>");
+        return void res
+          .writeHead(200, { "content-type": "text/html" })
+          .end("<script>for (let i = 0; i < 300; i++) console.log('line ' + i); window.__done = true;</script>");
       }
       if (route === "/quiet") return void res.writeHead(200, { "content-type": "text/html" }).end("<p>quiet</p>");
       res.writeHead(404, { "content-type": "text/plain" }).end("not here");
@@ -144,8 +152,16 @@ describe.skipIf(!hasChromium)("session logs", () => {
     expect(items[navA]).toMatchObject({ frame_id: expect.any(String), main_frame: true, same_document: false, url: pageA });
     expect(items[hello]).toMatchObject({ level: "log", source_url: pageA, line: expect.any(Number), column: expect.any(Number), page_url: pageA });
     expect(items[missing]).toMatchObject({
-      method: "GET", url: `${siteUrl}/missing?token=[redacted]&password=[redacted]&page=2`, resource_type: "fetch", status: 404, status_text: "Not Found",
-      mime_type: "text/plain", failure: null, from_cache: false, request_bytes: 0, page_url: pageA,
+      method: "GET",
+      url: `${siteUrl}/missing?token=[redacted]&password=[redacted]&page=2`,
+      resource_type: "fetch",
+      status: 404,
+      status_text: "Not Found",
+      mime_type: "text/plain",
+      failure: null,
+      from_cache: false,
+      request_bytes: 0,
+      page_url: pageA,
     });
     expect(items[missing]!.response_bytes).toBeGreaterThan(0);
     expect(items[missing]!.duration_ms).toBeGreaterThanOrEqual(0);
@@ -158,9 +174,14 @@ describe.skipIf(!hasChromium)("session logs", () => {
 
     const cdp = items.filter((e) => e.type === "cdp");
     const methods = cdp.map((e) => e.method);
-    for (const m of ["Target.setAutoAttach", "Target.createTarget", "Network.setExtraHTTPHeaders", "Page.navigate", "Runtime.callFunctionOn"]) expect(methods).toContain(m);
+    for (const m of ["Target.setAutoAttach", "Target.createTarget", "Network.setExtraHTTPHeaders", "Page.navigate", "Runtime.callFunctionOn"])
+      expect(methods).toContain(m);
     for (const e of cdp) {
-      const keys = e.refused ? ["at", "duration_ms", "method", "refused", "seq", "type"] : e.count ? ["at", "count", "duration_ms", "max_ms", "method", "seq", "total_ms", "type"] : ["at", "duration_ms", "method", "seq", "type"];
+      const keys = e.refused
+        ? ["at", "duration_ms", "method", "refused", "seq", "type"]
+        : e.count
+          ? ["at", "count", "duration_ms", "max_ms", "method", "seq", "total_ms", "type"]
+          : ["at", "duration_ms", "method", "seq", "type"];
       expect(Object.keys(e).sort()).toEqual(keys);
     }
     const navigate = cdp.find((e) => e.method === "Page.navigate" && !e.refused)!;
@@ -197,7 +218,8 @@ describe.skipIf(!hasChromium)("session logs", () => {
     const rest = JSON.stringify((await logs(id, "?limit=1000")).body);
     expect(rest).toContain("[redacted]");
     const gql = await fetch(`${t.url}/graphql`, {
-      method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" },
+      method: "POST",
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
       body: JSON.stringify({ query: `query ($id: String!) { sessionLogs(id: $id, first: 1000) { items { seq type at data } } }`, variables: { id } }),
     });
     const gqlText = await gql.text();
@@ -268,7 +290,8 @@ describe.skipIf(!hasChromium)("session logs", () => {
     const other = await seedWorkspace(t);
     expect((await logs(id, "", other.key)).status).toBe(404);
     const gql = await fetch(`${t.url}/graphql`, {
-      method: "POST", headers: { ...bearer(other.key), "content-type": "application/json" },
+      method: "POST",
+      headers: { ...bearer(other.key), "content-type": "application/json" },
       body: JSON.stringify({ query: `{ sessionLogs(id: "${id}") { items { seq } } }` }),
     });
     expect(JSON.stringify(await gql.json())).toContain("NOT_FOUND");
@@ -291,7 +314,10 @@ describe.skipIf(!hasChromium)("session logs", () => {
     const { id, browser } = await started();
     const page = await browser.newPage();
     await page.goto(`${siteUrl}/quiet`);
-    const before = await eventually(() => logs(id, "?type=console"), () => true);
+    const before = await eventually(
+      () => logs(id, "?type=console"),
+      () => true,
+    );
     const waiting = logs(id, `?type=console&wait=30${before.body.next_cursor ? `&cursor=${before.body.next_cursor}` : ""}`);
     await new Promise((r) => setTimeout(r, 300));
     const asked = Date.now();
@@ -300,26 +326,45 @@ describe.skipIf(!hasChromium)("session logs", () => {
     expect(woken.body.items.map((e) => [e.type, e.text, e.level])).toEqual([["console", "wake up", "info"]]);
     expect(Date.now() - asked).toBeLessThan(5_000);
 
-    const client: Client = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: bearer(ws.key), lazy: true });
+    const client: Client = createClient({
+      url: `${t.url.replace("http", "ws")}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: bearer(ws.key),
+      lazy: true,
+    });
     try {
       const received: Array<{ seq: number; type: string; data: string }> = [];
       const errors: unknown[] = [];
       const done = new Promise<void>((resolve) => {
         client.subscribe<{ sessionLogs: { seq: number; type: string; data: string } }>(
           { query: `subscription ($id: String!) { sessionLogs(id: $id) { seq type at data } }`, variables: { id } },
-          { next: (v) => (v.errors ? errors.push(...v.errors) : v.data && received.push(v.data.sessionLogs)), error: (e) => (errors.push(e), resolve()), complete: () => resolve() },
+          {
+            next: (v) => (v.errors ? errors.push(...v.errors) : v.data && received.push(v.data.sessionLogs)),
+            error: (e) => (errors.push(e), resolve()),
+            complete: () => resolve(),
+          },
         );
       });
-      await eventually(async () => received.length, (n) => n > 0);
+      await eventually(
+        async () => received.length,
+        (n) => n > 0,
+      );
       await page.evaluate(() => console.warn("while subscribed"));
-      await eventually(async () => received.some((e) => e.data.includes("while subscribed")), (found) => found);
+      await eventually(
+        async () => received.some((e) => e.data.includes("while subscribed")),
+        (found) => found,
+      );
       await browser.disconnect();
       await releaseSession(t, ws.key, id);
       await done;
       expect(errors).toEqual([]);
       const all = (await logs(id, "?limit=1000")).body.items;
       expect(received.map((e) => e.seq)).toEqual(all.map((e) => e.seq));
-      expect(JSON.parse(received.find((e) => e.type === "console" && e.data.includes("while subscribed"))!.data)).toMatchObject({ level: "warning", text: "while subscribed" });
+      expect(JSON.parse(received.find((e) => e.type === "console" && e.data.includes("while subscribed"))!.data)).toMatchObject({
+        level: "warning",
+        text: "while subscribed",
+      });
     } finally {
       await client.dispose();
     }
@@ -335,7 +380,10 @@ describe.skipIf(!hasChromium)("session logs", () => {
     const page = await browser.newPage();
     await page.goto(`${siteUrl}/quiet`);
     await page.evaluate(() => console.log("from the library"));
-    await eventually(async () => followed.length, (n) => n >= 2);
+    await eventually(
+      async () => followed.length,
+      (n) => n >= 2,
+    );
     await browser.disconnect();
     await releaseSession(t, ws.key, id);
     await following;
@@ -343,7 +391,12 @@ describe.skipIf(!hasChromium)("session logs", () => {
     expect(followed.some((e) => e.type === "console" && e.text === "from the library")).toBe(true);
 
     const out: string[] = [];
-    const io = { out: (s: string) => out.push(s), err: (s: string) => out.push(`ERR ${s}`), interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } };
+    const io = {
+      out: (s: string) => out.push(s),
+      err: (s: string) => out.push(`ERR ${s}`),
+      interactive: false,
+      env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url },
+    };
     expect(await runCli(["sessions", "logs", id, "--type", "console"], io)).toBe(0);
     expect(out.join("\n")).toMatch(/console\s+\[log\] from the library/);
     out.length = 0;

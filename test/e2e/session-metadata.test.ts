@@ -92,7 +92,16 @@ describe.skipIf(!hasChromium)("session metadata", () => {
   it("refuses bad keys, bad values and too many entries with 400, creating nothing", async () => {
     const before = await t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id } });
     const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, "v"]));
-    for (const metadata of [{ Team: "qa" }, { "a b": "x" }, { ["k".repeat(65)]: "v" }, { team: "x".repeat(513) }, { team: 42 }, tooMany, ["team"], JSON.parse('{"__proto__": "qa"}') as object]) {
+    for (const metadata of [
+      { Team: "qa" },
+      { "a b": "x" },
+      { ["k".repeat(65)]: "v" },
+      { team: "x".repeat(513) },
+      { team: 42 },
+      tooMany,
+      ["team"],
+      JSON.parse('{"__proto__": "qa"}') as object,
+    ]) {
       const { res, body } = await createSession(t, ws.key, { region: "us-east1", metadata });
       expect(res.status, JSON.stringify(metadata).slice(0, 60)).toBe(400);
       expect((body as unknown as { type: string }).type).toMatch(/\/errors\/validation-failed$/);
@@ -120,7 +129,15 @@ describe.skipIf(!hasChromium)("session metadata", () => {
     const res = await fetch(`${t.url}/graphql`, {
       method: "POST",
       headers: { ...bearer(ws.key), "content-type": "application/json" },
-      body: JSON.stringify({ query, variables: { m: [{ key: "team", value: "web" }, { key: "run", value: "1" }] } }),
+      body: JSON.stringify({
+        query,
+        variables: {
+          m: [
+            { key: "team", value: "web" },
+            { key: "run", value: "1" },
+          ],
+        },
+      }),
     });
     const body = (await res.json()) as { data: { sessions: { items: Array<{ id: string; metadata: Array<{ key: string; value: string }> }> } } };
     const expected = made.filter((m) => m.team === "web" && m.run === "1").map((m) => m.id);
@@ -144,7 +161,8 @@ describe.skipIf(!hasChromium)("session metadata", () => {
     expect(ids).toEqual(made.filter((m) => m.team === "data" && m.run === "3").map((m) => m.id));
 
     const out: string[] = [];
-    const cli = (argv: string[]) => runCli(argv, { out: (line) => out.push(line), err: () => {}, interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } });
+    const cli = (argv: string[]) =>
+      runCli(argv, { out: (line) => out.push(line), err: () => {}, interactive: false, env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url } });
     expect(await cli(["sessions", "list", "--metadata", "team=data", "--metadata", "run=3", "--json"])).toBe(0);
     expect((JSON.parse(out.join("\n")) as Array<{ id: string }>).map((s) => s.id)).toEqual(ids);
     out.length = 0;

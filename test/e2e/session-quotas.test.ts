@@ -50,7 +50,9 @@ describe.skipIf(!hasChromium)("a session's quotas are reserved, not checked", ()
   let lowWs: Seeded;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "3", VESSEL_UPLOAD_MAX_BYTES: String(LIMIT), VESSEL_UPLOAD_MAX_FILES: String(MAX_FILES) } });
+    t = await startTestApp({
+      env: { VESSEL_BROWSER_WARM: "1", VESSEL_BROWSER_CAPACITY: "3", VESSEL_UPLOAD_MAX_BYTES: String(LIMIT), VESSEL_UPLOAD_MAX_FILES: String(MAX_FILES) },
+    });
     // A node whose volume never has enough free space for uploads (4 PiB kept free); its CDP sockets are relayed inline.
     low = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "1", VESSEL_UPLOAD_MIN_FREE_BYTES: String(2 ** 52), VESSEL_CDP_RELAY: "inline" } });
     ws = await seedWorkspace(t);
@@ -114,7 +116,10 @@ describe.skipIf(!hasChromium)("a session's quotas are reserved, not checked", ()
     }
   });
 
-  for (const [relay, app] of [["the relay host", () => t], ["inline", () => low]] as const) {
+  for (const [relay, app] of [
+    ["the relay host", () => t],
+    ["inline", () => low],
+  ] as const) {
     it(`closes a session's 17th CDP socket with 1008, and takes a new one once another has closed (${relay})`, async () => {
       const node = app();
       const key = node === t ? ws.key : lowWs.key;
@@ -134,7 +139,10 @@ describe.skipIf(!hasChromium)("a session's quotas are reserved, not checked", ()
         const first = open.shift()!;
         first.close();
         await closed(first);
-        await eventually(async () => node.app.deps.runtime.clientCount(session.id), (n) => n === 15);
+        await eventually(
+          async () => node.app.deps.runtime.clientCount(session.id),
+          (n) => n === 15,
+        );
         const again = await cdpServed(session.connect_url!);
         if (!("ws" in again)) throw new Error(`refused after one closed: ${again.code} ${again.reason}`);
         open.push(again.ws);

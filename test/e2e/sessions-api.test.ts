@@ -241,7 +241,11 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
   it("another workspace's session is 404; force-stop is for owners and admins, never keys", async () => {
     const other = await seedWorkspace(t);
     const mine = await createSession(t, ws.key);
-    for (const [method, path] of [["GET", ""], ["PATCH", ""], ["POST", ":keepalive"]] as const) {
+    for (const [method, path] of [
+      ["GET", ""],
+      ["PATCH", ""],
+      ["POST", ":keepalive"],
+    ] as const) {
       const res = await fetch(`${t.url}/v1/sessions/${mine.body.id}${path}`, {
         method,
         headers: { ...bearer(other.key), "content-type": "application/json" },
@@ -265,8 +269,13 @@ describe.skipIf(!hasChromium)("the sessions API", () => {
     const prisma = t.app.deps.db.prisma;
     // The listing is what is under test here, so the rows are written directly rather than by 250 browsers.
     const row = () => ({
-      id: `ses_${ulid()}`, workspaceId: listing.workspace.id, status: "RELEASED" as const, region: "us-east1",
-      timeoutSeconds: 60, expiresAt: new Date(Date.now() + 60_000), endReason: "CLIENT_RELEASE" as const,
+      id: `ses_${ulid()}`,
+      workspaceId: listing.workspace.id,
+      status: "RELEASED" as const,
+      region: "us-east1",
+      timeoutSeconds: 60,
+      expiresAt: new Date(Date.now() + 60_000),
+      endReason: "CLIENT_RELEASE" as const,
     });
     const rows = Array.from({ length: 250 }, row);
     await prisma.session.createMany({ data: rows });

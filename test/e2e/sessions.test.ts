@@ -68,9 +68,15 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     const lease = t.app.deps.runtime.endpoint(body.id)!;
     const browser = await puppeteer.connect({ browserWSEndpoint: body.connect_url! });
     await browser.close();
-    const ended = await eventually(() => getSession(t, ws.key, body.id), (s) => s.status !== "RUNNING");
+    const ended = await eventually(
+      () => getSession(t, ws.key, body.id),
+      (s) => s.status !== "RUNNING",
+    );
     expect(ended).toMatchObject({ status: "RELEASED", end_reason: "client_release" });
-    await eventually(async () => alive(lease.pid), (a) => !a);
+    await eventually(
+      async () => alive(lease.pid),
+      (a) => !a,
+    );
     expect(await handshake(body.connect_url!)).toBe(410);
   });
 
@@ -81,7 +87,9 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     const { sessionId } = (await client.send("Target.attachToTarget", { targetId, flatten: true })) as { sessionId: string };
     // Until the page has loaded (a fixed 300 ms was too short once in CI, on a loaded machine).
     const greeting = () =>
-      client.send("Runtime.evaluate", { expression: "document.querySelector('#greeting')?.textContent ?? null", returnByValue: true }, sessionId) as Promise<{ result: { value: string | null } }>;
+      client.send("Runtime.evaluate", { expression: "document.querySelector('#greeting')?.textContent ?? null", returnByValue: true }, sessionId) as Promise<{
+        result: { value: string | null };
+      }>;
     const evaluated = await eventually(greeting, (e) => e.result.value !== null);
     expect(evaluated.result.value).toBe("hello from loopback");
     await client.close();
@@ -90,7 +98,9 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
 
   it("GraphQL drives the same sessions: create, read, list, release", async () => {
     const gql = async (query: string) =>
-      (await (await fetch(`${t.url}/graphql`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ query }) })).json()) as {
+      (await (
+        await fetch(`${t.url}/graphql`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ query }) })
+      ).json()) as {
         data: Record<string, { id: string; status: string; connectUrl: string | null; items?: Array<{ id: string }> }>;
       };
     const key = crypto.randomUUID();
@@ -213,9 +223,15 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     const { body } = await createSession(t, ws.key);
     const { pid } = t.app.deps.runtime.endpoint(body.id)!;
     process.kill(-pid, "SIGKILL");
-    const ended = await eventually(() => getSession(t, ws.key, body.id), (s) => s.status !== "RUNNING");
+    const ended = await eventually(
+      () => getSession(t, ws.key, body.id),
+      (s) => s.status !== "RUNNING",
+    );
     expect(ended).toMatchObject({ status: "FAILED", end_reason: "browser_crash" });
-    await eventually(async () => alive(pid), (a) => !a);
+    await eventually(
+      async () => alive(pid),
+      (a) => !a,
+    );
   });
 
   it("the hard cap and the idle timeout end sessions", async () => {
@@ -224,11 +240,26 @@ describe.skipIf(!hasChromium)("sessions with real Chromium through the running s
     // A connected client keeps a session from going idle.
     const busy = await createSession(t, ws.key, { region: "us-east1", idle_timeout_seconds: 1 });
     const client = await puppeteer.connect({ browserWSEndpoint: busy.body.connect_url! });
-    expect((await eventually(() => getSession(t, ws.key, idle.body.id), (s) => s.status !== "RUNNING"))).toMatchObject({ status: "TIMED_OUT", end_reason: "idle_timeout" });
-    expect((await eventually(() => getSession(t, ws.key, capped.body.id), (s) => s.status !== "RUNNING"))).toMatchObject({ status: "TIMED_OUT", end_reason: "timeout" });
+    expect(
+      await eventually(
+        () => getSession(t, ws.key, idle.body.id),
+        (s) => s.status !== "RUNNING",
+      ),
+    ).toMatchObject({ status: "TIMED_OUT", end_reason: "idle_timeout" });
+    expect(
+      await eventually(
+        () => getSession(t, ws.key, capped.body.id),
+        (s) => s.status !== "RUNNING",
+      ),
+    ).toMatchObject({ status: "TIMED_OUT", end_reason: "timeout" });
     expect((await getSession(t, ws.key, busy.body.id)).status).toBe("RUNNING");
     await client.disconnect();
-    expect((await eventually(() => getSession(t, ws.key, busy.body.id), (s) => s.status !== "RUNNING"))).toMatchObject({ end_reason: "idle_timeout" });
+    expect(
+      await eventually(
+        () => getSession(t, ws.key, busy.body.id),
+        (s) => s.status !== "RUNNING",
+      ),
+    ).toMatchObject({ end_reason: "idle_timeout" });
   });
 
   it("records every transition as a session event", async () => {

@@ -47,17 +47,31 @@ describe.skipIf(!hasPostgres)("webhook deliveries across node processes (Postgre
     for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  async function node(nodeId: string, dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-wh-")), retryBaseMs = 200, extra: Record<string, string> = {}): Promise<NodeProcess> {
+  async function node(
+    nodeId: string,
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vessel-wh-")),
+    retryBaseMs = 200,
+    extra: Record<string, string> = {},
+  ): Promise<NodeProcess> {
     dataDirs.push(dataDir);
     const n = await spawnNode({
-      DATABASE_URL: tdb.url!, VESSEL_MASTER_KEY: masterKey, VESSEL_DATA_DIR: dataDir, VESSEL_NODE_ID: nodeId, VESSEL_BROWSER_CAPACITY: "1",
-      VESSEL_WEBHOOK_RETRY_BASE_MS: String(retryBaseMs), ...extra,
+      DATABASE_URL: tdb.url!,
+      VESSEL_MASTER_KEY: masterKey,
+      VESSEL_DATA_DIR: dataDir,
+      VESSEL_NODE_ID: nodeId,
+      VESSEL_BROWSER_CAPACITY: "1",
+      VESSEL_WEBHOOK_RETRY_BASE_MS: String(retryBaseMs),
+      ...extra,
     });
     nodes.push(n);
     return n;
   }
   const post = async (n: NodeProcess, p: string, body?: unknown) => {
-    const res = await fetch(`${n.url}${p}`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${n.url}${p}`, {
+      method: "POST",
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, string> };
   };
   const delivery = (id: string) => tdb.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } });
@@ -70,14 +84,24 @@ describe.skipIf(!hasPostgres)("webhook deliveries across node processes (Postgre
     const hook = await post(first, "/v1/webhooks", { url: `${receiver.url}/restart`, events: ["session.released"] });
     expect(hook.status).toBe(201);
     const test = await post(first, `/v1/webhooks/${hook.body.id}:test`);
-    await eventually(async () => receiver.received.filter((r) => r.path === "/restart").length, (n) => n === 1);
-    await eventually(() => delivery(test.body.id!), (d) => d.attempts === 1 && d.lastStatusCode === 500);
+    await eventually(
+      async () => receiver.received.filter((r) => r.path === "/restart").length,
+      (n) => n === 1,
+    );
+    await eventually(
+      () => delivery(test.body.id!),
+      (d) => d.attempts === 1 && d.lastStatusCode === 500,
+    );
     first.signal("SIGKILL");
     expect((await first.exited).signal).toBe("SIGKILL");
     expect(await delivery(test.body.id!)).toMatchObject({ status: "pending", attempts: 1 });
 
     await node(nodeId, dataDir, 3000);
-    const d = await eventually(() => delivery(test.body.id!), (x) => x.status === "delivered", 30_000);
+    const d = await eventually(
+      () => delivery(test.body.id!),
+      (x) => x.status === "delivered",
+      30_000,
+    );
     expect(d).toMatchObject({ attempts: 2, lastStatusCode: 200 });
     const got = receiver.received.filter((r) => r.path === "/restart");
     expect(got.map((r) => r.headers["webhook-id"])).toEqual([test.body.id, test.body.id]);
@@ -112,28 +136,49 @@ describe.skipIf(!hasPostgres)("webhook deliveries across node processes (Postgre
     expect(new Set(rows.map((d) => d.lockedBy)).size).toBe(2);
   }, 120_000);
 
-  it.skipIf(!hasRedis || !hasChromium)("queues a session's events on the node that runs it, for an endpoint made on another node a moment before (Redis tells it)", async () => {
-    const redis = { REDIS_URL: testRedisUrl };
-    const [a, b] = await Promise.all([node(`wh-ra-${ulid()}`, undefined, 200, redis), node(`wh-rb-${ulid()}`, undefined, 200, redis)]);
-    const create = async () => {
-      const res = await fetch(`${b.url}/v1/sessions`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": randomUUID() }, body: JSON.stringify({ region: "us-east1" }) });
-      expect(res.status).toBe(201);
-      const session = (await res.json()) as { id: string };
-      expect((await tdb.db.prisma.session.findUniqueOrThrow({ where: { id: session.id } })).nodeId).toBe(b.env.VESSEL_NODE_ID);
-      const released = await fetch(`${b.url}/v1/sessions/${session.id}`, { method: "PATCH", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
-      expect(released.ok).toBe(true);
-      return session.id;
-    };
-    // With no endpoint enabled anywhere, node b learns that there is none (and would believe it for 10 s)…
-    await tdb.db.prisma.webhookEndpoint.updateMany({ data: { enabled: false } });
-    await create();
-    // …then a's new endpoint reaches it through Redis: b's next session is delivered at once.
-    const hook = await post(a, "/v1/webhooks", { url: `${receiver.url}/fresh`, events: ["session.running", "session.released"] });
-    expect(hook.status).toBe(201);
-    const id = await create();
-    const got = await eventually(async () => receiver.received.filter((r) => r.path === "/fresh"), (r) => r.length === 2, 20_000);
-    // Attempts run side by side, so the two may arrive in either order; the events' timestamps order them.
-    const events = got.map((r) => JSON.parse(r.body) as { type: string; timestamp: string; data: { id: string } }).sort((x, y) => x.timestamp.localeCompare(y.timestamp));
-    expect(events.map((e) => [e.type, e.data.id])).toEqual([["session.running", id], ["session.released", id]]);
-  }, 120_000);
+  it.skipIf(!hasRedis || !hasChromium)(
+    "queues a session's events on the node that runs it, for an endpoint made on another node a moment before (Redis tells it)",
+    async () => {
+      const redis = { REDIS_URL: testRedisUrl };
+      const [a, b] = await Promise.all([node(`wh-ra-${ulid()}`, undefined, 200, redis), node(`wh-rb-${ulid()}`, undefined, 200, redis)]);
+      const create = async () => {
+        const res = await fetch(`${b.url}/v1/sessions`, {
+          method: "POST",
+          headers: { ...bearer(ws.key), "content-type": "application/json", "idempotency-key": randomUUID() },
+          body: JSON.stringify({ region: "us-east1" }),
+        });
+        expect(res.status).toBe(201);
+        const session = (await res.json()) as { id: string };
+        expect((await tdb.db.prisma.session.findUniqueOrThrow({ where: { id: session.id } })).nodeId).toBe(b.env.VESSEL_NODE_ID);
+        const released = await fetch(`${b.url}/v1/sessions/${session.id}`, {
+          method: "PATCH",
+          headers: { ...bearer(ws.key), "content-type": "application/json" },
+          body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+        });
+        expect(released.ok).toBe(true);
+        return session.id;
+      };
+      // With no endpoint enabled anywhere, node b learns that there is none (and would believe it for 10 s)…
+      await tdb.db.prisma.webhookEndpoint.updateMany({ data: { enabled: false } });
+      await create();
+      // …then a's new endpoint reaches it through Redis: b's next session is delivered at once.
+      const hook = await post(a, "/v1/webhooks", { url: `${receiver.url}/fresh`, events: ["session.running", "session.released"] });
+      expect(hook.status).toBe(201);
+      const id = await create();
+      const got = await eventually(
+        async () => receiver.received.filter((r) => r.path === "/fresh"),
+        (r) => r.length === 2,
+        20_000,
+      );
+      // Attempts run side by side, so the two may arrive in either order; the events' timestamps order them.
+      const events = got
+        .map((r) => JSON.parse(r.body) as { type: string; timestamp: string; data: { id: string } })
+        .sort((x, y) => x.timestamp.localeCompare(y.timestamp));
+      expect(events.map((e) => [e.type, e.data.id])).toEqual([
+        ["session.running", id],
+        ["session.released", id],
+      ]);
+    },
+    120_000,
+  );
 });

@@ -15,8 +15,23 @@ import { signedBy, startReceiver, type Receiver } from "../support/webhook-recei
 const executablePath = findChromium();
 if ((!executablePath || !hasFfmpeg) && servicesRequired) throw new Error("Chromium and ffmpeg are required (VESSEL_REQUIRE_SERVICES=1)");
 
-interface Webhook { id: string; url: string; events: string[]; secret?: string; enabled: boolean; previous_secret_expires_at: string | null }
-interface Delivery { id: string; event: string; status: string; attempts: number; last_response_code: number | null; last_error: string | null; last_attempt_at: string | null }
+interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  secret?: string;
+  enabled: boolean;
+  previous_secret_expires_at: string | null;
+}
+interface Delivery {
+  id: string;
+  event: string;
+  status: string;
+  attempts: number;
+  last_response_code: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+}
 
 /**
  * Webhooks end to end on one node (embedded database): a receiver on loopback (allowed by
@@ -41,7 +56,11 @@ describe.skipIf(!executablePath)("webhooks", () => {
   });
 
   const api = async (method: string, path: string, body?: unknown, auth = bearer(ws.key)) => {
-    const res = await fetch(`${t.url}${path}`, { method, headers: { ...auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${t.url}${path}`, {
+      method,
+      headers: { ...auth, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
   };
@@ -50,7 +69,7 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect(res.status).toBe(201);
     return res.body as unknown as Webhook;
   };
-  const deliveries = async (id: string) => ((await api("GET", `/v1/webhooks/${id}/deliveries`)).body.items as Delivery[]);
+  const deliveries = async (id: string) => (await api("GET", `/v1/webhooks/${id}/deliveries`)).body.items as Delivery[];
   const at = (path: string) => receiver.received.filter((r) => r.path === path);
 
   it("creates, shows the secret once, lists, changes and deletes; audited", async () => {
@@ -71,7 +90,10 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect((await api("DELETE", `/v1/webhooks/${hook.id}`)).status).toBe(204);
     expect((await api("GET", `/v1/webhooks/${hook.id}`)).status).toBe(404);
     // The secret is stored sealed, never in the clear; the audit log names the actions, not the secret.
-    const audit = await eventually(() => t.app.deps.db.prisma.auditEntry.findMany({ where: { target: hook.id } }), (a) => a.length >= 6);
+    const audit = await eventually(
+      () => t.app.deps.db.prisma.auditEntry.findMany({ where: { target: hook.id } }),
+      (a) => a.length >= 6,
+    );
     expect(audit.map((a) => a.action).sort()).toEqual(["webhook.create", "webhook.delete", "webhook.read", "webhook.read", "webhook.update", "webhook.update"]);
     expect(JSON.stringify(audit)).not.toContain(hook.secret!.slice(6));
   });
@@ -103,14 +125,24 @@ describe.skipIf(!executablePath)("webhooks", () => {
     const other = await create("/released-only", ["session.released"]);
     const { res, body: session } = await createSession(t, ws.key, { region: "us-east1", live_view: { interactive: true, instructions: "Click Done" } });
     expect(res.status).toBe(201);
-    await eventually(async () => at("/session").length, (n) => n >= 1);
+    await eventually(
+      async () => at("/session").length,
+      (n) => n >= 1,
+    );
     // A real person clicks Done in the live view.
     const page = await viewers.newPage();
     await page.goto(session.live_view_url!);
     await page.click("#done");
-    await eventually(async () => at("/session").length, (n) => n >= 2, 15_000);
+    await eventually(
+      async () => at("/session").length,
+      (n) => n >= 2,
+      15_000,
+    );
     expect((await releaseSession(t, ws.key, session.id)).ok).toBe(true);
-    await eventually(async () => at("/session").length, (n) => n >= 3);
+    await eventually(
+      async () => at("/session").length,
+      (n) => n >= 3,
+    );
     await page.close();
 
     const got = at("/session");
@@ -133,11 +165,16 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect(done!.data).toMatchObject({ session_id: session.id, type: "live_view.done", id: expect.stringMatching(/^evt_/) });
     expect(Date.parse(running!.timestamp)).not.toBeNaN();
     // The endpoint subscribed to session.released alone got that one only.
-    await eventually(async () => at("/released-only").length, (n) => n === 1);
+    await eventually(
+      async () => at("/released-only").length,
+      (n) => n === 1,
+    );
     expect(JSON.parse(at("/released-only")[0]!.body).type).toBe("session.released");
     const log = await deliveries(hook.id);
     expect(log.map((d) => [d.event, d.status, d.attempts, d.last_response_code])).toEqual([
-      ["session.released", "delivered", 1, 200], ["live_view.done", "delivered", 1, 200], ["session.running", "delivered", 1, 200],
+      ["session.released", "delivered", 1, 200],
+      ["live_view.done", "delivered", 1, 200],
+      ["session.running", "delivered", 1, 200],
     ]);
   }, 60_000);
 
@@ -145,7 +182,11 @@ describe.skipIf(!executablePath)("webhooks", () => {
     const hook = await create("/timeout", ["session.timed_out", "session.failed"]);
     const { res, body: session } = await createSession(t, ws.key, { region: "us-east1", timeout_seconds: 1 });
     expect(res.status).toBe(201);
-    await eventually(async () => at("/timeout").length, (n) => n === 1, 15_000);
+    await eventually(
+      async () => at("/timeout").length,
+      (n) => n === 1,
+      15_000,
+    );
     const r = at("/timeout")[0]!;
     expect(signedBy([hook.secret!], r)).toEqual([hook.secret]);
     expect(JSON.parse(r.body)).toMatchObject({ type: "session.timed_out", data: { id: session.id, status: "TIMED_OUT", end_reason: "timeout" } });
@@ -154,7 +195,10 @@ describe.skipIf(!executablePath)("webhooks", () => {
   it("delivers download.completed with the event as GET …/events answers it", async () => {
     const hook = await create("/download", ["download.completed"]);
     const site = http.createServer((req, res) => {
-      if (req.url === "/report") return void res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.txt"' }).end("report body");
+      if (req.url === "/report")
+        return void res
+          .writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.txt"' })
+          .end("report body");
       res.writeHead(200, { "content-type": "text/html" }).end('<a id="dl" href="/report" download>download</a>');
     });
     await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));
@@ -164,7 +208,11 @@ describe.skipIf(!executablePath)("webhooks", () => {
       const page = await driver.newPage();
       await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
       await page.click("#dl");
-      await eventually(async () => at("/download").length, (n) => n === 1, 15_000);
+      await eventually(
+        async () => at("/download").length,
+        (n) => n === 1,
+        15_000,
+      );
     } finally {
       await driver.disconnect();
       await releaseSession(t, ws.key, session.id);
@@ -179,34 +227,55 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect(body.data).toMatchObject({ session_id: session.id, data: { name: "report.txt", bytes: 11 } });
   }, 30_000);
 
-  it.skipIf(!hasFfmpeg)("delivers recording.ready once a recorded session's video is stored", async () => {
-    const hook = await create("/recording", ["recording.ready"]);
-    const { res, body: session } = await createSession(t, ws.key, { region: "us-east1", recording: true });
-    expect(res.status).toBe(201);
-    await new Promise((r) => setTimeout(r, 1000));
-    await releaseSession(t, ws.key, session.id);
-    await eventually(async () => at("/recording").length, (n) => n === 1, 45_000);
-    const r = at("/recording")[0]!;
-    expect(signedBy([hook.secret!], r)).toEqual([hook.secret]);
-    expect(JSON.parse(r.body)).toMatchObject({ type: "recording.ready", data: { session_id: session.id, type: "recording.ready", data: { size_bytes: expect.any(Number) } } });
-  }, 60_000);
+  it.skipIf(!hasFfmpeg)(
+    "delivers recording.ready once a recorded session's video is stored",
+    async () => {
+      const hook = await create("/recording", ["recording.ready"]);
+      const { res, body: session } = await createSession(t, ws.key, { region: "us-east1", recording: true });
+      expect(res.status).toBe(201);
+      await new Promise((r) => setTimeout(r, 1000));
+      await releaseSession(t, ws.key, session.id);
+      await eventually(
+        async () => at("/recording").length,
+        (n) => n === 1,
+        45_000,
+      );
+      const r = at("/recording")[0]!;
+      expect(signedBy([hook.secret!], r)).toEqual([hook.secret]);
+      expect(JSON.parse(r.body)).toMatchObject({
+        type: "recording.ready",
+        data: { session_id: session.id, type: "recording.ready", data: { size_bytes: expect.any(Number) } },
+      });
+    },
+    60_000,
+  );
 
   it("retries a 500 with backoff: 500, 500, 200 is three attempts with the same webhook-id", async () => {
     receiver.script("/flaky", [500, 500]);
     const hook = await create("/flaky", ["session.failed"]);
     const test = await api("POST", `/v1/webhooks/${hook.id}:test`);
     expect(test.status).toBe(202);
-    await eventually(async () => at("/flaky").length, (n) => n >= 3, 15_000);
+    await eventually(
+      async () => at("/flaky").length,
+      (n) => n >= 3,
+      15_000,
+    );
     const got = at("/flaky");
     expect(new Set(got.map((r) => r.headers["webhook-id"]))).toEqual(new Set([test.body.id]));
     expect(new Set(got.map((r) => r.body)).size).toBe(1);
     expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "webhook.test", data: { webhook_id: hook.id } });
     for (const r of got) expect(signedBy([hook.secret!], r)).toEqual([hook.secret]);
-    const [d] = await eventually(() => deliveries(hook.id), (l) => l[0]?.status === "delivered");
+    const [d] = await eventually(
+      () => deliveries(hook.id),
+      (l) => l[0]?.status === "delivered",
+    );
     expect(d).toMatchObject({ event: "webhook.test", status: "delivered", attempts: 3, last_response_code: 200, last_error: null });
     // A retry by hand sends it again, same id and body.
     expect((await api("POST", `/v1/webhooks/${hook.id}/deliveries/${d!.id}:retry`)).status).toBe(202);
-    await eventually(async () => at("/flaky").length, (n) => n === 4);
+    await eventually(
+      async () => at("/flaky").length,
+      (n) => n === 4,
+    );
     expect(at("/flaky")[3]!.headers["webhook-id"]).toBe(d!.id);
     expect(at("/flaky")[3]!.body).toBe(got[0]!.body);
   }, 30_000);
@@ -231,17 +300,28 @@ describe.skipIf(!executablePath)("webhooks", () => {
     try {
       const stuck = (await api("POST", "/v1/webhooks", { url: silent.url, events: ["session.released"] })).body as unknown as Webhook;
       for (let i = 0; i < 12; i++) expect((await api("POST", `/v1/webhooks/${stuck.id}:test`)).status).toBe(202);
-      await eventually(async () => silent.sockets.size, (n) => n === 8);
+      await eventually(
+        async () => silent.sockets.size,
+        (n) => n === 8,
+      );
       const fine = await create("/beside-stuck", ["session.released"]);
       await api("POST", `/v1/webhooks/${fine.id}:test`);
-      await eventually(async () => at("/beside-stuck").length, (n) => n === 1, 9_000);
+      await eventually(
+        async () => at("/beside-stuck").length,
+        (n) => n === 1,
+        9_000,
+      );
       // Delivered while eight silent attempts were still waiting for an answer, and the other four
       // waited for a free place of their endpoint's eight.
       const waiting = await t.app.deps.db.prisma.webhookDelivery.findMany({ where: { endpointId: stuck.id } });
       expect(waiting.map((d) => [d.status, d.lastAttemptAt]).every(([status, last]) => status === "pending" && last === null)).toBe(true);
       expect(waiting.map((d) => d.attempts).sort()).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
       expect(silent.sockets.size).toBe(8);
-      const timedOut = await eventually(() => deliveries(stuck.id), (l) => l.filter((x) => x.last_error !== null).length >= 8, 20_000);
+      const timedOut = await eventually(
+        () => deliveries(stuck.id),
+        (l) => l.filter((x) => x.last_error !== null).length >= 8,
+        20_000,
+      );
       expect(timedOut.find((x) => x.last_error !== null)!.last_error).toBe("no answer within 10 s");
     } finally {
       silent.close();
@@ -258,10 +338,17 @@ describe.skipIf(!executablePath)("webhooks", () => {
         const id = (made.body as unknown as Webhook).id;
         for (let i = 0; i < 8; i++) expect((await api("POST", `/v1/webhooks/${id}:test`, undefined, bearer(hostile.key))).status).toBe(202);
       }
-      await eventually(async () => silent.sockets.size, (n) => n === 16);
+      await eventually(
+        async () => silent.sockets.size,
+        (n) => n === 16,
+      );
       const fine = await create("/other-workspace", ["session.released"]);
       await api("POST", `/v1/webhooks/${fine.id}:test`);
-      await eventually(async () => at("/other-workspace").length, (n) => n === 1, 9_000);
+      await eventually(
+        async () => at("/other-workspace").length,
+        (n) => n === 1,
+        9_000,
+      );
       // The eight beyond the workspace's share were not sent meanwhile (a poll each second, and wakes).
       await new Promise((r) => setTimeout(r, 2_000));
       expect(silent.sockets.size).toBe(16);
@@ -276,7 +363,10 @@ describe.skipIf(!executablePath)("webhooks", () => {
       expect(made.status).toBe(201);
       const id = (made.body as unknown as Webhook).id;
       await api("POST", `/v1/webhooks/${id}:test`);
-      const [d] = await eventually(() => deliveries(id), (l) => l[0]?.status !== "pending");
+      const [d] = await eventually(
+        () => deliveries(id),
+        (l) => l[0]?.status !== "pending",
+      );
       expect(d).toMatchObject({ status: "refused", attempts: 1, last_response_code: null });
       expect(d!.last_error).toMatch(/blocked-address/);
     }
@@ -291,7 +381,10 @@ describe.skipIf(!executablePath)("webhooks", () => {
     expect(fresh.secret).not.toBe(hook.secret);
     expect(Date.parse(fresh.previous_secret_expires_at!) - Date.now()).toBeGreaterThan(23.9 * 3600_000);
     await api("POST", `/v1/webhooks/${hook.id}:test`);
-    await eventually(async () => at("/rotated").length, (n) => n === 1);
+    await eventually(
+      async () => at("/rotated").length,
+      (n) => n === 1,
+    );
     const r = at("/rotated")[0]!;
     expect(String(r.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     expect(signedBy([hook.secret!, fresh.secret!], r).sort()).toEqual([hook.secret!, fresh.secret!].sort());
@@ -304,9 +397,13 @@ describe.skipIf(!executablePath)("webhooks", () => {
     const strangerAdmin = await seedUser(t, stranger.workspace.id, "OWNER");
     const before = await t.app.deps.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
     const routes: Array<[string, string, unknown?]> = [
-      ["GET", `/v1/webhooks/${hook.id}`], ["PATCH", `/v1/webhooks/${hook.id}`, { enabled: false, url: "http://example.com/x" }],
-      ["POST", `/v1/webhooks/${hook.id}:rotate-secret`], ["POST", `/v1/webhooks/${hook.id}:test`], ["GET", `/v1/webhooks/${hook.id}/deliveries`],
-      ["POST", `/v1/webhooks/${hook.id}/deliveries/${sent.id}:retry`], ["DELETE", `/v1/webhooks/${hook.id}`],
+      ["GET", `/v1/webhooks/${hook.id}`],
+      ["PATCH", `/v1/webhooks/${hook.id}`, { enabled: false, url: "http://example.com/x" }],
+      ["POST", `/v1/webhooks/${hook.id}:rotate-secret`],
+      ["POST", `/v1/webhooks/${hook.id}:test`],
+      ["GET", `/v1/webhooks/${hook.id}/deliveries`],
+      ["POST", `/v1/webhooks/${hook.id}/deliveries/${sent.id}:retry`],
+      ["DELETE", `/v1/webhooks/${hook.id}`],
     ];
     for (const auth of [bearer(stranger.key), userAuth(strangerAdmin)]) {
       const q = "authorization" in auth && String(auth.authorization).startsWith("Bearer vs_") ? "" : `?workspace=${stranger.workspace.slug}`;
@@ -323,12 +420,18 @@ describe.skipIf(!executablePath)("webhooks", () => {
     const theirId = (theirs.body as unknown as Webhook).id;
     expect((await api("POST", `/v1/webhooks/${theirId}/deliveries/${sent.id}:retry`, undefined, bearer(stranger.key))).status).toBe(404);
     const gql = (query: string) =>
-      fetch(`${t.url}/graphql`, { method: "POST", headers: { ...bearer(stranger.key), "content-type": "application/json" }, body: JSON.stringify({ query }) })
-        .then((r) => r.json() as Promise<{ errors?: Array<{ message: string; extensions: { code: string } }> }>);
+      fetch(`${t.url}/graphql`, {
+        method: "POST",
+        headers: { ...bearer(stranger.key), "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      }).then((r) => r.json() as Promise<{ errors?: Array<{ message: string; extensions: { code: string } }> }>);
     for (const op of [
-      `{ webhook(id: "${hook.id}") { id } }`, `{ webhookDeliveries(id: "${hook.id}") { items { id } } }`,
-      `mutation { updateWebhook(id: "${hook.id}", enabled: false) { id } }`, `mutation { rotateWebhookSecret(id: "${hook.id}") { secret } }`,
-      `mutation { testWebhook(id: "${hook.id}") { id } }`, `mutation { retryWebhookDelivery(id: "${hook.id}", deliveryId: "${sent.id}") { id } }`,
+      `{ webhook(id: "${hook.id}") { id } }`,
+      `{ webhookDeliveries(id: "${hook.id}") { items { id } } }`,
+      `mutation { updateWebhook(id: "${hook.id}", enabled: false) { id } }`,
+      `mutation { rotateWebhookSecret(id: "${hook.id}") { secret } }`,
+      `mutation { testWebhook(id: "${hook.id}") { id } }`,
+      `mutation { retryWebhookDelivery(id: "${hook.id}", deliveryId: "${sent.id}") { id } }`,
       `mutation { deleteWebhook(id: "${hook.id}") }`,
     ]) {
       const r = await gql(op);
@@ -343,8 +446,13 @@ describe.skipIf(!executablePath)("webhooks", () => {
     const admin = await seedUser(t, ws.workspace.id, "ADMIN");
     const member = await seedUser(t, ws.workspace.id, "MEMBER");
     const gql = (auth: Record<string, string>, query: string) =>
-      fetch(`${t.url}/graphql`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<{ data?: Record<string, unknown>; errors?: Array<{ extensions: { code: string } }> }>);
-    const made = await gql(userAuth(admin), `mutation { createWebhook(workspace: "${ws.workspace.slug}", url: "${receiver.url}/gql", events: ["session.released"]) { secret webhook { id events } } }`);
+      fetch(`${t.url}/graphql`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ query }) }).then(
+        (r) => r.json() as Promise<{ data?: Record<string, unknown>; errors?: Array<{ extensions: { code: string } }> }>,
+      );
+    const made = await gql(
+      userAuth(admin),
+      `mutation { createWebhook(workspace: "${ws.workspace.slug}", url: "${receiver.url}/gql", events: ["session.released"]) { secret webhook { id events } } }`,
+    );
     expect(made.errors).toBeUndefined();
     const id = (made.data!.createWebhook as { webhook: { id: string } }).webhook.id;
     const refused = await gql(userAuth(member), `{ webhooks(workspace: "${ws.workspace.slug}") { items { id } } }`);

@@ -15,7 +15,8 @@ import { chromiumPath, postgresReachable, redisReachable, servicesRequired, test
 
 const hasChromium = chromiumPath() !== undefined;
 const shared = { postgres: await postgresReachable(), redis: await redisReachable() };
-if (servicesRequired && (!hasChromium || !shared.postgres || !shared.redis)) throw new Error("Chromium, PostgreSQL and Redis are required (VESSEL_REQUIRE_SERVICES=1)");
+if (servicesRequired && (!hasChromium || !shared.postgres || !shared.redis))
+  throw new Error("Chromium, PostgreSQL and Redis are required (VESSEL_REQUIRE_SERVICES=1)");
 
 type Created = { res: Response; body: { id: string; type?: string; status?: number } };
 async function create(base: string, key: string, idem = randomUUID()): Promise<Created> {
@@ -27,7 +28,11 @@ async function create(base: string, key: string, idem = randomUUID()): Promise<C
   return { res, body: (await res.json()) as Created["body"] };
 }
 const release = (base: string, key: string, id: string) =>
-  fetch(`${base}/v1/sessions/${id}`, { method: "PATCH", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
+  fetch(`${base}/v1/sessions/${id}`, {
+    method: "PATCH",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+  });
 
 function expectWorkspaceFull(c: Created, cap: number): void {
   expect(c.res.status).toBe(429);
@@ -122,7 +127,11 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("the workspac
   let b: TestApp;
   beforeAll(async () => {
     tdb = await createTestDatabase("postgres");
-    cluster = await startCluster(2, { db: tdb.db, redisUrl: testRedisUrl, env: { VESSEL_BROWSER_CAPACITY: "4", VESSEL_BROWSER_WARM: "1", VESSEL_WORKSPACE_MAX_SESSIONS: "2" } });
+    cluster = await startCluster(2, {
+      db: tdb.db,
+      redisUrl: testRedisUrl,
+      env: { VESSEL_BROWSER_CAPACITY: "4", VESSEL_BROWSER_WARM: "1", VESSEL_WORKSPACE_MAX_SESSIONS: "2" },
+    });
     [a, b] = cluster.nodes as [TestApp, TestApp];
   });
   afterAll(async () => {
@@ -134,7 +143,10 @@ describe.skipIf(!hasChromium || !shared.postgres || !shared.redis)("the workspac
     for (const s of await tdb.db.prisma.session.findMany({ where: { workspaceId: ws.workspace.id, status: "RUNNING" } })) await release(a.url, ws.key, s.id);
     // Until both nodes have their slots back: a release is answered before the session's teardown
     // gives its browser's slot back, and the next round's creates would find a node full (503).
-    await eventually(async () => a.app.deps.browsers.report().inUse + b.app.deps.browsers.report().inUse, (n) => n === 0);
+    await eventually(
+      async () => a.app.deps.browsers.report().inUse + b.app.deps.browsers.report().inUse,
+      (n) => n === 0,
+    );
   }
 
   it("cap 2: one session on each node, then the 3rd create is 429 on either node", async () => {

@@ -91,7 +91,12 @@ describeEachBackend("API keys", (backend) => {
     expect(row.prefix).toBe(apiKey.prefix);
     expect(row.secret_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(await verifySecret(row.secret_hash as string, secretPart)).toBe(true);
-    expect(await verifySecret(row.secret_hash as string, secretPart.replace(/.$/, (c) => (c === "a" ? "b" : "a")))).toBe(false);
+    expect(
+      await verifySecret(
+        row.secret_hash as string,
+        secretPart.replace(/.$/, (c) => (c === "a" ? "b" : "a")),
+      ),
+    ).toBe(false);
   });
 
   test("findKeyForVerification returns the id, workspace, prefix, hash, tag, revokedAt and the workspace's limits; null for an unknown id", async () => {
@@ -208,7 +213,10 @@ describeEachBackend("API keys", (backend) => {
   test("the seed script prints one key that verifies against the stored hash, and reuses the workspace", async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), "vessel-seed-"));
     try {
-      const env: Record<string, string> = backend === "postgres" ? { DATABASE_URL: t.url!, VESSEL_DATA_DIR: dataDir, VESSEL_MASTER_KEY: Buffer.alloc(32, 3).toString("base64") } : { VESSEL_DATA_DIR: dataDir };
+      const env: Record<string, string> =
+        backend === "postgres"
+          ? { DATABASE_URL: t.url!, VESSEL_DATA_DIR: dataDir, VESSEL_MASTER_KEY: Buffer.alloc(32, 3).toString("base64") }
+          : { VESSEL_DATA_DIR: dataDir };
       if (backend === "pglite") {
         // Start the folder from the migrated snapshot: initdb in the child would add ~10 s.
         const preload = await openDatabase({ dataDir: path.join(dataDir, "pglite"), loadDataDir: await pgliteDump("migrated") });

@@ -105,7 +105,10 @@ describe("GraphQL obeys the same permissions as REST", () => {
     const audit = await gql(`{ auditLog(workspace: "${ws.workspace.slug}") { items { action } } }`, bearer(ws.key));
     expect(audit.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
 
-    const created = await gql(`mutation { createApiKey(workspace: "${ws.workspace.slug}", label: "from graphql") { secret apiKey { id prefix } } }`, userAuth(admin));
+    const created = await gql(
+      `mutation { createApiKey(workspace: "${ws.workspace.slug}", label: "from graphql") { secret apiKey { id prefix } } }`,
+      userAuth(admin),
+    );
     const secret = (created.data!.createApiKey as { secret: string }).secret;
     expect(secret).toMatch(/^vs_/);
     expect((await fetch(`${t.url}/v1/health`, { headers: bearer(secret) })).status).toBe(200);

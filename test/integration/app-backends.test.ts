@@ -17,7 +17,9 @@ describeEachBackend("the service on its database", (backend) => {
   });
 
   it("reports the database it runs on, over REST and GraphQL", async () => {
-    const rest = (await (await fetch(`${t.url}/v1/health`, { headers: bearer(seeded.key) })).json()) as { database: { kind: string; status: string; latency_ms: number } };
+    const rest = (await (await fetch(`${t.url}/v1/health`, { headers: bearer(seeded.key) })).json()) as {
+      database: { kind: string; status: string; latency_ms: number };
+    };
     expect(rest.database).toMatchObject({ kind: backend, status: "ok" });
     expect(rest.database.latency_ms).toBeGreaterThanOrEqual(0);
     const res = await fetch(`${t.url}/graphql`, {

@@ -17,7 +17,16 @@ describe("the audit log's changes-only view", () => {
   });
 
   it("tells reads from changes by their action", () => {
-    for (const read of ["session.list", "session.get", "profile.export", "session.logs.read", "session.recording.read", "api_key.list", "audit.list", "webhook.deliveries"]) {
+    for (const read of [
+      "session.list",
+      "session.get",
+      "profile.export",
+      "session.logs.read",
+      "session.recording.read",
+      "api_key.list",
+      "audit.list",
+      "webhook.deliveries",
+    ]) {
       expect(isReadAction(read), read).toBe(true);
     }
     for (const change of ["session.create", "session.release", "api_key.create", "api_key.revoke", "profile.delete", "workspace.claim", "auth.refused"]) {
@@ -27,7 +36,9 @@ describe("the audit log's changes-only view", () => {
 
   it("lists only changes with changes_only=true (REST) and changesOnly: true (GraphQL); everything without", async () => {
     const created = await fetch(`${t.url}/v1/dashboard/ws/${ws.workspace.slug}/api-keys`, {
-      method: "POST", headers: { ...userAuth(owner), "content-type": "application/json" }, body: JSON.stringify({ label: "second" }),
+      method: "POST",
+      headers: { ...userAuth(owner), "content-type": "application/json" },
+      body: JSON.stringify({ label: "second" }),
     });
     expect(created.status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await fetch(`${t.url}/v1/sessions`, { headers: bearer(ws.key) })).status).toBe(200);
@@ -53,7 +64,10 @@ describe("the audit log's changes-only view", () => {
     const gql = await fetch(`${t.url}/graphql`, {
       method: "POST",
       headers: { ...userAuth(owner), "content-type": "application/json" },
-      body: JSON.stringify({ query: `query ($ws: String!) { auditLog(workspace: $ws, changesOnly: true) { items { action } } }`, variables: { ws: ws.workspace.slug } }),
+      body: JSON.stringify({
+        query: `query ($ws: String!) { auditLog(workspace: $ws, changesOnly: true) { items { action } } }`,
+        variables: { ws: ws.workspace.slug },
+      }),
     });
     const body = (await gql.json()) as { data: { auditLog: { items: Array<{ action: string }> } } };
     const gqlActions = body.data.auditLog.items.map((e) => e.action);

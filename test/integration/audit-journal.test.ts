@@ -20,8 +20,15 @@ import { setAsideCount } from "../support/metrics.ts";
  */
 
 const silent = createLogger("silent");
-const segments = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
-const journalText = (dir: string) => segments(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")).join("");
+const segments = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort();
+const journalText = (dir: string) =>
+  segments(dir)
+    .map((f) => fs.readFileSync(path.join(dir, f), "utf8"))
+    .join("");
 
 describeEachBackend("audit journal", (backend) => {
   let t: TestDatabase;
@@ -34,8 +41,16 @@ describeEachBackend("audit journal", (backend) => {
   };
   let counter = 0;
   const record = (workspaceId: string, overrides: Partial<AuditRecord> = {}): AuditRecord => ({
-    workspaceId, keyPrefix: null, actorUserId: null, action: "session.get", target: null, httpStatus: 200,
-    requestId: `req-${++counter}`, clientRequestId: null, ip: "203.0.113.9", ...overrides,
+    workspaceId,
+    keyPrefix: null,
+    actorUserId: null,
+    action: "session.get",
+    target: null,
+    httpStatus: 200,
+    requestId: `req-${++counter}`,
+    clientRequestId: null,
+    ip: "203.0.113.9",
+    ...overrides,
   });
   const newWorkspace = () => createWorkspace(t.db, { slug: `journal-${process.pid}-${++counter}`, name: "Journal" });
   const entriesOf = (workspaceId: string) => prisma.auditEntry.findMany({ where: { workspaceId }, orderBy: { id: "asc" } });
@@ -56,7 +71,12 @@ describeEachBackend("audit journal", (backend) => {
     const writer = new AuditWriter(prisma, { flushIntervalMs: 600_000, log: silent, journal: await AuditJournal.open(dir, silent) });
     for (let i = 0; i < 3; i++) writer.enqueue(record(w.id, { target: `t${i}` }));
     // Synchronously written: no flush has run, yet every entry is in the journal.
-    expect(journalText(dir).trim().split("\n").map((l) => (JSON.parse(l) as { target: string }).target)).toEqual(["t0", "t1", "t2"]);
+    expect(
+      journalText(dir)
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { target: string }).target),
+    ).toEqual(["t0", "t1", "t2"]);
     await writer.flush();
     expect(segments(dir)).toEqual([]);
     writer.enqueue(record(w.id, { target: "t3" }));
@@ -84,7 +104,10 @@ describeEachBackend("audit journal", (backend) => {
     expect(text.trim().split("\n")).toHaveLength(5);
     expect(text).toContain(prefix);
     expect(text).not.toContain(secret);
-    const ids = text.trim().split("\n").map((l) => (JSON.parse(l) as { id: string }).id);
+    const ids = text
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { id: string }).id);
 
     const second = new AuditWriter(prisma, { log: silent, journal: await AuditJournal.open(dir, silent) });
     await second.close();

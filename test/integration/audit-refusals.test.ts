@@ -29,7 +29,15 @@ function call(base: string, urlPath: string, opts: { headers?: Record<string, st
   const url = new URL(urlPath, base);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? "GET", headers: opts.headers, localAddress: opts.from ?? "127.0.0.1", agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: opts.method ?? "GET",
+        headers: opts.headers,
+        localAddress: opts.from ?? "127.0.0.1",
+        agent: false,
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -115,7 +123,11 @@ describeEachBackend("audit of refused calls and client request ids", (backend) =
     // A8: neither the secret nor the wrong one presented is in any row, any log line, or the journal.
     const everything = JSON.stringify(await prisma().auditEntry.findMany());
     const journal = journalDir(t.config.database.dataDir, t.app.deps.nodeId);
-    const journalText = fs.readdirSync(journal).filter((f) => f.endsWith(".jsonl")).map((f) => fs.readFileSync(path.join(journal, f), "utf8")).join("");
+    const journalText = fs
+      .readdirSync(journal)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => fs.readFileSync(path.join(journal, f), "utf8"))
+      .join("");
     expect(logText).toContain(calls[4]!.answer.requestId); // the log is really captured
     for (const s of [secret, wrongSecret]) {
       expect(everything).not.toContain(s);
@@ -184,7 +196,8 @@ describeEachBackend("audit of refused calls and client request ids", (backend) =
     // Not acceptable as ids: dropped, the call goes on.
     const rejected = ["=HYPERLINK(1)", "a b", "x".repeat(129), "-1", "é"];
     const others = [];
-    for (const bad of rejected) others.push(await call(t.url, `/v1/dashboard/ws/${ws.workspace.slug}/api-keys`, { headers: { ...userAuth(admin), "x-request-id": bad } }));
+    for (const bad of rejected)
+      others.push(await call(t.url, `/v1/dashboard/ws/${ws.workspace.slug}/api-keys`, { headers: { ...userAuth(admin), "x-request-id": bad } }));
     await settle();
 
     const byRequest = async (requestId: string) => prisma().auditEntry.findFirstOrThrow({ where: { requestId } });

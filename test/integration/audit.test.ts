@@ -329,7 +329,10 @@ describeEachBackend("audit trail", (backend) => {
     expect((await entriesOf(w.id)).map((r) => r.target)).toEqual(["before", "x\\u0000", "lone \\uD800 high, \\uDC00 low, pair \uD83D\uDE00", "after"]);
     expect(await setAsideCount(metrics, "audit")).toBe(2);
     const lines = records.filter((r) => r.setAside === "audit");
-    expect(lines.map((r) => [r.level, r.requestId, r.escaped])).toEqual([[WARN, "req-nul", ["target"]], [WARN, "req-surrogates", ["target"]]]);
+    expect(lines.map((r) => [r.level, r.requestId, r.escaped])).toEqual([
+      [WARN, "req-nul", ["target"]],
+      [WARN, "req-surrogates", ["target"]],
+    ]);
     expect(records.filter((r) => r.msg === "audit flush failed; retrying")).toEqual([]);
     // No raw NUL reaches the log either.
     expect(JSON.stringify(records)).not.toMatch(/(?<!\\)\\u0000/);
@@ -473,7 +476,10 @@ describeEachBackend("audit trail", (backend) => {
     const targets = async (q: Record<string, unknown>) =>
       (await queryAuditEntries(prisma, w.id, parseAuditQuery({ limit: 100, ...q }))).items.map((e) => e.target);
     const expectTargets = (pred: (r: (typeof written)[number]) => boolean) =>
-      written.filter(pred).map((r) => r.target).reverse(); // newest first
+      written
+        .filter(pred)
+        .map((r) => r.target)
+        .reverse(); // newest first
     const iso = (i: number) => new Date(base + i * 60_000).toISOString();
 
     expect(await targets({})).toEqual(expectTargets(() => true));
@@ -550,9 +556,7 @@ describeEachBackend("audit trail", (backend) => {
   });
 
   test("until before since → validation-failed on query.until", async () => {
-    const err = await appError(
-      queryAuditEntries(prisma, ulid(), parseAuditQuery({ since: "2026-02-01T00:00:00Z", until: "2026-01-01T00:00:00Z" })),
-    );
+    const err = await appError(queryAuditEntries(prisma, ulid(), parseAuditQuery({ since: "2026-02-01T00:00:00Z", until: "2026-01-01T00:00:00Z" })));
     expect(err.slug).toBe("validation-failed");
     expect(fieldsOf(err)).toEqual(["query.until"]);
   });
@@ -576,7 +580,10 @@ describeEachBackend("audit trail", (backend) => {
   test("auditDto: the documented fields, ISO time, nothing else", async () => {
     const w = await newWorkspace();
     const prefix = `vs_${ulid()}`;
-    await writeAuditInTx(prisma, record(w.id, { keyPrefix: prefix, action: "session.release", target: "ses_X", httpStatus: 204, requestId: "r-1", clientRequestId: "client-1" }));
+    await writeAuditInTx(
+      prisma,
+      record(w.id, { keyPrefix: prefix, action: "session.release", target: "ses_X", httpStatus: 204, requestId: "r-1", clientRequestId: "client-1" }),
+    );
     const [entry] = (await queryAuditEntries(prisma, w.id, parseAuditQuery({}))).items as [AuditEntry];
     const dto = auditDto(entry);
     expect(dto).toEqual({

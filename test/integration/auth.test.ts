@@ -24,7 +24,12 @@ if (!available.postgres && servicesRequired) throw new Error(`PostgreSQL (${test
 /** Captures everything the app logs, to prove no secret is ever written there. */
 function capturedLog() {
   let text = "";
-  const sink = new Writable({ write(chunk, _enc, done) { text += chunk.toString(); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
   return { log: createLogger("debug", sink), text: () => text };
 }
 
@@ -62,7 +67,8 @@ for (const mode of modes) {
         `vs_${id.toLowerCase()}.${secret}`, // lower-case ULID
         `vs_${id.slice(0, -1)}U.${secret}`, // U is not Crockford base32
         `vs_${id}.${secret.slice(1)}!`, // not base62
-        "sk_live_123", a.key.replace(".", "_"),
+        "sk_live_123",
+        a.key.replace(".", "_"),
       ];
       const [hashes, lookups] = [argonCalls().total, keyLookups()];
       for (const bad of malformed) {
@@ -113,7 +119,14 @@ for (const mode of modes) {
         ["owner of B: A is not visible", "GET", `/v1/dashboard/ws/${a.workspace.slug}/api-keys`, userAuth(ownerB), 404],
         ["owner of B: revoke A's key through B", "DELETE", `/v1/dashboard/ws/${b.workspace.slug}/api-keys/${a.keyId}`, userAuth(ownerB), 404],
         ["member of B: list keys", "GET", `/v1/dashboard/ws/${b.workspace.slug}/api-keys`, userAuth(memberB), 200],
-        ["member of B: mint a key", "POST", `/v1/dashboard/ws/${b.workspace.slug}/api-keys`, { ...userAuth(memberB), ...json }, 403, JSON.stringify({ label: "x" })],
+        [
+          "member of B: mint a key",
+          "POST",
+          `/v1/dashboard/ws/${b.workspace.slug}/api-keys`,
+          { ...userAuth(memberB), ...json },
+          403,
+          JSON.stringify({ label: "x" }),
+        ],
         ["member of B: audit", "GET", `/v1/dashboard/ws/${b.workspace.slug}/audit-log`, userAuth(memberB), 403],
       ];
       for (const [what, method, path, headers, status, body] of cases) {
@@ -146,7 +159,9 @@ for (const mode of modes) {
       expect(revoke.status).toBe(204);
       expect((await get("/v1/health", bearer(body.secret))).status).toBe(401);
       // Idempotent.
-      expect((await fetch(`${t.url}/v1/dashboard/ws/${a.workspace.slug}/api-keys/${body.id}`, { method: "DELETE", headers: userAuth(owner) })).status).toBe(204);
+      expect((await fetch(`${t.url}/v1/dashboard/ws/${a.workspace.slug}/api-keys/${body.id}`, { method: "DELETE", headers: userAuth(owner) })).status).toBe(
+        204,
+      );
 
       await t.app.deps.audit.flush();
       const secret = body.secret.split(".")[1]!;
@@ -171,14 +186,41 @@ for (const mode of modes) {
         return res;
       };
       await call("GET", "/v1/health", bearer(ws.key), { action: "health.get", status: 200, keyPrefix: ws.prefix, target: null });
-      await call("GET", `/v1/dashboard/ws/${ws.workspace.slug}/audit-log`, bearer(ws.key), { action: "audit.list", status: 403, keyPrefix: ws.prefix, target: null });
+      await call("GET", `/v1/dashboard/ws/${ws.workspace.slug}/audit-log`, bearer(ws.key), {
+        action: "audit.list",
+        status: 403,
+        keyPrefix: ws.prefix,
+        target: null,
+      });
       await call("GET", `/v1/dashboard/ws/${ws.workspace.slug}/api-keys`, userAuth(admin), { action: "api_key.list", status: 200, actor: admin, target: null });
-      const created = await call("POST", `/v1/dashboard/ws/${ws.workspace.slug}/api-keys`, userAuth(admin), { action: "api_key.create", status: 201, actor: admin }, { label: "audited" });
+      const created = await call(
+        "POST",
+        `/v1/dashboard/ws/${ws.workspace.slug}/api-keys`,
+        userAuth(admin),
+        { action: "api_key.create", status: 201, actor: admin },
+        { label: "audited" },
+      );
       const newKey = (await created.json()) as { id: string };
       calls.at(-1)!.target = newKey.id;
-      await call("POST", `/v1/dashboard/ws/${ws.workspace.slug}/api-keys`, userAuth(admin), { action: "api_key.create", status: 400, actor: admin, target: null }, { label: "" });
-      await call("DELETE", `/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${newKey.id}`, userAuth(admin), { action: "api_key.revoke", status: 204, actor: admin, target: newKey.id });
-      await call("DELETE", `/v1/dashboard/ws/${ws.workspace.slug}/api-keys/01ARZ3NDEKTSV4RRFFQ69G5FAV`, userAuth(admin), { action: "api_key.revoke", status: 404, actor: admin, target: "01ARZ3NDEKTSV4RRFFQ69G5FAV" });
+      await call(
+        "POST",
+        `/v1/dashboard/ws/${ws.workspace.slug}/api-keys`,
+        userAuth(admin),
+        { action: "api_key.create", status: 400, actor: admin, target: null },
+        { label: "" },
+      );
+      await call("DELETE", `/v1/dashboard/ws/${ws.workspace.slug}/api-keys/${newKey.id}`, userAuth(admin), {
+        action: "api_key.revoke",
+        status: 204,
+        actor: admin,
+        target: newKey.id,
+      });
+      await call("DELETE", `/v1/dashboard/ws/${ws.workspace.slug}/api-keys/01ARZ3NDEKTSV4RRFFQ69G5FAV`, userAuth(admin), {
+        action: "api_key.revoke",
+        status: 404,
+        actor: admin,
+        target: "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+      });
       await get("/v1/health"); // unauthenticated: not an authenticated call, so not audited
       for (const c of calls) expect((await c.res).status, c.action).toBe(c.status);
 
@@ -193,7 +235,9 @@ for (const mode of modes) {
       }
 
       // The same log, read back through the API and filtered by key prefix.
-      const page = (await (await get(`/v1/dashboard/ws/${ws.workspace.slug}/audit-log?key_prefix=${ws.prefix}`, userAuth(admin))).json()) as { items: Array<{ action: string; key_prefix: string }> };
+      const page = (await (await get(`/v1/dashboard/ws/${ws.workspace.slug}/audit-log?key_prefix=${ws.prefix}`, userAuth(admin))).json()) as {
+        items: Array<{ action: string; key_prefix: string }>;
+      };
       expect(page.items.map((i) => i.action).sort()).toEqual(["audit.list", "health.get"]);
     });
 

@@ -11,7 +11,8 @@ import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../suppo
  */
 
 /** A GraphQL request padded to about `bytes` by a variable the query does not declare. */
-const padded = (bytes: number, query = "{ health { version } }") => JSON.stringify({ query, variables: { pad: "x".repeat(Math.max(0, bytes - query.length - 40)) } });
+const padded = (bytes: number, query = "{ health { version } }") =>
+  JSON.stringify({ query, variables: { pad: "x".repeat(Math.max(0, bytes - query.length - 40)) } });
 
 describe("request bodies", () => {
   let t: TestApp;
@@ -43,16 +44,26 @@ describe("request bodies", () => {
 
   it("reads a body of unknown length (chunked) without credentials up to 64 KiB, and refuses more", async () => {
     const url = new URL(`${t.url}/graphql`);
-    const chunked = (body: string) => new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: "/graphql", method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+    const chunked = (body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: "/graphql",
+            method: "POST",
+            headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on("error", () => resolve(0)); // cut short by the answer: the status came first, or never
+        req.setTimeout(10_000, () => (req.destroy(), reject(new Error("no answer"))));
+        for (let i = 0; i < body.length; i += 8192) req.write(body.slice(i, i + 8192));
+        req.end();
       });
-      req.on("error", () => resolve(0)); // cut short by the answer: the status came first, or never
-      req.setTimeout(10_000, () => (req.destroy(), reject(new Error("no answer"))));
-      for (let i = 0; i < body.length; i += 8192) req.write(body.slice(i, i + 8192));
-      req.end();
-    });
     expect(await chunked(padded(1024))).toBe(200);
     expect(await chunked(padded(300 * 1024))).toBe(413);
   });

@@ -59,10 +59,32 @@ describe.skipIf(!findChromium(process.env.VESSEL_CHROMIUM_PATH) && !servicesRequ
     const ctx = internalContext(t.app.deps, sessionId);
     const now = new Date();
     const session: Session = {
-      id: sessionId, workspaceId: "ws_features", status: "RUNNING", region: "us-east1", endReason: null, nodeId: "node", apiKeyId: null, endedById: null,
-      profileId: null, saveProfileOnRelease: false, timeoutSeconds: 60, idleTimeoutSeconds: 60, liveViewInteractive: false, liveViewInstructions: null,
-      liveViewGeneration: 0, metadata: {}, browser: input.browser ?? null, extensionIds: [], options: {}, logs: false, recording: false,
-      createdAt: now, startedAt: now, expiresAt: now, lastActivityAt: null, endedAt: null,
+      id: sessionId,
+      workspaceId: "ws_features",
+      status: "RUNNING",
+      region: "us-east1",
+      endReason: null,
+      nodeId: "node",
+      apiKeyId: null,
+      endedById: null,
+      profileId: null,
+      saveProfileOnRelease: false,
+      timeoutSeconds: 60,
+      idleTimeoutSeconds: 60,
+      liveViewInteractive: false,
+      liveViewInstructions: null,
+      liveViewGeneration: 0,
+      metadata: {},
+      browser: input.browser ?? null,
+      extensionIds: [],
+      options: {},
+      logs: false,
+      recording: false,
+      createdAt: now,
+      startedAt: now,
+      expiresAt: now,
+      lastActivityAt: null,
+      endedAt: null,
     };
     const applied = await applyLeased(features, { ctx, input, workspaceId: "ws_features", session, lease });
     await giveBackUnused(applied, lease);

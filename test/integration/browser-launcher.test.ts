@@ -74,14 +74,19 @@ describe("the browser launcher (real Chromium)", () => {
     const browser = await launch(tempDir(), "one");
     const launcher = parentOf(browser.pid);
     const environ = (pid: number) => fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
-    const channelFd = environ(launcher).find((v) => v.startsWith("NODE_CHANNEL_FD="))?.split("=")[1];
+    const channelFd = environ(launcher)
+      .find((v) => v.startsWith("NODE_CHANNEL_FD="))
+      ?.split("=")[1];
     expect(channelFd).toMatch(/^\d+$/);
     const channel = fs.readlinkSync(`/proc/${launcher}/fd/${channelFd}`);
     expect(channel).toMatch(/^socket:\[\d+\]$/);
     const members = liveGroupMembers(browser.pid).map((m) => m.pid);
     expect(members).toContain(browser.pid);
     for (const pid of members) {
-      expect(environ(pid).filter((v) => v.startsWith("NODE_")), `process ${pid}`).toEqual([]);
+      expect(
+        environ(pid).filter((v) => v.startsWith("NODE_")),
+        `process ${pid}`,
+      ).toEqual([]);
       const held = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
         try {
           return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
@@ -150,30 +155,37 @@ describe("the browser launcher (real Chromium)", () => {
     expect(groupLeadersStartedWith([])).toEqual([]); // not every group leader on the machine
   }, 30_000);
 
-  it.each(["close", "wait"])("leaves no launcher behind when its node goes (%s)", async (mode) => {
-    const dataRoot = tempDir();
-    const node = spawn(process.execPath, ["--import", "tsx", "test/fixtures/launch-one-browser.ts", dataRoot, mode], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
-    cleanups.push(() => node.kill("SIGKILL"));
-    const exited = new Promise((resolve) => node.once("exit", resolve));
-    const line = await new Promise<string>((resolve, reject) => {
-      node.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString()));
-      void exited.then((code) => reject(new Error(`the node exited (${code}) before its browser answered`)));
-    });
-    const { browser, launcher, launcherParent, holder } = JSON.parse(line) as { browser: number; launcher: number; launcherParent: number; holder?: number };
-    if (holder) cleanups.push(() => killIfRunning(holder));
-    expect(launcherParent).toBe(node.pid);
-    if (mode === "close") {
-      await exited; // ended on its own: the launcher does not keep its node alive
-    } else {
-      killGroupAfterwards(browser);
-      node.kill("SIGKILL");
-      await exited;
-    }
-    await until("the launcher has exited", () => !running(launcher));
-    // The launcher does not take the browsers with it; a node's shutdown or its next start does.
-    // (The fixture's holder keeps the browser's pipe open: Chromium would end itself on its end.)
-    if (mode === "wait") expect(running(browser)).toBe(true);
-  }, 60_000);
+  it.each(["close", "wait"])(
+    "leaves no launcher behind when its node goes (%s)",
+    async (mode) => {
+      const dataRoot = tempDir();
+      const node = spawn(process.execPath, ["--import", "tsx", "test/fixtures/launch-one-browser.ts", dataRoot, mode], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      cleanups.push(() => node.kill("SIGKILL"));
+      const exited = new Promise((resolve) => node.once("exit", resolve));
+      const line = await new Promise<string>((resolve, reject) => {
+        node.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString()));
+        void exited.then((code) => reject(new Error(`the node exited (${code}) before its browser answered`)));
+      });
+      const { browser, launcher, launcherParent, holder } = JSON.parse(line) as { browser: number; launcher: number; launcherParent: number; holder?: number };
+      if (holder) cleanups.push(() => killIfRunning(holder));
+      expect(launcherParent).toBe(node.pid);
+      if (mode === "close") {
+        await exited; // ended on its own: the launcher does not keep its node alive
+      } else {
+        killGroupAfterwards(browser);
+        node.kill("SIGKILL");
+        await exited;
+      }
+      await until("the launcher has exited", () => !running(launcher));
+      // The launcher does not take the browsers with it; a node's shutdown or its next start does.
+      // (The fixture's holder keeps the browser's pipe open: Chromium would end itself on its end.)
+      if (mode === "wait") expect(running(browser)).toBe(true);
+    },
+    60_000,
+  );
 });
 
 function killIfRunning(pid: number): void {

@@ -84,7 +84,7 @@ function browserTree(pid: number): { pid: number; startTime: string }[] {
   const tree = new Map(all.filter((s) => s!.pgrp === pid).map((s) => [s!.pid, s!]));
   for (let grown = true; grown; ) {
     grown = false;
-    for (const s of all) if (!tree.has(s!.pid) && tree.has(s!.ppid)) (tree.set(s!.pid, s!), (grown = true));
+    for (const s of all) if (!tree.has(s!.pid) && tree.has(s!.ppid)) tree.set(s!.pid, s!), (grown = true);
   }
   return [...tree.values()].map((s) => ({ pid: s.pid, startTime: s.startTime }));
 }
@@ -119,18 +119,22 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     if (binaries.length === 0) throw new Error("VESSEL_REQUIRE_SERVICES=1 but no Chromium is installed (apt-get install chromium-headless-shell)");
   });
 
-  it.each(binaries)("acquire gives a browser that puppeteer-core drives (%s)", async (executablePath) => {
-    const pool = newPool({ executablePath, capacity: 1 });
-    await pool.start();
-    expect(pool.report()).toEqual({ state: "ready", capacity: 1, inUse: 0, warm: 0 });
+  it.each(binaries)(
+    "acquire gives a browser that puppeteer-core drives (%s)",
+    async (executablePath) => {
+      const pool = newPool({ executablePath, capacity: 1 });
+      await pool.start();
+      expect(pool.report()).toEqual({ state: "ready", capacity: 1, inUse: 0, warm: 0 });
 
-    const lease = await pool.acquire("s1");
-    killGroupAfterwards(lease.pid);
-    expect(pool.report()).toMatchObject({ inUse: 1 });
-    expect(await evaluateOnePlusOne(lease)).toBe(2);
-    await lease.release();
-    expect(pool.report()).toMatchObject({ inUse: 0 });
-  }, 30_000);
+      const lease = await pool.acquire("s1");
+      killGroupAfterwards(lease.pid);
+      expect(pool.report()).toMatchObject({ inUse: 1 });
+      expect(await evaluateOnePlusOne(lease)).toBe(2);
+      await lease.release();
+      expect(pool.report()).toMatchObject({ inUse: 0 });
+    },
+    30_000,
+  );
 
   it("serves the first acquire from the warm spare and refills it in the background", async () => {
     const dataRoot = tempDir();
@@ -309,34 +313,38 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
   it.each([
     { name: "the main process exits on SIGTERM, a child ignores it", leader: "" },
     { name: "nothing exits on SIGTERM (the 2 s grace, then SIGKILL)", leader: "trap '' TERM; " },
-  ])("release still ends a browser that ignores the polite close: $name", async ({ leader }) => {
-    // A fake browser: it answers the launch's first call on its pipe, then closes the pipe (so
-    // Browser.close cannot be sent), and has a child process that ignores SIGTERM and so outlives
-    // the main process unless the group is killed.
-    const pids = path.join(tempDir(), "pids");
-    const fake = script(
-      [
-        `printf '{"id":1,"result":{"product":"fake"}}\\0' >&4; exec 3<&- 4>&-`,
-        `(trap '' TERM; exec sleep 30) & echo $! >> ${pids}; echo $$ >> ${pids}`,
-        `${leader}exec sleep 30`,
-      ].join("\n"),
-    );
-    const dataRoot = tempDir();
-    const pool = newPool({ dataRoot, executablePath: fake, capacity: 1 });
-    await pool.start();
-    const lease = await pool.acquire("stubborn");
-    killGroupAfterwards(lease.pid);
-    await until("both processes started", () => fs.existsSync(pids) && fs.readFileSync(pids, "utf8").trim().split("\n").length === 2);
-    const tree = browserTree(lease.pid);
-    expect(tree).toHaveLength(2);
+  ])(
+    "release still ends a browser that ignores the polite close: $name",
+    async ({ leader }) => {
+      // A fake browser: it answers the launch's first call on its pipe, then closes the pipe (so
+      // Browser.close cannot be sent), and has a child process that ignores SIGTERM and so outlives
+      // the main process unless the group is killed.
+      const pids = path.join(tempDir(), "pids");
+      const fake = script(
+        [
+          `printf '{"id":1,"result":{"product":"fake"}}\\0' >&4; exec 3<&- 4>&-`,
+          `(trap '' TERM; exec sleep 30) & echo $! >> ${pids}; echo $$ >> ${pids}`,
+          `${leader}exec sleep 30`,
+        ].join("\n"),
+      );
+      const dataRoot = tempDir();
+      const pool = newPool({ dataRoot, executablePath: fake, capacity: 1 });
+      await pool.start();
+      const lease = await pool.acquire("stubborn");
+      killGroupAfterwards(lease.pid);
+      await until("both processes started", () => fs.existsSync(pids) && fs.readFileSync(pids, "utf8").trim().split("\n").length === 2);
+      const tree = browserTree(lease.pid);
+      expect(tree).toHaveLength(2);
 
-    const started = Date.now();
-    await lease.release();
-    expect(Date.now() - started).toBeLessThan(4_500); // SIGKILL comes ~2 s after the polite request
-    expect(noneRunning(tree)).toBe(true);
-    expect(await lease.exited).toHaveProperty("signal", leader ? "SIGKILL" : "SIGTERM");
-    expect(fs.readdirSync(dataRoot)).toEqual([]);
-  }, 30_000);
+      const started = Date.now();
+      await lease.release();
+      expect(Date.now() - started).toBeLessThan(4_500); // SIGKILL comes ~2 s after the polite request
+      expect(noneRunning(tree)).toBe(true);
+      expect(await lease.exited).toHaveProperty("signal", leader ? "SIGKILL" : "SIGTERM");
+      expect(fs.readdirSync(dataRoot)).toEqual([]);
+    },
+    30_000,
+  );
 
   it("frees the slot of a browser killed with SIGKILL, and cleans up after it", async () => {
     const dataRoot = tempDir();
@@ -440,7 +448,11 @@ describe.skipIf(binaries.length === 0 && !servicesRequired)("browser pool (real 
     // Only the main process's /proc environ is readable as such: the children are forked from it
     // (same environment) and overwrite that memory with their command line (setproctitle).
     const env = Object.fromEntries(
-      fs.readFileSync(`/proc/${lease.pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+      fs
+        .readFileSync(`/proc/${lease.pid}/environ`, "utf8")
+        .split("\0")
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
     );
     for (const name of ["HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"]) {
       expect(env[name], name).toMatch(new RegExp(`^${folder}/`));

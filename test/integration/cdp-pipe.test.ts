@@ -94,7 +94,9 @@ describe.skipIf(!executablePath)("the browser's pipe, shared by channels", () =>
     expect(attached.sessionId).toMatch(/^[0-9A-F]{32}$/);
     // Only the closed channel was attached to its page; once detached, nobody is, and the page lives on.
     const attachedNow = async () =>
-      ((await other.call("Target.getTargets")).result.targetInfos as Array<{ targetId: string; attached: boolean }>).find((t) => t.targetId === created.targetId)?.attached;
+      ((await other.call("Target.getTargets")).result.targetInfos as Array<{ targetId: string; attached: boolean }>).find(
+        (t) => t.targetId === created.targetId,
+      )?.attached;
     await expect.poll(attachedNow).toBe(false);
   });
 

@@ -8,7 +8,15 @@ describe("the server log and client errors", () => {
   let t: TestApp;
   const lines: Array<{ level: number; msg: string; err?: { stack?: string } }> = [];
   beforeAll(async () => {
-    const log = createLogger("debug", new Writable({ write(chunk, _enc, cb) { lines.push(JSON.parse(String(chunk))); cb(); } }));
+    const log = createLogger(
+      "debug",
+      new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(JSON.parse(String(chunk)));
+          cb();
+        },
+      }),
+    );
     t = await startTestApp({ log, users: undefined });
   });
   afterAll(async () => {
@@ -16,7 +24,9 @@ describe("the server log and client errors", () => {
   });
 
   const gql = async (query: string, headers: Record<string, string> = {}) =>
-    (await fetch(`${t.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query }) })).json() as Promise<{
+    (
+      await fetch(`${t.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query }) })
+    ).json() as Promise<{
       errors?: Array<{ extensions?: { code?: string } }>;
     }>;
 
@@ -39,7 +49,9 @@ describe("the server log and client errors", () => {
 
   it("says when no sign-in mail went out (no SMTP, an address that may not sign in), without the address", async () => {
     const before = lines.length;
-    const r = await gql(`mutation { requestSignIn(email: "stranger@nowhere.example", codeChallenge: "${"a".repeat(43)}") { linkLifetimeSeconds } }`, { "sec-fetch-site": "same-origin" });
+    const r = await gql(`mutation { requestSignIn(email: "stranger@nowhere.example", codeChallenge: "${"a".repeat(43)}") { linkLifetimeSeconds } }`, {
+      "sec-fetch-site": "same-origin",
+    });
     expect(r.errors).toBeUndefined();
     const said = lines.slice(before).filter((l) => /no sign-in mail sent/.test(l.msg));
     expect(said).toHaveLength(1);

@@ -40,7 +40,17 @@ describePostgres("the node registry and crash recovery", () => {
       const id = `ses_${ulid()}`;
       const now = new Date();
       await tdb.db.prisma.session.create({
-        data: { id, workspaceId: ws.workspace.id, status: "RUNNING", region: "us-east1", nodeId: node, timeoutSeconds: 1800, idleTimeoutSeconds: 300, startedAt: now, expiresAt: new Date(now.getTime() + 1_800_000) },
+        data: {
+          id,
+          workspaceId: ws.workspace.id,
+          status: "RUNNING",
+          region: "us-east1",
+          nodeId: node,
+          timeoutSeconds: 1800,
+          idleTimeoutSeconds: 300,
+          startedAt: now,
+          expiresAt: new Date(now.getTime() + 1_800_000),
+        },
       });
       ids.push(id);
     }
@@ -65,7 +75,12 @@ describePostgres("the node registry and crash recovery", () => {
 
   it("a dead node's sessions are ended with node_shutdown exactly once, however many peers notice at once", async () => {
     const { ids } = await deadNodeWith(5);
-    const counts = await Promise.all([a.app.cluster.reapDeadNodes(), b.app.cluster.reapDeadNodes(), a.app.cluster.reapDeadNodes(), b.app.cluster.reapDeadNodes()]);
+    const counts = await Promise.all([
+      a.app.cluster.reapDeadNodes(),
+      b.app.cluster.reapDeadNodes(),
+      a.app.cluster.reapDeadNodes(),
+      b.app.cluster.reapDeadNodes(),
+    ]);
     expect(counts.reduce((x, y) => x + y, 0)).toBe(5);
     const sessions = await tdb.db.prisma.session.findMany({ where: { id: { in: ids } } });
     expect(sessions.map((s) => [s.status, s.endReason])).toEqual(Array(5).fill(["FAILED", "NODE_SHUTDOWN"]));
@@ -159,8 +174,15 @@ describe("metrics", () => {
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
     const text = await res.text();
     for (const name of [
-      "vessel_pool_capacity", "vessel_pool_free_slots", "vessel_cdp_connections", "vessel_live_view_connections", "vessel_audit_queue_depth",
-      "vessel_session_create_seconds", "vessel_rate_limited_total", "vessel_node_draining", "vessel_process_cpu_seconds_total",
+      "vessel_pool_capacity",
+      "vessel_pool_free_slots",
+      "vessel_cdp_connections",
+      "vessel_live_view_connections",
+      "vessel_audit_queue_depth",
+      "vessel_session_create_seconds",
+      "vessel_rate_limited_total",
+      "vessel_node_draining",
+      "vessel_process_cpu_seconds_total",
     ]) {
       expect(text, name).toContain(name);
     }

@@ -91,14 +91,19 @@ describeEachBackend("connect tokens", (backend) => {
   ): Promise<string> {
     const audience = opts.audience ?? "cdp";
     const claims: Record<string, unknown> = {
-      iss: issuer, aud: audience, sub: "ses_forged", wid: "w_forged", jti: "j1",
-      iat: nowS(), nbf: nowS(), exp: nowS() + 120, ...opts.claims,
+      iss: issuer,
+      aud: audience,
+      sub: "ses_forged",
+      wid: "w_forged",
+      jti: "j1",
+      iat: nowS(),
+      nbf: nowS(),
+      exp: nowS() + 120,
+      ...opts.claims,
     };
     for (const name of opts.drop ?? []) delete claims[name];
     const header = { alg: "EdDSA", kid, typ: typ[audience], ...opts.header };
-    return new CompactSign(Buffer.from(JSON.stringify(claims)))
-      .setProtectedHeader(header as { alg: string })
-      .sign(await privateKeyOf(kid));
+    return new CompactSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader(header as { alg: string }).sign(await privateKeyOf(kid));
   }
 
   beforeAll(async () => {
@@ -131,8 +136,14 @@ describeEachBackend("connect tokens", (backend) => {
       expect(header).toEqual({ alg: "EdDSA", kid: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), typ: typ[audience] });
       const payload = decodeJwt(token);
       expect(payload).toEqual({
-        iss: issuer, aud: audience, sub: req.sessionId, wid: req.workspaceId, jti: claims.jti,
-        iat: nowS(), nbf: nowS(), exp: nowS() + 180,
+        iss: issuer,
+        aud: audience,
+        sub: req.sessionId,
+        wid: req.workspaceId,
+        jti: claims.jti,
+        iat: nowS(),
+        nbf: nowS(),
+        exp: nowS() + 180,
         // Live-view tokens name the session's live-view generation (revoking the views moves it on).
         ...(audience === "live-view" ? { gen: 0 } : {}),
       });
@@ -264,7 +275,9 @@ describeEachBackend("connect tokens", (backend) => {
     // Longer-lived than the audience allows, or issued in the future.
     await refused(tokens.verify(await forge(kid, { claims: { exp: nowS() + 1801 } }), "cdp"));
     await refused(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 301 } }), "live-view"));
-    await expect(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300, gen: 2 } }), "live-view")).resolves.toMatchObject({ generation: 2 });
+    await expect(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300, gen: 2 } }), "live-view")).resolves.toMatchObject({
+      generation: 2,
+    });
     // A live-view token without its generation, or with a nonsense one, is refused.
     await refused(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300 } }), "live-view"));
     await refused(tokens.verify(await forge(kid, { audience: "live-view", claims: { exp: nowS() + 300, gen: -1 } }), "live-view"));

@@ -6,7 +6,18 @@ import { createLogger } from "../../src/logger.ts";
 import { seedWorkspace } from "../support/app.ts";
 import { createTestDatabase, describeEachBackend, type Backend, type TestDatabase } from "../support/db.ts";
 import {
-  address, addMember, CookieJar, EXCHANGE_SIGN_IN, gql, linkToken, pkce, REQUEST_SIGN_IN, requestLink, signIn, startDashboardApp, testClock,
+  address,
+  addMember,
+  CookieJar,
+  EXCHANGE_SIGN_IN,
+  gql,
+  linkToken,
+  pkce,
+  REQUEST_SIGN_IN,
+  requestLink,
+  signIn,
+  startDashboardApp,
+  testClock,
   type DashboardApp,
 } from "../support/dashboard.ts";
 import { redisReachable, servicesRequired, testRedisUrl } from "../support/services.ts";
@@ -132,7 +143,9 @@ describe("dashboard sign-in: answers, cookies and inputs [pglite]", () => {
       const secrets = [token, verifier, accessToken, refreshToken, jar.get("__Secure-vs_rt")!];
       const rows = JSON.stringify([
         await db.db.prisma.loginToken.findMany({ where: { email: member } }),
-        await db.db.prisma.refreshToken.findMany({ where: { userId: r.data ? (r.data as { exchangeSignIn: { me: { id: string } } }).exchangeSignIn.me.id : "" } }),
+        await db.db.prisma.refreshToken.findMany({
+          where: { userId: r.data ? (r.data as { exchangeSignIn: { me: { id: string } } }).exchangeSignIn.me.id : "" },
+        }),
         await db.db.prisma.auditEntry.findMany({ where: { workspaceId: ws.workspace.id } }),
       ]);
       await secure.app.deps.dashboard.mailer.flush();
@@ -310,7 +323,10 @@ describeEachBackend("dashboard sign-in: single use, expiry, rotation and invitat
     const a = address("a");
     const b = address("b");
     const invite = await gql<{ createInvitation: { id: string } }>(
-      t, `mutation ($e: String!) { createInvitation(workspace: "${slug}", email: $e, role: ADMIN) { id status } }`, { e: a.toUpperCase() }, { jar: owner.jar },
+      t,
+      `mutation ($e: String!) { createInvitation(workspace: "${slug}", email: $e, role: ADMIN) { id status } }`,
+      { e: a.toUpperCase() },
+      { jar: owner.jar },
     );
     expect(invite.errors).toBeUndefined();
     await t.mail.waitFor(a, /invited/);
@@ -324,7 +340,12 @@ describeEachBackend("dashboard sign-in: single use, expiry, rotation and invitat
     const signedA = await signIn(t, a);
     const me = await gql<{ me: { workspaces: Array<{ slug: string; role: string }> } }>(t, ME, {}, { jar: signedA.jar });
     expect(me.data?.me.workspaces).toEqual([{ slug, role: "ADMIN" }]);
-    const list = await gql<{ invitations: Array<{ id: string; status: string }> }>(t, `{ invitations(workspace: "${slug}") { id status } }`, {}, { jar: owner.jar });
+    const list = await gql<{ invitations: Array<{ id: string; status: string }> }>(
+      t,
+      `{ invitations(workspace: "${slug}") { id status } }`,
+      {},
+      { jar: owner.jar },
+    );
     expect(list.data?.invitations).toEqual([{ id: invite.data!.createInvitation.id, status: "ACCEPTED" }]);
     await signIn(t, a);
     expect(await t.app.deps.db.prisma.membership.count({ where: { user: { email: a } } })).toBe(1);

@@ -38,8 +38,15 @@ describe("sessions and profiles of a workspace for its members", () => {
     const now = new Date();
     await t.app.deps.db.prisma.session.create({
       data: {
-        id, workspaceId, status: "RUNNING", region: "us-east1", timeoutSeconds: 1800, idleTimeoutSeconds: 300,
-        createdAt: now, startedAt: now, expiresAt: new Date(now.getTime() + 1800_000),
+        id,
+        workspaceId,
+        status: "RUNNING",
+        region: "us-east1",
+        timeoutSeconds: 1800,
+        idleTimeoutSeconds: 300,
+        createdAt: now,
+        startedAt: now,
+        expiresAt: new Date(now.getTime() + 1800_000),
       },
     });
     return id;
@@ -57,14 +64,22 @@ describe("sessions and profiles of a workspace for its members", () => {
     const ids = (list.data as { sessions: { items: Array<{ id: string }> } }).sessions.items.map((s) => s.id);
     expect(ids.slice(0, 2)).toEqual([second, first]);
 
-    const one = await asMember(`query ($w: String!, $id: String!) { session(workspace: $w, id: $id) { id status connectUrl liveViewUrl } }`, { w: slug, id: first });
+    const one = await asMember(`query ($w: String!, $id: String!) { session(workspace: $w, id: $id) { id status connectUrl liveViewUrl } }`, {
+      w: slug,
+      id: first,
+    });
     expect(one.data).toMatchObject({ session: { id: first, status: "RUNNING" } });
     expect((one.data as { session: { liveViewUrl: string } }).session.liveViewUrl).toMatch(/\/\?token=/);
 
     // Without the workspace, users are asked to name it; someone else's workspace is missing; its session too.
     expect(code(await asMember(`{ sessions { items { id } } }`))).toBe("VALIDATION_FAILED");
     expect(code(await asMember(`query ($w: String!) { sessions(workspace: $w) { items { id } } }`, { w: other.workspace.slug }))).toBe("NOT_FOUND");
-    const probe = await gql(t, `query ($w: String!, $id: String!) { session(workspace: $w, id: $id) { id } }`, { w: other.workspace.slug, id: first }, { jar: outsider.jar });
+    const probe = await gql(
+      t,
+      `query ($w: String!, $id: String!) { session(workspace: $w, id: $id) { id } }`,
+      { w: other.workspace.slug, id: first },
+      { jar: outsider.jar },
+    );
     expect(code(probe)).toBe("NOT_FOUND");
   });
 
@@ -102,7 +117,11 @@ describe("sessions and profiles of a workspace for its members", () => {
       await new Promise((r) => setTimeout(r, 300));
       const released = await asMember(`mutation ($w: String!, $id: String!) { releaseSession(workspace: $w, id: $id) }`, { w: slug, id });
       expect(code(released)).toBe("ok");
-      const change = await eventually(async () => seen.find((s) => s.id === id), (s) => s !== undefined, 5000);
+      const change = await eventually(
+        async () => seen.find((s) => s.id === id),
+        (s) => s !== undefined,
+        5000,
+      );
       expect(change).toEqual({ id, status: "RELEASED", endReason: "CLIENT_RELEASE" });
       expect(failed).toBeUndefined();
     } finally {
@@ -134,15 +153,28 @@ describe("sessions and profiles of a workspace for its members", () => {
     const { profile_id: id } = (await imported.json()) as { profile_id: string };
 
     const list = await asMember(`query ($w: String!) { profiles(workspace: $w) { items { profileId label cookieCount sizeBytes } } }`, { w: slug });
-    expect((list.data as { profiles: { items: unknown[] } }).profiles.items).toContainEqual(expect.objectContaining({ profileId: id, label: "shop", cookieCount: 1 }));
+    expect((list.data as { profiles: { items: unknown[] } }).profiles.items).toContainEqual(
+      expect.objectContaining({ profileId: id, label: "shop", cookieCount: 1 }),
+    );
 
-    const renamed = await asMember(`mutation ($w: String!, $id: String!) { updateProfile(workspace: $w, id: $id, label: "shop login") { label } }`, { w: slug, id });
+    const renamed = await asMember(`mutation ($w: String!, $id: String!) { updateProfile(workspace: $w, id: $id, label: "shop login") { label } }`, {
+      w: slug,
+      id,
+    });
     expect(renamed.data).toEqual({ updateProfile: { label: "shop login" } });
 
-    const exported = await asMember(`query ($w: String!, $id: String!) { profileStorageState(workspace: $w, id: $id) { cookies { name value } } }`, { w: slug, id });
+    const exported = await asMember(`query ($w: String!, $id: String!) { profileStorageState(workspace: $w, id: $id) { cookies { name value } } }`, {
+      w: slug,
+      id,
+    });
     expect(exported.data).toEqual({ profileStorageState: { cookies: [{ name: "sid", value: "s3cret" }] } });
 
-    const outsiderDelete = await gql(t, `mutation ($w: String!, $id: String!) { deleteProfile(workspace: $w, id: $id) }`, { w: other.workspace.slug, id }, { jar: outsider.jar });
+    const outsiderDelete = await gql(
+      t,
+      `mutation ($w: String!, $id: String!) { deleteProfile(workspace: $w, id: $id) }`,
+      { w: other.workspace.slug, id },
+      { jar: outsider.jar },
+    );
     expect(code(outsiderDelete)).toBe("NOT_FOUND");
     const deleted = await asMember(`mutation ($w: String!, $id: String!) { deleteProfile(workspace: $w, id: $id) }`, { w: slug, id });
     expect(deleted.data).toEqual({ deleteProfile: true });
@@ -153,8 +185,6 @@ describe("sessions and profiles of a workspace for its members", () => {
       orderBy: { id: "asc" },
       select: { action: true, workspaceId: true },
     });
-    expect(actions).toEqual(
-      ["profile.update", "profile.export", "profile.delete"].map((action) => ({ action, workspaceId: ws.workspace.id })),
-    );
+    expect(actions).toEqual(["profile.update", "profile.export", "profile.delete"].map((action) => ({ action, workspaceId: ws.workspace.id })));
   });
 });

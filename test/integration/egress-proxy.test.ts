@@ -15,11 +15,33 @@ const log = createLogger("silent");
 describe("the egress policy", () => {
   const policy = new EgressPolicy();
   it.each([
-    ["127.0.0.1"], ["127.8.9.10"], ["10.1.2.3"], ["172.16.0.1"], ["172.31.255.255"], ["192.168.1.1"], ["169.254.169.254"],
-    ["100.64.0.1"], ["0.0.0.0"], ["224.0.0.1"], ["255.255.255.255"], ["::1"], ["::"], ["fe80::1"], ["fd00:ec2::254"],
-    ["::ffff:127.0.0.1"], ["::ffff:7f00:1"], ["0:0:0:0:0:ffff:a9fe:a9fe"], ["[::ffff:10.0.0.1]"], ["64:ff9b::a00:1"], ["2002:7f00:1::"],
-    ["::127.0.0.1"], ["::a9fe:a9fe"], ["::ffff:0:7f00:1"], ["::ffff:0:a00:1"],
-    ["not-an-address"], [""],
+    ["127.0.0.1"],
+    ["127.8.9.10"],
+    ["10.1.2.3"],
+    ["172.16.0.1"],
+    ["172.31.255.255"],
+    ["192.168.1.1"],
+    ["169.254.169.254"],
+    ["100.64.0.1"],
+    ["0.0.0.0"],
+    ["224.0.0.1"],
+    ["255.255.255.255"],
+    ["::1"],
+    ["::"],
+    ["fe80::1"],
+    ["fd00:ec2::254"],
+    ["::ffff:127.0.0.1"],
+    ["::ffff:7f00:1"],
+    ["0:0:0:0:0:ffff:a9fe:a9fe"],
+    ["[::ffff:10.0.0.1]"],
+    ["64:ff9b::a00:1"],
+    ["2002:7f00:1::"],
+    ["::127.0.0.1"],
+    ["::a9fe:a9fe"],
+    ["::ffff:0:7f00:1"],
+    ["::ffff:0:a00:1"],
+    ["not-an-address"],
+    [""],
   ])("refuses %s", (address) => {
     expect(policy.addressAllowed(address)).toBe(false);
   });
@@ -302,7 +324,10 @@ describe("the egress listener on a Unix socket (what a jailed browser reaches)",
 
     const refusals: EgressRefusal[] = [];
     const listener = await openEgressListener({
-      policy: new EgressPolicy({ cidrs: ["127.0.0.2/32"], hosts: [] }), log, socketPath, onRefused: (_route, r) => refusals.push(r),
+      policy: new EgressPolicy({ cidrs: ["127.0.0.2/32"], hosts: [] }),
+      log,
+      socketPath,
+      onRefused: (_route, r) => refusals.push(r),
     });
     expect(listener.socketPath).toBe(socketPath);
     expect(listener.port).toBe(0);

@@ -23,7 +23,10 @@ describeEachBackend("the workspace extension quota in the database", (backend) =
     return id;
   }
   const reserve = (c: ServiceContext, ws: string, bytes = 100) =>
-    reserveExtension(c, ws, `ext_${ulid()}`, bytes).then(() => "ok", (err: unknown) => (err instanceof AppError ? String(err.extensions.quota) : Promise.reject(err)));
+    reserveExtension(c, ws, `ext_${ulid()}`, bytes).then(
+      () => "ok",
+      (err: unknown) => (err instanceof AppError ? String(err.extensions.quota) : Promise.reject(err)),
+    );
 
   test("30 reservations at once: exactly the count are taken, and stored extensions count too", async () => {
     const ws = await workspace();
@@ -32,7 +35,17 @@ describeEachBackend("the workspace extension quota in the database", (backend) =
     expect(outcomes.filter((o) => o === "count")).toHaveLength(25);
     const other = await workspace();
     await t.db.prisma.extension.create({
-      data: { id: `ext_${ulid()}`, workspaceId: other, name: "x", version: "1", sizeBytes: 100, sha256: "x", ciphertext: Buffer.alloc(1), wrappedKey: Buffer.alloc(1), masterKeyId: "m" },
+      data: {
+        id: `ext_${ulid()}`,
+        workspaceId: other,
+        name: "x",
+        version: "1",
+        sizeBytes: 100,
+        sha256: "x",
+        ciphertext: Buffer.alloc(1),
+        wrappedKey: Buffer.alloc(1),
+        masterKeyId: "m",
+      },
     });
     expect(await reserve(ctx(2, 1 << 30), other)).toBe("ok");
     expect(await reserve(ctx(2, 1 << 30), other)).toBe("count");

@@ -7,7 +7,19 @@ import { CONSOLE_LINK_LIFETIME_SECONDS, issueConsoleSignIn } from "../../src/ser
 import { LOCAL_ADMIN_EMAIL } from "../../src/services/sign-ins/users.ts";
 import { consoleBanner } from "../../src/console-banner.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
-import { CookieJar, EXCHANGE_SIGN_IN, REQUEST_SIGN_IN, address, addMember, gql, pkce, signIn, startDashboardApp, testClock, type DashboardApp } from "../support/dashboard.ts";
+import {
+  CookieJar,
+  EXCHANGE_SIGN_IN,
+  REQUEST_SIGN_IN,
+  address,
+  addMember,
+  gql,
+  pkce,
+  signIn,
+  startDashboardApp,
+  testClock,
+  type DashboardApp,
+} from "../support/dashboard.ts";
 
 const ME = `{ me { email organizationAdmin workspaces { slug role } claimableWorkspaces { slug } } }`;
 
@@ -43,9 +55,9 @@ describe("first run of the embedded default: a console sign-in link for the owne
     expect(signIn!.expiresAt.getTime() - clock.now().getTime()).toBeLessThanOrEqual(CONSOLE_LINK_LIFETIME_SECONDS * 1000);
     const { token, verifier } = linkParts(signIn!.link);
     const jar = new CookieJar();
-    const r = await gql<{ exchangeSignIn: { redirectTo: string; me: { email: string; organizationAdmin: boolean; workspaces: Array<{ slug: string; role: string }> } } }>(
-      t, EXCHANGE_SIGN_IN, { token, codeVerifier: verifier }, { jar },
-    );
+    const r = await gql<{
+      exchangeSignIn: { redirectTo: string; me: { email: string; organizationAdmin: boolean; workspaces: Array<{ slug: string; role: string }> } };
+    }>(t, EXCHANGE_SIGN_IN, { token, codeVerifier: verifier }, { jar });
     expect(r.errors).toBeUndefined();
     expect(r.data!.exchangeSignIn.redirectTo).toBe("/dashboard/");
     expect(r.data!.exchangeSignIn.me).toMatchObject({ email: LOCAL_ADMIN_EMAIL, organizationAdmin: true, workspaces: [{ slug: "default", role: "OWNER" }] });
@@ -82,7 +94,11 @@ describe("first run of the embedded default: a console sign-in link for the owne
   });
 
   it("the console banner names the dashboard and the link; the link is never logged", () => {
-    const banner = consoleBanner("http://localhost:8080/dashboard/", { email: LOCAL_ADMIN_EMAIL, link: "http://x/dashboard/sign-in?token=a#verifier=b", expiresAt: new Date() }, "/d/first-api-key");
+    const banner = consoleBanner(
+      "http://localhost:8080/dashboard/",
+      { email: LOCAL_ADMIN_EMAIL, link: "http://x/dashboard/sign-in?token=a#verifier=b", expiresAt: new Date() },
+      "/d/first-api-key",
+    );
     expect(banner).toContain("Vessel dashboard: http://localhost:8080/dashboard/");
     expect(banner).toContain("http://x/dashboard/sign-in?token=a#verifier=b");
     expect(banner).toContain("/d/first-api-key");
@@ -145,17 +161,27 @@ describe("claiming an ownerless workspace", () => {
     expect(refused.status).toBe(403);
     expect((await fetch(`${t.url}/v1/dashboard/ws/${owned.workspace.slug}/claim`, { method: "POST", headers: a.bearer })).status).toBe(409);
     expect((await fetch(`${t.url}/v1/dashboard/ws/no-such-ws/claim`, { method: "POST", headers: a.bearer })).status).toBe(404);
-    const byKey = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: { authorization: `Bearer ${ownerless.key}` } });
+    const byKey = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ownerless.key}` },
+    });
     expect(byKey.status).toBe(403);
 
     // The sign-in cookie is ambient: a page elsewhere posting a bodiless form (no preflight) is refused, as every cookie call.
-    const crossSites: Array<Record<string, string>> = [{ "sec-fetch-site": "cross-site", origin: "https://evil.example" }, { origin: "https://evil.example" }, { "sec-fetch-site": "same-site" }];
+    const crossSites: Array<Record<string, string>> = [
+      { "sec-fetch-site": "cross-site", origin: "https://evil.example" },
+      { origin: "https://evil.example" },
+      { "sec-fetch-site": "same-site" },
+    ];
     for (const crossSite of crossSites) {
       const forged = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: { cookie: a.cookie, ...crossSite } });
       expect(forged.status).toBe(403);
     }
     expect(await t.app.deps.db.prisma.membership.count({ where: { workspaceId: ownerless.workspace.id } })).toBe(0);
-    const sameOrigin = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: { cookie: a.cookie, "sec-fetch-site": "same-origin" } });
+    const sameOrigin = await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, {
+      method: "POST",
+      headers: { cookie: a.cookie, "sec-fetch-site": "same-origin" },
+    });
     expect(sameOrigin.status).toBe(200);
     await t.app.deps.db.prisma.membership.deleteMany({ where: { workspaceId: ownerless.workspace.id } });
 
@@ -164,7 +190,12 @@ describe("claiming an ownerless workspace", () => {
     expect(await claimed.json()).toMatchObject({ slug: ownerless.workspace.slug, role: "OWNER" });
     expect((await fetch(`${t.url}/v1/dashboard/ws/${ownerless.workspace.slug}/claim`, { method: "POST", headers: a.bearer })).status).toBe(409);
 
-    const viaGql = await gql<{ claimWorkspace: { slug: string; role: string } }>(t, `mutation ($slug: String!) { claimWorkspace(slug: $slug) { slug role } }`, { slug: other.workspace.slug }, { jar: a.jar });
+    const viaGql = await gql<{ claimWorkspace: { slug: string; role: string } }>(
+      t,
+      `mutation ($slug: String!) { claimWorkspace(slug: $slug) { slug role } }`,
+      { slug: other.workspace.slug },
+      { jar: a.jar },
+    );
     expect(viaGql.data?.claimWorkspace).toEqual({ slug: other.workspace.slug, role: "OWNER" });
 
     await t.app.deps.audit.flush();

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeCursor } from "../../src/kernel/pagination.ts";
 import { seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
-import { closeCodeIn, headerOf, mutate, mutatedFrames, percentEncode, rawConversation, Rng, websocketHeaders, wsFrame, type RawAnswer } from "../support/fuzz.ts";
+import {
+  closeCodeIn,
+  headerOf,
+  mutate,
+  mutatedFrames,
+  percentEncode,
+  rawConversation,
+  Rng,
+  websocketHeaders,
+  wsFrame,
+  type RawAnswer,
+} from "../support/fuzz.ts";
 
 // Issue 18: every parser on the way in is total. Thousands of malformed requests, generated from a
 // fixed seed, go to a running server over raw TCP: request lines, headers, paths, REST JSON bodies,
@@ -40,17 +51,37 @@ afterAll(async () => t?.stop());
 type Case = { name: string; steps: Array<{ send: Buffer; after?: string }> };
 const once = (name: string, request: Buffer): Case => ({ name, steps: [{ send: request }] });
 const paths = [
-  "/healthz", "/readyz", "/v1/health", "/v1/sessions", "/v1/sessions?limit=5", "/v1/sessions/ses_01ABCDEF", "/v1/sessions/ses_01ABCDEF/events",
-  "/v1/sessions/ses_01ABCDEF/downloads/dl_1", "/api/v1/profiles", "/v1/profiles/prf_1/storage-state", "/v1/dashboard/ws/default/api-keys",
-  "/errors/malformed-json", "/openapi.json", "/.well-known/jwks.json", "/metrics", "/dashboard/sessions/x", "/dashboard/assets/app.js",
-  "/live-view", "/live-view/assets/viewer.js", "/", "/graphql?query=%7B__typename%7D", "/internal/v1/sessions", "/cdp/json/version", "/cdp/json/list",
-  "http://127.0.0.1/v1/health", "https://vessel.example/healthz",
+  "/healthz",
+  "/readyz",
+  "/v1/health",
+  "/v1/sessions",
+  "/v1/sessions?limit=5",
+  "/v1/sessions/ses_01ABCDEF",
+  "/v1/sessions/ses_01ABCDEF/events",
+  "/v1/sessions/ses_01ABCDEF/downloads/dl_1",
+  "/api/v1/profiles",
+  "/v1/profiles/prf_1/storage-state",
+  "/v1/dashboard/ws/default/api-keys",
+  "/errors/malformed-json",
+  "/openapi.json",
+  "/.well-known/jwks.json",
+  "/metrics",
+  "/dashboard/sessions/x",
+  "/dashboard/assets/app.js",
+  "/live-view",
+  "/live-view/assets/viewer.js",
+  "/",
+  "/graphql?query=%7B__typename%7D",
+  "/internal/v1/sessions",
+  "/cdp/json/version",
+  "/cdp/json/list",
+  "http://127.0.0.1/v1/health",
+  "https://vessel.example/healthz",
 ];
 const methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT", "PROPFIND", "G\u00c9T", "get", ""];
 
 const utf8 = (s: string) => Buffer.from(s, "utf8");
-const join = (line: string, headers: string[], body = "") =>
-  Buffer.concat([utf8(`${line}\r\n${headers.map((h) => `${h}\r\n`).join("")}\r\n`), utf8(body)]);
+const join = (line: string, headers: string[], body = "") => Buffer.concat([utf8(`${line}\r\n${headers.map((h) => `${h}\r\n`).join("")}\r\n`), utf8(body)]);
 const maybe = (rng: Rng, s: string, p = 0.6) => (rng.chance(p) ? mutate(rng, s) : s);
 
 function requestLineCase(rng: Rng): Case {
@@ -63,10 +94,24 @@ function requestLineCase(rng: Rng): Case {
 
 function headerCase(rng: Rng): Case {
   const pool = [
-    "Host: vessel.test", `Authorization: Bearer ${seeded.key}`, "Content-Type: application/json", "Content-Length: 0", "Transfer-Encoding: chunked",
-    "X-Request-Id: 01JZ-client", "X-Forwarded-For: 203.0.113.9, 10.0.0.1", 'Forwarded: for="[2001:db8::1]:443";proto=https', "Origin: http://evil.example",
-    "Accept: text/html", "Accept-Encoding: gzip", "Range: bytes=0-1", "If-None-Match: *", "Idempotency-Key: 3f6a2c1e-8b1d-4c7a-9e2f-1a2b3c4d5e6f",
-    `Cookie: vs_at=${accessToken}; vs_rt=abc`, "Expect: 100-continue", "Content-Encoding: gzip", "Sec-Fetch-Site: cross-site",
+    "Host: vessel.test",
+    `Authorization: Bearer ${seeded.key}`,
+    "Content-Type: application/json",
+    "Content-Length: 0",
+    "Transfer-Encoding: chunked",
+    "X-Request-Id: 01JZ-client",
+    "X-Forwarded-For: 203.0.113.9, 10.0.0.1",
+    'Forwarded: for="[2001:db8::1]:443";proto=https',
+    "Origin: http://evil.example",
+    "Accept: text/html",
+    "Accept-Encoding: gzip",
+    "Range: bytes=0-1",
+    "If-None-Match: *",
+    "Idempotency-Key: 3f6a2c1e-8b1d-4c7a-9e2f-1a2b3c4d5e6f",
+    `Cookie: vs_at=${accessToken}; vs_rt=abc`,
+    "Expect: 100-continue",
+    "Content-Encoding: gzip",
+    "Sec-Fetch-Site: cross-site",
   ];
   const headers = Array.from({ length: 1 + rng.int(6) }, () => maybe(rng, rng.pick(pool), 0.7));
   if (rng.chance(0.05)) headers.push(`X-Big: ${"b".repeat(20_000)}`);
@@ -78,7 +123,11 @@ const bodies = [
   { path: "/v1/sessions", method: "POST", body: '{"region":"us-east1","timeout_minutes":5,"live_view":{"interactive":true,"instructions":"Sign in"}}' },
   { path: "/v1/sessions/ses_01JZZZZZZZZZZZZZZZZZZZZZZZ", method: "PATCH", body: '{"status":"REQUEST_RELEASE"}' },
   { path: "/v1/profiles/prf_01JZZZZZZZZZZZZZZZZZZZZZZZ", method: "PATCH", body: '{"label":"shop login"}' },
-  { path: "/v1/profiles", method: "POST", body: '{"label":"x","storage_state":{"cookies":[{"name":"a","value":"b","domain":"example.com","path":"/","expires":-1,"httpOnly":false,"secure":true,"sameSite":"Lax"}],"origins":[{"origin":"https://example.com","localStorage":[{"name":"k","value":"v"}]}]}}' },
+  {
+    path: "/v1/profiles",
+    method: "POST",
+    body: '{"label":"x","storage_state":{"cookies":[{"name":"a","value":"b","domain":"example.com","path":"/","expires":-1,"httpOnly":false,"secure":true,"sameSite":"Lax"}],"origins":[{"origin":"https://example.com","localStorage":[{"name":"k","value":"v"}]}]}}',
+  },
   { path: "/v1/sessions/ses_01JZZZZZZZZZZZZZZZZZZZZZZZ:keepalive", method: "POST", body: "{}" },
 ];
 
@@ -86,18 +135,33 @@ function bodyCase(rng: Rng): Case {
   const target = rng.pick(bodies);
   const body = maybe(rng, target.body, 0.9);
   const length = Buffer.byteLength(body);
-  const declared = rng.chance(0.85) ? String(length) : rng.pick([String(length + 5), String(Math.max(0, length - 3)), "-1", "1e3", "abc", "99999999999999999999"]);
-  const type = maybe(rng, rng.pick(["application/json", "application/json; charset=utf-8", "application/json; charset=latin1", "text/plain", "application/merge-patch+json"]), 0.2);
+  const declared = rng.chance(0.85)
+    ? String(length)
+    : rng.pick([String(length + 5), String(Math.max(0, length - 3)), "-1", "1e3", "abc", "99999999999999999999"]);
+  const type = maybe(
+    rng,
+    rng.pick(["application/json", "application/json; charset=utf-8", "application/json; charset=latin1", "text/plain", "application/merge-patch+json"]),
+    0.2,
+  );
   // No Idempotency-Key: a create is refused after its body is read, so a valid body starts no browser.
   const headers = ["Host: vessel.test", `Authorization: Bearer ${seeded.key}`, `Content-Type: ${type}`, `Content-Length: ${declared}`, "Connection: close"];
-  return once(`${target.method} ${target.path} body ${JSON.stringify(body).slice(0, 300)} (length ${declared}, ${type})`, join(`${target.method} ${target.path} HTTP/1.1`, headers, body));
+  return once(
+    `${target.method} ${target.path} body ${JSON.stringify(body).slice(0, 300)} (length ${declared}, ${type})`,
+    join(`${target.method} ${target.path} HTTP/1.1`, headers, body),
+  );
 }
 
 function credentialCase(rng: Rng): Case {
   const enc = (s: string) => (rng.chance(0.5) ? percentEncode(s) : s);
   const choices: Array<() => [string, string[]]> = [
-    () => [`/v1/sessions?limit=${maybe(rng, "5", 0.3)}&cursor=${enc(mutate(rng, encodeCursor("ses_01JZZZZZZZZZZZZZZZZZZZZZZZ")))}`, [`Authorization: Bearer ${seeded.key}`]],
-    () => [`/v1/dashboard/ws/${seeded.workspace.slug}/audit-log?cursor=${enc(mutate(rng, encodeCursor("aud_01JZZZZZZZZZZZZZZZZZZZZZZZ")))}`, [`Authorization: Bearer ${seeded.key}`]],
+    () => [
+      `/v1/sessions?limit=${maybe(rng, "5", 0.3)}&cursor=${enc(mutate(rng, encodeCursor("ses_01JZZZZZZZZZZZZZZZZZZZZZZZ")))}`,
+      [`Authorization: Bearer ${seeded.key}`],
+    ],
+    () => [
+      `/v1/dashboard/ws/${seeded.workspace.slug}/audit-log?cursor=${enc(mutate(rng, encodeCursor("aud_01JZZZZZZZZZZZZZZZZZZZZZZZ")))}`,
+      [`Authorization: Bearer ${seeded.key}`],
+    ],
     () => ["/v1/health", [`Authorization: ${maybe(rng, "Bearer", 0.2)} ${mutate(rng, seeded.key)}`]],
     () => [`/cdp/json/version?token=${enc(mutate(rng, cdpToken))}`, []],
     () => ["/cdp/json/list", [`Authorization: Bearer ${mutate(rng, cdpToken)}`]],
@@ -107,7 +171,10 @@ function credentialCase(rng: Rng): Case {
     () => ["/v1/dashboard/ws/default/api-keys", [`Authorization: Bearer ${mutate(rng, accessToken)}`]],
   ];
   const [path, headers] = rng.pick(choices)();
-  return once(`credential ${JSON.stringify([path, headers]).slice(0, 400)}`, join(`GET ${path} HTTP/1.1`, ["Host: vessel.test", ...headers, "Connection: close"]));
+  return once(
+    `credential ${JSON.stringify([path, headers]).slice(0, 400)}`,
+    join(`GET ${path} HTTP/1.1`, ["Host: vessel.test", ...headers, "Connection: close"]),
+  );
 }
 
 function graphqlCase(rng: Rng): Case {
@@ -120,10 +187,19 @@ function graphqlCase(rng: Rng): Case {
   const auth = rng.chance(0.5) ? [`Authorization: Bearer ${seeded.key}`] : [`Cookie: vs_at=${mutate(rng, accessToken)}`];
   if (rng.chance(0.3)) {
     const query = percentEncode(maybe(rng, "{ __typename }", 0.8));
-    return once(`GET /graphql ${query}`, join(`GET /graphql?query=${query}&variables=${percentEncode(mutate(rng, '{"a":1}'))} HTTP/1.1`, ["Host: vessel.test", ...auth, "Connection: close"]));
+    return once(
+      `GET /graphql ${query}`,
+      join(`GET /graphql?query=${query}&variables=${percentEncode(mutate(rng, '{"a":1}'))} HTTP/1.1`, ["Host: vessel.test", ...auth, "Connection: close"]),
+    );
   }
   const body = maybe(rng, rng.pick(documents), 0.9);
-  const type = rng.pick(["application/json", "application/graphql-response+json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"]);
+  const type = rng.pick([
+    "application/json",
+    "application/graphql-response+json",
+    "application/x-www-form-urlencoded",
+    "text/plain",
+    "multipart/form-data; boundary=x",
+  ]);
   const headers = ["Host: vessel.test", ...auth, `Content-Type: ${type}`, `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close"];
   return once(`POST /graphql ${JSON.stringify(body).slice(0, 300)} as ${type}`, join("POST /graphql HTTP/1.1", headers, body));
 }
@@ -142,7 +218,10 @@ function upgradeCase(rng: Rng): Case {
   // Now and then an absolute-form target, well-formed or not (`http://[::1` once killed the process).
   const prefix = rng.chance(0.1) ? rng.pick(["http://[::1", "http://127.0.0.1:99999", "http://vessel.test", "//x:99999", "*", "http://[v1.x]"]) : "";
   const target = prefix + maybe(rng, `${path}${token}`, 0.4);
-  const handshake = websocketHeaders.trimEnd().split("\r\n").map((h) => maybe(rng, h, 0.15));
+  const handshake = websocketHeaders
+    .trimEnd()
+    .split("\r\n")
+    .map((h) => maybe(rng, h, 0.15));
   const extra = [
     rng.chance(0.3) ? `Origin: ${maybe(rng, t.url, 0.5)}` : "",
     rng.chance(0.2) ? `Sec-WebSocket-Protocol: ${maybe(rng, "graphql-transport-ws", 0.6)}` : "",
@@ -152,7 +231,10 @@ function upgradeCase(rng: Rng): Case {
   const line = `${maybe(rng, "GET", 0.05)} ${target} HTTP/1.1`;
   // Sometimes frames ride along with the handshake (the `head` an upgrade listener receives).
   const frames = rng.chance(0.3) ? wsFrame({ opcode: 1, payload: utf8(mutate(rng, '{"type":"connection_init","payload":{}}')) }) : Buffer.alloc(0);
-  return once(`upgrade ${JSON.stringify([line, ...handshake, ...extra]).slice(0, 400)}`, Buffer.concat([join(line, ["Host: vessel.test", ...handshake, ...extra]), frames]));
+  return once(
+    `upgrade ${JSON.stringify([line, ...handshake, ...extra]).slice(0, 400)}`,
+    Buffer.concat([join(line, ["Host: vessel.test", ...handshake, ...extra]), frames]),
+  );
 }
 
 /**
@@ -163,12 +245,19 @@ function framesCase(rng: Rng): Case {
   const ws = (path: string, extra: string[]) => join(`GET ${path} HTTP/1.1`, ["Host: vessel.test", websocketHeaders.trimEnd(), `Origin: ${t.url}`, ...extra]);
   const text = (s: string) => wsFrame({ opcode: 1, payload: utf8(s) });
   if (rng.chance(0.4)) {
-    const frames = mutatedFrames(rng, [`{"t":"auth","token":"${liveToken}","w":800,"h":600,"dpr":1}`, '{"t":"mouse","e":"down","x":1,"y":2,"b":0}', '{"t":"done"}']);
+    const frames = mutatedFrames(rng, [
+      `{"t":"auth","token":"${liveToken}","w":800,"h":600,"dpr":1}`,
+      '{"t":"mouse","e":"down","x":1,"y":2,"b":0}',
+      '{"t":"done"}',
+    ]);
     return { name: `live-view frames ${frames.what}`, steps: [{ send: ws("/live-view/socket", []) }, { send: frames.bytes, after: " 101 " }] };
   }
   const frames = mutatedFrames(rng, [
-    '{"id":"1","type":"subscribe","payload":{"query":"{ __typename }"}}', '{"id":"2","type":"subscribe","payload":{"query":"query($a: Int) { __typename }","variables":{"a":1}}}',
-    '{"id":"1","type":"complete"}', '{"type":"ping"}', '{"type":"connection_init","payload":{}}',
+    '{"id":"1","type":"subscribe","payload":{"query":"{ __typename }"}}',
+    '{"id":"2","type":"subscribe","payload":{"query":"query($a: Int) { __typename }","variables":{"a":1}}}',
+    '{"id":"1","type":"complete"}',
+    '{"type":"ping"}',
+    '{"type":"connection_init","payload":{}}',
   ]);
   return {
     name: `graphql-ws frames ${frames.what}`,

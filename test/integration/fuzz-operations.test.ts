@@ -88,7 +88,8 @@ type OpenApiOperation = { operationId: string; parameters?: Parameter[]; request
 /** A bogus id of the parameter's kind (`ses_…` for a session), or the real workspace slug now and then. */
 function pathValue(rng: Rng, name: string, path: string): string {
   if (name === "slug") return rng.chance(0.7) ? ws.workspace.slug : `fuzz-${rng.int(100)}`;
-  const kind = name === "download_id" ? "dl" : name === "delivery_id" ? "whd" : name === "key_id" ? "key" : (/\/v1\/(\w+?)s?\//.exec(path)?.[1]?.slice(0, 3) ?? "x");
+  const kind =
+    name === "download_id" ? "dl" : name === "delivery_id" ? "whd" : name === "key_id" ? "key" : (/\/v1\/(\w+?)s?\//.exec(path)?.[1]?.slice(0, 3) ?? "x");
   return `${kind}_01JZZZZZZZZZZZZZZZZZZ${rng.int(10_000).toString().padStart(5, "0")}`;
 }
 
@@ -111,7 +112,8 @@ function restCase(rng: Rng, method: string, template: string, op: OpenApiOperati
   const spoiltPath = target === "path" ? rng.pick(pathParams).name : undefined;
   let url = template;
   for (const p of pathParams) {
-    const value = p.name === spoiltPath ? urlText(rng, faultyString(rng, textKind, pathValue(rng, p.name, template))) : percentEncode(pathValue(rng, p.name, template));
+    const value =
+      p.name === spoiltPath ? urlText(rng, faultyString(rng, textKind, pathValue(rng, p.name, template))) : percentEncode(pathValue(rng, p.name, template));
     if (p.name === spoiltPath) where = `path ${p.name}`;
     url = url.replace(`{${p.name}}`, value);
   }
@@ -148,11 +150,16 @@ function restCase(rng: Rng, method: string, template: string, op: OpenApiOperati
   } else if (multipart) {
     const name = target === "body" ? faultyString(rng, textKind, "fuzz.txt") : "fuzz.txt";
     const boundary = "fuzzboundary41";
-    body = new Uint8Array(Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name.replace(/["\r\n]/g, "_")}"\r\nContent-Type: application/octet-stream\r\n\r\n`, "utf8"),
-      Buffer.from("PK\u0003\u0004 not really a zip"),
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]));
+    body = new Uint8Array(
+      Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name.replace(/["\r\n]/g, "_")}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+          "utf8",
+        ),
+        Buffer.from("PK\u0003\u0004 not really a zip"),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]),
+    );
     headers["content-type"] = `multipart/form-data; boundary=${boundary}`;
   }
   const full = `${url}${query.length ? `?${query.join("&")}` : ""}`;
@@ -179,7 +186,8 @@ describe("every operation, spoilt inputs", () => {
         operations++;
         const operation = op as OpenApiOperation;
         const shared = (item.parameters as Parameter[] | undefined) ?? [];
-        for (let i = 0; i < REST_CASES_PER_OPERATION; i++) cases.push(restCase(rng, method, template, { ...operation, parameters: [...shared, ...(operation.parameters ?? [])] }, doc.components.schemas));
+        for (let i = 0; i < REST_CASES_PER_OPERATION; i++)
+          cases.push(restCase(rng, method, template, { ...operation, parameters: [...shared, ...(operation.parameters ?? [])] }, doc.components.schemas));
       }
     }
     expect(operations).toBeGreaterThan(30);
@@ -229,7 +237,7 @@ describe("every operation, spoilt inputs", () => {
     expect(failures).toEqual([]);
   }, 120_000);
 
-  it("no MCP tool fails internally (its answer would start \"The browser reported\")", async () => {
+  it('no MCP tool fails internally (its answer would start "The browser reported")', async () => {
     const client = new Client({ name: "fuzz", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: bearer(ws.key) } }));
     const failures: string[] = [];
@@ -242,7 +250,11 @@ describe("every operation, spoilt inputs", () => {
           const kind: FaultKind = rng.pick(faultKinds);
           const sample = sampleOf(rng, tool.inputSchema as Record<string, unknown>, {}) as Record<string, unknown>;
           // Bogus sessions only, and never a region this app serves: no browser is started.
-          const args = { ...sample, session_id: `ses_01JZZZZZZZZZZZZZZZZZZ${rng.int(10_000)}`, ...(tool.name === "create_session" ? { region: "fuzz-region" } : {}) };
+          const args = {
+            ...sample,
+            session_id: `ses_01JZZZZZZZZZZZZZZZZZZ${rng.int(10_000)}`,
+            ...(tool.name === "create_session" ? { region: "fuzz-region" } : {}),
+          };
           const spoilt = spoil(rng, args, kind);
           const name = `${tool.name} [${kind} in ${spoilt.where}]`;
           try {
@@ -251,7 +263,8 @@ describe("every operation, spoilt inputs", () => {
             if (/^The browser reported/.test(text)) failures.push(`${name}: ${text.slice(0, 300)}`);
           } catch (err) {
             // A protocol error (the SDK refusing arguments that break the tool's schema) is an answer, not a fault.
-            if (!/MCP error -32602|Input validation error|invalid/i.test((err as Error).message)) failures.push(`${name}: ${(err as Error).message.slice(0, 300)}`);
+            if (!/MCP error -32602|Input validation error|invalid/i.test((err as Error).message))
+              failures.push(`${name}: ${(err as Error).message.slice(0, 300)}`);
           }
         }
       }

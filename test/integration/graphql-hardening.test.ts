@@ -39,7 +39,11 @@ describe("GraphQL hardening for cookie-authenticated use (security.md F33–F39)
     const refused: Array<[string, Record<string, string>, string]> = [
       ["text/plain", { ...cookie, "content-type": "text/plain" }, body],
       ["form", { ...cookie, "content-type": "application/x-www-form-urlencoded" }, `query=${encodeURIComponent(CREATE_KEY(ws.workspace.slug))}`],
-      ["multipart", { ...cookie, "content-type": "multipart/form-data; boundary=x" }, `--x\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${body}\r\n--x--\r\n`],
+      [
+        "multipart",
+        { ...cookie, "content-type": "multipart/form-data; boundary=x" },
+        `--x\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${body}\r\n--x--\r\n`,
+      ],
       ["json from evil.example", { ...cookie, ...json, origin: "https://evil.example" }, body],
       ["json, Sec-Fetch-Site: cross-site", { ...cookie, ...json, "sec-fetch-site": "cross-site" }, body],
       ["json, Sec-Fetch-Site: same-site", { ...cookie, ...json, "sec-fetch-site": "same-site" }, body],
@@ -59,7 +63,10 @@ describe("GraphQL hardening for cookie-authenticated use (security.md F33–F39)
     expect(await probes()).toBe(1);
 
     // A bearer credential is not ambient: another origin cannot make a browser send it, so no CSRF check applies.
-    const viaKey = await post({ ...bearer(ws.key), ...json, origin: "https://evil.example", "sec-fetch-site": "cross-site" }, JSON.stringify({ query: "{ health { version } }" }));
+    const viaKey = await post(
+      { ...bearer(ws.key), ...json, origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+      JSON.stringify({ query: "{ health { version } }" }),
+    );
     expect(viaKey.status).toBe(200);
     expect(await errorsOf(viaKey)).toEqual([]);
     const viaUserBearer = await post({ ...owner.bearer, ...json, origin: "https://evil.example" }, body);
@@ -88,7 +95,8 @@ describe("GraphQL hardening for cookie-authenticated use (security.md F33–F39)
   test("F35 depth limit, also behind a fragment named __schema and behind chained fragments; nothing is resolved", async () => {
     const deep = "{ me { workspaces { a { b { c { d { e } } } } } } }";
     const viaSchemaFragment = "query __schema { me { ...__schema } } fragment __schema on Me { workspaces { a { b { c { d { e } } } } } }";
-    const chained = "{ me { ...F1 } } fragment F1 on Me { workspaces { ...F2 } } fragment F2 on Workspace { a { ...F3 } } fragment F3 on X { b { c { d { e } } } }";
+    const chained =
+      "{ me { ...F1 } } fragment F1 on Me { workspaces { ...F2 } } fragment F2 on Workspace { a { ...F3 } } fragment F3 on X { b { c { d { e } } } }";
     for (const query of [deep, viaSchemaFragment, chained]) {
       const res = await post({ ...owner.bearer, ...json, accept: "application/graphql-response+json" }, JSON.stringify({ query }));
       expect(res.status, query).toBe(400);
@@ -181,7 +189,12 @@ describe("GraphQL hardening for cookie-authenticated use (security.md F33–F39)
       let closed: (code: number) => void = () => {};
       const closedWith = new Promise<number>((resolve) => (closed = resolve));
       const client = createClient({
-        url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: Socket, retryAttempts: 0, lazy: false, onNonLazyError: () => {}, connectionParams,
+        url: `${t.url.replace("http", "ws")}/graphql`,
+        webSocketImpl: Socket,
+        retryAttempts: 0,
+        lazy: false,
+        onNonLazyError: () => {},
+        connectionParams,
         on: { closed: (event) => closed((event as { code: number }).code) },
       });
       const me = () =>

@@ -31,8 +31,13 @@ describe("graphql-ws: a socket does not outlive its credential", () => {
     let closed: (code: number) => void = () => {};
     const closedWith = new Promise<number>((resolve) => (closed = resolve));
     const client = createClient({
-      url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false, onNonLazyError: () => {},
-      connectionParams: user.bearer, on: { closed: (event) => closed((event as { code: number }).code) },
+      url: `${t.url.replace("http", "ws")}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: false,
+      onNonLazyError: () => {},
+      connectionParams: user.bearer,
+      on: { closed: (event) => closed((event as { code: number }).code) },
     });
     try {
       const me = await new Promise<unknown>((resolve, reject) => {

@@ -28,7 +28,11 @@ describe("GraphQL over HTTP", () => {
     expect(res.status).toBe(200);
     const health = (body.data as HealthQuery).health;
     const rest = (await (await fetch(`${t.url}/v1/health`, { headers: bearer(seeded.key) })).json()) as {
-      version: string; status: string; database: { kind: string }; regions: string[]; browser_pool: { state: string; capacity: number };
+      version: string;
+      status: string;
+      database: { kind: string };
+      regions: string[];
+      browser_pool: { state: string; capacity: number };
     };
     expect(health.version).toBe(rest.version);
     expect(health.database.kind).toBe("PGLITE");
@@ -76,16 +80,22 @@ describe("GraphQL over WebSocket (graphql-ws)", () => {
   it("executes operations through the upgrade dispatcher", async () => {
     // The credential travels in connection_init (browsers cannot set headers on a WebSocket).
     const client = createClient({
-      url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: bearer(seeded.key),
+      url: `${t.url.replace("http", "ws")}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: bearer(seeded.key),
     });
     try {
       const result = await new Promise<{ data?: HealthQuery | null }>((resolve, reject) => {
         let value: { data?: HealthQuery | null } = {};
-        client.subscribe<HealthQuery>({ query: HealthDocument.toString() }, {
-          next: (v) => (value = v as typeof value),
-          error: reject,
-          complete: () => resolve(value),
-        });
+        client.subscribe<HealthQuery>(
+          { query: HealthDocument.toString() },
+          {
+            next: (v) => (value = v as typeof value),
+            error: reject,
+            complete: () => resolve(value),
+          },
+        );
       });
       expect(result.data?.health.database.kind).toBe("PGLITE");
     } finally {

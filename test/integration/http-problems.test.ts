@@ -50,9 +50,21 @@ afterAll(async () => t?.stop());
 
 const json = { "content-type": "application/json" };
 const key = () => ({ authorization: `Bearer ${seeded.key}` });
-const cases: Array<{ name: string; method: string; path: string; headers?: Record<string, string> | (() => Record<string, string>); body?: string; slug: ProblemSlug; detail?: RegExp; check?: (body: Record<string, unknown>, res: Response) => void }> = [
+const cases: Array<{
+  name: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string> | (() => Record<string, string>);
+  body?: string;
+  slug: ProblemSlug;
+  detail?: RegExp;
+  check?: (body: Record<string, unknown>, res: Response) => void;
+}> = [
   {
-    name: "no API key", method: "GET", path: "/v1/health", slug: "unauthenticated",
+    name: "no API key",
+    method: "GET",
+    path: "/v1/health",
+    slug: "unauthenticated",
     check: (_b, res) => expect(res.headers.get("www-authenticate")).toBe('Bearer realm="vessel"'),
   },
   { name: "malformed API key", method: "GET", path: "/v1/health", headers: { authorization: "Bearer vs_nope.short" }, slug: "unauthenticated" },
@@ -60,17 +72,46 @@ const cases: Array<{ name: string; method: string; path: string; headers?: Recor
   { name: "unknown /v1 route", method: "GET", path: "/v1/no-such-thing", slug: "not-found" },
   { name: "unknown route outside /v1, asking for HTML", method: "GET", path: "/no/such/page", headers: { accept: "text/html" }, slug: "not-found" },
   {
-    name: "wrong method", method: "DELETE", path: "/v1/health", slug: "method-not-allowed",
+    name: "wrong method",
+    method: "DELETE",
+    path: "/v1/health",
+    slug: "method-not-allowed",
     check: (_b, res) => expect(res.headers.get("allow")).toBe("GET, HEAD"),
   },
   { name: "malformed JSON", method: "POST", path: "/v1/test-echo/abc", headers: json, body: '{"count": 1,', slug: "malformed-json" },
-  { name: "body too large", method: "POST", path: "/v1/test-echo/abc", headers: json, body: JSON.stringify({ count: 1, label: "x".repeat(4000) }), slug: "payload-too-large" },
-  { name: "body in another charset", method: "POST", path: "/v1/test-echo/abc", headers: { "content-type": "application/json; charset=latin1" }, body: '{"count": 1}', slug: "unsupported-media-type" },
-  { name: "body in an unknown encoding", method: "POST", path: "/v1/test-echo/abc", headers: { ...json, "content-encoding": "x-nope" }, body: '{"count": 1}', slug: "unsupported-media-type" },
+  {
+    name: "body too large",
+    method: "POST",
+    path: "/v1/test-echo/abc",
+    headers: json,
+    body: JSON.stringify({ count: 1, label: "x".repeat(4000) }),
+    slug: "payload-too-large",
+  },
+  {
+    name: "body in another charset",
+    method: "POST",
+    path: "/v1/test-echo/abc",
+    headers: { "content-type": "application/json; charset=latin1" },
+    body: '{"count": 1}',
+    slug: "unsupported-media-type",
+  },
+  {
+    name: "body in an unknown encoding",
+    method: "POST",
+    path: "/v1/test-echo/abc",
+    headers: { ...json, "content-encoding": "x-nope" },
+    body: '{"count": 1}',
+    slug: "unsupported-media-type",
+  },
   { name: "body of only a byte order mark", method: "POST", path: "/v1/test-echo/abc", headers: json, body: "\ufeff", slug: "malformed-json" },
   { name: "not JSON", method: "POST", path: "/v1/test-echo/abc", headers: { "content-type": "text/plain" }, body: "count=1", slug: "unsupported-media-type" },
   {
-    name: "validation names each field", method: "POST", path: "/v1/test-echo/ABC", headers: json, body: JSON.stringify({ count: 0, extra: true }), slug: "validation-failed",
+    name: "validation names each field",
+    method: "POST",
+    path: "/v1/test-echo/ABC",
+    headers: json,
+    body: JSON.stringify({ count: 0, extra: true }),
+    slug: "validation-failed",
     detail: /params\.name/,
     check: (b) => {
       const fields = (b.errors as Array<{ field: string }>).map((e) => e.field).sort();
@@ -79,7 +120,10 @@ const cases: Array<{ name: string; method: string; path: string; headers?: Recor
   },
   { name: "missing body", method: "POST", path: "/v1/test-echo/abc", headers: json, slug: "validation-failed", detail: /^body/ },
   {
-    name: "unexpected fault", method: "GET", path: "/v1/test-fault", slug: "internal-error",
+    name: "unexpected fault",
+    method: "GET",
+    path: "/v1/test-fault",
+    slug: "internal-error",
     check: (b) => {
       const text = JSON.stringify(b);
       expect(text).not.toMatch(/secret_table|SELECT|\/work\/|\.ts:\d+|at .+\.(ts|js):\d+/);

@@ -33,7 +33,10 @@ class PipeBrowser {
   browserSession = "";
   readonly exited: Promise<void>;
 
-  constructor(readonly child: ChildProcess, readonly dir: string) {
+  constructor(
+    readonly child: ChildProcess,
+    readonly dir: string,
+  ) {
     this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
     child.stderr!.resume(); // drained: a full pipe would block Chromium
     (child.stdio[4] as Readable).setEncoding("utf8").on("data", (chunk: string) => {
@@ -51,15 +54,24 @@ class PipeBrowser {
     const dir = path.join(root, name);
     for (const sub of ["profile", "home", "tmp"]) fs.mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o700 });
     const args = [
-      "--headless", "--remote-debugging-pipe", `--user-data-dir=${dir}/profile`, "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--disable-quic", "--disable-gpu",
+      "--headless",
+      "--remote-debugging-pipe",
+      `--user-data-dir=${dir}/profile`,
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--disable-gpu",
       ...(jailed ? proxyArgs(JAIL_PROXY_PORT) : egressPort ? proxyArgs(egressPort) : []),
       ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []), // dropped by jailedCommand: the jail's user is never root
       "about:blank",
     ];
     const { command, args: argv } = jailed ? jailedCommand({ executablePath: CHROMIUM, args, dir, egressSocket }) : { command: CHROMIUM, args };
     const child = spawn(command, argv, {
-      cwd: path.join(dir, "home"), detached: true, stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
+      cwd: path.join(dir, "home"),
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
       env: { PATH: "/usr/bin:/bin", HOME: path.join(dir, "home"), TMPDIR: path.join(dir, "tmp") },
     });
     const browser = new PipeBrowser(child, dir);
@@ -67,7 +79,8 @@ class PipeBrowser {
     return browser;
   }
 
-  send(method: string, params: object = {}, sessionId = this.browserSession): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  send(method: string, params: object = {}, sessionId = this.browserSession): Promise<Record<string, any>> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const id = ++this.#id;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
@@ -80,7 +93,9 @@ class PipeBrowser {
     const { targetId } = await this.send("Target.createTarget", { url: "about:blank", ...(browserContextId ? { browserContextId } : {}) });
     const { sessionId } = await this.send("Target.attachToTarget", { targetId, flatten: true });
     await this.send("Page.enable", {}, sessionId);
-    const loaded = new Promise<void>((resolve) => this.#waiters.push({ match: (m) => m.method === "Page.loadEventFired" && m.sessionId === sessionId, resolve }));
+    const loaded = new Promise<void>((resolve) =>
+      this.#waiters.push({ match: (m) => m.method === "Page.loadEventFired" && m.sessionId === sessionId, resolve }),
+    );
     const nav = await this.send("Page.navigate", { url }, sessionId);
     if (!nav.errorText) await loaded;
     const text = await this.send("Runtime.evaluate", { expression: "document.documentElement.outerHTML", returnByValue: true }, sessionId);
@@ -90,16 +105,25 @@ class PipeBrowser {
 
 /** Live (not zombie) processes whose process group is `pgid`, with what they run. */
 function groupMembers(pgid: number): Array<{ pid: number; cmdline: string; status: string }> {
-  return fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e)).flatMap((e) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${e}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== pgid || fields[0] === "Z" || fields[0] === "X") return [];
-      return [{ pid: Number(e), cmdline: fs.readFileSync(`/proc/${e}/cmdline`, "utf8").replaceAll("\0", " "), status: fs.readFileSync(`/proc/${e}/status`, "utf8") }];
-    } catch {
-      return []; // gone meanwhile
-    }
-  });
+  return fs
+    .readdirSync("/proc")
+    .filter((e) => /^\d+$/.test(e))
+    .flatMap((e) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${e}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(fields[2]) !== pgid || fields[0] === "Z" || fields[0] === "X") return [];
+        return [
+          {
+            pid: Number(e),
+            cmdline: fs.readFileSync(`/proc/${e}/cmdline`, "utf8").replaceAll("\0", " "),
+            status: fs.readFileSync(`/proc/${e}/status`, "utf8"),
+          },
+        ];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
 }
 const userNs = (pid: number) => fs.readlinkSync(`/proc/${pid}/ns/user`);
 
@@ -249,10 +273,16 @@ describe("detectIsolation", () => {
       const log = createLogger("info");
       console.log(JSON.stringify({ auto: await detectIsolation("auto", log) }));
       await detectIsolation("required", log).catch((err) => console.log(JSON.stringify({ required: err.message })));`;
-    const run = spawnSync("unshare", ["--user", "--map-root-user", "sh", "-c",
-      'echo 0 > /proc/sys/user/max_user_namespaces && exec node --import tsx --input-type=module -e "$0"', script], { encoding: "utf8" });
+    const run = spawnSync(
+      "unshare",
+      ["--user", "--map-root-user", "sh", "-c", 'echo 0 > /proc/sys/user/max_user_namespaces && exec node --import tsx --input-type=module -e "$0"', script],
+      { encoding: "utf8" },
+    );
     expect(run.status, run.stderr).toBe(0);
-    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const lines = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(lines.find((l) => l.auto)?.auto).toMatchObject({ level: "none", reason: expect.stringContaining("namespace") });
     expect(lines.find((l) => l.level === 50)?.msg).toMatch(/BROWSERS ARE NOT JAILED.*bubblewrap/);
     expect(lines.find((l) => l.required)?.required).toMatch(/^VESSEL_BROWSER_JAIL=required, but browsers cannot be jailed/);
@@ -262,7 +292,10 @@ describe("detectIsolation", () => {
 describe("/v1/health", () => {
   it.each([
     [{ VESSEL_BROWSER_JAIL: "auto" }, { level: "jail", cdp_policy: "on" }],
-    [{ VESSEL_BROWSER_JAIL: "off", VESSEL_CDP_POLICY: "off" }, { level: "none", cdp_policy: "off" }],
+    [
+      { VESSEL_BROWSER_JAIL: "off", VESSEL_CDP_POLICY: "off" },
+      { level: "none", cdp_policy: "off" },
+    ],
   ])("reports the node's isolation with %o", async (env, isolation) => {
     const t = await startTestApp({ env });
     try {

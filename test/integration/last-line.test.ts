@@ -26,7 +26,11 @@ async function start(): Promise<Child> {
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   for (const stream of [child.stdout!, child.stderr!]) stream.on("data", (d: Buffer) => lines.push(...d.toString().split("\n").filter(Boolean)));
-  const ready = await eventually(async () => lines.find((l) => l.startsWith("READY ")) ?? (child.exitCode !== null ? "EXITED" : undefined), (l) => l !== undefined, 90_000);
+  const ready = await eventually(
+    async () => lines.find((l) => l.startsWith("READY ")) ?? (child.exitCode !== null ? "EXITED" : undefined),
+    (l) => l !== undefined,
+    90_000,
+  );
   expect(ready).not.toBe("EXITED");
   const c = { url: ready!.slice("READY ".length), lines, process: child, exited };
   children.push(c);
@@ -35,18 +39,30 @@ async function start(): Promise<Child> {
 
 /** The log entries of failures survived, as parsed JSON. */
 const survived = (c: Child) =>
-  c.lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; client?: { url: string }; err?: { message: string } }).filter((e) => /the node goes on/.test(e.msg));
+  c.lines
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { msg: string; client?: { url: string }; err?: { message: string } })
+    .filter((e) => /the node goes on/.test(e.msg));
 
 describe("the last line of defence", () => {
   it("survives what a request's handling throws later or rejects unhandled, and cuts a request that can no longer answer", async () => {
     const c = await start();
     expect((await fetch(`${c.url}/v1/test-late-throw`)).status).toBe(200);
-    await eventually(async () => survived(c), (s) => s.some((e) => e.err?.message === "a late throw in a timer a request started"));
+    await eventually(
+      async () => survived(c),
+      (s) => s.some((e) => e.err?.message === "a late throw in a timer a request started"),
+    );
     expect((await fetch(`${c.url}/v1/test-floating-rejection`)).status).toBe(200);
-    await eventually(async () => survived(c), (s) => s.some((e) => e.err?.message === "a rejection nobody handled"));
+    await eventually(
+      async () => survived(c),
+      (s) => s.some((e) => e.err?.message === "a rejection nobody handled"),
+    );
     // The request whose handling threw is cut off: its client sees the connection fail, not a wait without end.
     await expect(fetch(`${c.url}/v1/test-throw-before-answer`)).rejects.toThrow();
-    const logged = await eventually(async () => survived(c), (s) => s.length === 3);
+    const logged = await eventually(
+      async () => survived(c),
+      (s) => s.length === 3,
+    );
     expect(logged.map((e) => e.client?.url)).toEqual(["/v1/test-late-throw", "/v1/test-floating-rejection", "/v1/test-throw-before-answer"]);
     expect(c.process.exitCode).toBe(null);
     expect((await fetch(`${c.url}/healthz`)).status).toBe(200);

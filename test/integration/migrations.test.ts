@@ -26,7 +26,10 @@ interface HistoryRow {
 
 async function migrationFolders(dir: string): Promise<{ name: string; sha256: string }[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const bytes = await readFile(path.join(dir, name, "migration.sql"));
@@ -66,10 +69,7 @@ describe("schema drift", () => {
   test("the check catches a schema.prisma edited without a migration", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "vessel-schema-"));
     try {
-      const edited = (await readFile(schemaPath, "utf8")).replace(
-        /model Workspace \{\n/,
-        "model Workspace {\n  driftProbe String? @map(\"drift_probe\")\n",
-      );
+      const edited = (await readFile(schemaPath, "utf8")).replace(/model Workspace \{\n/, 'model Workspace {\n  driftProbe String? @map("drift_probe")\n');
       expect(edited).toContain("drift_probe");
       await writeFile(path.join(dir, "schema.prisma"), edited);
       const script = await diffMigrationsToSchema(migrationsDir, path.join(dir, "schema.prisma"));

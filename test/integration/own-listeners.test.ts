@@ -63,10 +63,18 @@ describe("the node's own listeners", () => {
   });
 
   it("browsers: the egress listener refuses the node on any local address and by an allowed name, and reaches a site beside it", async () => {
-    for (const url of [`http://127.0.0.2:${nodePort}/healthz`, `http://127.0.0.1:${nodePort}/healthz`, `http://node.test:${nodePort}/healthz`, `http://127.0.0.1:${proxy.port}/`]) {
+    for (const url of [
+      `http://127.0.0.2:${nodePort}/healthz`,
+      `http://127.0.0.1:${nodePort}/healthz`,
+      `http://node.test:${nodePort}/healthz`,
+      `http://127.0.0.1:${proxy.port}/`,
+    ]) {
       refusals.length = 0;
       expect(await getThrough(proxy.port, url), url).toBe("dropped");
-      expect(refusals.map((r) => r.reason), url).toEqual(["blocked-address"]);
+      expect(
+        refusals.map((r) => r.reason),
+        url,
+      ).toEqual(["blocked-address"]);
     }
     expect(await getThrough(proxy.port, `http://127.0.0.2:${sitePort}/`)).toBe(200);
   });

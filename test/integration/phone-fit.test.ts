@@ -34,7 +34,8 @@ describe.skipIf(!executablePath)("the live view's phone layout on a real tab", (
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const width = async () => (await cdp.send<{ result: { value: number } }>("Runtime.evaluate", { expression: "screen.width", returnByValue: true }, session)).result.value;
+  const width = async () =>
+    (await cdp.send<{ result: { value: number } }>("Runtime.evaluate", { expression: "screen.width", returnByValue: true }, session)).result.value;
 
   it("undoes a phone layout asked for a moment before, still in flight", async () => {
     const desktop = await width();

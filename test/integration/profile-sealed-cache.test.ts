@@ -23,7 +23,9 @@ describe("profile payloads kept by the process", () => {
 
   const importProfile = async (value: string) => {
     const res = await fetch(`${t.url}/v1/profiles`, {
-      method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ label: "c", storage_state: state(value) }),
+      method: "POST",
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
+      body: JSON.stringify({ label: "c", storage_state: state(value) }),
     });
     expect(res.status).toBe(201);
     return ((await res.json()) as { profile_id: string }).profile_id;
@@ -61,10 +63,14 @@ describe("profile payloads kept by the process", () => {
     const { ciphertextSha256: kept } = await db.profile.findUniqueOrThrow({ where: { id }, select: { ciphertextSha256: true } });
     expect(kept).not.toBeNull();
     await db.$executeRawUnsafe(
-      "UPDATE profiles SET ciphertext = set_byte(ciphertext, 3, get_byte(ciphertext, 3) # 1), ciphertext_sha256 = $2 WHERE id = $1", id, Buffer.from(kept!),
+      "UPDATE profiles SET ciphertext = set_byte(ciphertext, 3, get_byte(ciphertext, 3) # 1), ciphertext_sha256 = $2 WHERE id = $1",
+      id,
+      Buffer.from(kept!),
     );
     const [row] = await db.$queryRawUnsafe<Array<{ same: boolean; changed: boolean }>>(
-      "SELECT ciphertext_sha256 = sha256(ciphertext) AS same, ciphertext_sha256 <> $2 AS changed FROM profiles WHERE id = $1", id, Buffer.from(kept!),
+      "SELECT ciphertext_sha256 = sha256(ciphertext) AS same, ciphertext_sha256 <> $2 AS changed FROM profiles WHERE id = $1",
+      id,
+      Buffer.from(kept!),
     );
     expect(row).toEqual({ same: true, changed: true });
     await expect(read(id)).rejects.toMatchObject({ status: 422 });

@@ -54,7 +54,11 @@ describeEachBackend("profiles without a browser", (backend) => {
       const idemKey = randomUUID();
       await tdb.db.prisma.idempotencyRecord.create({
         data: {
-          workspaceId: ws.workspace.id, key: idemKey, fingerprint: "f", state: "COMPLETED", responseStatus: 201,
+          workspaceId: ws.workspace.id,
+          key: idemKey,
+          fingerprint: "f",
+          state: "COMPLETED",
+          responseStatus: 201,
           responseBody: { sealed: seal(key(oldKey).key, Buffer.from('{"id":"ses_x"}'), `idempotency:${ws.workspace.id}:${idemKey}`).toString("base64") },
           expiresAt: new Date(Date.now() + 3600_000),
         },
@@ -94,21 +98,57 @@ describeEachBackend("profiles without a browser", (backend) => {
       const row = { id, workspaceId: ws.workspace.id };
       const now = new Date();
       const { id: sessionId } = await tdb.db.prisma.session.create({
-        data: { id: `ses_${randomUUID()}`, workspaceId: ws.workspace.id, status: "RUNNING", region: "us-east1", timeoutSeconds: 60, idleTimeoutSeconds: 60, createdAt: now, expiresAt: new Date(now.getTime() + 60_000) },
+        data: {
+          id: `ses_${randomUUID()}`,
+          workspaceId: ws.workspace.id,
+          status: "RUNNING",
+          region: "us-east1",
+          timeoutSeconds: 60,
+          idleTimeoutSeconds: 60,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + 60_000),
+        },
         select: { id: true },
       });
       const doc = fromStorageState({
         cookies: [{ name: "sid", value: `v-${randomUUID()}`, domain: ".example.com", path: "/", expires: -1, httpOnly: true, secure: true, sameSite: "Lax" }],
-        origins: [{ origin: "https://b.example", localStorage: [{ name: "x", value: "2" }, { name: "y", value: "3" }], sessionStorage: [{ name: "s", value: "4" }] }],
+        origins: [
+          {
+            origin: "https://b.example",
+            localStorage: [
+              { name: "x", value: "2" },
+              { name: "y", value: "3" },
+            ],
+            sessionStorage: [{ name: "s", value: "4" }],
+          },
+        ],
       });
       const { sealed, stats } = sealDocument(t.app.deps, row, doc);
       const at = new Date(Date.parse(before.created_at) + 5_000);
       const entry = (status: number) => (when?: Prisma.Sql) =>
-        auditInsertSql({ workspaceId: ws.workspace.id, keyPrefix: ws.prefix, actorUserId: null, action: "profile.save", target: id, httpStatus: status, requestId: null, ip: null }, when);
+        auditInsertSql(
+          {
+            workspaceId: ws.workspace.id,
+            keyPrefix: ws.prefix,
+            actorUserId: null,
+            action: "profile.save",
+            target: id,
+            httpStatus: status,
+            requestId: null,
+            ip: null,
+          },
+          when,
+        );
       const returning = Prisma.sql`id, cookie_count AS "cookieCount", key_count AS "keyCount", updated_at AS "updatedAt"`;
 
       const saved = await storeSealed<{ id: string; cookieCount: number; keyCount: number; updatedAt: Date }>(
-        t.app.deps.db, row, sealed, stats, { sourceSessionId: sessionId, at, returning }, entry(200));
+        t.app.deps.db,
+        row,
+        sealed,
+        stats,
+        { sourceSessionId: sessionId, at, returning },
+        entry(200),
+      );
       expect(saved).toEqual([{ id, cookieCount: 1, keyCount: 3, updatedAt: at }]);
       const stored = await tdb.db.prisma.profile.findUniqueOrThrow({ where: { id } });
       expect(Buffer.from(stored.ciphertext).equals(Buffer.from(sealed.ciphertext))).toBe(true);

@@ -37,16 +37,28 @@ describe("raw request bodies", () => {
   it("reads a body up to the limit, declared or chunked, whatever its content type", async () => {
     const zip = Buffer.concat([Buffer.from("PK"), Buffer.alloc(1022)]);
     expect(await send({ "content-type": "application/zip", "content-length": 1024 }, [zip])).toEqual({ status: 200, body: { size: 1024, first: "PK" } });
-    expect(await send({ "content-type": "application/octet-stream", "transfer-encoding": "chunked" }, [zip.subarray(0, 500), zip.subarray(500)])).toEqual({ status: 200, body: { size: 1024, first: "PK" } });
+    expect(await send({ "content-type": "application/octet-stream", "transfer-encoding": "chunked" }, [zip.subarray(0, 500), zip.subarray(500)])).toEqual({
+      status: 200,
+      body: { size: 1024, first: "PK" },
+    });
     expect(await send({ "content-type": "application/zip", "content-length": 0 }, [])).toEqual({ status: 200, body: { size: 0, first: "" } });
   });
 
   it("answers 413 payload-too-large past the limit, from the declared length or while reading", async () => {
-    expect(await send({ "content-type": "application/zip", "content-length": 1025 }, [Buffer.alloc(1025)])).toEqual({ status: 413, body: { slug: "payload-too-large" } });
-    expect(await send({ "content-type": "application/zip", "transfer-encoding": "chunked" }, [Buffer.alloc(600), Buffer.alloc(600)])).toEqual({ status: 413, body: { slug: "payload-too-large" } });
+    expect(await send({ "content-type": "application/zip", "content-length": 1025 }, [Buffer.alloc(1025)])).toEqual({
+      status: 413,
+      body: { slug: "payload-too-large" },
+    });
+    expect(await send({ "content-type": "application/zip", "transfer-encoding": "chunked" }, [Buffer.alloc(600), Buffer.alloc(600)])).toEqual({
+      status: 413,
+      body: { slug: "payload-too-large" },
+    });
   });
 
   it("refuses a Content-Encoding (415): a zip is sent as it is", async () => {
-    expect(await send({ "content-type": "application/zip", "content-encoding": "gzip", "content-length": 4 }, [Buffer.from("PK\x03\x04")])).toEqual({ status: 415, body: { slug: "unsupported-media-type" } });
+    expect(await send({ "content-type": "application/zip", "content-encoding": "gzip", "content-length": 4 }, [Buffer.from("PK\x03\x04")])).toEqual({
+      status: 415,
+      body: { slug: "unsupported-media-type" },
+    });
   });
 });

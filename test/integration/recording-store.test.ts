@@ -44,10 +44,29 @@ describeEachBackend("recording storage", (backend) => {
     const id = `ses_${randomBytes(8).toString("hex")}`;
     const now = new Date();
     await tdb.db.prisma.session.create({
-      data: { id, workspaceId: "ws_rec", status: "RELEASED", region: "us-east1", timeoutSeconds: 60, recording: true, startedAt: now, expiresAt: new Date(now.getTime() + 60_000), endedAt: now },
+      data: {
+        id,
+        workspaceId: "ws_rec",
+        status: "RELEASED",
+        region: "us-east1",
+        timeoutSeconds: 60,
+        recording: true,
+        startedAt: now,
+        expiresAt: new Date(now.getTime() + 60_000),
+        endedAt: now,
+      },
     });
     return tdb.db.prisma.recording.create({
-      data: { sessionId: id, workspaceId: "ws_rec", status: "READY", storage, chunkBytes: CHUNK, ...newRecordingKey(master, id), startedAt: now, expiresAt: new Date(now.getTime() + 86_400_000) },
+      data: {
+        sessionId: id,
+        workspaceId: "ws_rec",
+        status: "READY",
+        storage,
+        chunkBytes: CHUNK,
+        ...newRecordingKey(master, id),
+        startedAt: now,
+        expiresAt: new Date(now.getTime() + 86_400_000),
+      },
     });
   }
 
@@ -61,15 +80,25 @@ describeEachBackend("recording storage", (backend) => {
       const size = await storeSealed(store, rec, unwrapRecordingKey(master, rec), source);
       expect(size).toBe(plain.length);
       // What is stored is not the plaintext.
-      const stored = storage === "file"
-        ? fs.readFileSync(recordingFile(config(), rec.sessionId))
-        : Buffer.concat((await tdb.db.prisma.recordingChunk.findMany({ where: { sessionId: rec.sessionId }, orderBy: { idx: "asc" } })).map((c) => Buffer.from(c.data)));
+      const stored =
+        storage === "file"
+          ? fs.readFileSync(recordingFile(config(), rec.sessionId))
+          : Buffer.concat(
+              (await tdb.db.prisma.recordingChunk.findMany({ where: { sessionId: rec.sessionId }, orderBy: { idx: "asc" } })).map((c) => Buffer.from(c.data)),
+            );
       expect(stored.length).toBe(plain.length + 4 * 28);
       expect(stored.includes(plain.subarray(0, 40))).toBe(false);
       if (storage === "database") expect(await tdb.db.prisma.recordingChunk.count({ where: { sessionId: rec.sessionId } })).toBe(4);
 
       const read = (start: number, end: number) => text(readRange(store, { ...rec, sizeBytes: size }, unwrapRecordingKey(master, rec), start, end));
-      for (const [start, end] of [[0, plain.length - 1], [0, 0], [999, 1000], [1500, 3499], [2999, 3000], [3400, 3499]] as const) {
+      for (const [start, end] of [
+        [0, plain.length - 1],
+        [0, 0],
+        [999, 1000],
+        [1500, 3499],
+        [2999, 3000],
+        [3400, 3499],
+      ] as const) {
         expect(await read(start, end), `${start}-${end}`).toBe(plain.subarray(start, end + 1).toString());
       }
       // A chunk changed at rest does not open: the reader fails rather than serving altered bytes.
@@ -106,7 +135,13 @@ describeEachBackend("recording storage", (backend) => {
   it("a node that starts again fails the recordings it left unfinished (their frames died with it), and only its own", async () => {
     const mine = await recording("database");
     const theirs = await recording("database");
-    await tdb.db.prisma.node.createMany({ data: [{ id: "node-a", internalUrl: "http://127.0.0.1:9", region: "us-east1", capacity: 1, freeSlots: 1 }, { id: "node-b", internalUrl: "http://127.0.0.1:9", region: "us-east1", capacity: 1, freeSlots: 1 }], skipDuplicates: true });
+    await tdb.db.prisma.node.createMany({
+      data: [
+        { id: "node-a", internalUrl: "http://127.0.0.1:9", region: "us-east1", capacity: 1, freeSlots: 1 },
+        { id: "node-b", internalUrl: "http://127.0.0.1:9", region: "us-east1", capacity: 1, freeSlots: 1 },
+      ],
+      skipDuplicates: true,
+    });
     await tdb.db.prisma.recording.update({ where: { sessionId: mine.sessionId }, data: { status: "RECORDING", nodeId: "node-a" } });
     await tdb.db.prisma.recording.update({ where: { sessionId: theirs.sessionId }, data: { status: "PROCESSING", nodeId: "node-b" } });
     await tdb.db.prisma.recordingChunk.create({ data: { sessionId: mine.sessionId, idx: 0, data: new Uint8Array([1]) } });

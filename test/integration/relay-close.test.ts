@@ -44,7 +44,10 @@ async function relayed(): Promise<Setup> {
       void forwardUpgrade(
         new InternalAuth(Buffer.alloc(32, 1), "relay"),
         { id: "owner", internalUrl: `http://127.0.0.1:${ownerPort}`, region: "us-east1", capacity: 1, freeSlots: 1, draining: false, alive: true },
-        req, "198.51.100.4", socket, buffered.subarray(end + 4),
+        req,
+        "198.51.100.4",
+        socket,
+        buffered.subarray(end + 4),
         { track: (c) => (tracked = c), check: async () => "held", stallMs: 60_000, connectMs: 2000 },
       ).then(() => socket.resume());
     };
@@ -57,7 +60,10 @@ async function relayed(): Promise<Setup> {
   const server = await serverSide;
   const serverClosed = new Promise<number>((r) => server.once("close", (code) => r(code)));
   return {
-    client, server, relayed: tracked!, serverClosed,
+    client,
+    server,
+    relayed: tracked!,
+    serverClosed,
     async stop() {
       client.terminate();
       await new Promise((r) => wss.close(r));
@@ -80,7 +86,11 @@ describe("a relay closes a relayed WebSocket with 1001, between frames", () => {
       s.client.pause();
       s.server.send(big);
       // The message is on its way through the relay when the close begins.
-      await eventually(async () => s.relayed.clientAtBoundary, (atBoundary) => !atBoundary, 5_000);
+      await eventually(
+        async () => s.relayed.clientAtBoundary,
+        (atBoundary) => !atBoundary,
+        5_000,
+      );
       const closing = s.relayed.close(1001, "the server is shutting down");
       s.client.resume();
       expect(await clientClosed).toBe(1001);
@@ -101,7 +111,10 @@ describe("a relay closes a relayed WebSocket with 1001, between frames", () => {
       s.client.send("ping");
       s.server.send("pong");
       expect(await atClient).toBe("pong");
-      await eventually(async () => atServer, (m) => m.includes("ping"));
+      await eventually(
+        async () => atServer,
+        (m) => m.includes("ping"),
+      );
       const clientClosed = new Promise<number>((r) => s.client.once("close", (code) => r(code)));
       await s.relayed.close(1001, "the server is shutting down");
       expect([await clientClosed, await s.serverClosed]).toEqual([1001, 1001]);

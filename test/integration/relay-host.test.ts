@@ -77,8 +77,10 @@ function rawCall(connectUrl: string, firstWithHandshake: boolean): Promise<strin
   const payload = Buffer.from(JSON.stringify({ id: 1, method: "Browser.getVersion" }));
   const mask = Buffer.from([1, 2, 3, 4]);
   const frame = Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, payload.map((b, i) => b ^ mask[i % 4]!)]);
-  const handshake = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  const handshake = Buffer.from(
+    `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+  );
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname);
     const timer = setTimeout(() => (socket.destroy(), reject(new Error("no answer"))), 10_000);
@@ -140,7 +142,9 @@ describe("the relay host's own socket, from a local process without a browser's 
     await raw.closed;
     expect(Buffer.concat(raw.got).length).toBe(0);
     // A well-formed hello with a key no browser has, then CDP: nothing comes back while the session's own client is answered.
-    const guess = open(`{"vessel":"hello","key":"${"ab".repeat(32)}"}\0{"id":1,"method":"Browser.getVersion","params":{}}\0{"id":2,"method":"Target.getTargets","params":{}}\0`);
+    const guess = open(
+      `{"vessel":"hello","key":"${"ab".repeat(32)}"}\0{"id":1,"method":"Browser.getVersion","params":{}}\0{"id":2,"method":"Target.getTargets","params":{}}\0`,
+    );
     expect(await rawCall(body.connect_url!, false)).toContain("Chrome");
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(Buffer.concat(guess.got).length).toBe(0);
@@ -159,13 +163,23 @@ describe("when the relay host goes", () => {
     const folder = path.dirname(host.socketPaths[0]!);
     expect(fs.existsSync(folder)).toBe(true);
     host.stop(); // SIGKILL
-    const ended = await eventually(() => getSession(t, seeded.key, body.id), (s) => s.status !== "RUNNING");
+    const ended = await eventually(
+      () => getSession(t, seeded.key, body.id),
+      (s) => s.status !== "RUNNING",
+    );
     expect([ended.status, ended.end_reason]).toEqual(["FAILED", "browser_crash"]);
     // Its folder (the link's socket) went with it, though it could not remove it itself.
-    expect(await eventually(async () => fs.existsSync(folder), (exists) => !exists)).toBe(false);
+    expect(
+      await eventually(
+        async () => fs.existsSync(folder),
+        (exists) => !exists,
+      ),
+    ).toBe(false);
     const next = await createSession(t, seeded.key);
     expect(next.body.status).toBe("RUNNING");
-    const pinger = spawn(process.execPath, ["--import", "tsx", "test/support/cdp-pinger.ts", next.body.connect_url!, "50"], { stdio: ["ignore", "pipe", "inherit"] });
+    const pinger = spawn(process.execPath, ["--import", "tsx", "test/support/cdp-pinger.ts", next.body.connect_url!, "50"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     cleanups.push(() => pinger.kill("SIGKILL"));
     const firstLine = await new Promise<string>((resolve) => pinger.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString("utf8"))));
     expect(firstLine).toContain('"ready":true');
@@ -178,7 +192,10 @@ describe("when the relay host goes", () => {
     const host = hostsOf(t);
     expect(host.count).toBe(2);
     // The two spares started side by side, one on each host.
-    await eventually(async () => host.pids.length, (n) => n === 2);
+    await eventually(
+      async () => host.pids.length,
+      (n) => n === 2,
+    );
     const [a, b] = await Promise.all([createSession(t, seeded.key), createSession(t, seeded.key)]);
     for (const s of [a, b]) expect(await rawCall(s.body.connect_url!, false)).toContain("Chrome");
     process.kill(host.pids[0]!, "SIGKILL");
@@ -258,9 +275,16 @@ describe("the folder the node removes when its relay host goes", () => {
     const tmp = os.tmpdir();
     expect(relayFolder(path.join(tmp, "vessel-relay-Ab12Cd", "link.sock"))).toBe(path.join(tmp, "vessel-relay-Ab12Cd"));
     for (const named of [
-      "/", "/link.sock", path.join(tmp, "link.sock"), path.join(tmp, "vessel-relay-Ab12Cd"),
-      path.join(tmp, "vessel-relay-Ab12Cd", "deeper", "link.sock"), path.join(tmp, "vessel-relay-Ab12Cd", "..", "x", "link.sock"),
-      path.join(tmp, "other-Ab12Cd", "link.sock"), "/var/lib/vessel/vessel-relay-Ab12Cd/link.sock", "vessel-relay-Ab12Cd/link.sock",
-    ]) expect(relayFolder(named), named).toBeUndefined();
+      "/",
+      "/link.sock",
+      path.join(tmp, "link.sock"),
+      path.join(tmp, "vessel-relay-Ab12Cd"),
+      path.join(tmp, "vessel-relay-Ab12Cd", "deeper", "link.sock"),
+      path.join(tmp, "vessel-relay-Ab12Cd", "..", "x", "link.sock"),
+      path.join(tmp, "other-Ab12Cd", "link.sock"),
+      "/var/lib/vessel/vessel-relay-Ab12Cd/link.sock",
+      "vessel-relay-Ab12Cd/link.sock",
+    ])
+      expect(relayFolder(named), named).toBeUndefined();
   });
 });

@@ -33,7 +33,10 @@ async function relayTo(answer: OwnerCheck | "ask") {
   await forwardUpgrade(
     new InternalAuth(Buffer.alloc(32, 1), "relay"),
     { id: "owner", internalUrl: `http://127.0.0.1:${port}`, region: "us-east1", capacity: 1, freeSlots: 1, draining: false, alive: true },
-    req, "198.51.100.4", client, Buffer.alloc(0),
+    req,
+    "198.51.100.4",
+    client,
+    Buffer.alloc(0),
     { track: () => {}, check: async () => (checks.push(Date.now()), answer === "ask" ? "held" : answer), stallMs: 100, connectMs: 2000 },
   );
   await new Promise((r) => setTimeout(r, 50)); // the 101 has reached the client

@@ -57,7 +57,15 @@ describe("the client address of a relayed request", () => {
         rawHeaders: ["Host", "vessel.example", "X-Forwarded-For", "6.6.6.6", "x-vessel-signature", "forged", "Upgrade", "websocket"],
       } as unknown as IncomingMessage;
       const client = new PassThrough();
-      await forwardUpgrade(auth, { id: "owner", internalUrl: `http://127.0.0.1:${port}`, region: "us-east1", capacity: 1, freeSlots: 1, draining: false, alive: true }, req, "198.51.100.4", client, Buffer.alloc(0), { track: () => {}, check: async () => "held", stallMs: 60_000, connectMs: 5_000 });
+      await forwardUpgrade(
+        auth,
+        { id: "owner", internalUrl: `http://127.0.0.1:${port}`, region: "us-east1", capacity: 1, freeSlots: 1, draining: false, alive: true },
+        req,
+        "198.51.100.4",
+        client,
+        Buffer.alloc(0),
+        { track: () => {}, check: async () => "held", stallMs: 60_000, connectMs: 5_000 },
+      );
       while (!head.includes("\r\n\r\n")) await new Promise((r) => setTimeout(r, 10));
       const lines = head.split("\r\n");
       expect(lines.filter((l) => /^x-forwarded-for:/i.test(l))).toEqual(["X-Forwarded-For: 198.51.100.4"]);

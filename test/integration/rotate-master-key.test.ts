@@ -30,7 +30,9 @@ describe("scripts/rotate-master-key.ts", () => {
       apiKey = ws.key;
       const state = { cookies: [{ name: "sid", value: "rotate-secret", domain: "example.com", path: "/", httpOnly: true }], origins: [] };
       const res = await fetch(`${app.url}/v1/profiles`, {
-        method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ label: "p", storage_state: state }),
+        method: "POST",
+        headers: { ...bearer(ws.key), "content-type": "application/json" },
+        body: JSON.stringify({ label: "p", storage_state: state }),
       });
       expect(res.status).toBe(201);
       profileId = ((await res.json()) as { profile_id: string }).profile_id;
@@ -53,7 +55,9 @@ describe("scripts/rotate-master-key.ts", () => {
     expect(stderr).toContain("now holds the new key");
     expect(fs.readFileSync(path.join(dir, "master.key"), "utf8").trim()).toBe(newKey);
     // A wrong old key is refused before anything is opened.
-    await expect(run(process.execPath, ["--import", "tsx", "scripts/rotate-master-key.ts"], { env: { ...env, VESSEL_OLD_MASTER_KEY: "short" }, timeout: 60_000 })).rejects.toThrow(/must be 32 bytes/);
+    await expect(
+      run(process.execPath, ["--import", "tsx", "scripts/rotate-master-key.ts"], { env: { ...env, VESSEL_OLD_MASTER_KEY: "short" }, timeout: 60_000 }),
+    ).rejects.toThrow(/must be 32 bytes/);
 
     const next = { key: Buffer.from(newKey, "base64"), id: masterKeyId(Buffer.from(newKey, "base64")) };
     db = await openDatabase({ dataDir: path.join(dir, "pglite") });

@@ -54,9 +54,13 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
   /** Paints a tab one colour (optionally animated at 60 fps); answers a session of `client` on it. */
   async function paint(targetId: string, css: string, animate = false): Promise<string> {
     const { sessionId } = await client.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true });
-    await client.send("Runtime.evaluate", {
-      expression: `document.body.style.background = "${css}"; ${animate ? "(function f() { document.body.textContent = String(performance.now()); requestAnimationFrame(f); })();" : ""}`,
-    }, sessionId);
+    await client.send(
+      "Runtime.evaluate",
+      {
+        expression: `document.body.style.background = "${css}"; ${animate ? "(function f() { document.body.textContent = String(performance.now()); requestAnimationFrame(f); })();" : ""}`,
+      },
+      sessionId,
+    );
     return sessionId;
   }
 
@@ -67,27 +71,46 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       const first = recorder.active!;
       expect(first).toBeDefined();
       const second = (await client.send<{ targetId: string }>("Target.createTarget", { url: "about:blank" })).targetId;
-      await eventually(async () => recorder.active, (a) => a === second);
+      await eventually(
+        async () => recorder.active,
+        (a) => a === second,
+      );
       const third = (await client.send<{ targetId: string }>("Target.createTarget", { url: "about:blank" })).targetId;
-      await eventually(async () => recorder.active, (a) => a === third);
+      await eventually(
+        async () => recorder.active,
+        (a) => a === third,
+      );
       // Target.activateTarget from another channel (a CDP client, the live view's tab picker).
       await client.send("Target.activateTarget", { targetId: first });
-      await eventually(async () => recorder.active, (a) => a === first);
+      await eventually(
+        async () => recorder.active,
+        (a) => a === first,
+      );
       // Page.bringToFront on a page endpoint's channel (rooted at the page, as /cdp/devtools/page/<id> gets).
       const endpoint = await browser.cdp.openTarget(second);
       endpoint.send({ id: 1, method: "Page.bringToFront" });
-      await eventually(async () => recorder.active, (a) => a === second);
+      await eventually(
+        async () => recorder.active,
+        (a) => a === second,
+      );
       endpoint.close();
       // The active one closes: the most recently active of the others takes over (first, not third).
       await client.send("Target.closeTarget", { targetId: second });
-      await eventually(async () => recorder.active, (a) => a === first);
+      await eventually(
+        async () => recorder.active,
+        (a) => a === first,
+      );
       // Frames of the tab on show arrive: paint it and see the colour.
       const before = sink.got.length;
       await paint(first, "rgb(0, 0, 255)");
-      await eventually(async () => sink.got.length, (n) => n > before);
+      await eventually(
+        async () => sink.got.length,
+        (n) => n > before,
+      );
       await client.send("Target.closeTarget", { targetId: third });
       // Until the browser lists it no more: the next test takes the one page left.
-      const pages = async () => (await client.send<{ targetInfos: Array<{ type: string }> }>("Target.getTargets")).targetInfos.filter((t) => t.type === "page").length;
+      const pages = async () =>
+        (await client.send<{ targetInfos: Array<{ type: string }> }>("Target.getTargets")).targetInfos.filter((t) => t.type === "page").length;
       await eventually(pages, (n) => n === 1);
     } finally {
       await recorder.stop();
@@ -95,7 +118,9 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
   });
 
   it("acknowledges at most 25 frames a second of a page animating at 60, and shares the page with another screencast", async () => {
-    const page = (await client.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets")).targetInfos.find((t) => t.type === "page")!.targetId;
+    const page = (await client.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets")).targetInfos.find(
+      (t) => t.type === "page",
+    )!.targetId;
     const sink = new Frames();
     const recorder = await ScreenRecorder.start(browser.cdp, sink, log);
     // The live view's screencast of the same page, on a channel and CDP session of its own, acknowledging every frame.
@@ -106,7 +131,10 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       viewer.post("Page.screencastFrameAck", { sessionId: p.sessionId }, sid);
     });
     try {
-      await eventually(async () => recorder.active, (a) => a === page);
+      await eventually(
+        async () => recorder.active,
+        (a) => a === page,
+      );
       const { sessionId } = await viewer.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page, flatten: true });
       await viewer.send("Page.startScreencast", { format: "jpeg", quality: 50, maxWidth: 640, maxHeight: 400 }, sessionId);
       await paint(page, "rgb(200, 30, 160)", true);
@@ -134,11 +162,20 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       expect(sink.got.length).toBe(held);
       sink.ready = true;
       sink.onReady();
-      await eventually(async () => sink.got.length, (n) => n > held);
+      await eventually(
+        async () => sink.got.length,
+        (n) => n > held,
+      );
     } finally {
       await recorder.stop();
       viewer.close();
-      await client.send("Runtime.evaluate", { expression: "location.reload()" }, await client.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page, flatten: true }).then((r) => r.sessionId)).catch(() => {});
+      await client
+        .send(
+          "Runtime.evaluate",
+          { expression: "location.reload()" },
+          await client.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page, flatten: true }).then((r) => r.sessionId),
+        )
+        .catch(() => {});
     }
   });
 
@@ -150,7 +187,9 @@ describe.skipIf(!executablePath || !hasFfmpeg)("the screen recorder and its enco
       expect(encoder.push(Buffer.from("<html>not a frame</html>"), origin)).toBe(false);
       expect(encoder.push(Buffer.from([0xff, 0xd8, 0xff, 0xd9]), origin)).toBe(false); // no frame header
       expect(encoder.dropped).toBe(2);
-      const page = (await client.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets")).targetInfos.find((t) => t.type === "page")!.targetId;
+      const page = (await client.send<{ targetInfos: Array<{ targetId: string; type: string }> }>("Target.getTargets")).targetInfos.find(
+        (t) => t.type === "page",
+      )!.targetId;
       const session = await paint(page, "rgb(20, 180, 90)");
       await sleep(200);
       const { data } = await client.send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: 70 }, session);

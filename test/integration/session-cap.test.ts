@@ -25,10 +25,32 @@ describeEachBackend("the workspace session cap in the database", (backend) => {
   function session(workspaceId: string): Session {
     const now = new Date();
     return {
-      id: `ses_${ulid()}`, workspaceId, status: "RUNNING", region: "us-east1", endReason: null, nodeId: null, apiKeyId: null,
-      endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 1800, idleTimeoutSeconds: 300,
-      liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: false, recording: false, metadata: {}, browser: null, extensionIds: [], options: {}, createdAt: now, startedAt: now,
-      expiresAt: new Date(now.getTime() + 1_800_000), lastActivityAt: null, endedAt: null,
+      id: `ses_${ulid()}`,
+      workspaceId,
+      status: "RUNNING",
+      region: "us-east1",
+      endReason: null,
+      nodeId: null,
+      apiKeyId: null,
+      endedById: null,
+      profileId: null,
+      saveProfileOnRelease: false,
+      timeoutSeconds: 1800,
+      idleTimeoutSeconds: 300,
+      liveViewInteractive: false,
+      liveViewInstructions: null,
+      liveViewGeneration: 0,
+      logs: false,
+      recording: false,
+      metadata: {},
+      browser: null,
+      extensionIds: [],
+      options: {},
+      createdAt: now,
+      startedAt: now,
+      expiresAt: new Date(now.getTime() + 1_800_000),
+      lastActivityAt: null,
+      endedAt: null,
     };
   }
   const live = (workspaceId: string) => t.db.prisma.session.count({ where: { workspaceId, status: "RUNNING" } });
@@ -36,7 +58,13 @@ describeEachBackend("the workspace session cap in the database", (backend) => {
   /** The two-statement way's recording statement (`also`), capped: answers whether it admitted the session. */
   async function startCapped(workspaceId: string, cap: number): Promise<boolean> {
     const s = session(workspaceId);
-    const sql = insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), { also: Prisma.sql`SELECT ${roomHolds} AS "admitted"` }, null, roomFor(workspaceId, cap));
+    const sql = insertStartedSession(
+      s,
+      newEvent(s.id, "session.running", {}, s.createdAt),
+      { also: Prisma.sql`SELECT ${roomHolds} AS "admitted"` },
+      null,
+      roomFor(workspaceId, cap),
+    );
     const [row] = await queryStatement<{ admitted: boolean }>(t.db, sql);
     return row!.admitted;
   }
@@ -70,7 +98,10 @@ describeEachBackend("the workspace session cap in the database", (backend) => {
       const claim = Prisma.sql`INSERT INTO "idempotency_records" ("workspace_id", "key", "fingerprint", "state", "response_status", "response_body", "resource_id", "locked_until", "expires_at", "created_at")
         SELECT ${ws}::text, ${key}::text, 'fp'::text, 'COMPLETED'::"IdempotencyState", 201::int, '{}'::jsonb, ${s.id}::text, NULL::timestamptz, ${new Date(now.getTime() + 86_400_000)}::timestamptz, ${now}::timestamptz
         WHERE ${roomHolds} ON CONFLICT DO NOTHING RETURNING 1 AS "taken"`;
-      const [row] = await queryStatement<{ taken: boolean }>(t.db, insertStartedSession(s, newEvent(s.id, "session.running", {}, now), { claim }, null, roomFor(ws, 1)));
+      const [row] = await queryStatement<{ taken: boolean }>(
+        t.db,
+        insertStartedSession(s, newEvent(s.id, "session.running", {}, now), { claim }, null, roomFor(ws, 1)),
+      );
       return row!.taken;
     };
     expect(await claimed("k1")).toBe(true);

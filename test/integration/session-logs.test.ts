@@ -58,7 +58,11 @@ describeEachBackend("session logs without a browser", (backend) => {
     const w = writer(id);
     for (let i = 1; i <= 2500; i++) w.record(i % 2 ? "console" : "network", new Date(), { n: i, text: `line ${i} ünïcödé` });
     await w.flush();
-    expect(await tdb.db.prisma.sessionLogKey.findUniqueOrThrow({ where: { sessionId: id } })).toMatchObject({ entries: 2500, truncated: false, workspaceId: ws.workspace.id });
+    expect(await tdb.db.prisma.sessionLogKey.findUniqueOrThrow({ where: { sessionId: id } })).toMatchObject({
+      entries: 2500,
+      truncated: false,
+      workspaceId: ws.workspace.id,
+    });
     const seen: Entry[] = [];
     let cursor = "";
     for (let page = 0; page < 5; page++) {
@@ -83,7 +87,10 @@ describeEachBackend("session logs without a browser", (backend) => {
     w.record("console\u0000", new Date(), { text: "refused" });
     w.record("console", new Date(), { text: "after" });
     await w.flush();
-    expect((await read(id)).items.map((e) => [e.seq, e.type, e.text])).toEqual([[1, "console", "before \u0000"], [3, "console", "after"]]);
+    expect((await read(id)).items.map((e) => [e.seq, e.type, e.text])).toEqual([
+      [1, "console", "before \u0000"],
+      [3, "console", "after"],
+    ]);
     expect(await setAsideCount(metrics, "logs")).toBe(before + 1);
     await w.finish();
   });

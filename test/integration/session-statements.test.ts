@@ -34,23 +34,56 @@ describeEachBackend("session statements", (backend) => {
 
   function record(over: Partial<AuditRecord> = {}): AuditRecord {
     return {
-      workspaceId, keyPrefix: "vs_01J0000000000000000000000A", actorUserId: null, action: "session.create",
-      target: null, httpStatus: 201, requestId: `req-${ulid()}`, ip: "127.0.0.1", at: new Date("2030-01-02T03:04:05.678Z"), ...over,
+      workspaceId,
+      keyPrefix: "vs_01J0000000000000000000000A",
+      actorUserId: null,
+      action: "session.create",
+      target: null,
+      httpStatus: 201,
+      requestId: `req-${ulid()}`,
+      ip: "127.0.0.1",
+      at: new Date("2030-01-02T03:04:05.678Z"),
+      ...over,
     };
   }
 
   function session(over: Partial<Session> = {}): Session {
     const now = new Date("2030-01-02T03:04:05.678Z");
     return {
-      id: `ses_${ulid()}`, workspaceId, status: "RUNNING", region: "us-east1", endReason: null, nodeId: null, apiKeyId: null,
-      endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 1800, idleTimeoutSeconds: 300,
-      liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: false, recording: false, metadata: {}, browser: null, extensionIds: [], options: {}, createdAt: now, startedAt: now,
-      expiresAt: new Date(now.getTime() + 1_800_000), lastActivityAt: null, endedAt: null, ...over,
+      id: `ses_${ulid()}`,
+      workspaceId,
+      status: "RUNNING",
+      region: "us-east1",
+      endReason: null,
+      nodeId: null,
+      apiKeyId: null,
+      endedById: null,
+      profileId: null,
+      saveProfileOnRelease: false,
+      timeoutSeconds: 1800,
+      idleTimeoutSeconds: 300,
+      liveViewInteractive: false,
+      liveViewInstructions: null,
+      liveViewGeneration: 0,
+      logs: false,
+      recording: false,
+      metadata: {},
+      browser: null,
+      extensionIds: [],
+      options: {},
+      createdAt: now,
+      startedAt: now,
+      expiresAt: new Date(now.getTime() + 1_800_000),
+      lastActivityAt: null,
+      endedAt: null,
+      ...over,
     };
   }
 
   async function start(s: Session, audit: Prisma.Sql | null = null): Promise<void> {
-    await prisma().$executeRaw(insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), { also: Prisma.sql`SELECT 1` }, audit && (() => audit)));
+    await prisma().$executeRaw(
+      insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), { also: Prisma.sql`SELECT 1` }, audit && (() => audit)),
+    );
   }
 
   const entriesFor = (target: string) => prisma().auditEntry.findMany({ where: { target }, orderBy: { id: "asc" } });
@@ -94,7 +127,9 @@ describeEachBackend("session statements", (backend) => {
       ON CONFLICT DO NOTHING RETURNING 1 AS "taken"`;
     const startClaimed = (s: Session) =>
       prisma().$queryRaw<Array<{ taken: boolean }>>(
-        insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), { claim: claim(s.id) }, (when) => auditInsertSql(record({ target: s.id }), when)),
+        insertStartedSession(s, newEvent(s.id, "session.running", {}, s.createdAt), { claim: claim(s.id) }, (when) =>
+          auditInsertSql(record({ target: s.id }), when),
+        ),
       );
     const first = session({ liveViewInstructions: "Sign in, then click Done", idleTimeoutSeconds: null, apiKeyId: null });
     expect(await startClaimed(first)).toEqual([{ taken: true }]);
@@ -102,7 +137,11 @@ describeEachBackend("session statements", (backend) => {
     expect((await eventsOf(first.id)).map((e) => e.type)).toEqual(["session.running"]);
     expect(await entriesFor(first.id)).toMatchObject([{ action: "session.create", target: first.id }]);
     expect(await prisma().idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key } } })).toMatchObject({
-      state: "COMPLETED", responseStatus: 201, responseBody: { body: first.id }, resourceId: first.id, lockedUntil: null,
+      state: "COMPLETED",
+      responseStatus: 201,
+      responseBody: { body: first.id },
+      resourceId: first.id,
+      lockedUntil: null,
     });
 
     const second = session();
@@ -130,17 +169,34 @@ describeEachBackend("session statements", (backend) => {
     // A background event still waiting for its batch goes in first, then the final event.
     const waiting = newEvent(s.id, "cdp.disconnected", { clients: 0 }, new Date(endedAt.getTime() - 5));
     const first = await prisma().$queryRaw<Array<{ workspace_id: string }>>(
-      endSessionStatement(end, [waiting, newEvent(s.id, "session.timed_out", { reason: "idle_timeout" }, endedAt)], auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 }))),
+      endSessionStatement(
+        end,
+        [waiting, newEvent(s.id, "session.timed_out", { reason: "idle_timeout" }, endedAt)],
+        auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 })),
+      ),
     );
     expect(first).toEqual([{ workspace_id: workspaceId }]);
-    expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "TIMED_OUT", endReason: "IDLE_TIMEOUT", endedAt, endedById: null });
+    expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({
+      status: "TIMED_OUT",
+      endReason: "IDLE_TIMEOUT",
+      endedAt,
+      endedById: null,
+    });
     const second = await prisma().$queryRaw<unknown[]>(
-      endSessionStatement({ ...end, status: "FAILED", reason: "BROWSER_CRASH" }, [newEvent(s.id, "cdp.connected", {}, endedAt), newEvent(s.id, "session.failed", {}, endedAt)], auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 }))),
+      endSessionStatement(
+        { ...end, status: "FAILED", reason: "BROWSER_CRASH" },
+        [newEvent(s.id, "cdp.connected", {}, endedAt), newEvent(s.id, "session.failed", {}, endedAt)],
+        auditInsertSql(record({ target: s.id, action: "session.release", httpStatus: 204 })),
+      ),
     );
     expect(second).toEqual([]);
     expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "TIMED_OUT", endReason: "IDLE_TIMEOUT" });
     const events = await eventsOf(s.id);
-    expect(events.map((e) => [e.type, e.data])).toEqual([["session.running", {}], ["cdp.disconnected", { clients: 0 }], ["session.timed_out", { reason: "idle_timeout" }]]);
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ["session.running", {}],
+      ["cdp.disconnected", { clients: 0 }],
+      ["session.timed_out", { reason: "idle_timeout" }],
+    ]);
     expect(events.map((e) => e.createdAt)).toEqual([s.createdAt, waiting.createdAt, endedAt]);
     expect(await entriesFor(s.id)).toHaveLength(2);
     // Without an entry: a runtime end (no caller).
@@ -170,9 +226,16 @@ describeEachBackend("session statements", (backend) => {
     expect(await entriesFor(s.id)).toEqual([]);
 
     expect(await release(s.id, workspaceId)).toEqual([{ status: "RUNNING", saves: false, ended: true }]);
-    expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({ status: "RELEASED", endReason: "CLIENT_RELEASE", endedAt, endedById: null });
+    expect(await prisma().session.findUnique({ where: { id: s.id } })).toMatchObject({
+      status: "RELEASED",
+      endReason: "CLIENT_RELEASE",
+      endedAt,
+      endedById: null,
+    });
     expect((await eventsOf(s.id)).map((e) => [e.type, e.data])).toEqual([
-      ["session.running", {}], ["cdp.disconnected", { clients: 0 }], ["session.released", { reason: "client_release" }],
+      ["session.running", {}],
+      ["cdp.disconnected", { clients: 0 }],
+      ["session.released", { reason: "client_release" }],
     ]);
     expect(await entriesFor(s.id)).toMatchObject([{ action: "session.release", httpStatus: 204, workspaceId }]);
 
@@ -215,7 +278,10 @@ describeEachBackend("session statements", (backend) => {
     const s = session();
     await start(s);
     const metrics = new Metrics();
-    const recorder = new EventRecorder({ db: t.db, now: () => new Date(), log: createLogger("silent"), pubsub: memoryPubSub(), setAside: metrics.setAside }, 3600_000);
+    const recorder = new EventRecorder(
+      { db: t.db, now: () => new Date(), log: createLogger("silent"), pubsub: memoryPubSub(), setAside: metrics.setAside },
+      3600_000,
+    );
     recorder.later(s.id, "cdp.connected", { clients: 1 });
     // A CDP client's method name with a NUL and a lone surrogate (jsonb refuses both): stored escaped.
     recorder.later(s.id, "cdp.refused", { method: "Page.x\u0000\uD800", reason: "not allowed" });
@@ -242,7 +308,9 @@ describeEachBackend("session statements", (backend) => {
     await start(b);
     const pubsub = memoryPubSub();
     const heard: string[] = [];
-    const unsubscribe = [a, b].map((s) => pubsub.subscribe(`session-events:${s.id}`, (message) => void heard.push(`${s === a ? "a" : "b"} ${(JSON.parse(message) as { type: string }).type}`)));
+    const unsubscribe = [a, b].map((s) =>
+      pubsub.subscribe(`session-events:${s.id}`, (message) => void heard.push(`${s === a ? "a" : "b"} ${(JSON.parse(message) as { type: string }).type}`)),
+    );
     // A batch an hour long: nothing is written until flush() (or the session's next write).
     const recorder = new EventRecorder({ db: t.db, now: () => new Date(), log: createLogger("silent"), pubsub }, 3600_000);
     const typesOf = async (id: string) => (await eventsOf(id)).slice(1).map((e) => e.type);

@@ -77,7 +77,14 @@ describe("the service process", () => {
       expect((await fetch(`${url}/v1/health`)).status).toBe(401);
       // The first start wrote one into the data folder, readable only by its owner.
       const keyFile = path.join(dataDir, "first-api-key");
-      await eventually(async () => fs.stat(keyFile).then(() => true, () => false), (exists) => exists);
+      await eventually(
+        async () =>
+          fs.stat(keyFile).then(
+            () => true,
+            () => false,
+          ),
+        (exists) => exists,
+      );
       expect((await fs.stat(keyFile)).mode & 0o777).toBe(0o600);
       const key = (await fs.readFile(keyFile, "utf8")).trim();
       expect((await fetch(`${url}/v1/health`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);

@@ -8,7 +8,7 @@ import { Prisma } from "../../src/generated/prisma/client.ts";
 // What PostgreSQL itself holds is read with a simple Query (db.exec), which the cache never touches.
 
 const prepared = async (db: PGlite) =>
-  ((await db.exec(`SELECT name, statement FROM pg_prepared_statements ORDER BY name`))[0]!.rows as { name: string; statement: string }[]);
+  (await db.exec(`SELECT name, statement FROM pg_prepared_statements ORDER BY name`))[0]!.rows as { name: string; statement: string }[];
 
 describe("named prepared statements on the embedded database", () => {
   // One database for the tests (starting one takes seconds on a busy machine); each test its own table.

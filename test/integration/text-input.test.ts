@@ -59,7 +59,9 @@ describe("REST refuses text that cannot be stored, naming the field", () => {
   });
 
   it("the same extension id twice (was a 500)", async () => {
-    const r = await call("POST", "/v1/sessions", '{"region":"us-east1","extension_ids":["ext_01JZZZZZZZZZZZZZZZZZZZZZZZ","ext_01JZZZZZZZZZZZZZZZZZZZZZZZ"]}', { "idempotency-key": randomUUID() });
+    const r = await call("POST", "/v1/sessions", '{"region":"us-east1","extension_ids":["ext_01JZZZZZZZZZZZZZZZZZZZZZZZ","ext_01JZZZZZZZZZZZZZZZZZZZZZZZ"]}', {
+      "idempotency-key": randomUUID(),
+    });
     expect(r.status).toBe(400);
     expect(fieldsOf(r.problem)).toEqual(["body.extension_ids.1"]);
   });
@@ -84,21 +86,34 @@ describe("REST refuses text that cannot be stored, naming the field", () => {
 
 describe("GraphQL and MCP apply the same rule", () => {
   async function graphql(query: string, variables: Record<string, unknown>) {
-    const res = await fetch(`${t.url}/graphql`, { method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" }, body: JSON.stringify({ query, variables }) });
+    const res = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
+      body: JSON.stringify({ query, variables }),
+    });
     return { status: res.status, body: (await res.json()) as { errors?: Array<{ extensions?: { code?: string; errors?: Array<{ field: string }> } }> } };
   }
 
   it("a NUL in a variable or a repeated extension id is VALIDATION_FAILED naming the argument", async () => {
-    const hook = await graphql("mutation($d: String) { createWebhook(url: \"https://example.com/h\", events: [\"session.running\"], description: $d) { secret } }", { d: "x\u0000" });
+    const hook = await graphql(
+      'mutation($d: String) { createWebhook(url: "https://example.com/h", events: ["session.running"], description: $d) { secret } }',
+      { d: "x\u0000" },
+    );
     expect(hook.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_FAILED");
     expect(hook.body.errors?.[0]?.extensions?.errors?.map((e) => e.field)).toEqual(["description"]);
-    const session = await graphql("mutation($i: CreateSessionInput!) { createSession(input: $i, idempotencyKey: \"3f6a2c1e-8b1d-4c7a-9e2f-1a2b3c4d5e6f\") { id } }", {
-      i: { region: "us-east1", metadata: [{ key: "team", value: "\ud800" }] },
-    });
+    const session = await graphql(
+      'mutation($i: CreateSessionInput!) { createSession(input: $i, idempotencyKey: "3f6a2c1e-8b1d-4c7a-9e2f-1a2b3c4d5e6f") { id } }',
+      {
+        i: { region: "us-east1", metadata: [{ key: "team", value: "\ud800" }] },
+      },
+    );
     expect(session.body.errors?.[0]?.extensions?.errors?.map((e) => e.field)).toEqual(["input.metadata.0.value"]);
-    const twice = await graphql("mutation($i: CreateSessionInput!) { createSession(input: $i, idempotencyKey: \"3f6a2c1e-8b1d-4c7a-9e2f-1a2b3c4d5e6e\") { id } }", {
-      i: { region: "us-east1", extensionIds: ["ext_a", "ext_a"] },
-    });
+    const twice = await graphql(
+      'mutation($i: CreateSessionInput!) { createSession(input: $i, idempotencyKey: "3f6a2c1e-8b1d-4c7a-9e2f-1a2b3c4d5e6e") { id } }',
+      {
+        i: { region: "us-east1", extensionIds: ["ext_a", "ext_a"] },
+      },
+    );
     expect(twice.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_FAILED");
     expect(twice.body.errors?.[0]?.extensions?.errors?.map((e) => e.field)).toEqual(["extension_ids.1"]);
   });
@@ -107,7 +122,10 @@ describe("GraphQL and MCP apply the same rule", () => {
     const client = new Client({ name: "text-test", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: bearer(ws.key) } }));
     try {
-      const r = (await client.callTool({ name: "create_session", arguments: { metadata: { team: "a\u0000" } } })) as { isError?: boolean; content: Array<{ text?: string }> };
+      const r = (await client.callTool({ name: "create_session", arguments: { metadata: { team: "a\u0000" } } })) as {
+        isError?: boolean;
+        content: Array<{ text?: string }>;
+      };
       expect(r.isError).toBe(true);
       expect(r.content[0]!.text).toMatch(/Validation failed: metadata\.team: contains a NUL/);
     } finally {

@@ -46,7 +46,13 @@ describe("H46: token-in-URL hygiene", () => {
 
   it("a valid connect token in the query string is not a credential on any REST route: 401", async () => {
     for (const token of [cdpToken, liveToken]) {
-      for (const path of ["/v1/health", "/v1/sessions", "/v1/sessions/ses_01JZZZZZZZZZZZZZZZZZZZZZZZ", "/api/v1/profiles", `/v1/dashboard/ws/${seeded.workspace.slug}/api-keys`]) {
+      for (const path of [
+        "/v1/health",
+        "/v1/sessions",
+        "/v1/sessions/ses_01JZZZZZZZZZZZZZZZZZZZZZZZ",
+        "/api/v1/profiles",
+        `/v1/dashboard/ws/${seeded.workspace.slug}/api-keys`,
+      ]) {
         const res = await fetch(`${t.url}${path}?token=${token}`);
         expect(res.status, path).toBe(401);
         expect(res.headers.get("content-type"), path).toMatch(/^application\/problem\+json/);
@@ -58,7 +64,12 @@ describe("H46: token-in-URL hygiene", () => {
   });
 
   it("the log and the audit log hold `token=[redacted]`, never the token", async () => {
-    for (const path of [`/?token=${liveToken}`, `/cdp/json/version?token=${cdpToken}`, `/v1/sessions?token=${cdpToken}`, `/graphql?token=${cdpToken}&query={__typename}`]) {
+    for (const path of [
+      `/?token=${liveToken}`,
+      `/cdp/json/version?token=${cdpToken}`,
+      `/v1/sessions?token=${cdpToken}`,
+      `/graphql?token=${cdpToken}&query={__typename}`,
+    ]) {
       await (await fetch(`${t.url}${path}`)).text();
     }
     await t.app.deps.audit.flush();

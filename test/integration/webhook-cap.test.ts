@@ -36,7 +36,9 @@ describeEachBackend("webhook endpoints per workspace", (backend) => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(MAX_ENDPOINTS_PER_WORKSPACE);
     expect(statuses.filter((s) => s === 409)).toHaveLength(10);
     expect(await t.app.deps.db.prisma.webhookEndpoint.count({ where: { workspaceId: ws.workspace.id } })).toBe(MAX_ENDPOINTS_PER_WORKSPACE);
-    const list = (await (await fetch(`${t.url}/v1/webhooks?limit=100`, { headers: bearer(ws.key) })).json()) as { items: Array<{ id: string; events: string[] }> };
+    const list = (await (await fetch(`${t.url}/v1/webhooks?limit=100`, { headers: bearer(ws.key) })).json()) as {
+      items: Array<{ id: string; events: string[] }>;
+    };
     expect(list.items).toHaveLength(MAX_ENDPOINTS_PER_WORKSPACE);
     expect(list.items[0]!.events).toEqual(["session.released"]);
     // A stored endpoint is whole: its sealed secret opens under the node's master key for its own id.

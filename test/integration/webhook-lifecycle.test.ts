@@ -37,7 +37,11 @@ describe("webhook deliveries over time", () => {
   });
 
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${t.url}${path}`, { method, headers: { ...bearer(ws.key), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${t.url}${path}`, {
+      method,
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const round = () => t.app.deps.webhooks!.runOnce();
@@ -138,7 +142,11 @@ describe("a delivery's attempt and the egress policy", () => {
     const closed = new EgressPolicy();
     const before = hits;
     const outcome = await send(`http://rebind.example:${port}/`, closed, async () => ["10.20.30.40", "127.0.0.1"]);
-    expect(outcome).toMatchObject({ kind: "refused", reason: expect.stringMatching(/^blocked-address: rebind\.example /), addresses: ["10.20.30.40", "127.0.0.1"] });
+    expect(outcome).toMatchObject({
+      kind: "refused",
+      reason: expect.stringMatching(/^blocked-address: rebind\.example /),
+      addresses: ["10.20.30.40", "127.0.0.1"],
+    });
     // The reason reaches the tenant (the delivery log): it must not map internal names to addresses.
     expect((outcome as { reason: string }).reason).not.toMatch(/10\.20\.30\.40|127\.0\.0\.1/);
     expect(hits).toBe(before);
@@ -158,9 +166,26 @@ describe("a delivery's attempt and the egress policy", () => {
 
   it("builds a session body field for field as GET /v1/sessions/{id} answers it (without its URLs)", () => {
     const row = {
-      id: "ses_01J0000000000000000000000", workspaceId: "ws", status: "RELEASED", endReason: "CLIENT_RELEASE", region: "us-east1",
-      createdAt: new Date(1), startedAt: new Date(2), expiresAt: new Date(3), endedAt: new Date(4), timeoutSeconds: 60, idleTimeoutSeconds: null,
-      profileId: null, liveViewInteractive: true, liveViewInstructions: "x", metadata: { a: "b" }, browser: null, extensionIds: [], options: {}, logs: true, recording: false,
+      id: "ses_01J0000000000000000000000",
+      workspaceId: "ws",
+      status: "RELEASED",
+      endReason: "CLIENT_RELEASE",
+      region: "us-east1",
+      createdAt: new Date(1),
+      startedAt: new Date(2),
+      expiresAt: new Date(3),
+      endedAt: new Date(4),
+      timeoutSeconds: 60,
+      idleTimeoutSeconds: null,
+      profileId: null,
+      liveViewInteractive: true,
+      liveViewInstructions: "x",
+      metadata: { a: "b" },
+      browser: null,
+      extensionIds: [],
+      options: {},
+      logs: true,
+      recording: false,
     } as unknown as Session;
     expect(sessionPayload(row)).toEqual(toSessionDto(row));
   });

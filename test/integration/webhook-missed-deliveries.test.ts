@@ -51,7 +51,19 @@ describeEachBackend("webhook deliveries a stopped node did not make", (backend) 
     const sessionId = `ses_${ulid()}`;
     const at = new Date(clock);
     await t.app.deps.db.prisma.session.create({
-      data: { id: sessionId, workspaceId: ws.workspace.id, status: "RELEASED", endReason: "CLIENT_RELEASE", region: "us-east1", timeoutSeconds: 600, idleTimeoutSeconds: 60, createdAt: at, startedAt: at, expiresAt: new Date(start + 600_000), endedAt: at },
+      data: {
+        id: sessionId,
+        workspaceId: ws.workspace.id,
+        status: "RELEASED",
+        endReason: "CLIENT_RELEASE",
+        region: "us-east1",
+        timeoutSeconds: 600,
+        idleTimeoutSeconds: 60,
+        createdAt: at,
+        startedAt: at,
+        expiresAt: new Date(start + 600_000),
+        endedAt: at,
+      },
     });
     clock += 1_000;
     const [released, done] = await written(sessionId, ["session.released", "live_view.done", "session.running"]);
@@ -65,12 +77,18 @@ describeEachBackend("webhook deliveries a stopped node did not make", (backend) 
     clock += 60_000;
     await run();
     const made = await deliveries();
-    expect(made.map((d) => [d.eventId, d.endpointId, d.eventType, d.status])).toEqual([
-      [released, wantsBoth, "session.released", "pending"],
-      [done, wantsBoth, "live_view.done", "pending"],
-    ].sort((a, b) => a[0]!.localeCompare(b[0]!)));
+    expect(made.map((d) => [d.eventId, d.endpointId, d.eventType, d.status])).toEqual(
+      [
+        [released, wantsBoth, "session.released", "pending"],
+        [done, wantsBoth, "live_view.done", "pending"],
+      ].sort((a, b) => a[0]!.localeCompare(b[0]!)),
+    );
     const body = (eventId: string) => JSON.parse(made.find((d) => d.eventId === eventId)!.payload) as { type: string; data: Record<string, unknown> };
-    expect(body(released!)).toMatchObject({ type: "session.released", timestamp: new Date(start + 1_000).toISOString(), data: { id: sessionId, status: "RELEASED", end_reason: "client_release", connect_url: null } });
+    expect(body(released!)).toMatchObject({
+      type: "session.released",
+      timestamp: new Date(start + 1_000).toISOString(),
+      data: { id: sessionId, status: "RELEASED", end_reason: "client_release", connect_url: null },
+    });
     expect(body(done!)).toMatchObject({ type: "live_view.done", data: { id: done, session_id: sessionId, type: "live_view.done" } });
 
     await run();
@@ -81,7 +99,17 @@ describeEachBackend("webhook deliveries a stopped node did not make", (backend) 
     const sessionId = `ses_${ulid()}`;
     const at = new Date(clock);
     await t.app.deps.db.prisma.session.create({
-      data: { id: sessionId, workspaceId: ws.workspace.id, status: "RUNNING", region: "us-east1", timeoutSeconds: 600, idleTimeoutSeconds: 60, createdAt: at, startedAt: at, expiresAt: new Date(at.getTime() + 600_000) },
+      data: {
+        id: sessionId,
+        workspaceId: ws.workspace.id,
+        status: "RUNNING",
+        region: "us-east1",
+        timeoutSeconds: 600,
+        idleTimeoutSeconds: 60,
+        createdAt: at,
+        startedAt: at,
+        expiresAt: new Date(at.getTime() + 600_000),
+      },
     });
     clock += 1_000;
     const [old] = await written(sessionId, ["session.released"]);
@@ -112,12 +140,24 @@ describeEachBackend("webhook deliveries a stopped node did not make", (backend) 
     const sessionId = `ses_${ulid()}`;
     const at = new Date(clock);
     await t.app.deps.db.prisma.session.create({
-      data: { id: sessionId, workspaceId: ws.workspace.id, status: "RUNNING", region: "us-east1", timeoutSeconds: 600, idleTimeoutSeconds: 60, createdAt: at, startedAt: at, expiresAt: new Date(at.getTime() + 600_000) },
+      data: {
+        id: sessionId,
+        workspaceId: ws.workspace.id,
+        status: "RUNNING",
+        region: "us-east1",
+        timeoutSeconds: 600,
+        idleTimeoutSeconds: 60,
+        createdAt: at,
+        startedAt: at,
+        expiresAt: new Date(at.getTime() + 600_000),
+      },
     });
     const metrics = t.app.deps.metrics!;
     const before = await setAsideCount(metrics, "webhooks");
     // The middle one's type holds a NUL: its row is refused (SQLSTATE 22021), and with it, before, the whole batch.
-    const events = ["live_view.done", "live_view.\u0000", "live_view.done"].map((type) => eventView(newEvent(sessionId, type as SessionEventType, {}, new Date(clock))));
+    const events = ["live_view.done", "live_view.\u0000", "live_view.done"].map((type) =>
+      eventView(newEvent(sessionId, type as SessionEventType, {}, new Date(clock))),
+    );
     const made = await makeDeliveries({ ...t.app.deps, setAside: metrics.setAside }, sessionId, events, () => [endpointId]);
     expect(made).toBe(2);
     const rows = await t.app.deps.db.prisma.webhookDelivery.findMany({ where: { endpointId }, orderBy: { eventId: "asc" } });

@@ -30,13 +30,17 @@ describe("webhook poll without endpoints", () => {
       if (sql.text.includes('"webhook_deliveries"')) claims++;
       return direct(sql);
     };
-    const dispatcher = new WebhookDispatcher({ ...t.app.deps, db: { ...db, direct: counting } }, { pollMs: 20, retryBaseMs: t.app.deps.config.webhooks.retryBaseMs });
+    const dispatcher = new WebhookDispatcher(
+      { ...t.app.deps, db: { ...db, direct: counting } },
+      { pollMs: 20, retryBaseMs: t.app.deps.config.webhooks.retryBaseMs },
+    );
     dispatcher.start();
     try {
       await sleep(400);
       expect(claims).toBe(0);
       const made = await fetch(`${t.url}/v1/webhooks`, {
-        method: "POST", headers: { ...bearer(ws.key), "content-type": "application/json" },
+        method: "POST",
+        headers: { ...bearer(ws.key), "content-type": "application/json" },
         body: JSON.stringify({ url: "https://hooks.example/x", events: ["session.released"] }),
       });
       expect(made.status).toBe(201);

@@ -73,7 +73,8 @@ export async function startRecordingRelay(connectUrl: string): Promise<Recording
         if (typeof message.id === "number" && waiting.has(message.id)) {
           const method = waiting.get(message.id)!;
           waiting.delete(message.id);
-          if (message.error) errors.push({ method, message: String(message.error.message), ...(message.error.code !== undefined ? { code: message.error.code } : {}) });
+          if (message.error)
+            errors.push({ method, message: String(message.error.message), ...(message.error.code !== undefined ? { code: message.error.code } : {}) });
         }
       } catch {
         // not JSON

@@ -39,7 +39,9 @@ export async function startClientHarness(t: TestApp): Promise<ClientHarness> {
   const sessionCount = () => t.app.deps.db.prisma.session.count({ where: { workspaceId: primary.workspace.id } });
   const release = (id: string) =>
     fetch(`${t.url}/v1/sessions/${id}`, {
-      method: "PATCH", headers: { ...bearer(primary.key), "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }),
+      method: "PATCH",
+      headers: { ...bearer(primary.key), "content-type": "application/json" },
+      body: JSON.stringify({ status: "REQUEST_RELEASE" }),
     });
 
   const actions: Record<string, Action> = {
@@ -99,7 +101,8 @@ export async function startClientHarness(t: TestApp): Promise<ClientHarness> {
     },
     release_all: async () => {
       const running = await t.app.deps.db.prisma.session.findMany({
-        where: { workspaceId: primary.workspace.id, status: { in: ["PENDING", "RUNNING"] } }, select: { id: true },
+        where: { workspaceId: primary.workspace.id, status: { in: ["PENDING", "RUNNING"] } },
+        select: { id: true },
       });
       for (const { id } of running) await release(id);
       return { released: running.length };
@@ -146,7 +149,12 @@ async function startProxy(upstream: string, fail: string[], releaseOn503: string
     void (async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      const record: ProxyRecord = { method: req.method ?? "GET", path: new URL(req.url ?? "/", "http://x").pathname, key: req.headers["idempotency-key"] as string ?? null, status: null };
+      const record: ProxyRecord = {
+        method: req.method ?? "GET",
+        path: new URL(req.url ?? "/", "http://x").pathname,
+        key: (req.headers["idempotency-key"] as string) ?? null,
+        status: null,
+      };
       log.push(record);
       const failure = failures.shift();
       if (failure === "reset") return void req.socket.destroy();
@@ -154,7 +162,10 @@ async function startProxy(upstream: string, fail: string[], releaseOn503: string
         record.status = Number(failure);
         return void res.writeHead(record.status, { "content-type": "text/plain" }).end("injected failure");
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "connection", "content-length"].includes(k))) as Record<string, string>;
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "connection", "content-length"].includes(k))) as Record<
+        string,
+        string
+      >;
       const answer = await fetch(`${upstream}${req.url}`, { method: req.method, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
       const body = Buffer.from(await answer.arrayBuffer());
       if (answer.status === 503 && releaseOn503 && !released && record.path === "/v1/sessions") {
@@ -162,7 +173,9 @@ async function startProxy(upstream: string, fail: string[], releaseOn503: string
         await release(releaseOn503);
       }
       record.status = answer.status;
-      const out = Object.fromEntries([...answer.headers].filter(([k]) => !["content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive"].includes(k)));
+      const out = Object.fromEntries(
+        [...answer.headers].filter(([k]) => !["content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive"].includes(k)),
+      );
       res.writeHead(answer.status, out).end(body);
     })();
   });

@@ -33,7 +33,13 @@ export async function startLoadBalancer(): Promise<LoadBalancer> {
   const server = http.createServer((req, res) => {
     const target = pick();
     const upstream = http.request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, "x-forwarded-for": req.socket.remoteAddress ?? "" } },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, "x-forwarded-for": req.socket.remoteAddress ?? "" },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         answer.pipe(res);
@@ -103,7 +109,11 @@ export interface TestCluster {
 export async function startCluster(
   count: number,
   opts: {
-    db: Database; redisUrl: string; env?: Record<string, string>; nodeEnv?: Array<Record<string, string>>; options?: AppOptions;
+    db: Database;
+    redisUrl: string;
+    env?: Record<string, string>;
+    nodeEnv?: Array<Record<string, string>>;
+    options?: AppOptions;
     /** A database connection of node `i`'s own (e.g. through a relay the test can cut), instead of `db`. */
     nodeDb?: Array<Database | undefined>;
   },

@@ -65,7 +65,12 @@ export async function startMailSink(): Promise<MailSink> {
         sink.held!++;
         void gate.then(() => {
           sink.held!--;
-          received.push(parseMail(Buffer.concat(chunks).toString("utf8"), session.envelope.rcptTo.map((r) => r.address.toLowerCase())));
+          received.push(
+            parseMail(
+              Buffer.concat(chunks).toString("utf8"),
+              session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+            ),
+          );
           for (const w of waiters) w();
           cb();
         });
@@ -91,7 +96,9 @@ export async function startMailSink(): Promise<MailSink> {
       const seen = to(address).length;
       return new Promise<ReceivedMail>((resolve, reject) => {
         const check = () => {
-          const mail = to(address).slice(seen).find((m) => !subject || subject.test(m.subject));
+          const mail = to(address)
+            .slice(seen)
+            .find((m) => !subject || subject.test(m.subject));
           if (!mail) return;
           waiters.delete(check);
           clearTimeout(timer);
@@ -127,9 +134,7 @@ export interface DashboardApp extends TestApp {
  * An app with the real dashboard sign-in (no fixture users) mailing through a loopback SMTP server
  * with a login. `admins` are the bootstrap admins.
  */
-export async function startDashboardApp(
-  opts: AppOptions & { env?: Record<string, string>; admins?: string[] } = {},
-): Promise<DashboardApp> {
+export async function startDashboardApp(opts: AppOptions & { env?: Record<string, string>; admins?: string[] } = {}): Promise<DashboardApp> {
   const mail = await startMailSink();
   const { env, admins, ...rest } = opts;
   const t = await startTestApp({
@@ -137,8 +142,11 @@ export async function startDashboardApp(
     ...rest,
     users: undefined,
     env: {
-      VESSEL_SMTP_HOST: mail.host, VESSEL_SMTP_PORT: String(mail.port), VESSEL_SMTP_TLS: "none",
-      VESSEL_SMTP_USER: mail.user, VESSEL_SMTP_PASSWORD: mail.password,
+      VESSEL_SMTP_HOST: mail.host,
+      VESSEL_SMTP_PORT: String(mail.port),
+      VESSEL_SMTP_TLS: "none",
+      VESSEL_SMTP_USER: mail.user,
+      VESSEL_SMTP_PASSWORD: mail.password,
       ...(admins ? { VESSEL_BOOTSTRAP_ADMIN_EMAILS: admins.join(",") } : {}),
       ...env,
     },

@@ -8,12 +8,16 @@ import { bearer, type TestApp } from "./app.ts";
  */
 export function uploadExtensionZip(t: TestApp, key: string, zip: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${t.url}/v1/extensions`, { method: "POST", agent: false, headers: { ...bearer(key), "content-type": "application/zip", "content-length": zip.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown> }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      `${t.url}/v1/extensions`,
+      { method: "POST", agent: false, headers: { ...bearer(key), "content-type": "application/zip", "content-length": zip.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown> }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(zip);
   });

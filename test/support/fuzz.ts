@@ -44,10 +44,68 @@ export class Rng {
 
 /** Pieces that break parsers: percent-encodings, brackets, control and multi-byte characters, JSON oddities. */
 export const nasty: readonly string[] = [
-  "%", "%z", "%zz", "%E0%A4%A", "%00", "%FF", "%C0%AF", "%2e%2e", "%2F", "\u0000", "\u0001", "\x7f", "\uD800", "\uDFFF",
-  "[", "]", "[::1", "http://[::1", "//", "/..", "..", "\\", "{", "}", '"', "'", "`", "<", ">", " ", "\t", "é", "💥", "\u2028",
-  ":", "@", "#", "?", "&", "=", ";", ",", "+", "*", "$", "1e999", "-0", "0x10", "NaN", "null", "[]", "{}", "true",
-  "__proto__", "constructor", '{"__proto__":{"x":1}}', "a".repeat(300), "9".repeat(40), "=".repeat(3), ".", "..", "...",
+  "%",
+  "%z",
+  "%zz",
+  "%E0%A4%A",
+  "%00",
+  "%FF",
+  "%C0%AF",
+  "%2e%2e",
+  "%2F",
+  "\u0000",
+  "\u0001",
+  "\x7f",
+  "\uD800",
+  "\uDFFF",
+  "[",
+  "]",
+  "[::1",
+  "http://[::1",
+  "//",
+  "/..",
+  "..",
+  "\\",
+  "{",
+  "}",
+  '"',
+  "'",
+  "`",
+  "<",
+  ">",
+  " ",
+  "\t",
+  "é",
+  "💥",
+  "\u2028",
+  ":",
+  "@",
+  "#",
+  "?",
+  "&",
+  "=",
+  ";",
+  ",",
+  "+",
+  "*",
+  "$",
+  "1e999",
+  "-0",
+  "0x10",
+  "NaN",
+  "null",
+  "[]",
+  "{}",
+  "true",
+  "__proto__",
+  "constructor",
+  '{"__proto__":{"x":1}}',
+  "a".repeat(300),
+  "9".repeat(40),
+  "=".repeat(3),
+  ".",
+  "..",
+  "...",
 ];
 
 /** A mutation of `s`: a piece replaced, removed, repeated, cut, or a nasty piece spliced in (one to three times). */
@@ -85,7 +143,9 @@ export function mutate(rng: Rng, s: string): string {
 
 /** Percent-encodes the UTF-8 bytes of `s` (lone surrogates become U+FFFD): unlike encodeURIComponent, it never throws. */
 export function percentEncode(s: string): string {
-  return [...Buffer.from(s, "utf8")].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return [...Buffer.from(s, "utf8")]
+    .map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`))
+    .join("");
 }
 
 export interface RawAnswer {

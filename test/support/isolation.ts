@@ -223,7 +223,13 @@ export async function observePages(cdp: RawCdp): Promise<FrameView[]> {
         continue;
       }
       for (const [i, frame] of frames.entries()) {
-        const view: FrameView = { ...base, main: i === 0, frameUrl: frame.url, text: "", ...(frame.unreachableUrl ? { unreachableUrl: frame.unreachableUrl } : {}) };
+        const view: FrameView = {
+          ...base,
+          main: i === 0,
+          frameUrl: frame.url,
+          text: "",
+          ...(frame.unreachableUrl ? { unreachableUrl: frame.unreachableUrl } : {}),
+        };
         const world = await cdp.call("Page.createIsolatedWorld", { frameId: frame.id, worldName: "vessel-observer" }, sessionId);
         const contextId = world.result?.executionContextId as number | undefined;
         const value = await cdp.call("Runtime.evaluate", { expression: OBSERVE, returnByValue: true, ...(contextId ? { contextId } : {}) }, sessionId);

@@ -9,7 +9,17 @@ import { startTestApp } from "./app.ts";
 // JSON lines on stdout; `outside` on stdin throws from a timer outside any client's handling.
 
 const route = (name: string, handler: () => Promise<unknown>) =>
-  defineRoute({ method: "get", path: `/v1/test-${name}`, operationId: `test_${name}`, summary: "test", tags: ["Test"], auth: "none", input: {}, status: 200, handler });
+  defineRoute({
+    method: "get",
+    path: `/v1/test-${name}`,
+    operationId: `test_${name}`,
+    summary: "test",
+    tags: ["Test"],
+    auth: "none",
+    input: {},
+    status: 200,
+    handler,
+  });
 
 const log = createLogger("info");
 const routes = [
@@ -23,9 +33,15 @@ const routes = [
     void Promise.reject(new Error("a rejection nobody handled"));
     return {};
   }),
-  route("throw-before-answer", () => new Promise(() => setTimeout(() => {
-    throw new RangeError("thrown before the answer was sent");
-  }))),
+  route(
+    "throw-before-answer",
+    () =>
+      new Promise(() =>
+        setTimeout(() => {
+          throw new RangeError("thrown before the answer was sent");
+        }),
+      ),
+  ),
   route("broken-invariant", async () => {
     setTimeout(() => assert.fail("an invariant does not hold"));
     return {};
@@ -34,8 +50,9 @@ const routes = [
 const t = await startTestApp({ log, extraRoutes: routes });
 installLastLineOfDefence(log);
 process.stdin.on("data", (d: Buffer) => {
-  if (d.toString().includes("outside")) setTimeout(() => {
-    throw new Error("outside any client's handling");
-  });
+  if (d.toString().includes("outside"))
+    setTimeout(() => {
+      throw new Error("outside any client's handling");
+    });
 });
 process.stdout.write(`READY ${t.url}\n`);

@@ -45,10 +45,25 @@ export function ffprobe(bytes: Buffer): Probe {
     const file = path.join(dir, "video.mp4");
     fs.writeFileSync(file, bytes);
     const out = JSON.parse(
-      execFileSync("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=format_name,duration:stream=codec_name,pix_fmt,width,height", "-of", "json", file]).toString(),
+      execFileSync("/usr/bin/ffprobe", [
+        "-v",
+        "error",
+        "-show_entries",
+        "format=format_name,duration:stream=codec_name,pix_fmt,width,height",
+        "-of",
+        "json",
+        file,
+      ]).toString(),
     ) as { format: { format_name: string; duration: string }; streams: Array<{ codec_name: string; pix_fmt: string; width: number; height: number }> };
     const stream = out.streams[0]!;
-    return { formatName: out.format.format_name, durationSeconds: Number(out.format.duration), codec: stream.codec_name, pixFmt: stream.pix_fmt, width: stream.width, height: stream.height };
+    return {
+      formatName: out.format.format_name,
+      durationSeconds: Number(out.format.duration),
+      codec: stream.codec_name,
+      pixFmt: stream.pix_fmt,
+      width: stream.width,
+      height: stream.height,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -61,7 +76,24 @@ export function lastFramePixel(bytes: Buffer, width: number, x: number, y: numbe
     const file = path.join(dir, "video.mp4");
     fs.writeFileSync(file, bytes);
     // From a second before the end, every frame is decoded; `-update 1` keeps overwriting the one output image: the last.
-    execFileSync("/usr/bin/ffmpeg", ["-v", "error", "-sseof", "-1", "-i", file, "-f", "image2", "-update", "1", "-pix_fmt", "rgb24", "-c:v", "rawvideo", "-y", path.join(dir, "last.rgb")]);
+    execFileSync("/usr/bin/ffmpeg", [
+      "-v",
+      "error",
+      "-sseof",
+      "-1",
+      "-i",
+      file,
+      "-f",
+      "image2",
+      "-update",
+      "1",
+      "-pix_fmt",
+      "rgb24",
+      "-c:v",
+      "rawvideo",
+      "-y",
+      path.join(dir, "last.rgb"),
+    ]);
     const raw = fs.readFileSync(path.join(dir, "last.rgb"));
     const at = (y * width + x) * 3;
     return [raw[at]!, raw[at + 1]!, raw[at + 2]!];

@@ -16,7 +16,10 @@ export interface Scenario {
 type Step = Record<string, unknown> & { save?: string; expect?: unknown; raises?: string; error?: unknown };
 
 export const scenariosPath = path.resolve(import.meta.dirname, "../../clients/scenarios.json");
-const file = JSON.parse(fs.readFileSync(scenariosPath, "utf8")) as { scenarios: Scenario[]; matcher_checks: Array<{ expected: unknown; actual: unknown; ok: boolean }> };
+const file = JSON.parse(fs.readFileSync(scenariosPath, "utf8")) as {
+  scenarios: Scenario[];
+  matcher_checks: Array<{ expected: unknown; actual: unknown; ok: boolean }>;
+};
 export const scenarios = file.scenarios;
 /** Cases both runners' matchers must decide alike. */
 export const matcherChecks = file.matcher_checks;
@@ -65,7 +68,9 @@ function operator(op: string, arg: unknown, actual: unknown, at: string): string
     case "$len":
       return Array.isArray(actual) || typeof actual === "string" ? mismatches(arg, actual.length, `${at}.length`) : [`${at}: ${show} has no length`];
     case "$contains":
-      return Array.isArray(actual) && actual.some((item) => mismatches(arg, item).length === 0) ? [] : [`${at}: no item matches ${JSON.stringify(arg)} in ${show}`];
+      return Array.isArray(actual) && actual.some((item) => mismatches(arg, item).length === 0)
+        ? []
+        : [`${at}: no item matches ${JSON.stringify(arg)} in ${show}`];
     case "$unique": {
       const keys = Array.isArray(actual) ? actual.map((item) => (item as Record<string, unknown>)[String(arg)]) : null;
       return keys && new Set(keys).size === keys.length ? [] : [`${at}: ${String(arg)} values repeat in ${JSON.stringify(keys)}`];
@@ -161,7 +166,9 @@ export class ScenarioRunner {
     }
     if (typeof step.call === "string") {
       const [area, method] = step.call.split(".") as [string, string];
-      const target = (this.clients[(step.client as string | undefined) ?? "default"] as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>)[area]!;
+      const target = (
+        this.clients[(step.client as string | undefined) ?? "default"] as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>
+      )[area]!;
       const args = this.resolve(step.args ?? []) as unknown[];
       const options = step.options ? Object.fromEntries(Object.entries(this.resolve(step.options) as object).map(([k, v]) => [camel(k), v])) : undefined;
       const value = await target[camel(method)]!.call(target, ...args, ...(options ? [options] : []));
@@ -181,7 +188,8 @@ export class ScenarioRunner {
 
   private expectError(step: Step, error: unknown): void {
     const wanted = (client as unknown as Record<string, new (...a: never[]) => Error>)[step.raises!];
-    if (!wanted || !(error instanceof wanted)) throw new Error(`expected ${step.raises}, got ${error ? `${(error as Error).name}: ${(error as Error).message}` : "no error"}`);
+    if (!wanted || !(error instanceof wanted))
+      throw new Error(`expected ${step.raises}, got ${error ? `${(error as Error).name}: ${(error as Error).message}` : "no error"}`);
     const e = error as unknown as Record<string, unknown>;
     const seen = { status: e.status ?? null, slug: e.slug ?? null, field: e.field ?? null, retry_after: e.retryAfter ?? null, message: error.message };
     const failures = mismatches(this.resolve(step.error ?? {}), seen, "error");

@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLScalarType, type GraphQLInputType,
-} from "graphql";
+import { GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLScalarType, type GraphQLInputType } from "graphql";
 import { mutate, type Rng } from "./fuzz.ts";
 
 /**
@@ -44,7 +42,8 @@ export function sampleOf(rng: Rng, schema: JsonSchema | undefined, components: R
   if (!schema || depth > 8) return "fuzz";
   if (schema.$ref) return sampleOf(rng, components[schema.$ref.split("/").pop()!], components, depth + 1);
   const choices = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
-  if (choices) return sampleOf(rng, rng.pick(choices.filter((c) => c.type !== "null").length ? choices.filter((c) => c.type !== "null") : choices), components, depth + 1);
+  if (choices)
+    return sampleOf(rng, rng.pick(choices.filter((c) => c.type !== "null").length ? choices.filter((c) => c.type !== "null") : choices), components, depth + 1);
   if (schema.allOf) return sampleOf(rng, (schema.allOf as JsonSchema[])[0], components, depth + 1);
   if ("const" in schema) return schema.const;
   if (Array.isArray(schema.enum)) return rng.pick(schema.enum as unknown[]);
@@ -94,7 +93,15 @@ export function sampleOfGraphQL(rng: Rng, type: GraphQLInputType, depth = 0): un
 }
 
 /** Every place in `value` (as paths) holding a string, and every array. */
-function places(value: unknown, path: Array<string | number> = [], out: { strings: Array<Array<string | number>>; arrays: Array<Array<string | number>>; all: Array<Array<string | number>> } = { strings: [], arrays: [], all: [] }) {
+function places(
+  value: unknown,
+  path: Array<string | number> = [],
+  out: { strings: Array<Array<string | number>>; arrays: Array<Array<string | number>>; all: Array<Array<string | number>> } = {
+    strings: [],
+    arrays: [],
+    all: [],
+  },
+) {
   out.all.push(path);
   if (typeof value === "string") out.strings.push(path);
   if (Array.isArray(value)) {
@@ -135,7 +142,8 @@ export function spoil(rng: Rng, value: unknown, kind: FaultKind): { value: unkno
   }
   if (p.strings.length === 0) {
     // Nothing to spoil in place: a key of the top object, or the whole value, becomes the bad text.
-    if (v && typeof v === "object" && !Array.isArray(v)) return { value: { ...v, [faultyString(rng, kind === "huge" ? "nul" : kind, "key")]: "x" }, where: "a key" };
+    if (v && typeof v === "object" && !Array.isArray(v))
+      return { value: { ...v, [faultyString(rng, kind === "huge" ? "nul" : kind, "key")]: "x" }, where: "a key" };
     return { value: faultyString(rng, kind === "repeat" ? "nul" : kind), where: "the whole" };
   }
   const path = rng.pick(p.strings);

@@ -33,8 +33,14 @@ export function redisReachable(url = testRedisUrl): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: hostname, port: Number(port || 6379), timeout: 3000 });
     socket.once("connect", () => socket.write("PING\r\n"));
-    socket.once("data", (d) => { resolve(d.toString().startsWith("+PONG")); socket.destroy(); });
+    socket.once("data", (d) => {
+      resolve(d.toString().startsWith("+PONG"));
+      socket.destroy();
+    });
     socket.once("error", () => resolve(false));
-    socket.once("timeout", () => { resolve(false); socket.destroy(); });
+    socket.once("timeout", () => {
+      resolve(false);
+      socket.destroy();
+    });
   });
 }

@@ -35,7 +35,12 @@ function observe(ws: WebSocket, onOpen: () => void = () => {}): ObservedSocket {
       ws.once("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
     }),
     closed: new Promise((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() }))),
-    next: (t, ms = 15_000) => eventually(async () => messages.find((m) => m.t === t), (m) => m !== undefined, ms) as Promise<Record<string, unknown>>,
+    next: (t, ms = 15_000) =>
+      eventually(
+        async () => messages.find((m) => m.t === t),
+        (m) => m !== undefined,
+        ms,
+      ) as Promise<Record<string, unknown>>,
   };
   return observed;
 }

@@ -1,12 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, test } from "vitest";
-import {
-  API_KEY_REGEX,
-  BASE62_ALPHABET,
-  generateApiKey,
-  parseApiKey,
-  randomBase62,
-} from "../../src/auth/api-key-format.ts";
+import { API_KEY_REGEX, BASE62_ALPHABET, generateApiKey, parseApiKey, randomBase62 } from "../../src/auth/api-key-format.ts";
 
 // The published shape (security research §2 A.1), independent of the module's own regex.
 const published = /^vs_[0-9A-HJKMNP-TV-Z]{26}\.[0-9A-Za-z]{32}$/;

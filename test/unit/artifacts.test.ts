@@ -24,6 +24,8 @@ describe("generated artifacts", () => {
 
   it("cover the schema, the OpenAPI document, the codegen output and the Python client's dataclasses", async () => {
     const paths = (await buildArtifacts()).map((a) => a.path);
-    expect(paths).toEqual(expect.arrayContaining(["schema/schema.graphql", "schema/openapi.json", "src/generated/gql/graphql.ts", "clients/python/src/vessel/_models.py"]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["schema/schema.graphql", "schema/openapi.json", "src/generated/gql/graphql.ts", "clients/python/src/vessel/_models.py"]),
+    );
   });
 });

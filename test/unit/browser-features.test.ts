@@ -12,11 +12,32 @@ import type { CreateSessionInput } from "../../src/services/sessions/session-inp
 function rowOf(input: CreateSessionInput): Session {
   const now = new Date();
   return {
-    id: "ses_test", workspaceId: "ws_test", status: "RUNNING", region: input.region, endReason: null, nodeId: "node", apiKeyId: null, endedById: null,
-    profileId: input.profile_id ?? null, saveProfileOnRelease: false, timeoutSeconds: 60, idleTimeoutSeconds: 60,
-    liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, metadata: {}, browser: input.browser ?? null,
-    extensionIds: input.extension_ids ?? [], options: {}, logs: input.logs ?? false, recording: input.recording ?? false,
-    createdAt: now, startedAt: now, expiresAt: now, lastActivityAt: null, endedAt: null,
+    id: "ses_test",
+    workspaceId: "ws_test",
+    status: "RUNNING",
+    region: input.region,
+    endReason: null,
+    nodeId: "node",
+    apiKeyId: null,
+    endedById: null,
+    profileId: input.profile_id ?? null,
+    saveProfileOnRelease: false,
+    timeoutSeconds: 60,
+    idleTimeoutSeconds: 60,
+    liveViewInteractive: false,
+    liveViewInstructions: null,
+    liveViewGeneration: 0,
+    metadata: {},
+    browser: input.browser ?? null,
+    extensionIds: input.extension_ids ?? [],
+    options: {},
+    logs: input.logs ?? false,
+    recording: input.recording ?? false,
+    createdAt: now,
+    startedAt: now,
+    expiresAt: now,
+    lastActivityAt: null,
+    endedAt: null,
   };
 }
 
@@ -47,12 +68,19 @@ describe("browser features: the pool rule follows from their declarations", () =
 
   it("derives the decision from whatever is registered, a new feature included", () => {
     const blockAds = defineFeature({
-      name: "block ads", reads: ["metadata"], phase: "leased", dirtiesSpare: true,
-      wanted: ({ input }) => input.metadata?.["block_ads"] === "true", apply: () => {},
+      name: "block ads",
+      reads: ["metadata"],
+      phase: "leased",
+      dirtiesSpare: true,
+      wanted: ({ input }) => input.metadata?.["block_ads"] === "true",
+      apply: () => {},
     });
     const withIt = [...browserFeatures, blockAds];
     const input = { region: "us-east1", metadata: { block_ads: "true" } };
-    const wanted = wantedFeatures(withIt.map((feature) => ({ feature })), { input, session: rowOf(input) });
+    const wanted = wantedFeatures(
+      withIt.map((feature) => ({ feature })),
+      { input, session: rowOf(input) },
+    );
     expect(wanted.map(({ feature }) => feature.name)).toContain("block ads");
     expect(spareDirtiedBy(wanted.map(({ feature }) => feature))).toBe(true);
     expect(spareDirtiedBy(wantedFeatures(registered, { input, session: rowOf(input) }).map(({ feature }) => feature))).toBe(false);

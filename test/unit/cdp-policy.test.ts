@@ -25,11 +25,31 @@ describe("the method allow-list", () => {
   });
 
   test.each([
-    "Target.exposeDevToolsProtocol", "Target.sendMessageToTarget", "Target.autoAttachRelated", "Target.openDevTools",
-    "SystemInfo.getInfo", "SystemInfo.getProcessInfo", "Browser.crash", "Browser.crashGpuProcess", "Browser.executeBrowserCommand",
-    "Browser.getBrowserCommandLine", "Extensions.loadUnpacked", "Network.loadNetworkResource", "PWA.install", "Page.crash",
-    "Memory.getBrowserSamplingProfile", "Tethering.bind", "DOM.getFileInfo", "Storage.overrideQuotaForOrigin",
-    "Foo.bar", "", "runtime.evaluate", "Runtime.evaluate ", "Runtime.Evaluate", "constructor", "__proto__",
+    "Target.exposeDevToolsProtocol",
+    "Target.sendMessageToTarget",
+    "Target.autoAttachRelated",
+    "Target.openDevTools",
+    "SystemInfo.getInfo",
+    "SystemInfo.getProcessInfo",
+    "Browser.crash",
+    "Browser.crashGpuProcess",
+    "Browser.executeBrowserCommand",
+    "Browser.getBrowserCommandLine",
+    "Extensions.loadUnpacked",
+    "Network.loadNetworkResource",
+    "PWA.install",
+    "Page.crash",
+    "Memory.getBrowserSamplingProfile",
+    "Tethering.bind",
+    "DOM.getFileInfo",
+    "Storage.overrideQuotaForOrigin",
+    "Foo.bar",
+    "",
+    "runtime.evaluate",
+    "Runtime.evaluate ",
+    "Runtime.Evaluate",
+    "constructor",
+    "__proto__",
   ])("refuses %j, whatever its parameters", (method) => {
     expect(judge(method)).toEqual({ kind: "refuse", reason: `${method} is not available through Vessel` });
     expect(kind(method, { url: "https://example.com/" })).toBe("refuse");
@@ -51,7 +71,10 @@ describe("the method allow-list", () => {
 describe("targets and browser contexts", () => {
   test.each(["Target.attachToTarget", "Target.setAutoAttach"])("%s: flat sessions only", (method) => {
     for (const flatten of [false, undefined, "true", 1, null]) {
-      expect(judge(method, { targetId: "T1", autoAttach: true, flatten })).toEqual({ kind: "refuse", reason: "only flat sessions (flatten: true) are available" });
+      expect(judge(method, { targetId: "T1", autoAttach: true, flatten })).toEqual({
+        kind: "refuse",
+        reason: "only flat sessions (flatten: true) are available",
+      });
     }
     expect(kind(method, undefined)).toBe("refuse");
     expect(kind(method, { targetId: "T1", autoAttach: true, waitForDebuggerOnStart: true, flatten: true })).toBe("pass");
@@ -62,8 +85,11 @@ describe("targets and browser contexts", () => {
   });
 
   test.each([
-    [{ proxyServer: "direct://" }], [{ proxyServer: "http://10.0.0.1:3128" }], [{ proxyServer: "" }],
-    [{ proxyBypassList: "<-loopback>" }], [{ originsWithUniversalNetworkAccess: ["https://example.com"] }],
+    [{ proxyServer: "direct://" }],
+    [{ proxyServer: "http://10.0.0.1:3128" }],
+    [{ proxyServer: "" }],
+    [{ proxyBypassList: "<-loopback>" }],
+    [{ originsWithUniversalNetworkAccess: ["https://example.com"] }],
   ])("refuses a browser context with %j", (params) => {
     expect(kind("Target.createBrowserContext", params)).toBe("refuse");
   });
@@ -84,14 +110,48 @@ describe("targets and browser contexts", () => {
 
 describe("host addresses, in any string at any depth", () => {
   test.each([
-    "file:///etc/passwd", "FILE:///etc/passwd", "File://localhost/etc/passwd", " file:///etc/passwd", "\u0000\u001f file:///etc/passwd",
-    "fi\tle:///etc/passwd", "f\ni\rle:///etc/passwd", "file\t:///etc/passwd", "file:/etc/passwd", "file:etc/passwd", "\ufefffile:///etc/passwd",
-    "ｆｉｌｅ:///etc/passwd", "fｉｌｅ:///etc/passwd", "blob:ｆｉｌｅ:///etc/passwd", "ｂｌｏｂ:ｆｉｌｅ:///etc/passwd", "filesystem:file:///temporary/x", "filesystem:https://example.com/temporary/x", "blob:file:///0c7d-11",
-    "BLOB:\tFILE:///x", "blob:blob:file:///x", "blob:chrome://version", "chrome://version", "CHROME://settings", "chrome:version",
-    "chrome-extension://abcdefghijklmnop/x.html", "chrome-untrusted://terminal/", "chrome-search://local-ntp/", "chrome-error://chromewebdata/",
-    "chrome-devtools://devtools/", "devtools://devtools/bundled/inspector.html", "view-source:https://example.com/",
-    "view-source:file:///etc/passwd", "isolated-app://abc/", "externalfile:drive/x", "about:version", "ABOUT:config", "about:", "about://blank",
-    "about:blank/../version", "about:blankx", "about:srcdoc2", "about:blank x",
+    "file:///etc/passwd",
+    "FILE:///etc/passwd",
+    "File://localhost/etc/passwd",
+    " file:///etc/passwd",
+    "\u0000\u001f file:///etc/passwd",
+    "fi\tle:///etc/passwd",
+    "f\ni\rle:///etc/passwd",
+    "file\t:///etc/passwd",
+    "file:/etc/passwd",
+    "file:etc/passwd",
+    "\ufefffile:///etc/passwd",
+    "ｆｉｌｅ:///etc/passwd",
+    "fｉｌｅ:///etc/passwd",
+    "blob:ｆｉｌｅ:///etc/passwd",
+    "ｂｌｏｂ:ｆｉｌｅ:///etc/passwd",
+    "filesystem:file:///temporary/x",
+    "filesystem:https://example.com/temporary/x",
+    "blob:file:///0c7d-11",
+    "BLOB:\tFILE:///x",
+    "blob:blob:file:///x",
+    "blob:chrome://version",
+    "chrome://version",
+    "CHROME://settings",
+    "chrome:version",
+    "chrome-extension://abcdefghijklmnop/x.html",
+    "chrome-untrusted://terminal/",
+    "chrome-search://local-ntp/",
+    "chrome-error://chromewebdata/",
+    "chrome-devtools://devtools/",
+    "devtools://devtools/bundled/inspector.html",
+    "view-source:https://example.com/",
+    "view-source:file:///etc/passwd",
+    "isolated-app://abc/",
+    "externalfile:drive/x",
+    "about:version",
+    "ABOUT:config",
+    "about:",
+    "about://blank",
+    "about:blank/../version",
+    "about:blankx",
+    "about:srcdoc2",
+    "about:blank x",
   ])("refuses %j", (url) => {
     const verdict = navigate(url);
     expect(verdict.kind).toBe("refuse");
@@ -99,16 +159,37 @@ describe("host addresses, in any string at any depth", () => {
   });
 
   test.each([
-    "about:blank", "ABOUT:BLANK", " about:blank\n", "about:blank#frag", "about:blank?x=1", "about:srcdoc", "https://example.com/file:///etc/passwd",
-    "http://example.com/?next=chrome://version", "data:text/html,<iframe src=file:///etc/passwd>", "javascript:void(location='file:///etc/passwd')",
-    "%66ile:///etc/passwd", "f%69le:///etc/passwd", "blob:https://example.com/0c7d-11", "blob:null/0c7d-11", "wss://example.com/socket",
+    "about:blank",
+    "ABOUT:BLANK",
+    " about:blank\n",
+    "about:blank#frag",
+    "about:blank?x=1",
+    "about:srcdoc",
+    "https://example.com/file:///etc/passwd",
+    "http://example.com/?next=chrome://version",
+    "data:text/html,<iframe src=file:///etc/passwd>",
+    "javascript:void(location='file:///etc/passwd')",
+    "%66ile:///etc/passwd",
+    "f%69le:///etc/passwd",
+    "blob:https://example.com/0c7d-11",
+    "blob:null/0c7d-11",
+    "wss://example.com/socket",
   ])("lets %j through (not a host address to Chromium's URL parser)", (url) => {
     expect(navigate(url)).toEqual({ kind: "pass" });
   });
 
   test.each([
-    "a:hover", "div:nth-child(2) > a:not(.x)", "input:not([type=file])", "internal:role=button[name=\"Go\"i]", "text=file:", "files: 3",
-    "12:30", "localhost:8080", "C:\\Windows", "content: 'file:'", "Note: file:///etc/passwd is not a URL here",
+    "a:hover",
+    "div:nth-child(2) > a:not(.x)",
+    "input:not([type=file])",
+    'internal:role=button[name="Go"i]',
+    "text=file:",
+    "files: 3",
+    "12:30",
+    "localhost:8080",
+    "C:\\Windows",
+    "content: 'file:'",
+    "Note: file:///etc/passwd is not a URL here",
   ])("lets ordinary strings with colons through: %j", (value) => {
     expect(kind("Runtime.callFunctionOn", { functionDeclaration: "(s) => s", arguments: [{ value }] })).toBe("pass");
     expect(kind("DOM.querySelector", { nodeId: 1, selector: value })).toBe("pass");
@@ -142,7 +223,10 @@ describe("host addresses, in any string at any depth", () => {
     let wrapped = JSON.stringify(["https://example.com/"]);
     for (let i = 1; i < MAX_EMBEDDED_LEVELS; i++) wrapped = JSON.stringify([wrapped]);
     expect(call(wrapped)).toBe("pass");
-    expect(judge("Runtime.callFunctionOn", { arguments: [{ value: JSON.stringify([wrapped]) }] })).toEqual({ kind: "refuse", reason: expect.stringMatching(/nested in strings/) });
+    expect(judge("Runtime.callFunctionOn", { arguments: [{ value: JSON.stringify([wrapped]) }] })).toEqual({
+      kind: "refuse",
+      reason: expect.stringMatching(/nested in strings/),
+    });
   });
 
   test("refuses past Chromium's own nesting limit, counted through JSON in strings too", () => {
@@ -165,15 +249,26 @@ describe("host addresses, in any string at any depth", () => {
 
 describe("host paths: uploads, dropped files and downloads stay in the session folder", () => {
   test.each([
-    [["/etc/passwd"]], [[`${downloads}/../../S2/downloads/x`]], [[`${downloads}-evil/x`]], [[`${downloads}/ok.txt`, "/etc/passwd"]],
-    [["upload.txt"]], [["file:///etc/passwd"]], [[`${downloads}/x\u0000`]], [`${downloads}/x`], [[42]], [null],
+    [["/etc/passwd"]],
+    [[`${downloads}/../../S2/downloads/x`]],
+    [[`${downloads}-evil/x`]],
+    [[`${downloads}/ok.txt`, "/etc/passwd"]],
+    [["upload.txt"]],
+    [["file:///etc/passwd"]],
+    [[`${downloads}/x\u0000`]],
+    [`${downloads}/x`],
+    [[42]],
+    [null],
   ])("refuses files %j", (files) => {
     expect(kind("DOM.setFileInputFiles", { backendNodeId: 1, files })).toBe("refuse");
     expect(kind("Input.dispatchDragEvent", { type: "drop", x: 1, y: 1, data: { items: [], files, dragOperationsMask: 1 } })).toBe("refuse");
   });
 
   test("says why", () => {
-    expect(judge("DOM.setFileInputFiles", { backendNodeId: 1, files: ["/etc/passwd"] })).toEqual({ kind: "refuse", reason: "uploads may only come from the session's own folder" });
+    expect(judge("DOM.setFileInputFiles", { backendNodeId: 1, files: ["/etc/passwd"] })).toEqual({
+      kind: "refuse",
+      reason: "uploads may only come from the session's own folder",
+    });
   });
 
   test("lets the session folder's own files through", () => {
@@ -181,7 +276,9 @@ describe("host paths: uploads, dropped files and downloads stay in the session f
     expect(kind("DOM.setFileInputFiles", { backendNodeId: 1, files })).toBe("pass");
     expect(kind("DOM.setFileInputFiles", { backendNodeId: 1, files: [] })).toBe("pass");
     expect(kind("Input.dispatchDragEvent", { type: "drop", x: 1, y: 1, data: { items: [], files, dragOperationsMask: 1 } })).toBe("pass");
-    expect(kind("Input.dispatchDragEvent", { type: "dragEnter", x: 1, y: 1, data: { items: [{ mimeType: "text/plain", data: "hi" }], dragOperationsMask: 1 } })).toBe("pass");
+    expect(
+      kind("Input.dispatchDragEvent", { type: "dragEnter", x: 1, y: 1, data: { items: [{ mimeType: "text/plain", data: "hi" }], dragOperationsMask: 1 } }),
+    ).toBe("pass");
   });
 
   test.each(["Browser.setDownloadBehavior", "Page.setDownloadBehavior"])("%s keeps downloads in the session folder", (method) => {
@@ -191,8 +288,10 @@ describe("host paths: uploads, dropped files and downloads stay in the session f
     for (const downloadPath of ["/etc", `${downloads}/../../escape`, `${downloads}-evil`, "relative", undefined]) {
       expect(kind(method, { behavior: "allow", downloadPath })).toBe("refuse");
       // Playwright's connectOverCDP sets a folder of its own: pointed at the session's, not refused.
-      expect(judge(method, { behavior: "allowAndName", browserContextId: "C1", downloadPath, eventsEnabled: true }))
-        .toEqual({ kind: "rewrite", params: { behavior: "allowAndName", browserContextId: "C1", downloadPath: downloads, eventsEnabled: true } });
+      expect(judge(method, { behavior: "allowAndName", browserContextId: "C1", downloadPath, eventsEnabled: true })).toEqual({
+        kind: "rewrite",
+        params: { behavior: "allowAndName", browserContextId: "C1", downloadPath: downloads, eventsEnabled: true },
+      });
     }
     expect(judge(method, { behavior: "default" })).toEqual({ kind: "rewrite", params: { behavior: "allow", downloadPath: downloads } });
     expect(kind(method, { behavior: "sometimes" })).toBe("refuse");
@@ -211,7 +310,9 @@ describe("tracing stays the browser's own", () => {
     expect(kind("Tracing.start", params)).toBe("refuse");
   });
   test("lets Puppeteer's trace through", () => {
-    expect(kind("Tracing.start", { transferMode: "ReturnAsStream", traceConfig: { includedCategories: ["devtools.timeline"], excludedCategories: ["*"] } })).toBe("pass");
+    expect(
+      kind("Tracing.start", { transferMode: "ReturnAsStream", traceConfig: { includedCategories: ["devtools.timeline"], excludedCategories: ["*"] } }),
+    ).toBe("pass");
   });
 });
 
@@ -219,7 +320,14 @@ describe("what the recorded workloads send", () => {
   test.each([
     ["Target.setAutoAttach", { waitForDebuggerOnStart: true, flatten: true, autoAttach: true, filter: [{ type: "page", exclude: true }, {}] }],
     ["Target.createTarget", { url: "about:blank", browserContextId: "C1" }],
-    ["Runtime.callFunctionOn", { functionDeclaration: "(u, ...a) => u.evaluate(...a)", executionContextId: 3, arguments: [{ objectId: "1.4.16" }, { value: "internal:role=button[name=\"Go\"i]" }] }],
+    [
+      "Runtime.callFunctionOn",
+      {
+        functionDeclaration: "(u, ...a) => u.evaluate(...a)",
+        executionContextId: 3,
+        arguments: [{ objectId: "1.4.16" }, { value: 'internal:role=button[name="Go"i]' }],
+      },
+    ],
     ["Storage.setCookies", { cookies: [{ name: "a", value: "1", url: "http://127.0.0.1:8080", domain: "127.0.0.1", path: "/" }] }],
     ["Page.navigate", { url: "http://127.0.0.1:8080/", frameId: "F1", referrerPolicy: "unsafeUrl" }],
     ["Input.dispatchKeyEvent", { type: "keyDown", key: ":", code: "Semicolon", text: ":", modifiers: 8 }],

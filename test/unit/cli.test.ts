@@ -10,7 +10,12 @@ async function cli(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
   // A port nothing listens on: a command that reached the network would fail with an API error, not a usage one.
-  const code = await runCli(argv, { out: (s) => out.push(s), err: (s) => err.push(s), interactive: false, env: { VESSEL_API_KEY: "vs_x.y", VESSEL_BASE_URL: "http://127.0.0.1:9" } });
+  const code = await runCli(argv, {
+    out: (s) => out.push(s),
+    err: (s) => err.push(s),
+    interactive: false,
+    env: { VESSEL_API_KEY: "vs_x.y", VESSEL_BASE_URL: "http://127.0.0.1:9" },
+  });
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 

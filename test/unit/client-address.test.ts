@@ -89,6 +89,8 @@ describe("the client behind the proxies", () => {
     expect(resolve(req)).toBe("198.51.100.1");
     expect(asked).toBe(1);
     const unsigned = createClientAddress({ trustedProxies: [], relayedByPeer: () => false });
-    expect(unsigned({ socket: { remoteAddress: "::ffff:10.1.0.2" }, headers: { "x-forwarded-for": "198.51.100.1" } } as unknown as IncomingMessage)).toBe("10.1.0.2");
+    expect(unsigned({ socket: { remoteAddress: "::ffff:10.1.0.2" }, headers: { "x-forwarded-for": "198.51.100.1" } } as unknown as IncomingMessage)).toBe(
+      "10.1.0.2",
+    );
   });
 });

@@ -16,7 +16,10 @@ function problemOf(env: Record<string, string>): string {
 
 describe("sizes in the configuration", () => {
   it("reads whole bytes and size strings, 1024-based", () => {
-    const c = loadConfig({ VESSEL_UPLOAD_MAX_BYTES: "64mb", VESSEL_DOWNLOAD_MAX_BYTES: "4194304", VESSEL_PROFILE_MAX_BYTES: "1.5 MB", VESSEL_LOGS_MAX_BYTES: "256kb" }, noFile);
+    const c = loadConfig(
+      { VESSEL_UPLOAD_MAX_BYTES: "64mb", VESSEL_DOWNLOAD_MAX_BYTES: "4194304", VESSEL_PROFILE_MAX_BYTES: "1.5 MB", VESSEL_LOGS_MAX_BYTES: "256kb" },
+      noFile,
+    );
     expect(c.browser.uploadMaxBytes).toBe(64 * 1024 * 1024);
     expect(c.browser.downloadMaxBytes).toBe(4 * 1024 * 1024);
     expect(c.profiles.maxBytes).toBe(1.5 * 1024 * 1024);

@@ -80,9 +80,7 @@ describe("configuration", () => {
   });
 
   it("requires a shared master key with PostgreSQL, and checks its size", () => {
-    expect(problemsOf({ DATABASE_URL: "postgresql://u@db/v" })).toEqual([
-      "VESSEL_MASTER_KEY: required when DATABASE_URL is set (all nodes must share it)",
-    ]);
+    expect(problemsOf({ DATABASE_URL: "postgresql://u@db/v" })).toEqual(["VESSEL_MASTER_KEY: required when DATABASE_URL is set (all nodes must share it)"]);
     expect(problemsOf({ VESSEL_MASTER_KEY: Buffer.alloc(16).toString("base64") })[0]).toMatch(/^VESSEL_MASTER_KEY: must be 32 bytes/);
     expect(loadConfig({ VESSEL_MASTER_KEY: Buffer.alloc(32, 1).toString("base64") }, noFile).masterKey).toBeDefined();
   });

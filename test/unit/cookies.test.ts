@@ -3,7 +3,12 @@ import { readCookie, readCookies } from "../../src/auth/cookies.ts";
 
 describe("the Cookie header, as cookie's parser reads it for us", () => {
   it("takes values as they are: quotes go, nothing is percent-decoded, a pair without a name is no cookie", () => {
-    expect([...readCookies('a="x y"; b=%41; =orphan; c=; d=1=2')]).toEqual([["a", "x y"], ["b", "%41"], ["c", ""], ["d", "1=2"]]);
+    expect([...readCookies('a="x y"; b=%41; =orphan; c=; d=1=2')]).toEqual([
+      ["a", "x y"],
+      ["b", "%41"],
+      ["c", ""],
+      ["d", "1=2"],
+    ]);
     expect(readCookie("c=; c=late", "c")).toBeUndefined();
   });
 

@@ -32,7 +32,10 @@ describe("whenCpuIdle (a background launch waits for quiet CPUs)", () => {
     const cpu = fakeCpu(0.1);
     const ran = ranAfter(cpu.read, { minMs: 20, maxMs: 10_000 }, 10_000);
     let done = false;
-    void ran.then(() => (done = true), () => {});
+    void ran.then(
+      () => (done = true),
+      () => {},
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(done).toBe(false); // 0.1 idle is below 0.6
     const quietAt = performance.now();

@@ -24,8 +24,19 @@ describe("PKCE", () => {
 describe("redirects after sign-in", () => {
   it("accepts paths on this site only", () => {
     for (const ok of ["/", "/ws/acme", "/ws/acme/keys?tab=revoked#top"]) expect(isLocalPath(ok), ok).toBe(true);
-    for (const bad of ["https://evil.example", "//evil.example", "/\\evil.example", "\\\\evil.example", "javascript:alert(1)", "/a\tb", "ws/acme", "/%0d%0aSet-Cookie:x", ""]) {
-      if (bad === "/%0d%0aSet-Cookie:x") expect(isLocalPath(bad)).toBe(true); // percent-encoded: stays a path on this site
+    for (const bad of [
+      "https://evil.example",
+      "//evil.example",
+      "/\\evil.example",
+      "\\\\evil.example",
+      "javascript:alert(1)",
+      "/a\tb",
+      "ws/acme",
+      "/%0d%0aSet-Cookie:x",
+      "",
+    ]) {
+      if (bad === "/%0d%0aSet-Cookie:x")
+        expect(isLocalPath(bad)).toBe(true); // percent-encoded: stays a path on this site
       else expect(isLocalPath(bad), bad).toBe(false);
     }
   });
@@ -48,7 +59,11 @@ describe("dashboard cookies", () => {
   });
 
   it("are read from a Cookie header, first value winning", () => {
-    expect([...readCookies("a=1; vs_at=x; vs_at=y; junk; b=\"q\"")]).toEqual([["a", "1"], ["vs_at", "x"], ["b", "q"]]);
+    expect([...readCookies('a=1; vs_at=x; vs_at=y; junk; b="q"')]).toEqual([
+      ["a", "1"],
+      ["vs_at", "x"],
+      ["b", "q"],
+    ]);
   });
 
   it("authenticate only same-origin browser requests", () => {

@@ -23,7 +23,10 @@ describe("GraphQL error masking", () => {
 
   it("answers a value of the wrong type for a variable as the caller's mistake (was INTERNAL_SERVER_ERROR)", () => {
     const inner = new GraphQLError("String cannot represent a non string value: 42");
-    const out = maskError(new GraphQLError('Variable "$workspace" got invalid value 42; String cannot represent a non string value: 42', { originalError: inner }), "Unexpected error.") as GraphQLError;
+    const out = maskError(
+      new GraphQLError('Variable "$workspace" got invalid value 42; String cannot represent a non string value: 42', { originalError: inner }),
+      "Unexpected error.",
+    ) as GraphQLError;
     expect(out.message).toMatch(/^Variable "\$workspace" got invalid value 42/);
     expect(out.extensions).toMatchObject({ code: "VALIDATION_FAILED", status: 400 });
   });

@@ -30,7 +30,8 @@ describe("GraphQL query limits", () => {
   it("sees depth through fragments, whatever they are called (GHSA-224p-v68g-5g8f)", () => {
     const viaSchemaName = "query __schema { node { ...__schema } } fragment __schema on Node { child { child { child { child { child { id } } } } } }";
     expect(errorsOf(viaSchemaName)).toContain("The query is 7 levels deep; at most 6 are allowed.");
-    const chained = "{ node { ...A } } fragment A on Node { child { ...B } } fragment B on Node { child { ...C } } fragment C on Node { child { child { child { id } } } }";
+    const chained =
+      "{ node { ...A } } fragment A on Node { child { ...B } } fragment B on Node { child { ...C } } fragment C on Node { child { child { child { id } } } }";
     expect(errorsOf(chained)).toContain("The query is 7 levels deep; at most 6 are allowed.");
     const inline = "{ node { ... on Node { child { ... on Node { child { child { child { child { id } } } } } } } } }";
     expect(errorsOf(inline)).toContain("The query is 7 levels deep; at most 6 are allowed.");
@@ -61,12 +62,19 @@ describe("GraphQL query limits", () => {
   });
 
   it("lets GraphiQL's full introspection query through, and recognises it as introspection", () => {
-    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true });
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+      oneOf: true,
+    });
     const doc = parseLimited(query);
     expect(validate(schema, doc, [...specifiedRules, QueryLimitsRule])).toEqual([]);
     expect(asksForIntrospection(doc)).toBe(true);
     expect(asksForIntrospection(parse("{ __typename }"))).toBe(false);
-    expect(asksForIntrospection(parse("query { ...F } fragment F on Query { __type(name: \"Me\") { name } }"))).toBe(true);
+    expect(asksForIntrospection(parse('query { ...F } fragment F on Query { __type(name: "Me") { name } }'))).toBe(true);
   });
 
   it("refuses more tokens than the limit while parsing", () => {

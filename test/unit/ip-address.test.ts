@@ -4,8 +4,10 @@ import { mappedIPv4, parseIPv6 } from "../../src/ip-address.ts";
 
 describe("IPv6 addresses by ipaddr.js", () => {
   it("names the IPv4 address of a mapped one, however spelled, and of nothing else", () => {
-    for (const spelled of ["::ffff:192.0.2.1", "::FFFF:c000:201", "0:0:0:0:0:ffff:c000:201", "::0:ffff:192.0.2.1"]) expect(mappedIPv4(spelled), spelled).toBe("192.0.2.1");
-    for (const other of ["::192.0.2.1", "::ffff:0:192.0.2.1", "64:ff9b::192.0.2.1", "::1", "2001:db8::1", "::ffff:192.0.2.1%eth0"]) expect(mappedIPv4(other), other).toBeUndefined();
+    for (const spelled of ["::ffff:192.0.2.1", "::FFFF:c000:201", "0:0:0:0:0:ffff:c000:201", "::0:ffff:192.0.2.1"])
+      expect(mappedIPv4(spelled), spelled).toBe("192.0.2.1");
+    for (const other of ["::192.0.2.1", "::ffff:0:192.0.2.1", "64:ff9b::192.0.2.1", "::1", "2001:db8::1", "::ffff:192.0.2.1%eth0"])
+      expect(mappedIPv4(other), other).toBeUndefined();
   });
 
   it("reads ::a.b.c.d as IPv4-compatible, not mapped (ipaddr.js alone would say mapped)", () => {

@@ -13,16 +13,20 @@ describe("JobRunner", () => {
     let maxRunning = 0;
     let runs = 0;
     const runner = new JobRunner(
-      [{
-        name: "slow", everyMs: 100, firstAfterMs: 10,
-        run: async () => {
-          running++;
-          maxRunning = Math.max(maxRunning, running);
-          await new Promise((r) => setTimeout(r, 250));
-          running--;
-          runs++;
+      [
+        {
+          name: "slow",
+          everyMs: 100,
+          firstAfterMs: 10,
+          run: async () => {
+            running++;
+            maxRunning = Math.max(maxRunning, running);
+            await new Promise((r) => setTimeout(r, 250));
+            running--;
+            runs++;
+          },
         },
-      }],
+      ],
       log,
     );
     runner.start();
@@ -43,7 +47,19 @@ describe("JobRunner", () => {
 
   it("keeps running a job that fails, and runNow runs it at once", async () => {
     let calls = 0;
-    const runner = new JobRunner([{ name: "flaky", everyMs: 50, run: async () => { calls++; throw new Error("boom"); } }], log);
+    const runner = new JobRunner(
+      [
+        {
+          name: "flaky",
+          everyMs: 50,
+          run: async () => {
+            calls++;
+            throw new Error("boom");
+          },
+        },
+      ],
+      log,
+    );
     runner.start();
     await vi.advanceTimersByTimeAsync(160);
     expect(calls).toBe(3);

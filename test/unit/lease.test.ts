@@ -40,7 +40,10 @@ describe("a node's lease", () => {
     await sleep(30);
     expect(lease.fenced).toBe(true);
     expect(lease.held).toBe(false);
-    expect(closed).toEqual([["ses_a", CloseCode.leaseLost], ["ses_b", CloseCode.leaseLost]]);
+    expect(closed).toEqual([
+      ["ses_a", CloseCode.leaseLost],
+      ["ses_b", CloseCode.leaseLost],
+    ]);
     await lease.renew(async () => {}, 1000);
     expect([lease.fenced, lease.held, regained]).toEqual([false, true, 1]);
     lease.stop();

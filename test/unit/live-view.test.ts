@@ -55,7 +55,13 @@ describe("input messages to CDP", () => {
   test("mouse buttons, click counts and the wheel", () => {
     const down = parse({ t: "mouse", e: "down", x: 0.5, y: 0.5, b: "left", bs: 1, c: 2, m: 8 });
     expect(toCdpInput(down as never, plain)!.params).toEqual({
-      type: "mousePressed", x: 400, y: 300, button: "left", buttons: 1, clickCount: 2, modifiers: 8,
+      type: "mousePressed",
+      x: 400,
+      y: 300,
+      button: "left",
+      buttons: 1,
+      clickCount: 2,
+      modifiers: 8,
     });
     const move = parse({ t: "mouse", e: "move", x: 0.25, y: 0.5, b: "left", bs: 0 });
     expect(toCdpInput(move as never, plain)!.params).toMatchObject({ type: "mouseMoved", button: "none", clickCount: 0 });

@@ -25,17 +25,21 @@ const anything: unknown = new Proxy(() => undefined, {
 });
 const uuid = "0b7e1b9e-3c1d-4d5a-9f1e-2a6b7c8d9e0f";
 /** GraphQL arguments: optional filters and cursors absent, ids and names "1", an input with what creates need. */
-const args: unknown = new Proxy({}, {
-  get: (_t, key) => {
-    if (typeof key !== "string") return undefined;
-    if (key === "limit" || key === "wait") return 1;
-    if (key === "idempotencyKey") return uuid;
-    if (key === "input") return { region: "us-east1", label: "label", sessionId: "ses_1" };
-    if (key === "zipBase64" || key === "contentBase64") return "aGk=";
-    if (/^(cursor|after|since|until|types|status|metadata|keyPrefix|action|actorUserId|target|newestFirst|endSessions|redirectTo)$/.test(key)) return undefined;
-    return "1";
+const args: unknown = new Proxy(
+  {},
+  {
+    get: (_t, key) => {
+      if (typeof key !== "string") return undefined;
+      if (key === "limit" || key === "wait") return 1;
+      if (key === "idempotencyKey") return uuid;
+      if (key === "input") return { region: "us-east1", label: "label", sessionId: "ses_1" };
+      if (key === "zipBase64" || key === "contentBase64") return "aGk=";
+      if (/^(cursor|after|since|until|types|status|metadata|keyPrefix|action|actorUserId|target|newestFirst|endSessions|redirectTo)$/.test(key))
+        return undefined;
+      return "1";
+    },
   },
-});
+);
 
 /** A request whose body is one small file in `field`, for the routes that read multipart bodies themselves. */
 function multipartRequest(field: string): unknown {
@@ -44,7 +48,13 @@ function multipartRequest(field: string): unknown {
   return Object.assign(Readable.from([Buffer.from(body)]), { headers, is: (type: string | string[]) => [type].flat().includes("multipart/form-data") });
 }
 
-const ctx = { deps: anything, requestId: "req", log: { child: () => ctx.log, info() {}, warn() {}, error() {}, debug() {} }, principal: null, ip: null } as unknown as ServiceContext;
+const ctx = {
+  deps: anything,
+  requestId: "req",
+  log: { child: () => ctx.log, info() {}, warn() {}, error() {}, debug() {} },
+  principal: null,
+  ip: null,
+} as unknown as ServiceContext;
 
 async function reachedBy(call: () => unknown): Promise<string | undefined> {
   try {
@@ -70,7 +80,11 @@ describe("one operation, two transports", () => {
   };
 
   it("names every route's and every root field's operation from the catalogue, the same declaration for the same name", () => {
-    const fields = new Map(rootFields().filter(([, f]) => f.extensions?.operation).map(([name, f]) => [name, f.extensions.operation]));
+    const fields = new Map(
+      rootFields()
+        .filter(([, f]) => f.extensions?.operation)
+        .map(([name, f]) => [name, f.extensions.operation]),
+    );
     for (const route of routes) {
       expect(catalogue[route.operationId], route.operationId).toBe(route.operation);
       expect(fields.get(route.operationId), `GraphQL field ${route.operationId}`).toBe(route.operation);
@@ -103,7 +117,9 @@ describe("one operation, two transports", () => {
         const op = field.extensions?.operation as Operation | undefined;
         if (!op) continue;
         const resolve = field.subscribe ?? field.resolve!;
-        const id = await reachedBy(() => resolve({}, args, { services: ctx, http: { cookie: () => undefined, setCookie() {}, userAgent: "test" } }, {} as never));
+        const id = await reachedBy(() =>
+          resolve({}, args, { services: ctx, http: { cookie: () => undefined, setCookie() {}, userAgent: "test" } }, {} as never),
+        );
         if (id !== op.id) missed.push(`${name} reached ${id ?? "nothing"}`);
       }
       expect(missed).toEqual([]);

@@ -8,7 +8,10 @@ import { toAppError } from "../../src/kernel/problems.ts";
 describe("database outages map to 503", () => {
   it("recognises Prisma's and the pg adapter's connection failures, and nothing else", () => {
     const unreachable = Object.assign(new Error("Can't reach database server at 127.0.0.1:5432"), { code: "P1001" });
-    const adapter = Object.assign(new Error("Raw query failed."), { code: "P2010", meta: { driverAdapterError: { name: "DriverAdapterError", cause: { kind: "DatabaseNotReachable" } } } });
+    const adapter = Object.assign(new Error("Raw query failed."), {
+      code: "P2010",
+      meta: { driverAdapterError: { name: "DriverAdapterError", cause: { kind: "DatabaseNotReachable" } } },
+    });
     const closed = Object.assign(new Error("x"), { code: "P2010", meta: { driverAdapterError: { cause: { kind: "ConnectionClosed" } } } });
     const shutdown = Object.assign(new Error("x"), { meta: { driverAdapterError: { cause: { kind: "postgres", code: "57P01" } } } });
     const timeout = new Error("Connection terminated due to connection timeout");
@@ -18,7 +21,10 @@ describe("database outages map to 503", () => {
     const deadline = new Error(deadlineMessage);
     const poolWait = new Error("timeout exceeded when trying to connect");
     const noStart = Object.assign(new Error("Transaction API error: Unable to start a transaction in the given time."), { code: "P2028" });
-    const expired = Object.assign(new Error("Transaction already closed: A query cannot be executed on an expired transaction. The timeout for this transaction was 5000 ms"), { code: "P2028" });
+    const expired = Object.assign(
+      new Error("Transaction already closed: A query cannot be executed on an expired transaction. The timeout for this transaction was 5000 ms"),
+      { code: "P2028" },
+    );
     for (const err of [unreachable, adapter, closed, shutdown, timeout, wrapped, cancelled, deadline, poolWait, noStart, expired]) {
       expect(isDatabaseUnavailable(err), String(err)).toBe(true);
       const { error, unexpected } = toAppError(err);

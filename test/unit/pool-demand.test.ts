@@ -8,8 +8,13 @@ const MiB = 1024 ** 2;
 function tracker(opts: { warm?: number; max?: number; available?: number } = {}) {
   let now = 0;
   const demand = new SpareDemand({
-    warm: opts.warm ?? 1, max: opts.max ?? 8, windowMs: 60_000, spareBytes: 256 * MiB, reserveBytes: 1 * GiB,
-    availableBytes: () => opts.available ?? 16 * GiB, now: () => now,
+    warm: opts.warm ?? 1,
+    max: opts.max ?? 8,
+    windowMs: 60_000,
+    spareBytes: 256 * MiB,
+    reserveBytes: 1 * GiB,
+    availableBytes: () => opts.available ?? 16 * GiB,
+    now: () => now,
   });
   return { demand, at: (ms: number) => void (now = ms) };
 }

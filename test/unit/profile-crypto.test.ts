@@ -27,7 +27,10 @@ describe("profile encryption", () => {
     expect(one.masterKeyId).toBe(mk.id);
     expect(openProfile(mk, { ...row, ...one }).equals(plaintext)).toBe(true);
     // AAD: another row, another workspace, another format version.
-    for (const other of [{ ...row, id: "prof_01ARZ3NDEKTSV4RRFFQ69G5FAW" }, { ...row, workspaceId: "ws2" }]) {
+    for (const other of [
+      { ...row, id: "prof_01ARZ3NDEKTSV4RRFFQ69G5FAW" },
+      { ...row, workspaceId: "ws2" },
+    ]) {
       expect(() => openProfile(mk, { ...other, ...one })).toThrow(ProfileDecryptError);
     }
     expect(() => openProfile(mk, { ...row, ...one, formatVersion: 2 })).toThrow(ProfileDecryptError);

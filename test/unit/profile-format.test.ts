@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
-  ProfileFormatError, StorageState, emptyDocument, fromStorageState, parseProfileDocument, serializeDocument, toStorageState, type ProfileDocument,
+  ProfileFormatError,
+  StorageState,
+  emptyDocument,
+  fromStorageState,
+  parseProfileDocument,
+  serializeDocument,
+  toStorageState,
+  type ProfileDocument,
 } from "../../src/browser/profiles/format.ts";
 
 const fixture = () => JSON.parse(fs.readFileSync(new URL("../fixtures/profile-v1.json", import.meta.url), "utf8")) as unknown;

@@ -28,7 +28,9 @@ describe("byte ranges (RFC 9110)", () => {
 
 describe("the recorder's Matroska stream and JPEG check", () => {
   // A JPEG's first segments: SOI, an APP0 segment, then SOF0 declaring 600×400.
-  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0x90, 0x02, 0x58, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  const jpeg = Buffer.from([
+    0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0x90, 0x02, 0x58, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  ]);
   it("reads a JPEG's declared size, and refuses what is not one", () => {
     expect(jpegSize(jpeg)).toEqual({ width: 600, height: 400 });
     expect(jpegSize(Buffer.from("<html>"))).toBeUndefined();

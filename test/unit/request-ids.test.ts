@@ -20,14 +20,30 @@ describe("a client's X-Request-Id", () => {
 describe("the key prefix a refused call is audited with", () => {
   it("is the key's id part, whatever follows it, and never the secret", () => {
     const key = generateApiKey();
-    for (const header of [`Bearer ${key.key}`, `bearer ${key.key}`, `Bearer ${key.prefix}`, `Bearer ${key.prefix}.short`, `Bearer ${key.prefix}_${key.secret}`, `Bearer   ${key.key}`]) {
+    for (const header of [
+      `Bearer ${key.key}`,
+      `bearer ${key.key}`,
+      `Bearer ${key.prefix}`,
+      `Bearer ${key.prefix}.short`,
+      `Bearer ${key.prefix}_${key.secret}`,
+      `Bearer   ${key.key}`,
+    ]) {
       expect(presentedKeyPrefix(header), header).toBe(key.prefix);
     }
   });
 
   it("is null when no id parses", () => {
     const key = generateApiKey();
-    for (const header of [undefined, "", key.key, `Basic ${key.key}`, `Bearer ${key.prefix}X`, `Bearer ${key.prefix.toLowerCase()}.${key.secret}`, "Bearer vs_8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "Bearer test-user:abc"]) {
+    for (const header of [
+      undefined,
+      "",
+      key.key,
+      `Basic ${key.key}`,
+      `Bearer ${key.prefix}X`,
+      `Bearer ${key.prefix.toLowerCase()}.${key.secret}`,
+      "Bearer vs_8ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+      "Bearer test-user:abc",
+    ]) {
       expect(presentedKeyPrefix(header), String(header)).toBeNull();
     }
   });

@@ -9,7 +9,11 @@ import { createLogger } from "../../src/logger.ts";
  */
 function leaseRecording(steps: string[]): BrowserLease {
   return {
-    id: "b", sessionId: "ses_t", pid: 0, downloadsDir: "", uploadsDir: "",
+    id: "b",
+    sessionId: "ses_t",
+    pid: 0,
+    downloadsDir: "",
+    uploadsDir: "",
     exited: new Promise(() => {}),
     cdp: undefined as never,
     release: async () => void steps.push("browser released"),

@@ -6,7 +6,17 @@ import { UploadReservation } from "../../src/services/session-files/upload-quota
 
 /** The ledgers' own bookkeeping (the e2e tests in test/e2e/session-quotas.test.ts drive them with real clients). */
 const lease = () =>
-  ({ id: "b", sessionId: "ses_q", pid: 0, downloadsDir: "", uploadsDir: "", exited: new Promise(() => {}), cdp: undefined as never, release: async () => {}, ending: () => {} }) as unknown as BrowserLease;
+  ({
+    id: "b",
+    sessionId: "ses_q",
+    pid: 0,
+    downloadsDir: "",
+    uploadsDir: "",
+    exited: new Promise(() => {}),
+    cdp: undefined as never,
+    release: async () => {},
+    ending: () => {},
+  }) as unknown as BrowserLease;
 
 describe("a session's upload ledger", () => {
   it("takes a file slot at once, bytes all or none, gives back the unused part on settle and everything on release", () => {

@@ -3,11 +3,32 @@ import type { Session } from "../../src/generated/prisma/client.ts";
 import { fromStoredView, storedSessionId, toStoredView } from "../../src/services/sessions/session-view.ts";
 
 const session = {
-  id: "ses_01JABCDEFGHJKMNPQRSTVWXYZ0", workspaceId: "ws1", status: "RUNNING", region: "us-east1", endReason: null, nodeId: "n1",
-  apiKeyId: "k1", endedById: null, profileId: null, saveProfileOnRelease: false, timeoutSeconds: 600, idleTimeoutSeconds: 300,
-  liveViewInteractive: false, liveViewInstructions: null, liveViewGeneration: 0, logs: true, recording: false, metadata: { team: "qa" }, browser: { locale: "fr-CH" }, extensionIds: [], options: {},
-  createdAt: new Date("2026-11-24T10:00:00.000Z"), startedAt: new Date("2026-11-24T10:00:00.100Z"), expiresAt: new Date("2026-11-24T10:10:00.000Z"),
-  lastActivityAt: null, endedAt: null,
+  id: "ses_01JABCDEFGHJKMNPQRSTVWXYZ0",
+  workspaceId: "ws1",
+  status: "RUNNING",
+  region: "us-east1",
+  endReason: null,
+  nodeId: "n1",
+  apiKeyId: "k1",
+  endedById: null,
+  profileId: null,
+  saveProfileOnRelease: false,
+  timeoutSeconds: 600,
+  idleTimeoutSeconds: 300,
+  liveViewInteractive: false,
+  liveViewInstructions: null,
+  liveViewGeneration: 0,
+  logs: true,
+  recording: false,
+  metadata: { team: "qa" },
+  browser: { locale: "fr-CH" },
+  extensionIds: [],
+  options: {},
+  createdAt: new Date("2026-11-24T10:00:00.000Z"),
+  startedAt: new Date("2026-11-24T10:00:00.100Z"),
+  expiresAt: new Date("2026-11-24T10:10:00.000Z"),
+  lastActivityAt: null,
+  endedAt: null,
 } as Session;
 
 describe("the stored answer of an idempotent create", () => {

@@ -32,10 +32,12 @@ describe("text the database cannot store", () => {
 });
 
 describe("refused for its content, or not", () => {
-  const prismaRaw = (sqlState: string, code = "P2010") => Object.assign(new Error("Raw query failed."), {
-    name: "PrismaClientKnownRequestError", code,
-    meta: { driverAdapterError: { name: "DriverAdapterError", cause: { originalCode: sqlState, originalMessage: `refused ${sqlState}`, kind: "postgres" } } },
-  });
+  const prismaRaw = (sqlState: string, code = "P2010") =>
+    Object.assign(new Error("Raw query failed."), {
+      name: "PrismaClientKnownRequestError",
+      code,
+      meta: { driverAdapterError: { name: "DriverAdapterError", cause: { originalCode: sqlState, originalMessage: `refused ${sqlState}`, kind: "postgres" } } },
+    });
   const direct = (code: string) => Object.assign(new Error(`direct ${code}`), { code });
 
   it("reads the SQLSTATE however it came, never a Prisma code as one", () => {
@@ -46,7 +48,12 @@ describe("refused for its content, or not", () => {
   });
 
   it("data exceptions are split at once; integrity errors are content too; the rest is retried", () => {
-    for (const err of [prismaRaw("22021"), prismaRaw("22003", "P2020"), direct("22P05"), Object.assign(new Error("bad"), { name: "PrismaClientValidationError" })]) {
+    for (const err of [
+      prismaRaw("22021"),
+      prismaRaw("22003", "P2020"),
+      direct("22P05"),
+      Object.assign(new Error("bad"), { name: "PrismaClientValidationError" }),
+    ]) {
       expect([isDataException(err), isRefusedContent(err)]).toEqual([true, true]);
     }
     for (const err of [prismaRaw("23503"), direct("23502"), Object.assign(new Error("fk"), { code: "P2003" })]) {

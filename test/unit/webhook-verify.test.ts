@@ -11,7 +11,9 @@ import { verifyWebhook, WebhookVerificationError } from "@vessel/client";
  */
 const secret = () => `whsec_${randomBytes(32).toString("base64")}`;
 const sign = (s: string, id: string, ts: number, body: string) =>
-  `v1,${createHmac("sha256", Buffer.from(s.slice(6), "base64")).update(`${id}.${ts}.${body}`).digest("base64")}`;
+  `v1,${createHmac("sha256", Buffer.from(s.slice(6), "base64"))
+    .update(`${id}.${ts}.${body}`)
+    .digest("base64")}`;
 
 const now = 1_800_000_000;
 const body = JSON.stringify({ type: "session.released", timestamp: "2027-01-15T08:00:00.000Z", data: { id: "ses_1", status: "RELEASED" } });
@@ -19,11 +21,29 @@ const current = secret();
 const previous = secret();
 const headersFor = (signature: string, ts = now, id = "msg_01J") => ({ "webhook-id": id, "webhook-timestamp": String(ts), "webhook-signature": signature });
 
-interface Case { name: string; secret: string | string[]; headers: Record<string, string>; body: string; ok: boolean }
+interface Case {
+  name: string;
+  secret: string | string[];
+  headers: Record<string, string>;
+  body: string;
+  ok: boolean;
+}
 const cases: Case[] = [
   { name: "one signature", secret: current, headers: headersFor(sign(current, "msg_01J", now, body)), body, ok: true },
-  { name: "two signatures during a rotation (the old secret's)", secret: previous, headers: headersFor(`${sign(current, "msg_01J", now, body)} ${sign(previous, "msg_01J", now, body)}`), body, ok: true },
-  { name: "two signatures during a rotation (the new secret's)", secret: current, headers: headersFor(`${sign(current, "msg_01J", now, body)} ${sign(previous, "msg_01J", now, body)}`), body, ok: true },
+  {
+    name: "two signatures during a rotation (the old secret's)",
+    secret: previous,
+    headers: headersFor(`${sign(current, "msg_01J", now, body)} ${sign(previous, "msg_01J", now, body)}`),
+    body,
+    ok: true,
+  },
+  {
+    name: "two signatures during a rotation (the new secret's)",
+    secret: current,
+    headers: headersFor(`${sign(current, "msg_01J", now, body)} ${sign(previous, "msg_01J", now, body)}`),
+    body,
+    ok: true,
+  },
   { name: "several secrets given", secret: [secret(), current], headers: headersFor(sign(current, "msg_01J", now, body)), body, ok: true },
   { name: "within the 5 minutes", secret: current, headers: headersFor(sign(current, "msg_01J", now - 299, body), now - 299), body, ok: true },
   { name: "a changed body", secret: current, headers: headersFor(sign(current, "msg_01J", now, body)), body: body.replace("RELEASED", "RUNNING"), ok: false },

@@ -3,7 +3,12 @@ import { closeFrame, FrameCursor } from "../../src/cluster/ws-frames.ts";
 
 /** A frame as RFC 6455 §5.2 lays it out: 7-bit, 16-bit and 64-bit lengths, masked or not. */
 function frame(payloadLength: number, masked = false): Buffer {
-  const len = payloadLength < 126 ? [payloadLength] : payloadLength < 65536 ? [126, payloadLength >> 8, payloadLength & 0xff] : [127, 0, 0, 0, 0, 0, (payloadLength >> 16) & 0xff, (payloadLength >> 8) & 0xff, payloadLength & 0xff];
+  const len =
+    payloadLength < 126
+      ? [payloadLength]
+      : payloadLength < 65536
+        ? [126, payloadLength >> 8, payloadLength & 0xff]
+        : [127, 0, 0, 0, 0, 0, (payloadLength >> 16) & 0xff, (payloadLength >> 8) & 0xff, payloadLength & 0xff];
   const head = Buffer.from([0x81, (masked ? 0x80 : 0) | len[0]!, ...len.slice(1), ...(masked ? [1, 2, 3, 4] : [])]);
   return Buffer.concat([head, Buffer.alloc(payloadLength, 0x61)]);
 }
@@ -40,7 +45,11 @@ describe("a relay follows WebSocket frames without decoding them", () => {
     const head = Buffer.from("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n");
     const cursor = new FrameCursor("head");
     expect(cursor.upgraded).toBe(false);
-    expect(boundaries(cursor, Buffer.concat([head, frames[0]!, frames[1]!]), 4)).toEqual([head.length, head.length + frames[0]!.length, head.length + ends[1]!]);
+    expect(boundaries(cursor, Buffer.concat([head, frames[0]!, frames[1]!]), 4)).toEqual([
+      head.length,
+      head.length + frames[0]!.length,
+      head.length + ends[1]!,
+    ]);
     const refused = new FrameCursor("head");
     refused.advance(Buffer.from("HTTP/1.1 403 Forbidden\r\ncontent-length: 2\r\n\r\n{}"));
     expect([refused.upgraded, refused.atBoundary]).toEqual([false, false]);

@@ -63,7 +63,14 @@ describe("zod -> GraphQL input bridge", () => {
     });
     expect(result.errors).toBeUndefined();
     const wire = JSON.parse(String(result.data?.wire));
-    expect(wire).toEqual({ region: "eu", block_ads: true, mode: "careful", live_view: { interactive: true, instructions: "hi" }, tags: ["a"], labels: { k: "v" } });
+    expect(wire).toEqual({
+      region: "eu",
+      block_ads: true,
+      mode: "careful",
+      live_view: { interactive: true, instructions: "hi" },
+      tags: ["a"],
+      labels: { k: "v" },
+    });
     expect(Declared.parse(wire)).toEqual(wire);
   });
 

@@ -21,7 +21,15 @@ type SuccessJson<O> = Success<O> extends { content: { "application/json": infer 
 type ErrorOf<O> = O extends { responses: infer R }
   ? { [S in keyof R]: S extends 200 | 201 | 202 | 204 ? never : R[S] extends { content: infer C } ? C[keyof C] : unknown }[keyof R]
   : unknown;
-type Data<O, A extends ParseAs> = A extends "text" ? string : A extends "arrayBuffer" ? ArrayBuffer : A extends "blob" ? Blob : A extends "stream" ? ReadableStream<Uint8Array> | null : SuccessJson<O>;
+type Data<O, A extends ParseAs> = A extends "text"
+  ? string
+  : A extends "arrayBuffer"
+    ? ArrayBuffer
+    : A extends "blob"
+      ? Blob
+      : A extends "stream"
+        ? ReadableStream<Uint8Array> | null
+        : SuccessJson<O>;
 
 export type RequestInit<O, A extends ParseAs = "json"> = ([keyof Params<O>] extends [never] ? { params?: Record<string, never> } : { params: Params<O> }) & {
   body?: JsonBody<O>;
@@ -79,7 +87,10 @@ export function createClient<Paths>(options: ClientOptions): Client<Paths> {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const fetchImpl = options.fetch ?? globalThis.fetch;
   async function call(method: string, path: string, init: LooseInit = {}): Promise<{ data?: unknown; error?: unknown; response: Response }> {
-    const url = baseUrl + path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(init.params?.path?.[name] ?? ""))) + serializeQuery(init.params?.query);
+    const url =
+      baseUrl +
+      path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(init.params?.path?.[name] ?? ""))) +
+      serializeQuery(init.params?.query);
     const headers = new Headers(options.headers);
     for (const [k, v] of Object.entries(init.params?.header ?? {})) if (v !== undefined) headers.set(k, String(v));
     for (const [k, v] of Object.entries(init.headers ?? {})) headers.set(k, v);

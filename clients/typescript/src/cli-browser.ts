@@ -9,8 +9,12 @@ class BrowserUsageError extends Error {
 
 /** `vessel sessions create` flags for the session's browser (docs/session-options.md). */
 export const browserFlags = {
-  viewport: { type: "string" }, "user-agent": { type: "string" }, locale: { type: "string" }, timezone: { type: "string" },
-  geolocation: { type: "string" }, extension: { type: "string", multiple: true },
+  viewport: { type: "string" },
+  "user-agent": { type: "string" },
+  locale: { type: "string" },
+  timezone: { type: "string" },
+  geolocation: { type: "string" },
+  extension: { type: "string", multiple: true },
 } as const;
 
 export const browserUsage = "[--viewport <w>x<h>] [--user-agent <ua>] [--locale <bcp47>] [--timezone <iana>] [--geolocation <lat>,<lon>] [--extension <id>]…";
@@ -28,7 +32,8 @@ export function browserOptionsOf(values: Record<string, unknown>): Pick<CreateSe
   if (typeof values.timezone === "string") browser.timezone = values.timezone;
   if (typeof values.geolocation === "string") {
     const [latitude, longitude] = values.geolocation.split(",").map(Number);
-    if (!Number.isFinite(latitude) || !Number.isFinite(longitude)) throw new BrowserUsageError("--geolocation takes <latitude>,<longitude>, for example 46.95,7.45");
+    if (!Number.isFinite(latitude) || !Number.isFinite(longitude))
+      throw new BrowserUsageError("--geolocation takes <latitude>,<longitude>, for example 46.95,7.45");
     browser.geolocation = { latitude: latitude!, longitude: longitude! };
   }
   const extensions = Array.isArray(values.extension) ? (values.extension as string[]) : [];
@@ -44,7 +49,13 @@ export const extensionCommands = {
     summary: "List the workspace's browser extensions.",
     async run({ vessel, io, json }: Run) {
       const items = await vessel.extensions.list();
-      io.out(json ? JSON.stringify(items, null, 2) : items.length === 0 ? "No extensions." : items.map((e) => `${e.id}  ${e.name} ${e.version}  ${e.size_bytes} B  ${e.created_at}`).join("\n"));
+      io.out(
+        json
+          ? JSON.stringify(items, null, 2)
+          : items.length === 0
+            ? "No extensions."
+            : items.map((e) => `${e.id}  ${e.name} ${e.version}  ${e.size_bytes} B  ${e.created_at}`).join("\n"),
+      );
     },
   },
   "extensions upload": {

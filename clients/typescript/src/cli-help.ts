@@ -26,7 +26,9 @@ export function help(commands: Record<string, CommandText>): string {
 
 /** The commands of one group (`vessel sessions --help`), or null when no command starts with that word. */
 export function groupHelp(commands: Record<string, CommandText>, group: string): string | null {
-  const members = Object.entries(commands).filter(([name]) => name.startsWith(`${group} `)).map(([, c]) => c);
+  const members = Object.entries(commands)
+    .filter(([name]) => name.startsWith(`${group} `))
+    .map(([, c]) => c);
   if (members.length === 0) return null;
   return [`vessel ${group} — commands:`, ...listed(members), "", ...globalHelp, "", exits].join("\n");
 }

@@ -7,7 +7,19 @@ export const logsCommand = {
   summary: "A session's logs, oldest first (--json: one entry per line); --follow reads on until the session has ended.",
   args: ["id"],
   options: { follow: { type: "boolean", default: false }, type: { type: "string" } } as const,
-  async run({ vessel, args, values, io, json }: { vessel: Vessel; args: string[]; values: Record<string, unknown>; io: { out(text: string): void }; json: boolean }) {
+  async run({
+    vessel,
+    args,
+    values,
+    io,
+    json,
+  }: {
+    vessel: Vessel;
+    args: string[];
+    values: Record<string, unknown>;
+    io: { out(text: string): void };
+    json: boolean;
+  }) {
     const types = typeof values.type === "string" ? values.type.split(",") : undefined;
     for await (const entry of vessel.sessions.logs(args[0]!, { follow: Boolean(values.follow), ...(types ? { types } : {}) })) {
       io.out(json ? JSON.stringify(entry) : logLine(entry));

@@ -11,14 +11,29 @@ export function formatSize(bytes: number): string {
 
 const table = (rows: string[][]): string => {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 };
 
 function profileRows(profiles: Profile[]): string {
   if (profiles.length === 0) return "No profiles.";
   return table([
     ["ID", "LABEL", "COOKIES", "ORIGINS", "KEYS", "SIZE", "UPDATED"],
-    ...profiles.map((p) => [p.profile_id, p.label, String(p.cookie_count), String(p.origin_count), String(p.key_count), formatSize(p.size_bytes), p.updated_at]),
+    ...profiles.map((p) => [
+      p.profile_id,
+      p.label,
+      String(p.cookie_count),
+      String(p.origin_count),
+      String(p.key_count),
+      formatSize(p.size_bytes),
+      p.updated_at,
+    ]),
   ]);
 }
 

@@ -7,7 +7,19 @@ export const recordingCommand = {
   summary: "Save a session's recording (MP4) once it is ready, waiting while it is being made (default 120 s).",
   args: ["id"],
   options: { output: { type: "string", short: "o" }, wait: { type: "string" } } as const,
-  async run({ vessel, args, values, io, json }: { vessel: Vessel; args: string[]; values: Record<string, unknown>; io: { out(text: string): void }; json: boolean }) {
+  async run({
+    vessel,
+    args,
+    values,
+    io,
+    json,
+  }: {
+    vessel: Vessel;
+    args: string[];
+    values: Record<string, unknown>;
+    io: { out(text: string): void };
+    json: boolean;
+  }) {
     if (typeof values.output !== "string") throw new RecordingUsageError("-o <file> is required");
     const wait = values.wait === undefined ? undefined : Number(values.wait);
     if (wait !== undefined && (!Number.isFinite(wait) || wait < 0)) throw new RecordingUsageError("--wait must be a number of seconds");

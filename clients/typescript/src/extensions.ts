@@ -17,7 +17,9 @@ export class Extensions {
   upload(zip: Uint8Array | ArrayBuffer | Blob): Promise<Extension> {
     const body = zip instanceof Blob ? zip : new Blob([zip as ArrayBuffer], { type: "application/zip" });
     // The zip goes as the body itself; the API core would send JSON.
-    return this.vessel.call(() => this.vessel.api.POST("/v1/extensions", { body: {} as never, bodySerializer: () => body, headers: { "content-type": "application/zip" } }));
+    return this.vessel.call(() =>
+      this.vessel.api.POST("/v1/extensions", { body: {} as never, bodySerializer: () => body, headers: { "content-type": "application/zip" } }),
+    );
   }
 
   async list(): Promise<Extension[]> {

@@ -170,9 +170,7 @@ export class Sessions {
   async create(options: CreateSessionOptions): Promise<Session> {
     const idempotencyKey = randomUUID();
     const body = createSessionBody(options);
-    const session = await this.vessel.call(() =>
-      this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }),
-    );
+    const session = await this.vessel.call(() => this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }));
     if (session.status === "RUNNING") return session;
     return this.waitUntilRunning(session.id, (options.waitSeconds ?? 60) * 1000);
   }
@@ -222,7 +220,10 @@ export class Sessions {
   downloadRecording(id: string, options?: DownloadRecordingOptions): Promise<Uint8Array>;
   downloadRecording(id: string, options: DownloadRecordingOptions & { stream: true }): Promise<ReadableStream<Uint8Array>>;
   downloadRecording(id: string, options: DownloadRecordingOptions & { to: string }): Promise<number>;
-  downloadRecording(id: string, options: DownloadRecordingOptions & { stream?: boolean; to?: string } = {}): Promise<Uint8Array | ReadableStream<Uint8Array> | number> {
+  downloadRecording(
+    id: string,
+    options: DownloadRecordingOptions & { stream?: boolean; to?: string } = {},
+  ): Promise<Uint8Array | ReadableStream<Uint8Array> | number> {
     const call = <T>(attempt: () => Promise<{ data?: T; error?: unknown; response: Response }>) => this.vessel.call(attempt);
     if (options.to !== undefined) return recordingToFile(this.vessel.api, call, id, options.to, options);
     return options.stream ? recordingStream(this.vessel.api, call, id, options) : recordingBytes(this.vessel.api, call, id, options);

@@ -64,7 +64,9 @@ export async function runMcpBridge(o: BridgeOptions): Promise<void> {
       try {
         const parsed = JSON.parse(body) as { detail?: string; error?: { message?: string } };
         detail = parsed.detail ?? parsed.error?.message ?? detail;
-      } catch { /* not JSON: the text as it came */ }
+      } catch {
+        /* not JSON: the text as it came */
+      }
       return refuse(m, `the server answered ${res.status}: ${detail}`);
     }
     const type = res.headers.get("content-type") ?? "";
@@ -127,7 +129,15 @@ export async function runMcpBridge(o: BridgeOptions): Promise<void> {
 export const mcpCommand = {
   usage: "vessel mcp",
   summary: "The Vessel MCP server on stdin/stdout, for agents that run MCP servers as local commands (VESSEL_API_KEY, VESSEL_BASE_URL).",
-  async run({ vessel, values, io }: { vessel: Vessel; values: Record<string, unknown>; io: { env: Record<string, string | undefined>; err(text: string): void } }) {
+  async run({
+    vessel,
+    values,
+    io,
+  }: {
+    vessel: Vessel;
+    values: Record<string, unknown>;
+    io: { env: Record<string, string | undefined>; err(text: string): void };
+  }) {
     const apiKey = (values["api-key"] as string | undefined) ?? io.env.VESSEL_API_KEY ?? "";
     await runMcpBridge({
       baseUrl: vessel.baseUrl,

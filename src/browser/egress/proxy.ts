@@ -60,9 +60,10 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
     const upstreamAddress = await pickAddress(u.hostname, upstreamPort, "upstream-blocked");
     const socket = await dial(upstreamAddress, upstreamPort);
     const target = net.isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`;
-    const auth = upstream.username !== undefined
-      ? `Proxy-Authorization: Basic ${Buffer.from(`${upstream.username}:${upstream.password ?? ""}`).toString("base64")}\r\n`
-      : "";
+    const auth =
+      upstream.username !== undefined
+        ? `Proxy-Authorization: Basic ${Buffer.from(`${upstream.username}:${upstream.password ?? ""}`).toString("base64")}\r\n`
+        : "";
     socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${auth}\r\n`);
     return new Promise((resolveSocket, reject) => {
       let buffered = Buffer.alloc(0);
@@ -113,7 +114,10 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
         const headers = { ...req.headers };
         for (const h of ["proxy-connection", "proxy-authorization", "connection", "keep-alive"]) delete headers[h];
         const upstreamReq = http.request({
-          method: req.method, path: `${url.pathname}${url.search}`, headers, createConnection: () => socket,
+          method: req.method,
+          path: `${url.pathname}${url.search}`,
+          headers,
+          createConnection: () => socket,
         });
         upstreamReq.once("response", (upstreamRes) => {
           res.writeHead(upstreamRes.statusCode ?? 502, endToEnd(upstreamRes.headers));

@@ -82,10 +82,22 @@ function commandsFor(s: BrowserSettings, userAgent: string | undefined): { page:
     ...ua,
     ...shared,
     ...(s.viewport
-      ? [["Emulation.setDeviceMetricsOverride", { width: s.viewport.width, height: s.viewport.height, deviceScaleFactor: s.viewport.deviceScaleFactor ?? 1, mobile: s.viewport.mobile ?? false }] as Command]
+      ? [
+          [
+            "Emulation.setDeviceMetricsOverride",
+            { width: s.viewport.width, height: s.viewport.height, deviceScaleFactor: s.viewport.deviceScaleFactor ?? 1, mobile: s.viewport.mobile ?? false },
+          ] as Command,
+        ]
       : []),
     ...(s.viewport?.mobile ? [["Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 }] as Command] : []),
-    ...(s.geolocation ? [["Emulation.setGeolocationOverride", { latitude: s.geolocation.latitude, longitude: s.geolocation.longitude, accuracy: s.geolocation.accuracy ?? 10 }] as Command] : []),
+    ...(s.geolocation
+      ? [
+          [
+            "Emulation.setGeolocationOverride",
+            { latitude: s.geolocation.latitude, longitude: s.geolocation.longitude, accuracy: s.geolocation.accuracy ?? 10 },
+          ] as Command,
+        ]
+      : []),
   ];
   // A worker has no Emulation of its user agent: its network layer's does both the header and navigator.
   const worker: Command[] = [

@@ -23,12 +23,14 @@ export interface PreparedExtension {
 export async function loadExtensions(lease: BrowserLease, extensions: readonly PreparedExtension[]): Promise<string[]> {
   const root = path.join(path.dirname(lease.downloadsDir), "extensions");
   mkdirReal(root);
-  const folders = await Promise.all(extensions.map(async (e) => {
-    const target = path.join(root, e.id);
-    if (path.dirname(target) !== root) throw new Error(`an extension id is not a plain name: ${e.id}`);
-    await fs.promises.cp(e.folder, target, { recursive: true, errorOnExist: true, force: false, dereference: false, mode: fs.constants.COPYFILE_FICLONE });
-    return target;
-  }));
+  const folders = await Promise.all(
+    extensions.map(async (e) => {
+      const target = path.join(root, e.id);
+      if (path.dirname(target) !== root) throw new Error(`an extension id is not a plain name: ${e.id}`);
+      await fs.promises.cp(e.folder, target, { recursive: true, errorOnExist: true, force: false, dereference: false, mode: fs.constants.COPYFILE_FICLONE });
+      return target;
+    }),
+  );
   const cdp = await CdpClient.open(lease.cdp);
   try {
     const ids: string[] = [];

@@ -79,11 +79,12 @@ function asOnHost(): string[] {
  * spinning on a busy CPU. A jail running /bin/true (medians of 27, three runs at load 8–9): socat and
  * that loop 43–81 ms, this forwarder 40–76 ms, no forwarder at all 12–33 ms.
  */
-const forwarder = (perl: string) => [
-  `${perl} -e "$1" ${JAIL_PROXY_PORT} ${JAIL_EGRESS_SOCKET} 3>&- 4>&- </dev/null || { echo "vessel: the egress forwarder did not start" >&2; exit 70; }`,
-  "shift",
-  `exec "$@"`,
-].join("\n");
+const forwarder = (perl: string) =>
+  [
+    `${perl} -e "$1" ${JAIL_PROXY_PORT} ${JAIL_EGRESS_SOCKET} 3>&- 4>&- </dev/null || { echo "vessel: the egress forwarder did not start" >&2; exit 70; }`,
+    "shift",
+    `exec "$@"`,
+  ].join("\n");
 
 export interface JailOptions {
   executablePath: string;
@@ -117,7 +118,14 @@ export function jailedCommand(opts: JailOptions): { command: string; args: strin
   // every launch rebuilds it), the CPU count (else glibc guesses from /proc), and full Chromium's
   // managed policies (deploy/Dockerfile). Not /etc/passwd, /etc/hosts or resolv.conf: names are
   // resolved by the egress listener.
-  for (const file of ["/etc/ld.so.cache", "/etc/fonts", "/var/cache/fontconfig", "/sys/devices/system/cpu", "/etc/chromium/policies", ...(opts.readOnly ?? [])]) {
+  for (const file of [
+    "/etc/ld.so.cache",
+    "/etc/fonts",
+    "/var/cache/fontconfig",
+    "/sys/devices/system/cpu",
+    "/etc/chromium/policies",
+    ...(opts.readOnly ?? []),
+  ]) {
     args.push("--ro-bind-try", file, file);
   }
   // A fresh /proc (this pid namespace only), a minimal /dev with a private /dev/shm, a private /tmp.
@@ -204,7 +212,9 @@ const FIX =
 function chooseJailUsers(range: JailUser | undefined, log: Logger): JailUsers {
   const own = process.getuid?.();
   if (range && own !== undefined && own >= range.uid && own < range.uid + JAIL_USER_RANGE) {
-    throw new Error(`VESSEL_BROWSER_UID: the range ${range.uid}–${range.uid + JAIL_USER_RANGE - 1} holds this service's own uid (${own}); jailed browsers must never run as it`);
+    throw new Error(
+      `VESSEL_BROWSER_UID: the range ${range.uid}–${range.uid + JAIL_USER_RANGE - 1} holds this service's own uid (${own}); jailed browsers must never run as it`,
+    );
   }
   const cannot = range ? cannotSwitchUsers(range) : "no range of jail users is configured";
   if (cannot) {
@@ -229,7 +239,10 @@ export async function detectIsolation(mode: JailMode, log: Logger, range?: JailU
   if (mode === "off") {
     setJailUsers(new JailUsers(undefined));
     const reason = "VESSEL_BROWSER_JAIL=off";
-    log.warn({ isolation: "none", reason }, "browsers are NOT jailed (VESSEL_BROWSER_JAIL=off): only the CDP policy keeps sessions from this machine's files and loopback services; do not run untrusted sessions like this");
+    log.warn(
+      { isolation: "none", reason },
+      "browsers are NOT jailed (VESSEL_BROWSER_JAIL=off): only the CDP policy keeps sessions from this machine's files and loopback services; do not run untrusted sessions like this",
+    );
     return { level: "none", reason };
   }
   const reason = await probe(chooseJailUsers(range, log));

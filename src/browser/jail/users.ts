@@ -35,13 +35,21 @@ export function cannotSwitchUsers(range: JailUser, proc = readProc): string | un
   const caps = /^CapEff:\s*([0-9a-f]+)$/m.exec(proc("status"))?.[1];
   if (!caps) return "its capabilities cannot be read (/proc/self/status)";
   const effective = BigInt(`0x${caps}`);
-  const missing = [["CAP_SETUID", CAP_SETUID], ["CAP_SETGID", CAP_SETGID], ["CAP_CHOWN", CAP_CHOWN]]
+  const missing = [
+    ["CAP_SETUID", CAP_SETUID],
+    ["CAP_SETGID", CAP_SETGID],
+    ["CAP_CHOWN", CAP_CHOWN],
+  ]
     .filter(([, bit]) => ((effective >> (bit as bigint)) & 1n) === 0n)
     .map(([name]) => name);
   if (missing.length > 0) return `it runs as uid ${process.getuid?.()} without ${missing.join(", ")}`;
   // Root in a user namespace of its own (a rootless container) has those capabilities, but only over the ids it maps.
-  for (const [file, first] of [["uid_map", range.uid], ["gid_map", range.gid]] as const) {
-    if (!mapped(proc(file), first, JAIL_USER_RANGE)) return `ids ${first}–${first + JAIL_USER_RANGE - 1} are not mapped in its user namespace (/proc/self/${file})`;
+  for (const [file, first] of [
+    ["uid_map", range.uid],
+    ["gid_map", range.gid],
+  ] as const) {
+    if (!mapped(proc(file), first, JAIL_USER_RANGE))
+      return `ids ${first}–${first + JAIL_USER_RANGE - 1} are not mapped in its user namespace (/proc/self/${file})`;
   }
   return undefined;
 }

@@ -32,7 +32,10 @@ export function isHeadlessShell(executablePath: string): boolean {
 /** Whether browsers of this binary can load extensions: full Chromium can; the headless shell has no extension system. */
 export function extensionSupport(executablePath: string): { ok: true } | { ok: false; why: string } {
   return isHeadlessShell(executablePath)
-    ? { ok: false, why: `this node runs Chromium's headless shell (${executablePath}), which has no extension system; run full Chromium (VESSEL_CHROMIUM_PATH=/usr/lib/chromium/chromium)` }
+    ? {
+        ok: false,
+        why: `this node runs Chromium's headless shell (${executablePath}), which has no extension system; run full Chromium (VESSEL_CHROMIUM_PATH=/usr/lib/chromium/chromium)`,
+      }
     : { ok: true };
 }
 

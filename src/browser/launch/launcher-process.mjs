@@ -33,7 +33,13 @@ process.on("message", (request) => {
     // Exactly the spawn the node made itself before: its own session and process group (one
     // kill(-pid) reaches every process of the browser); fd 3 and 4 are --remote-debugging-pipe.
     // As a jail's own host user when given (libuv drops the supplementary groups with it).
-    child = spawn(command, args, { cwd, env, ...(user ? { uid: user.uid, gid: user.gid } : {}), detached: true, stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
+    child = spawn(command, args, {
+      cwd,
+      env,
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
+    });
   } catch (err) {
     process.send({ id, error: String(err?.message ?? err) });
     return;

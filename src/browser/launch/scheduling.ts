@@ -31,7 +31,9 @@ let chrt: string | null | undefined;
  * then started as `normal` instead of not at all.
  */
 function workingChrt(): string | null {
-  chrt ??= CHRT.find((candidate) => fs.existsSync(candidate) && spawnSync(candidate, ["--batch", "0", "true"], { stdio: "ignore", timeout: 5_000 }).status === 0) ?? null;
+  chrt ??=
+    CHRT.find((candidate) => fs.existsSync(candidate) && spawnSync(candidate, ["--batch", "0", "true"], { stdio: "ignore", timeout: 5_000 }).status === 0) ??
+    null;
   return chrt;
 }
 

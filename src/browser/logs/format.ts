@@ -116,7 +116,13 @@ export interface ExceptionDetails {
 }
 
 /** An uncaught error: its message (the first line), its stack, where it was thrown. */
-export function pageError(d: ExceptionDetails): { message: string; stack: string | null; source_url: string | null; line: number | null; column: number | null } {
+export function pageError(d: ExceptionDetails): {
+  message: string;
+  stack: string | null;
+  source_url: string | null;
+  line: number | null;
+  column: number | null;
+} {
   const description = d.exception?.description ?? (d.exception ? remoteText(d.exception) : undefined);
   const message = description?.split("\n", 1)[0] ?? d.text;
   const frames = d.stackTrace?.callFrames ?? [];

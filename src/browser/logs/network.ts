@@ -30,7 +30,15 @@ interface RequestParams {
 }
 interface ResponseParams {
   requestId: string;
-  response: { status: number; statusText: string; mimeType: string; fromDiskCache?: boolean; fromServiceWorker?: boolean; fromPrefetchCache?: boolean; encodedDataLength?: number };
+  response: {
+    status: number;
+    statusText: string;
+    mimeType: string;
+    fromDiskCache?: boolean;
+    fromServiceWorker?: boolean;
+    fromPrefetchCache?: boolean;
+    encodedDataLength?: number;
+  };
 }
 
 /** A target holds at most this many requests in flight; beyond, the oldest is forgotten (never logged). */
@@ -54,7 +62,8 @@ export interface NetworkData {
 function bodyBytes(request: RequestParams["request"]): number | null {
   if (request.postDataEntries) {
     let n = 0;
-    for (const e of request.postDataEntries) n += e.bytes ? Math.floor((e.bytes.length * 3) / 4) - (e.bytes.endsWith("==") ? 2 : e.bytes.endsWith("=") ? 1 : 0) : 0;
+    for (const e of request.postDataEntries)
+      n += e.bytes ? Math.floor((e.bytes.length * 3) / 4) - (e.bytes.endsWith("==") ? 2 : e.bytes.endsWith("=") ? 1 : 0) : 0;
     return n;
   }
   if (request.postData !== undefined) return Buffer.byteLength(request.postData);
@@ -87,9 +96,16 @@ export class NetworkTracker {
     }
     if (this.#pending.size >= MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value!);
     this.#pending.set(p.requestId, {
-      url: p.request.url, method: p.request.method, resourceType: p.type ? p.type.toLowerCase() : null,
-      startedAt: p.wallTime * 1000, start: p.timestamp, requestBytes: bodyBytes(p.request),
-      status: null, statusText: null, mimeType: null, fromCache: false,
+      url: p.request.url,
+      method: p.request.method,
+      resourceType: p.type ? p.type.toLowerCase() : null,
+      startedAt: p.wallTime * 1000,
+      start: p.timestamp,
+      requestBytes: bodyBytes(p.request),
+      status: null,
+      statusText: null,
+      mimeType: null,
+      fromCache: false,
     });
   }
 

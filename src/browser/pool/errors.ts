@@ -7,7 +7,10 @@ export class BrowserPoolError extends Error {}
 
 /** Every browser of this node is in use; one is likely free again within `retryAfterSeconds`. */
 export class PoolFull extends BrowserPoolError {
-  constructor(readonly capacity: number, readonly retryAfterSeconds: number) {
+  constructor(
+    readonly capacity: number,
+    readonly retryAfterSeconds: number,
+  ) {
     super(`All ${capacity} browsers of this node are in use.`);
     this.name = "PoolFull";
   }

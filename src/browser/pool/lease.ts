@@ -77,10 +77,7 @@ export function leaseBrowser(
   void browser.exited.then((exit: ChromiumExit) => {
     if (!hooks.holds(lease)) return; // released: expected
     hooks.free();
-    hooks.log.warn(
-      { sessionId, browserId: browser.id, browserPid: browser.pid, ...exit, stderr: stderrTail(browser) },
-      "a leased browser exited on its own",
-    );
+    hooks.log.warn({ sessionId, browserId: browser.id, browserPid: browser.pid, ...exit, stderr: stderrTail(browser) }, "a leased browser exited on its own");
     hooks.refill();
   });
   return lease;

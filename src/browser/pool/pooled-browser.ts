@@ -54,7 +54,9 @@ export async function launchPoolBrowser(opts: BrowserPoolOptions, log: Logger): 
   }
   // A session that keeps logs finds its capture attached already; without one it opens its own.
   const capture = opts.logCapture
-    ? await SessionLogCapture.open(browser.cdp).catch((err: unknown) => void log.warn({ err, browserId: id }, "could not attach the session log capture; a session opens its own"))
+    ? await SessionLogCapture.open(browser.cdp).catch(
+        (err: unknown) => void log.warn({ err, browserId: id }, "could not attach the session log capture; a session opens its own"),
+      )
     : undefined;
   const parts = { browser, ...(listener ? { listener } : {}), ...(capture ? { capture } : {}) };
   if (!downloadOptions) return parts;
@@ -76,7 +78,10 @@ export function leaseParts(parts: PoolBrowser | undefined) {
 }
 
 /** The pool's folder, checked and cleared of what an earlier run left (pid files), and whether Chromium is there. */
-export async function prepareDataRoot(opts: BrowserPoolOptions, log: Logger): Promise<{ reaped: { orphansKilled: number; foldersRemoved: number }; binaryFound: boolean }> {
+export async function prepareDataRoot(
+  opts: BrowserPoolOptions,
+  log: Logger,
+): Promise<{ reaped: { orphansKilled: number; foldersRemoved: number }; binaryFound: boolean }> {
   const root = path.resolve(opts.dataRoot);
   if (root.length > maxDataRootLength(BROWSER_ID_LENGTH)) {
     throw new Error(`browser data root ${root} is too long for Chromium's socket paths (at most ${maxDataRootLength(BROWSER_ID_LENGTH)} characters)`);

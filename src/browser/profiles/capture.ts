@@ -1,5 +1,14 @@
 import {
-  CURRENT_FORMAT_VERSION, MAX_COOKIES, MAX_ITEMS, MAX_ORIGINS, MAX_STORAGE_NAME, PROFILE_FORMAT, ProfileCookie, type ProfileDocument, type ProfileOrigin, type StorageItem,
+  CURRENT_FORMAT_VERSION,
+  MAX_COOKIES,
+  MAX_ITEMS,
+  MAX_ORIGINS,
+  MAX_STORAGE_NAME,
+  PROFILE_FORMAT,
+  ProfileCookie,
+  type ProfileDocument,
+  type ProfileOrigin,
+  type StorageItem,
 } from "./format.ts";
 import { CdpClient } from "../cdp/pipe/client.ts";
 import type { CdpPipe } from "../cdp/pipe/pipe.ts";
@@ -47,9 +56,15 @@ function toProfileCookie(c: CdpCookie): ProfileCookie | undefined {
         ? { topLevelSite: c.partitionKey, hasCrossSiteAncestor: false }
         : { topLevelSite: c.partitionKey.topLevelSite, hasCrossSiteAncestor: c.partitionKey.hasCrossSiteAncestor };
   const cookie = {
-    name: c.name, value: c.value, domain: c.domain, path: c.path,
+    name: c.name,
+    value: c.value,
+    domain: c.domain,
+    path: c.path,
     expires: c.session || c.expires < 0 ? -1 : c.expires,
-    httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite ?? null, partitionKey,
+    httpOnly: c.httpOnly,
+    secure: c.secure,
+    sameSite: c.sameSite ?? null,
+    partitionKey,
   };
   // The plain check first (rules.ts says why); the schema only for what it does not accept.
   if (cookieOk(cookie)) return cookie as ProfileCookie;
@@ -118,15 +133,17 @@ export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | 
       // A tab's top frame always has its origin's first-party key; only a child frame's may be partitioned.
       const storageKey = top
         ? `${origin}/`
-        : await cdp
-          .send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, attachmentId)
-          .then((r) => r.storageKey, () => `${origin}/`);
+        : await cdp.send<{ storageKey: string }>("Storage.getStorageKeyForFrame", { frameId: frame.id }, attachmentId).then(
+            (r) => r.storageKey,
+            () => `${origin}/`,
+          );
       // A first-party key is the origin and a slash; anything longer is partitioned under another top-level site.
       if (storageKey !== `${origin}/`) return;
       const read = (isLocalStorage: boolean) =>
-        cdp
-          .send<{ entries: string[][] }>("DOMStorage.getDOMStorageItems", { storageId: { storageKey, isLocalStorage } }, attachmentId)
-          .then((r) => r.entries, () => undefined);
+        cdp.send<{ entries: string[][] }>("DOMStorage.getDOMStorageItems", { storageId: { storageKey, isLocalStorage } }, attachmentId).then(
+          (r) => r.entries,
+          () => undefined,
+        );
       const [localEntries, sessionEntries] = await Promise.all([local.has(origin) ? undefined : read(true), read(false)]);
       // Tabs are read side by side: the first answer of an origin wins, as the first tab's did before.
       if (localEntries && !local.has(origin)) local.set(origin, items(localEntries));
@@ -137,30 +154,32 @@ export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | 
     };
 
     // Every tab at once: each is its own renderer, and a save is waited on.
-    await Promise.all(pages.map(async (page) => {
-      let attachmentId: string;
-      try {
-        ({ sessionId: attachmentId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true }));
-      } catch {
-        return; // closed in the meantime
-      }
-      try {
-        const [history, { frameTree }] = await Promise.all([
-          cdp.send<{ entries: Array<{ url: string }> }>("Page.getNavigationHistory", {}, attachmentId).catch(() => ({ entries: [] })),
-          cdp.send<{ frameTree: FrameTree }>("Page.getFrameTree", {}, attachmentId),
-        ]);
-        for (const { url } of history.entries) {
-          const origin = originOf(url);
-          if (origin) visited.add(origin);
+    await Promise.all(
+      pages.map(async (page) => {
+        let attachmentId: string;
+        try {
+          ({ sessionId: attachmentId } = await cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: page.targetId, flatten: true }));
+        } catch {
+          return; // closed in the meantime
         }
-        await Promise.all(framesOf(frameTree).map((frame) => readFrame(frame, attachmentId, frame === frameTree.frame)));
-      } catch {
-        // The tab went away or navigated while being read; what it still had is lost with it.
-      } finally {
-        // Not waited for: nothing here depends on it, and closing the client detaches whatever is left.
-        cdp.send("Target.detachFromTarget", { sessionId: attachmentId }).catch(() => {});
-      }
-    }));
+        try {
+          const [history, { frameTree }] = await Promise.all([
+            cdp.send<{ entries: Array<{ url: string }> }>("Page.getNavigationHistory", {}, attachmentId).catch(() => ({ entries: [] })),
+            cdp.send<{ frameTree: FrameTree }>("Page.getFrameTree", {}, attachmentId),
+          ]);
+          for (const { url } of history.entries) {
+            const origin = originOf(url);
+            if (origin) visited.add(origin);
+          }
+          await Promise.all(framesOf(frameTree).map((frame) => readFrame(frame, attachmentId, frame === frameTree.frame)));
+        } catch {
+          // The tab went away or navigated while being read; what it still had is lost with it.
+        } finally {
+          // Not waited for: nothing here depends on it, and closing the client detaches whatever is left.
+          cdp.send("Target.detachFromTarget", { sessionId: attachmentId }).catch(() => {});
+        }
+      }),
+    );
 
     // Origins known to the session that no tab has open now.
     // Awaited only here: it may still be being read and decrypted while the tabs are (a save is waited on).
@@ -170,10 +189,7 @@ export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | 
     for (const [origin, kept] of heldBackLocalStorage(pipe)) if (!local.has(origin)) local.set(origin, kept);
     const elsewhere = [...new Set([...visited, ...baseOrigins.keys()])].filter((o) => !local.has(o));
     await withOriginTab(cdp, elsewhere, async (origin, tab) => {
-      const entries = await evaluateIn<string[][] | null>(
-        cdp, tab,
-        `self.origin === ${JSON.stringify(origin)} ? Object.entries(localStorage) : null`,
-      );
+      const entries = await evaluateIn<string[][] | null>(cdp, tab, `self.origin === ${JSON.stringify(origin)} ? Object.entries(localStorage) : null`);
       if (Array.isArray(entries)) local.set(origin, items(entries));
     });
 
@@ -183,7 +199,10 @@ export async function captureProfile(pipe: CdpPipe, baseDoc?: ProfileDocument | 
       const o = { origin, localStorage: local.get(origin) ?? [], sessionStorage };
       if (o.localStorage.length > 0 || o.sessionStorage.length > 0) origins.push(o);
     }
-    const kept = cookies.map(toProfileCookie).filter((c): c is ProfileCookie => c !== undefined).slice(0, MAX_COOKIES);
+    const kept = cookies
+      .map(toProfileCookie)
+      .filter((c): c is ProfileCookie => c !== undefined)
+      .slice(0, MAX_COOKIES);
     return {
       document: { format: PROFILE_FORMAT, formatVersion: CURRENT_FORMAT_VERSION, cookies: kept, origins: origins.slice(0, MAX_ORIGINS) },
       skipped: { cookies: cookies.length - kept.length, items: skippedItems, origins: Math.max(0, origins.length - MAX_ORIGINS) },

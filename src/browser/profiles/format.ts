@@ -12,8 +12,23 @@ export const PROFILE_FORMAT = "vessel.profile";
 export const CURRENT_FORMAT_VERSION = 1;
 
 import {
-  MAX_COOKIE_BYTES, MAX_COOKIES, MAX_DOMAIN_CHARS, MAX_ITEMS, MAX_ORIGINS, MAX_PATH_CHARS, MAX_STORAGE_NAME, MAX_URL_CHARS,
-  checkCookie, cookieNameChars, cookieValueChars, hostName, isExpires, isOrigin, isPlainDocumentV1, isSite, pathChars,
+  MAX_COOKIE_BYTES,
+  MAX_COOKIES,
+  MAX_DOMAIN_CHARS,
+  MAX_ITEMS,
+  MAX_ORIGINS,
+  MAX_PATH_CHARS,
+  MAX_STORAGE_NAME,
+  MAX_URL_CHARS,
+  checkCookie,
+  cookieNameChars,
+  cookieValueChars,
+  hostName,
+  isExpires,
+  isOrigin,
+  isPlainDocumentV1,
+  isSite,
+  pathChars,
 } from "./rules.ts";
 
 export { MAX_COOKIE_BYTES, MAX_COOKIES, MAX_ITEMS, MAX_ORIGINS, MAX_STORAGE_NAME } from "./rules.ts";
@@ -39,10 +54,11 @@ const CookieDomain = z
   .min(1, "cannot be empty")
   .max(MAX_DOMAIN_CHARS, `must be at most ${MAX_DOMAIN_CHARS} characters`)
   .regex(hostName, "must be a host name (a leading dot makes it a domain cookie) or a bracketed IPv6 address");
-const CookiePath = z.string({ error: "must be a string" }).max(MAX_PATH_CHARS, `must be at most ${MAX_PATH_CHARS} characters`).regex(pathChars, "must start with / and contain no control characters or `;`");
-const Expires = z
-  .number({ error: "must be a number" })
-  .refine(isExpires, "must be -1 (a session cookie) or Unix seconds");
+const CookiePath = z
+  .string({ error: "must be a string" })
+  .max(MAX_PATH_CHARS, `must be at most ${MAX_PATH_CHARS} characters`)
+  .regex(pathChars, "must start with / and contain no control characters or `;`");
+const Expires = z.number({ error: "must be a number" }).refine(isExpires, "must be -1 (a session cookie) or Unix seconds");
 
 const PartitionKey = z.strictObject({
   topLevelSite: Site,
@@ -203,8 +219,16 @@ export type StorageState = z.output<typeof StorageState>;
 /** The export: always every Playwright field, so Playwright's `newContext({ storageState })` takes it as is. */
 export interface StorageStateExport {
   cookies: Array<{
-    name: string; value: string; domain: string; path: string; expires: number; httpOnly: boolean; secure: boolean;
-    sameSite: "Strict" | "Lax" | "None"; partitionKey?: string; _crHasCrossSiteAncestor?: boolean;
+    name: string;
+    value: string;
+    domain: string;
+    path: string;
+    expires: number;
+    httpOnly: boolean;
+    secure: boolean;
+    sameSite: "Strict" | "Lax" | "None";
+    partitionKey?: string;
+    _crHasCrossSiteAncestor?: boolean;
   }>;
   origins: Array<{ origin: string; localStorage: StorageItem[]; sessionStorage: StorageItem[] }>;
 }
@@ -214,7 +238,13 @@ export function fromStorageState(state: StorageState): ProfileDocument {
     format: PROFILE_FORMAT,
     formatVersion: CURRENT_FORMAT_VERSION,
     cookies: state.cookies.map((c) => ({
-      name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires, httpOnly: c.httpOnly, secure: c.secure,
+      name: c.name,
+      value: c.value,
+      domain: c.domain,
+      path: c.path,
+      expires: c.expires,
+      httpOnly: c.httpOnly,
+      secure: c.secure,
       sameSite: c.sameSite ?? null,
       partitionKey: c.partitionKey === undefined ? null : { topLevelSite: c.partitionKey, hasCrossSiteAncestor: c._crHasCrossSiteAncestor ?? false },
     })),
@@ -225,7 +255,13 @@ export function fromStorageState(state: StorageState): ProfileDocument {
 export function toStorageState(doc: ProfileDocument): StorageStateExport {
   return {
     cookies: doc.cookies.map((c) => ({
-      name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires, httpOnly: c.httpOnly, secure: c.secure,
+      name: c.name,
+      value: c.value,
+      domain: c.domain,
+      path: c.path,
+      expires: c.expires,
+      httpOnly: c.httpOnly,
+      secure: c.secure,
       // Playwright's shape has no "unspecified"; browsers treat a cookie without the attribute as Lax.
       sameSite: c.sameSite ?? "Lax",
       ...(c.partitionKey ? { partitionKey: c.partitionKey.topLevelSite, _crHasCrossSiteAncestor: c.partitionKey.hasCrossSiteAncestor } : {}),

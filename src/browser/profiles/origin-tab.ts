@@ -9,11 +9,7 @@ import type { CdpClient } from "../cdp/pipe/client.ts";
  * resolves. (Playwright reads and writes `storageState` the same way.) Returns the origins this
  * Chromium refused to open (none of its pages could have storage there either).
  */
-export async function withOriginTab(
-  cdp: CdpClient,
-  origins: string[],
-  use: (origin: string, tabSession: string) => Promise<void>,
-): Promise<string[]> {
+export async function withOriginTab(cdp: CdpClient, origins: string[], use: (origin: string, tabSession: string) => Promise<void>): Promise<string[]> {
   const skipped: string[] = [];
   if (origins.length === 0) return skipped;
   const { targetId } = await cdp.send<{ targetId: string }>("Target.createTarget", { url: "about:blank" });
@@ -25,10 +21,19 @@ export async function withOriginTab(
     stop = cdp.on("Fetch.requestPaused", (p: { requestId: string }, s) => {
       if (s !== attachment) return;
       void cdp
-        .send("Fetch.fulfillRequest", {
-          requestId: p.requestId, responseCode: 200, body: emptyPage,
-          responseHeaders: [{ name: "Content-Type", value: "text/html; charset=utf-8" }, { name: "Cache-Control", value: "no-store" }],
-        }, attachment)
+        .send(
+          "Fetch.fulfillRequest",
+          {
+            requestId: p.requestId,
+            responseCode: 200,
+            body: emptyPage,
+            responseHeaders: [
+              { name: "Content-Type", value: "text/html; charset=utf-8" },
+              { name: "Cache-Control", value: "no-store" },
+            ],
+          },
+          attachment,
+        )
         .catch(() => {});
     });
     await cdp.send("Network.setBypassServiceWorker", { bypass: true }, attachment).catch(() => {});

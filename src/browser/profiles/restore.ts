@@ -31,7 +31,12 @@ interface CdpCookieParam {
 
 function toCdpCookie(c: ProfileCookie): CdpCookieParam {
   return {
-    name: c.name, value: c.value, domain: c.domain, path: c.path, secure: c.secure, httpOnly: c.httpOnly,
+    name: c.name,
+    value: c.value,
+    domain: c.domain,
+    path: c.path,
+    secure: c.secure,
+    httpOnly: c.httpOnly,
     ...(c.sameSite ? { sameSite: c.sameSite } : {}),
     ...(c.expires === -1 ? {} : { expires: c.expires }),
     ...(c.partitionKey ? { partitionKey: c.partitionKey } : {}),
@@ -65,9 +70,12 @@ export function restoreProfile(pipe: CdpPipe, doc: ProfileDocument, log: Logger)
   const done = opened.then((cdp) => restoreWith(cdp, pipe, doc, log, started));
   const held = done.then(() => {});
   pipe.held = held;
-  held.then(() => {
-    if (pipe.held === held) pipe.held = undefined;
-  }, () => {}); // a failure stays: every channel is refused
+  held.then(
+    () => {
+      if (pipe.held === held) pipe.held = undefined;
+    },
+    () => {},
+  ); // a failure stays: every channel is refused
   return done;
 }
 

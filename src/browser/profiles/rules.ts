@@ -104,7 +104,11 @@ export function cookieOk(c: unknown): boolean {
   if (!str(domain, MAX_DOMAIN_CHARS) || domain.length === 0 || !hostName.test(domain) || !str(path, MAX_PATH_CHARS) || !pathChars.test(path)) return false;
   if (typeof expires !== "number" || !isExpires(expires) || typeof httpOnly !== "boolean" || typeof secure !== "boolean") return false;
   if (sameSite !== null && sameSite !== "Strict" && sameSite !== "Lax" && sameSite !== "None") return false;
-  if (pk !== null && !(exactly(pk, PARTITION_KEYS) && str(pk.topLevelSite, MAX_URL_CHARS) && isSite(pk.topLevelSite) && typeof pk.hasCrossSiteAncestor === "boolean")) return false;
+  if (
+    pk !== null &&
+    !(exactly(pk, PARTITION_KEYS) && str(pk.topLevelSite, MAX_URL_CHARS) && isSite(pk.topLevelSite) && typeof pk.hasCrossSiteAncestor === "boolean")
+  )
+    return false;
   let ok = true;
   checkCookie({ name, value, domain, path, secure, sameSite, partitioned: pk !== null }, () => (ok = false));
   return ok;

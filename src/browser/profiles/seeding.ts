@@ -43,16 +43,20 @@ type Kind = "local" | "session";
 const pairsOf = (items: ProfileOrigin["localStorage"]) => JSON.stringify(items.map((i) => [i.name, i.value]));
 
 function localSeed(o: ProfileOrigin): string {
-  return `(() => { try { if (self.origin !== ${JSON.stringify(o.origin)}) return;` +
+  return (
+    `(() => { try { if (self.origin !== ${JSON.stringify(o.origin)}) return;` +
     ` const a = location.ancestorOrigins; for (let i = 0; i < a.length; i++) { const u = new URL(a[i]); if (u.protocol !== location.protocol || u.hostname !== location.hostname) return; }` +
-    ` if (localStorage.length !== 0) return; for (const [k, v] of ${pairsOf(o.localStorage)}) localStorage.setItem(k, v); } catch {} })()`;
+    ` if (localStorage.length !== 0) return; for (const [k, v] of ${pairsOf(o.localStorage)}) localStorage.setItem(k, v); } catch {} })()`
+  );
 }
 
 function sessionSeed(o: ProfileOrigin): string {
   // The emptiness check covers a tab opened by a page of the origin (it inherits a copy) and the
   // instant between this document starting and the watcher removing the script.
-  return `(() => { try { if (self.origin !== ${JSON.stringify(o.origin)} || sessionStorage.length !== 0) return;` +
-    ` for (const [k, v] of ${pairsOf(o.sessionStorage)}) sessionStorage.setItem(k, v); } catch {} })()`;
+  return (
+    `(() => { try { if (self.origin !== ${JSON.stringify(o.origin)} || sessionStorage.length !== 0) return;` +
+    ` for (const [k, v] of ${pairsOf(o.sessionStorage)}) sessionStorage.setItem(k, v); } catch {} })()`
+  );
 }
 
 interface Script {
@@ -133,7 +137,9 @@ export class StorageSeeder {
       // Page must stay enabled for the scripts to run on new documents.
       await cdp.send("Page.enable", {}, attachmentId);
       const ids = await Promise.all(
-        scripts.map((s) => cdp.send<{ identifier: string }>("Page.addScriptToEvaluateOnNewDocument", { source: s.source, worldName: SEED_WORLD }, attachmentId)),
+        scripts.map((s) =>
+          cdp.send<{ identifier: string }>("Page.addScriptToEvaluateOnNewDocument", { source: s.source, worldName: SEED_WORLD }, attachmentId),
+        ),
       );
       scripts.forEach((s, i) => {
         // An origin committed in another tab while this one was being prepared: its localStorage is seeded.
@@ -161,7 +167,12 @@ export class StorageSeeder {
       if (this.#heldBack.size === 0 && this.#session.length === 0 && this.#attaching) {
         // Nothing left for new tabs: stop holding them.
         this.#attaching = false;
-        work.push(this.cdp.send("Target.setAutoAttach", { autoAttach: false, waitForDebuggerOnStart: false }).then(() => {}, () => {}));
+        work.push(
+          this.cdp.send("Target.setAutoAttach", { autoAttach: false, waitForDebuggerOnStart: false }).then(
+            () => {},
+            () => {},
+          ),
+        );
       }
     }
     await Promise.all(work);

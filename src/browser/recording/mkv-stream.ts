@@ -49,28 +49,37 @@ const BLOCK_HEADER = Buffer.from([0x81, 0x00, 0x00, 0x80]);
 
 /** The stream's start: the EBML header, an open segment, its info (milliseconds) and its one MJPEG track. */
 export function mkvHeader(width: number, height: number): Buffer {
-  const ebml = master([0x1a, 0x45, 0xdf, 0xa3], [
-    element([0x42, 0x86], uint(1)), // EBMLVersion
-    element([0x42, 0xf7], uint(1)), // EBMLReadVersion
-    element([0x42, 0xf2], uint(4)), // EBMLMaxIDLength
-    element([0x42, 0xf3], uint(8)), // EBMLMaxSizeLength
-    text([0x42, 0x82], "matroska"), // DocType
-    element([0x42, 0x87], uint(4)), // DocTypeVersion
-    element([0x42, 0x85], uint(2)), // DocTypeReadVersion
-  ]);
-  const info = master([0x15, 0x49, 0xa9, 0x66], [
-    element([0x2a, 0xd7, 0xb1], uint(1_000_000)), // TimestampScale: 1 ms
-    text([0x4d, 0x80], "vessel"), // MuxingApp
-    text([0x57, 0x41], "vessel"), // WritingApp
-  ]);
-  const track = master([0xae], [
-    element([0xd7], uint(1)), // TrackNumber
-    element([0x73, 0xc5], uint(1)), // TrackUID
-    element([0x83], uint(1)), // TrackType: video
-    element([0x9c], uint(0)), // FlagLacing
-    text([0x86], "V_MJPEG"), // CodecID
-    master([0xe0], [element([0xb0], uint(width)), element([0xba], uint(height))]), // Video: PixelWidth, PixelHeight
-  ]);
+  const ebml = master(
+    [0x1a, 0x45, 0xdf, 0xa3],
+    [
+      element([0x42, 0x86], uint(1)), // EBMLVersion
+      element([0x42, 0xf7], uint(1)), // EBMLReadVersion
+      element([0x42, 0xf2], uint(4)), // EBMLMaxIDLength
+      element([0x42, 0xf3], uint(8)), // EBMLMaxSizeLength
+      text([0x42, 0x82], "matroska"), // DocType
+      element([0x42, 0x87], uint(4)), // DocTypeVersion
+      element([0x42, 0x85], uint(2)), // DocTypeReadVersion
+    ],
+  );
+  const info = master(
+    [0x15, 0x49, 0xa9, 0x66],
+    [
+      element([0x2a, 0xd7, 0xb1], uint(1_000_000)), // TimestampScale: 1 ms
+      text([0x4d, 0x80], "vessel"), // MuxingApp
+      text([0x57, 0x41], "vessel"), // WritingApp
+    ],
+  );
+  const track = master(
+    [0xae],
+    [
+      element([0xd7], uint(1)), // TrackNumber
+      element([0x73, 0xc5], uint(1)), // TrackUID
+      element([0x83], uint(1)), // TrackType: video
+      element([0x9c], uint(0)), // FlagLacing
+      text([0x86], "V_MJPEG"), // CodecID
+      master([0xe0], [element([0xb0], uint(width)), element([0xba], uint(height))]), // Video: PixelWidth, PixelHeight
+    ],
+  );
   const tracks = master([0x16, 0x54, 0xae, 0x6b], [track]);
   return Buffer.concat([ebml, Buffer.from(SEGMENT), UNKNOWN_SIZE, info, tracks]);
 }

@@ -113,7 +113,8 @@ export class ScreenRecorder {
     if (this.#delivered === 0 && active && this.cdp.isOpen) {
       // The tab's screencast may not have started yet: an attachment of its own for the screenshot then.
       const shoot = async () => {
-        const attachment = this.#attachment ?? (await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: active, flatten: true })).sessionId;
+        const attachment =
+          this.#attachment ?? (await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId: active, flatten: true })).sessionId;
         return this.cdp.send<{ data: string }>("Page.captureScreenshot", { format: "jpeg", quality: SCREENCAST.quality, optimizeForSpeed: true }, attachment);
       };
       let timer: NodeJS.Timeout | undefined;

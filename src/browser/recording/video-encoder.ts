@@ -59,14 +59,45 @@ const MAX_VIDEO = { width: 1280, height: 800 };
 export function ffmpegArgs(width: number, height: number, output: string): string[] {
   const fit = `scale=${width}:${height}:force_original_aspect_ratio=decrease:force_divisible_by=2`;
   return [
-    "-hide_banner", "-loglevel", "error", "-nostats",
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-nostats",
     // Start at the first frame: the stream says what it is, there is nothing to probe.
-    "-probesize", "32", "-analyzeduration", "0", "-f", "matroska", "-i", "pipe:0",
-    "-vf", `${fit},pad=${width}:${height}:-1:-1:color=black,format=yuv420p`,
-    "-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-bf", "0", "-x264-params", "rc-lookahead=10",
-    "-g", String(KEYFRAME_EVERY_FRAMES), "-threads", "2",
-    "-fps_mode", "vfr", "-video_track_timescale", "1000",
-    "-movflags", "+faststart", "-f", "mp4", "-y", output,
+    "-probesize",
+    "32",
+    "-analyzeduration",
+    "0",
+    "-f",
+    "matroska",
+    "-i",
+    "pipe:0",
+    "-vf",
+    `${fit},pad=${width}:${height}:-1:-1:color=black,format=yuv420p`,
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    "-crf",
+    "28",
+    "-bf",
+    "0",
+    "-x264-params",
+    "rc-lookahead=10",
+    "-g",
+    String(KEYFRAME_EVERY_FRAMES),
+    "-threads",
+    "2",
+    "-fps_mode",
+    "vfr",
+    "-video_track_timescale",
+    "1000",
+    "-movflags",
+    "+faststart",
+    "-f",
+    "mp4",
+    "-y",
+    output,
   ];
 }
 
@@ -128,10 +159,7 @@ export class VideoEncoder {
     if (!this.#failed) this.#write(this.#last, Math.max(endAtMs, this.opts.originMs + this.#lastMs + 1));
     this.#child.stdin?.end();
     let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([
-      this.#exit!,
-      new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), FINISH_TIMEOUT_MS))),
-    ]);
+    const code = await Promise.race([this.#exit!, new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), FINISH_TIMEOUT_MS)))]);
     clearTimeout(timer);
     if (code === "timeout") {
       this.abort();

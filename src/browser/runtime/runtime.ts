@@ -83,7 +83,11 @@ export class SessionRuntime {
       if (link) {
         // The relay host opens it and keeps it; not before a profile going in is in place (browser/cdp/pipe/pipe.ts held).
         const held = lease.cdp.held;
-        if (held) void held.then(() => link.openAhead(), () => {});
+        if (held)
+          void held.then(
+            () => link.openAhead(),
+            () => {},
+          );
         else link.openAhead();
       } else {
         lease.cdp.open().then(
@@ -239,7 +243,9 @@ export class SessionRuntime {
   private async finish(sessionId: string, finishers: Array<() => Promise<void>>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, FINISH_MS)));
-    const done = Promise.all(finishers.map((f) => f().catch((err: unknown) => this.opts.log.warn({ err, sessionId }, "a session's capture did not stop cleanly"))));
+    const done = Promise.all(
+      finishers.map((f) => f().catch((err: unknown) => this.opts.log.warn({ err, sessionId }, "a session's capture did not stop cleanly"))),
+    );
     await Promise.race([done, late]);
     clearTimeout(timer);
   }

@@ -2,9 +2,7 @@ import { type ReactNode, useCallback, useEffect, useMemo } from "react";
 import { MeDocument, SignOutDocument } from "@gql/graphql.ts";
 import { forgetSignIn, onSignedOut, request, scheduleRefresh } from "./lib/api.ts";
 import { clearCache, useQuery } from "./lib/hooks.ts";
-import {
-  MeContext, WorkspaceContext, currentWorkspace, lastWorkspace, rememberWorkspace, useMe, wsPath, type SignedInContext,
-} from "./lib/me.tsx";
+import { MeContext, WorkspaceContext, currentWorkspace, lastWorkspace, rememberWorkspace, useMe, wsPath, type SignedInContext } from "./lib/me.tsx";
 import { match, navigate, useLocation } from "./lib/router.tsx";
 import { Shell } from "./components/Shell.tsx";
 import { Button, ErrorNotice, Loading } from "./components/ui.tsx";
@@ -55,10 +53,7 @@ function SignedIn() {
     }
   }, []);
 
-  const ctx = useMemo<SignedInContext | null>(
-    () => (me.data ? { me: me.data.me, reloadMe: me.reload, signOut } : null),
-    [me.data, me.reload, signOut],
-  );
+  const ctx = useMemo<SignedInContext | null>(() => (me.data ? { me: me.data.me, reloadMe: me.reload, signOut } : null), [me.data, me.reload, signOut]);
 
   if (!ctx) {
     if (me.error && me.error.code !== "UNAUTHENTICATED") {
@@ -159,4 +154,3 @@ function Routes({ path }: { path: string }) {
     </WorkspaceContext.Provider>
   );
 }
-

@@ -41,8 +41,7 @@ builder.mutationField(operations.createApiKey.id, (t) =>
     type: CreatedApiKeyType,
     description: "Mint an API key (owners and admins; API keys are refused).",
     args: { workspace: t.arg.string({ required: true }), label: t.arg.string({ required: true }) },
-    resolve: (_root, { workspace, label }, ctx) =>
-      audited(ctx, operations.createApiKey, (svc, run) => run(svc, parseInput(ApiKeyLabel, label)), workspace),
+    resolve: (_root, { workspace, label }, ctx) => audited(ctx, operations.createApiKey, (svc, run) => run(svc, parseInput(ApiKeyLabel, label)), workspace),
   }),
 );
 

@@ -53,21 +53,24 @@ builder.queryField(operations.auditLog.id, (t) =>
       cursor: t.arg.string(),
     },
     resolve: (_root, args, ctx) =>
-      audited(ctx, operations.auditLog, (svc, run) =>
-        run(
-          svc,
-          parseInput(AuditQuery, {
-            key_prefix: args.keyPrefix ?? undefined,
-            action: args.action ?? undefined,
-            actor_user_id: args.actorUserId ?? undefined,
-            target: args.target ?? undefined,
-            since: args.since?.toISOString(),
-            until: args.until?.toISOString(),
-            changes_only: args.changesOnly === true ? "true" : undefined,
-            limit: args.limit ?? undefined,
-            cursor: args.cursor ?? undefined,
-          }),
-        ),
+      audited(
+        ctx,
+        operations.auditLog,
+        (svc, run) =>
+          run(
+            svc,
+            parseInput(AuditQuery, {
+              key_prefix: args.keyPrefix ?? undefined,
+              action: args.action ?? undefined,
+              actor_user_id: args.actorUserId ?? undefined,
+              target: args.target ?? undefined,
+              since: args.since?.toISOString(),
+              until: args.until?.toISOString(),
+              changes_only: args.changesOnly === true ? "true" : undefined,
+              limit: args.limit ?? undefined,
+              cursor: args.cursor ?? undefined,
+            }),
+          ),
         args.workspace,
       ),
   }),

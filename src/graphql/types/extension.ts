@@ -46,10 +46,16 @@ builder.mutationField(operations.uploadExtension.id, (t) =>
     description: "Uploads a zip of an unpacked Manifest V3 extension, as base64 (within the GraphQL request's size limit; REST takes up to 16 MiB).",
     args: { zipBase64: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }) },
     resolve: (_r, args, ctx) =>
-      audited(ctx, operations.uploadExtension, (svc, run) => {
-        if (args.zipBase64.length > (EXTENSION_ZIP_MAX_BYTES * 4) / 3 + 4 || !isBase64(args.zipBase64)) throw validationError([{ field: "zipBase64", message: "must be base64 of a zip" }]);
-        return run(svc, Buffer.from(args.zipBase64, "base64"));
-      }, opt(args.workspace)),
+      audited(
+        ctx,
+        operations.uploadExtension,
+        (svc, run) => {
+          if (args.zipBase64.length > (EXTENSION_ZIP_MAX_BYTES * 4) / 3 + 4 || !isBase64(args.zipBase64))
+            throw validationError([{ field: "zipBase64", message: "must be base64 of a zip" }]);
+          return run(svc, Buffer.from(args.zipBase64, "base64"));
+        },
+        opt(args.workspace),
+      ),
   }),
 );
 

@@ -65,5 +65,10 @@ const HealthType = builder.objectRef<Health>("Health").implement({
 });
 
 builder.queryField(operations.health.id, (t) =>
-  t.field({ extensions: { operation: operations.health }, type: HealthType, description: "Service health.", resolve: (_root, _args, ctx) => audited(ctx, operations.health, (svc, run) => run(svc)) }),
+  t.field({
+    extensions: { operation: operations.health },
+    type: HealthType,
+    description: "Service health.",
+    resolve: (_root, _args, ctx) => audited(ctx, operations.health, (svc, run) => run(svc)),
+  }),
 );

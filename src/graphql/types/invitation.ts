@@ -38,8 +38,7 @@ builder.mutationField(operations.createInvitation.id, (t) =>
     type: InvitationType,
     description: "Invite an address with a role (owners and admins; only owners invite owners). The address gets a mail.",
     args: { workspace: t.arg.string({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: RoleType, required: true }) },
-    resolve: (_r, args, ctx) =>
-      audited(ctx, operations.createInvitation, (svc, run) => run(svc, { email: args.email, role: args.role }), args.workspace),
+    resolve: (_r, args, ctx) => audited(ctx, operations.createInvitation, (svc, run) => run(svc, { email: args.email, role: args.role }), args.workspace),
   }),
 );
 

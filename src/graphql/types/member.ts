@@ -31,8 +31,7 @@ builder.mutationField(operations.changeMemberRole.id, (t) =>
     type: MemberType,
     description: "Change a member's role (owners and admins; only owners grant or remove OWNER). The last owner cannot be demoted (LAST_OWNER).",
     args: { workspace: t.arg.string({ required: true }), userId: t.arg.string({ required: true }), role: t.arg({ type: RoleType, required: true }) },
-    resolve: (_r, args, ctx) =>
-      audited(ctx, operations.changeMemberRole, (svc, run) => run(svc, args.userId, args.role), args.workspace),
+    resolve: (_r, args, ctx) => audited(ctx, operations.changeMemberRole, (svc, run) => run(svc, args.userId, args.role), args.workspace),
   }),
 );
 

@@ -121,8 +121,16 @@ const WORKSPACE_ARG = "The workspace (slug) to act in: required for dashboard us
 function storageStateOf(s: typeof StorageStateInputType.$inferInput): StorageStateInput {
   return {
     cookies: s.cookies.map((c) => ({
-      name: c.name, value: c.value, domain: c.domain, path: c.path, expires: opt(c.expires), httpOnly: opt(c.httpOnly), secure: opt(c.secure),
-      sameSite: opt(c.sameSite), partitionKey: opt(c.partitionKey), _crHasCrossSiteAncestor: opt(c.hasCrossSiteAncestor),
+      name: c.name,
+      value: c.value,
+      domain: c.domain,
+      path: c.path,
+      expires: opt(c.expires),
+      httpOnly: opt(c.httpOnly),
+      secure: opt(c.secure),
+      sameSite: opt(c.sameSite),
+      partitionKey: opt(c.partitionKey),
+      _crHasCrossSiteAncestor: opt(c.hasCrossSiteAncestor),
     })),
     origins: s.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage, sessionStorage: opt(o.sessionStorage) })),
   };
@@ -159,8 +167,7 @@ builder.queryField(operations.profileStorageState.id, (t) =>
     type: StorageStateType,
     description: "Export a profile with its secrets in the clear (audited as profile.export before anything is decrypted).",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, operations.profileStorageState, (svc, run) => run(svc, id), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.profileStorageState, (svc, run) => run(svc, id), opt(workspace)),
   }),
 );
 
@@ -216,7 +223,6 @@ builder.mutationField(operations.deleteProfile.id, (t) =>
     type: "Boolean",
     description: "Delete a profile and its data key.",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, operations.deleteProfile, async (svc, run) => (await run(svc, id), true), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.deleteProfile, async (svc, run) => (await run(svc, id), true), opt(workspace)),
   }),
 );

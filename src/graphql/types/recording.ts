@@ -47,7 +47,6 @@ builder.mutationField(operations.deleteRecording.id, (t) =>
     type: "Boolean",
     description: "Delete a session's recording and its data key (at any status).",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, operations.deleteRecording, async (svc, run) => (await run(svc, id), true), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.deleteRecording, async (svc, run) => (await run(svc, id), true), opt(workspace)),
   }),
 );

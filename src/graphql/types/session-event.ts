@@ -52,7 +52,10 @@ builder.queryField(operations.sessionEvents.id, (t) =>
           svc,
           args.sessionId,
           parseInput(SessionEventQuery, {
-            after: args.after ?? undefined, type: typesArg(args.types), limit: args.limit ?? undefined, wait: args.wait ?? undefined,
+            after: args.after ?? undefined,
+            type: typesArg(args.types),
+            limit: args.limit ?? undefined,
+            wait: args.wait ?? undefined,
           }),
         ),
       ),

@@ -29,7 +29,6 @@ builder.queryField(operations.sessionFiles.id, (t) =>
   }),
 );
 
-
 builder.mutationField(operations.uploadSessionFile.id, (t) =>
   t.field({
     extensions: { operation: operations.uploadSessionFile },

@@ -33,7 +33,8 @@ builder.queryField(operations.sessionLogs.id, (t) =>
   t.field({
     extensions: { operation: operations.sessionLogs },
     type: SessionLogPageRef,
-    description: "A session's log, oldest first: console messages, page errors, navigations, network requests and CDP methods (see GET /v1/sessions/{id}/logs).",
+    description:
+      "A session's log, oldest first: console messages, page errors, navigations, network requests and CDP methods (see GET /v1/sessions/{id}/logs).",
     args: {
       id: t.arg.string({ required: true }),
       types: t.arg.stringList({ description: "console, network, page_error, navigation, cdp (logs.truncated always comes too)." }),
@@ -50,7 +51,12 @@ builder.queryField(operations.sessionLogs.id, (t) =>
           run(
             svc,
             args.id,
-            parseInput(SessionLogQuery, { type: typesArg(args.types), after: args.after ?? undefined, limit: args.first ?? undefined, cursor: args.cursor ?? undefined }),
+            parseInput(SessionLogQuery, {
+              type: typesArg(args.types),
+              after: args.after ?? undefined,
+              limit: args.first ?? undefined,
+              cursor: args.cursor ?? undefined,
+            }),
             undefined,
           ),
         args.workspace ?? undefined,

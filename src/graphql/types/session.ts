@@ -47,7 +47,12 @@ export const SessionType = builder.objectRef<SessionView>("Session").implement({
       resolve: (v) => metadataEntries(v.session.metadata),
     }),
     extensionIds: t.stringList({ description: "Extensions loaded into this session.", resolve: (v) => v.session.extensionIds ?? [] }),
-    browser: t.field({ type: BrowserSettingsRef, nullable: true, description: "The browser settings given at create.", resolve: (v) => (v.session.browser ?? null) as BrowserSettingsInput | null }),
+    browser: t.field({
+      type: BrowserSettingsRef,
+      nullable: true,
+      description: "The browser settings given at create.",
+      resolve: (v) => (v.session.browser ?? null) as BrowserSettingsInput | null,
+    }),
     logs: t.boolean({ description: "Whether the session's logs are captured (sessionLogs).", resolve: (v) => v.session.logs }),
     recording: t.boolean({ description: "Whether the session's screen is recorded.", resolve: (v) => v.session.recording }),
     recordingInfo: t.field({
@@ -104,7 +109,12 @@ builder.queryField(operations.sessions.id, (t) =>
         (svc, run) =>
           run(
             svc,
-            parseInput(SessionListQuery, { status: opt(args.status), metadata: metadataObject(args.metadata), limit: opt(args.limit), cursor: opt(args.cursor) }),
+            parseInput(SessionListQuery, {
+              status: opt(args.status),
+              metadata: metadataObject(args.metadata),
+              limit: opt(args.limit),
+              cursor: opt(args.cursor),
+            }),
             { newestFirst: args.newestFirst ?? false },
           ),
         opt(args.workspace),
@@ -123,11 +133,16 @@ builder.mutationField(operations.createSession.id, (t) =>
       workspace: t.arg.string({ description: WORKSPACE_ARG }),
     },
     resolve: (_r, { input, idempotencyKey, workspace }, ctx) =>
-      audited(ctx, operations.createSession, async (svc, run) => {
-        const body = parseInput(CreateSessionInput, CreateSessionGql.toWire(input));
-        // A replay presents the session the key's first call started (create-once.ts decides which).
-        return (await run(svc, body, idempotencyKey)).view;
-      }, opt(workspace)),
+      audited(
+        ctx,
+        operations.createSession,
+        async (svc, run) => {
+          const body = parseInput(CreateSessionInput, CreateSessionGql.toWire(input));
+          // A replay presents the session the key's first call started (create-once.ts decides which).
+          return (await run(svc, body, idempotencyKey)).view;
+        },
+        opt(workspace),
+      ),
   }),
 );
 
@@ -137,8 +152,7 @@ builder.mutationField(operations.releaseSession.id, (t) =>
     type: "Boolean",
     description: "End a session (idempotent).",
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE_ARG }) },
-    resolve: (_r, { id, workspace }, ctx) =>
-      audited(ctx, operations.releaseSession, async (svc, run) => (await run(svc, id), true), opt(workspace)),
+    resolve: (_r, { id, workspace }, ctx) => audited(ctx, operations.releaseSession, async (svc, run) => (await run(svc, id), true), opt(workspace)),
   }),
 );
 

@@ -10,20 +10,24 @@ import { builder } from "../builder.ts";
 const WORKSPACE = "The workspace (slug) to act in: required for dashboard users (owners and admins); an API key acts in its own.";
 const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
 
-
 const WebhookRef = builder.objectRef<WebhookEndpointView>("Webhook").implement({
   description: "Where the workspace's session events are POSTed, signed (Standard Webhooks). Its secret is only shown when made.",
   fields: (t) => ({
-  id: t.exposeString("id", { description: "`whk_<ULID>`" }),
-  url: t.exposeString("url"),
-  events: t.exposeStringList("events"),
-  description: t.exposeString("description", { nullable: true }),
-  enabled: t.exposeBoolean("enabled", { description: "false: nothing is sent (turned off, or disabled after failing for 3 days: see disabledReason)." }),
-  disabledAt: t.field({ type: "DateTime", nullable: true, resolve: (w) => w.disabledAt }),
-  disabledReason: t.exposeString("disabledReason", { nullable: true }),
-  previousSecretExpiresAt: t.field({ type: "DateTime", nullable: true, description: "After a rotation: until then the previous secret signs too.", resolve: (w) => w.previousSecretExpiresAt }),
-  createdAt: t.field({ type: "DateTime", resolve: (w) => w.createdAt }),
-  updatedAt: t.field({ type: "DateTime", resolve: (w) => w.updatedAt }),
+    id: t.exposeString("id", { description: "`whk_<ULID>`" }),
+    url: t.exposeString("url"),
+    events: t.exposeStringList("events"),
+    description: t.exposeString("description", { nullable: true }),
+    enabled: t.exposeBoolean("enabled", { description: "false: nothing is sent (turned off, or disabled after failing for 3 days: see disabledReason)." }),
+    disabledAt: t.field({ type: "DateTime", nullable: true, resolve: (w) => w.disabledAt }),
+    disabledReason: t.exposeString("disabledReason", { nullable: true }),
+    previousSecretExpiresAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "After a rotation: until then the previous secret signs too.",
+      resolve: (w) => w.previousSecretExpiresAt,
+    }),
+    createdAt: t.field({ type: "DateTime", resolve: (w) => w.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (w) => w.updatedAt }),
   }),
 });
 
@@ -74,7 +78,12 @@ builder.queryField(operations.webhooks.id, (t) =>
     type: WebhookPage,
     args: { workspace: t.arg.string({ description: WORKSPACE }), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: (_r, args, ctx) =>
-      audited(ctx, operations.webhooks, (svc, run) => run(svc, parseInput(WebhookListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) })), opt(args.workspace)),
+      audited(
+        ctx,
+        operations.webhooks,
+        (svc, run) => run(svc, parseInput(WebhookListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) })),
+        opt(args.workspace),
+      ),
   }),
 );
 
@@ -95,7 +104,8 @@ builder.queryField(operations.webhookDeliveries.id, (t) =>
     args: { id: t.arg.string({ required: true }), workspace: t.arg.string({ description: WORKSPACE }), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: (_r, args, ctx) =>
       audited(
-        ctx, operations.webhookDeliveries,
+        ctx,
+        operations.webhookDeliveries,
         (svc, run) => run(svc, args.id, parseInput(DeliveryListQuery, { limit: opt(args.limit), cursor: opt(args.cursor) })),
         opt(args.workspace),
       ),
@@ -108,13 +118,20 @@ builder.mutationField(operations.createWebhook.id, (t) =>
     type: WebhookWithSecretRef,
     args: {
       url: t.arg.string({ required: true }),
-      events: t.arg.stringList({ required: true, description: "session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready" }),
+      events: t.arg.stringList({
+        required: true,
+        description: "session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready",
+      }),
       description: t.arg.string(),
       workspace: t.arg.string({ description: WORKSPACE }),
     },
     resolve: (_r, args, ctx) =>
-      audited(ctx, operations.createWebhook, (svc, run) =>
-        run(svc, { url: args.url, events: args.events, description: opt(args.description) } as never), opt(args.workspace)),
+      audited(
+        ctx,
+        operations.createWebhook,
+        (svc, run) => run(svc, { url: args.url, events: args.events, description: opt(args.description) } as never),
+        opt(args.workspace),
+      ),
   }),
 );
 
@@ -131,9 +148,13 @@ builder.mutationField(operations.updateWebhook.id, (t) =>
       workspace: t.arg.string({ description: WORKSPACE }),
     },
     resolve: (_r, args, ctx) =>
-      audited(ctx, operations.updateWebhook, (svc, run) =>
-        run(svc, args.id, { url: opt(args.url), events: opt(args.events), description: opt(args.description), enabled: opt(args.enabled) } as never),
-      opt(args.workspace)),
+      audited(
+        ctx,
+        operations.updateWebhook,
+        (svc, run) =>
+          run(svc, args.id, { url: opt(args.url), events: opt(args.events), description: opt(args.description), enabled: opt(args.enabled) } as never),
+        opt(args.workspace),
+      ),
   }),
 );
 

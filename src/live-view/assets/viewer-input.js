@@ -15,7 +15,6 @@ export function installInput(v) {
   const { ui, send, imageRect, showDoneStatus } = v;
   const canInput = v.canInput;
 
-
   function position(e) {
     const box = ui.screen.getBoundingClientRect();
     const r = imageRect();
@@ -67,7 +66,17 @@ export function installInput(v) {
     if (!canInput()) return;
     if (e.pointerType === "touch") return touchMove(e);
     const p = position(e);
-    pendingMove = { t: "mouse", e: "move", x: clamp01(p.x), y: clamp01(p.y), b: buttonNames[lastDown.button] ?? "none", bs: e.buttons & 31, c: 0, m: mods(e), f: v.frame().seq };
+    pendingMove = {
+      t: "mouse",
+      e: "move",
+      x: clamp01(p.x),
+      y: clamp01(p.y),
+      b: buttonNames[lastDown.button] ?? "none",
+      bs: e.buttons & 31,
+      c: 0,
+      m: mods(e),
+      f: v.frame().seq,
+    };
     scheduleFlush();
   });
 
@@ -76,7 +85,17 @@ export function installInput(v) {
     if (e.pointerType === "touch") return touchEnd(e);
     flush();
     const p = position(e);
-    send({ t: "mouse", e: "up", x: clamp01(p.x), y: clamp01(p.y), b: buttonNames[e.button] ?? "left", bs: e.buttons & 31, c: Math.max(1, lastDown.count), m: mods(e), f: v.frame().seq });
+    send({
+      t: "mouse",
+      e: "up",
+      x: clamp01(p.x),
+      y: clamp01(p.y),
+      b: buttonNames[e.button] ?? "left",
+      bs: e.buttons & 31,
+      c: Math.max(1, lastDown.count),
+      m: mods(e),
+      f: v.frame().seq,
+    });
   });
 
   // A finger drag scrolls the page (as on a phone), a tap clicks.
@@ -107,7 +126,9 @@ export function installInput(v) {
   }
 
   ui.screen.addEventListener("pointercancel", () => (touch = null));
-  ui.screen.addEventListener("contextmenu", (e) => { if (v.interactive()) e.preventDefault(); });
+  ui.screen.addEventListener("contextmenu", (e) => {
+    if (v.interactive()) e.preventDefault();
+  });
 
   ui.screen.addEventListener(
     "wheel",
@@ -135,8 +156,15 @@ export function installInput(v) {
     const altGr = e.ctrlKey && e.altKey;
     const text = type === "down" && printable && !e.metaKey && (!e.ctrlKey || altGr) ? e.key : undefined;
     return {
-      t: "key", e: type, key: e.key.slice(0, 32), code: (e.code || "").slice(0, 32), kc: e.keyCode & 255,
-      ...(text ? { text } : {}), m: text && altGr ? mods(e) & ~3 : mods(e), loc: e.location & 3, rep: e.repeat,
+      t: "key",
+      e: type,
+      key: e.key.slice(0, 32),
+      code: (e.code || "").slice(0, 32),
+      kc: e.keyCode & 255,
+      ...(text ? { text } : {}),
+      m: text && altGr ? mods(e) & ~3 : mods(e),
+      loc: e.location & 3,
+      rep: e.repeat,
     };
   }
 

@@ -6,15 +6,27 @@ const TOKEN_KEY = "vessel.liveView.token";
 export function takeToken() {
   const fromUrl = new URLSearchParams(location.search).get("token");
   if (fromUrl) {
-    try { sessionStorage.setItem(TOKEN_KEY, fromUrl); } catch { /* private mode: memory only */ }
+    try {
+      sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    } catch {
+      /* private mode: memory only */
+    }
     history.replaceState(null, "", "/live-view");
     return fromUrl;
   }
-  try { return sessionStorage.getItem(TOKEN_KEY); } catch { return null; }
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
 }
 
 export function forgetToken() {
-  try { sessionStorage.removeItem(TOKEN_KEY); } catch { /* nothing kept */ }
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    /* nothing kept */
+  }
 }
 
 function tokenClaims(t) {

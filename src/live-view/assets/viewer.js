@@ -9,9 +9,21 @@ import { forgetToken, sessionOf, takeToken, tokenExpiry } from "./viewer-token.j
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  state: $("state"), remaining: $("remaining"), mode: $("mode"), keyboard: $("keyboard"), paste: $("paste"), done: $("done"),
-  doneStatus: $("done-status"), instructions: $("instructions"), tabs: $("tabs"), stage: $("stage"),
-  screen: $("screen"), keys: $("keys"), overlay: $("overlay"), overlayTitle: $("overlay-title"), overlayText: $("overlay-text"),
+  state: $("state"),
+  remaining: $("remaining"),
+  mode: $("mode"),
+  keyboard: $("keyboard"),
+  paste: $("paste"),
+  done: $("done"),
+  doneStatus: $("done-status"),
+  instructions: $("instructions"),
+  tabs: $("tabs"),
+  stage: $("stage"),
+  screen: $("screen"),
+  keys: $("keys"),
+  overlay: $("overlay"),
+  overlayTitle: $("overlay-title"),
+  overlayText: $("overlay-text"),
 };
 const ctx = ui.screen.getContext("2d", { alpha: false });
 // Nothing to show before the first frame (a default canvas would be a black box).
@@ -251,7 +263,10 @@ ui.done.addEventListener("click", () => {
 });
 
 installInput({
-  ui, send, imageRect, showDoneStatus,
+  ui,
+  send,
+  imageRect,
+  showDoneStatus,
   canInput: () => interactive && !ended && ws !== null,
   interactive: () => interactive,
   frame: () => frame,

@@ -8,10 +8,7 @@ export const AuditEntryDto = z
     key_prefix: z.string().nullable().describe("`vs_<id>` of the API key that made the call; null for dashboard users."),
     actor_user_id: z.string().nullable().describe("The dashboard user who made the call; null for API keys."),
     action: z.string().describe("For example `session.create`."),
-    target: z
-      .string()
-      .nullable()
-      .describe("Identifier of the resource acted on; for `auth.refused.summary`, how many refused calls the entry stands for."),
+    target: z.string().nullable().describe("Identifier of the resource acted on; for `auth.refused.summary`, how many refused calls the entry stands for."),
     http_status: z.number().int().describe("The status the call answered with; denied calls are recorded too."),
     request_id: z.string().nullable().describe("The request's id, as in the server log, its `X-Request-Id` answer header and problem documents."),
     client_request_id: z

@@ -11,4 +11,15 @@ import { webhookRoutes } from "./webhooks.ts";
 import type { AnyRoute } from "../define-route.ts";
 
 /** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
-export const routes: readonly AnyRoute[] = [...healthRoutes, ...sessionRoutes, ...sessionLogRoutes, ...recordingRoutes, ...downloadRoutes, ...sessionFileRoutes, ...extensionRoutes, ...profileRoutes, ...webhookRoutes, ...dashboardRoutes];
+export const routes: readonly AnyRoute[] = [
+  ...healthRoutes,
+  ...sessionRoutes,
+  ...sessionLogRoutes,
+  ...recordingRoutes,
+  ...downloadRoutes,
+  ...sessionFileRoutes,
+  ...extensionRoutes,
+  ...profileRoutes,
+  ...webhookRoutes,
+  ...dashboardRoutes,
+];

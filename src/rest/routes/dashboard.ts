@@ -103,7 +103,8 @@ export const dashboardRoutes = [
       params: Slug.extend({ key_id: z.string().min(1).max(64) }),
       query: z.object({
         end_sessions: z
-          .enum(["true", "false"]).optional()
+          .enum(["true", "false"])
+          .optional()
           .describe("`true`: also end the live sessions this key started (default `false`: they run on until they end)."),
       }),
     },

@@ -18,8 +18,14 @@ const DownloadDto = z
 
 function toDownloadDto(d: Download): z.output<typeof DownloadDto> {
   return {
-    id: d.id, name: d.name, state: d.state, bytes: d.bytes, reason: d.reason,
-    started_at: d.startedAt.toISOString(), ended_at: d.endedAt ? d.endedAt.toISOString() : null, available: d.available,
+    id: d.id,
+    name: d.name,
+    state: d.state,
+    bytes: d.bytes,
+    reason: d.reason,
+    started_at: d.startedAt.toISOString(),
+    ended_at: d.endedAt ? d.endedAt.toISOString() : null,
+    available: d.available,
   };
 }
 

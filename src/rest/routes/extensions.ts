@@ -21,7 +21,12 @@ const ExtensionDto = z
   .meta({ id: "Extension" });
 
 const toDto = (e: ExtensionView): z.output<typeof ExtensionDto> => ({
-  id: e.id, name: e.name, version: e.version, size_bytes: e.sizeBytes, sha256: e.sha256, created_at: e.createdAt.toISOString(),
+  id: e.id,
+  name: e.name,
+  version: e.version,
+  size_bytes: e.sizeBytes,
+  sha256: e.sha256,
+  created_at: e.createdAt.toISOString(),
 });
 
 const Params = z.object({ id: z.string().min(1).max(64) });
@@ -51,7 +56,8 @@ export const extensionRoutes = [
           ? await readRawBody(req, res, EXTENSION_ZIP_MAX_BYTES)
           : undefined;
       if (!zip) throw new AppError("unsupported-media-type", "Send the zip as application/zip, or as multipart/form-data field file.");
-      if (zip.length > EXTENSION_ZIP_MAX_BYTES) throw new AppError("payload-too-large", `An extension's zip may hold at most ${EXTENSION_ZIP_MAX_BYTES} bytes.`);
+      if (zip.length > EXTENSION_ZIP_MAX_BYTES)
+        throw new AppError("payload-too-large", `An extension's zip may hold at most ${EXTENSION_ZIP_MAX_BYTES} bytes.`);
       return new Reply(201, toDto(await run(ctx, zip)));
     },
   }),

@@ -21,9 +21,11 @@ export const HealthDto = z
     }),
     isolation: z
       .object({
-        level: z.enum(["jail", "none"]).describe(
-          "`jail`: every browser runs in its own jail (bubblewrap: no view of this node's files or processes, no network but its egress listener). `none`: the kernel or the configuration (`VESSEL_BROWSER_JAIL`) does not allow it.",
-        ),
+        level: z
+          .enum(["jail", "none"])
+          .describe(
+            "`jail`: every browser runs in its own jail (bubblewrap: no view of this node's files or processes, no network but its egress listener). `none`: the kernel or the configuration (`VESSEL_BROWSER_JAIL`) does not allow it.",
+          ),
         cdp_policy: z.enum(["on", "off"]).describe("Whether clients' CDP commands are judged by the method policy (`off` only in isolation tests)."),
       })
       .describe("How sessions are kept from this node and from each other (docs/threat-model.md)."),

@@ -39,9 +39,14 @@ export const StorageStateDto = z
   .object({
     cookies: z.array(
       z.object({
-        name: z.string(), value: z.string(), domain: z.string(), path: z.string(),
+        name: z.string(),
+        value: z.string(),
+        domain: z.string(),
+        path: z.string(),
         expires: z.number().describe("Unix seconds; -1 for a session cookie."),
-        httpOnly: z.boolean(), secure: z.boolean(), sameSite: z.enum(["Strict", "Lax", "None"]),
+        httpOnly: z.boolean(),
+        secure: z.boolean(),
+        sameSite: z.enum(["Strict", "Lax", "None"]),
         partitionKey: z.string().optional().describe("Top-level site of a partitioned (CHIPS) cookie."),
         _crHasCrossSiteAncestor: z.boolean().optional(),
       }),

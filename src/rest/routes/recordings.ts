@@ -24,7 +24,11 @@ export const recordingRoutes = [
       "`Range` gets 206 with exactly those bytes (a player seeks this way), a range past the end 416. Dashboard users reach it " +
       "with their cookie (a `<video src>`). Every read is audited (`session.recording.read`).",
     tags: ["Sessions"],
-    input: { params: Params, query: Query, headers: z.object({ range: z.string().max(200).optional().describe("`bytes=first-last`, `bytes=first-` or `bytes=-suffix`.") }) },
+    input: {
+      params: Params,
+      query: Query,
+      headers: z.object({ range: z.string().max(200).optional().describe("`bytes=first-last`, `bytes=first-` or `bytes=-suffix`.") }),
+    },
     status: 200,
     file: "video/mp4",
     alternatives: { 206: { description: "One byte range of the video.", headers: { "Content-Range": "`bytes first-last/size`" } } },
@@ -47,8 +51,7 @@ export const recordingRoutes = [
     path: "/v1/sessions/{id}/recording",
     operation: operations.deleteRecording,
     summary: "Delete a session's recording",
-    description:
-      "Deletes the video and its data key at once (at any status: one still being made is dropped). 204; 404 when there is none.",
+    description: "Deletes the video and its data key at once (at any status: one still being made is dropped). 204; 404 when there is none.",
     tags: ["Sessions"],
     input: { params: Params, query: Query },
     status: 204,

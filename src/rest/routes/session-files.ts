@@ -10,14 +10,24 @@ const SessionFileDto = z
     name: z.string().describe("The file's name as the page sees it (the uploaded name, made safe)."),
     size: z.number().int(),
     sha256: z.string().describe("Hex SHA-256 of the bytes stored."),
-    path: z.string().describe("Where the file is in the session's own folder: give it to DOM.setFileInputFiles, Puppeteer's `uploadFile(path)` or Playwright's `setInputFiles(path)`."),
+    path: z
+      .string()
+      .describe(
+        "Where the file is in the session's own folder: give it to DOM.setFileInputFiles, Puppeteer's `uploadFile(path)` or Playwright's `setInputFiles(path)`.",
+      ),
     uploaded_at: z.string(),
     available: z.boolean().describe("Whether the file is still there (the session runs); files go with the session."),
   })
   .meta({ id: "SessionFile" });
 
 const toDto = (f: SessionFile): z.output<typeof SessionFileDto> => ({
-  id: f.id, name: f.name, size: f.size, sha256: f.sha256, path: f.path, uploaded_at: f.uploadedAt.toISOString(), available: f.available,
+  id: f.id,
+  name: f.name,
+  size: f.size,
+  sha256: f.sha256,
+  path: f.path,
+  uploaded_at: f.uploadedAt.toISOString(),
+  available: f.available,
 });
 
 const Params = z.object({ id: z.string().min(1).max(64) });
@@ -45,7 +55,9 @@ export const sessionFileRoutes = [
       // The body's length bounds the file's: the service reserves it up front (and gives back what the file did not use).
       const length = req.headers["content-length"];
       const declaredBytes = length !== undefined && /^\d{1,15}$/.test(length) ? Number(length) : undefined;
-      const stored = await withUploadedFile(req, "file", ctx.deps.config.browser.uploadMaxBytes, (file) => run(ctx, params.id, { ...file, ...(declaredBytes !== undefined ? { declaredBytes } : {}) }));
+      const stored = await withUploadedFile(req, "file", ctx.deps.config.browser.uploadMaxBytes, (file) =>
+        run(ctx, params.id, { ...file, ...(declaredBytes !== undefined ? { declaredBytes } : {}) }),
+      );
       return new Reply(201, toDto(stored));
     },
   }),

@@ -44,13 +44,30 @@ const DeliveryDto = z
   .meta({ id: "WebhookDelivery" });
 
 const toDto = (w: WebhookEndpointView): z.output<typeof WebhookDto> => ({
-  id: w.id, url: w.url, events: w.events, description: w.description, enabled: w.enabled, disabled_at: iso(w.disabledAt),
-  disabled_reason: w.disabledReason, previous_secret_expires_at: iso(w.previousSecretExpiresAt), created_at: w.createdAt.toISOString(), updated_at: w.updatedAt.toISOString(),
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  description: w.description,
+  enabled: w.enabled,
+  disabled_at: iso(w.disabledAt),
+  disabled_reason: w.disabledReason,
+  previous_secret_expires_at: iso(w.previousSecretExpiresAt),
+  created_at: w.createdAt.toISOString(),
+  updated_at: w.updatedAt.toISOString(),
 });
 const withSecret = (w: WebhookEndpointWithSecret) => ({ ...toDto(w), secret: w.secret });
 const toDeliveryDto = (d: WebhookDeliveryView): z.output<typeof DeliveryDto> => ({
-  id: d.id, webhook_id: d.webhookId, event: d.eventType, event_id: d.eventId, status: d.status as z.output<typeof DeliveryDto>["status"], attempts: d.attempts,
-  next_attempt_at: iso(d.nextAttemptAt), last_attempt_at: iso(d.lastAttemptAt), last_response_code: d.lastStatusCode, last_error: d.lastError, created_at: d.createdAt.toISOString(),
+  id: d.id,
+  webhook_id: d.webhookId,
+  event: d.eventType,
+  event_id: d.eventId,
+  status: d.status as z.output<typeof DeliveryDto>["status"],
+  attempts: d.attempts,
+  next_attempt_at: iso(d.nextAttemptAt),
+  last_attempt_at: iso(d.lastAttemptAt),
+  last_response_code: d.lastStatusCode,
+  last_error: d.lastError,
+  created_at: d.createdAt.toISOString(),
 });
 
 const Id = z.object({ id: z.string().min(1).max(64) });
@@ -66,7 +83,7 @@ export const webhookRoutes = [
     operation: operations.createWebhook,
     summary: "Create a webhook",
     description:
-      "Events of the workspace's sessions are POSTed to `url` as `{\"type\", \"timestamp\", \"data\"}`, signed the Standard Webhooks way " +
+      'Events of the workspace\'s sessions are POSTed to `url` as `{"type", "timestamp", "data"}`, signed the Standard Webhooks way ' +
       "(`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once. At most 20 per workspace.",
     tags,
     auth: "apiKeyOrUser",

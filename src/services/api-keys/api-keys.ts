@@ -13,11 +13,7 @@ import { conflictOnDuplicate, parseInput, prismaErrorCode, prismaOf } from "../.
 export type ApiKeyRecord = Omit<ApiKey, "secretHash" | "secretTag">;
 
 /** Trimmed, 1–100 characters. */
-export const ApiKeyLabel = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, "cannot be empty")
-  .max(100, "must be at most 100 characters");
+export const ApiKeyLabel = z.string({ error: "must be a string" }).trim().min(1, "cannot be empty").max(100, "must be at most 100 characters");
 
 const Id = z.string({ error: "must be a string" }).min(1, "cannot be empty");
 
@@ -64,7 +60,15 @@ export async function createApiKey(ctx: ServiceContext, input: CreateApiKeyInput
       () =>
         auditedTransaction(ctx, async (tx, audit) => {
           const row = await tx.apiKey.create({
-            data: { id: generated.id, workspaceId, label, prefix: generated.prefix, secretHash, secretTag: secretTag(generated.secret), createdById: createdById ?? null },
+            data: {
+              id: generated.id,
+              workspaceId,
+              label,
+              prefix: generated.prefix,
+              secretHash,
+              secretTag: secretTag(generated.secret),
+              createdById: createdById ?? null,
+            },
             select: publicColumns,
           });
           await audit(row.id);

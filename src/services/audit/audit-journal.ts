@@ -61,7 +61,10 @@ export class AuditJournal {
   static async open(dir: string, log: Logger): Promise<AuditJournal> {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const unlock = await lockDataDir(dir);
-    const found = fs.readdirSync(dir).filter((f) => segmentName.test(f)).sort();
+    const found = fs
+      .readdirSync(dir)
+      .filter((f) => segmentName.test(f))
+      .sort();
     const last = found.length > 0 ? Number(segmentName.exec(found.at(-1)!)![1]) : 0;
     return new AuditJournal(dir, log, unlock, found, last + 1);
   }

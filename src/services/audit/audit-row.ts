@@ -54,8 +54,17 @@ export const insertBatchSql = `INSERT INTO "audit_entries" (${columns})
 export function batchParams(batch: readonly AuditRow[]): unknown[] {
   const col = (k: keyof AuditRow) => batch.map((r) => r[k] ?? null);
   return [
-    col("id"), col("workspaceId"), col("keyPrefix"), col("actorUserId"), col("action"), col("target"), col("httpStatus"),
-    col("requestId"), col("clientRequestId"), col("ip"), batch.map((r) => r.createdAt.toISOString()),
+    col("id"),
+    col("workspaceId"),
+    col("keyPrefix"),
+    col("actorUserId"),
+    col("action"),
+    col("target"),
+    col("httpStatus"),
+    col("requestId"),
+    col("clientRequestId"),
+    col("ip"),
+    batch.map((r) => r.createdAt.toISOString()),
   ];
 }
 

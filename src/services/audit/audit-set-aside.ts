@@ -45,7 +45,7 @@ export function escapeRow(row: AuditRow): AuditRow | null {
 
 /** What a log line says of a set-aside entry: enough to find it and its call, never a whole untrusted value. */
 export function setAsideFields(row: AuditRow | AuditRecord): { auditEntry: Record<string, unknown>; requestId: string | null } {
-  const short = (v: unknown) => (typeof v === "string" ? sampleOf(v) : v ?? null);
+  const short = (v: unknown) => (typeof v === "string" ? sampleOf(v) : (v ?? null));
   return {
     requestId: typeof row.requestId === "string" ? sampleOf(row.requestId) : null,
     auditEntry: {
@@ -106,7 +106,10 @@ export async function writeEntryByEntry(batch: AuditRow[], to: EntryByEntry): Pr
     const stored = copyErr === undefined;
     if (!stored) to.dropped();
     noteSetAside(
-      to, "audit", stored ? "warn" : "error", { ...setAsideFields(row), refused: refusalOf(err) },
+      to,
+      "audit",
+      stored ? "warn" : "error",
+      { ...setAsideFields(row), refused: refusalOf(err) },
       stored ? "audit entry set aside: the database refused it; stored with its text escaped" : "audit entry rejected by the database: set aside, not stored",
     );
   }

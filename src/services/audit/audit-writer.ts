@@ -155,10 +155,7 @@ export class AuditWriter {
       if (this.#queue.length > 0) {
         const lost = this.#queue.splice(0);
         this.#dropped += lost.length;
-        this.#log.error(
-          { count: lost.length },
-          "audit writer closed with entries the database did not accept; they follow in the log",
-        );
+        this.#log.error({ count: lost.length }, "audit writer closed with entries the database did not accept; they follow in the log");
         for (let i = 0; i < lost.length; i += this.#maxBatch) {
           this.#log.error({ auditEntries: lost.slice(i, i + this.#maxBatch) }, "unstored audit entries");
         }
@@ -174,7 +171,10 @@ export class AuditWriter {
     const escaped = screenRow(row);
     if (escaped.length === 0) return;
     noteSetAside(
-      { log: this.#log, counter: this.#setAside }, "audit", "warn", { ...setAsideFields(row), escaped },
+      { log: this.#log, counter: this.#setAside },
+      "audit",
+      "warn",
+      { ...setAsideFields(row), escaped },
       "audit entry set aside: it holds text the database cannot store (NUL or a lone surrogate); stored with that text escaped",
     );
   }
@@ -292,4 +292,3 @@ function errorSummary(err: unknown): { code?: string; message: string } {
   const message = err instanceof Error ? err.message : String(err);
   return code === undefined ? { message } : { code, message };
 }
-

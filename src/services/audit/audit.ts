@@ -68,7 +68,20 @@ export const AuditQuery = PageQuery.extend({
  * later under the same names is left out too; denied reads go with them (they changed nothing).
  */
 export const READ_ACTION_SUFFIXES = [
-  ".list", ".get", ".read", ".events", ".logs.read", ".downloads", ".download", ".files", ".watch", ".export", ".deliveries", ".snapshot", ".screenshot", ".list_tabs",
+  ".list",
+  ".get",
+  ".read",
+  ".events",
+  ".logs.read",
+  ".downloads",
+  ".download",
+  ".files",
+  ".watch",
+  ".export",
+  ".deliveries",
+  ".snapshot",
+  ".screenshot",
+  ".list_tabs",
 ] as const;
 
 export function isReadAction(action: string): boolean {

@@ -13,10 +13,7 @@ export type Tx = Prisma.TransactionClient;
  * Runs a mutation in one transaction with its audit entry: both commit or neither does. The entry is
  * marked written only after the commit, so a rolled-back call is still audited (with its error status).
  */
-export async function auditedTransaction<T>(
-  ctx: ServiceContext,
-  work: (tx: Tx, audit: (target: string) => Promise<void>) => Promise<T>,
-): Promise<T> {
+export async function auditedTransaction<T>(ctx: ServiceContext, work: (tx: Tx, audit: (target: string) => Promise<void>) => Promise<T>): Promise<T> {
   let wrote = false;
   const result = await prismaOf(ctx).$transaction(async (tx) =>
     work(tx, async (target) => {
@@ -53,12 +50,13 @@ export async function auditedStatement<T>(
   const scope = ctx?.audit;
   const principal = ctx?.principal;
   let used = false;
-  const audit = ctx && scope && principal
-    ? (when?: Prisma.Sql) => {
-        used = true;
-        return auditInsertSql(screened(ctx, auditRecord(ctx, { ...scope, target }, scope.successStatus)), when);
-      }
-    : null;
+  const audit =
+    ctx && scope && principal
+      ? (when?: Prisma.Sql) => {
+          used = true;
+          return auditInsertSql(screened(ctx, auditRecord(ctx, { ...scope, target }, scope.successStatus)), when);
+        }
+      : null;
   const result = await run(audit);
   if (used && scope && wrote(result)) {
     scope.target = target;
@@ -76,7 +74,10 @@ function screened(ctx: ServiceContext, record: AuditRecord): AuditRecord {
   const escaped = screenRow(record);
   if (escaped.length > 0) {
     noteSetAside(
-      { log: ctx.deps.log, counter: ctx.deps.metrics?.setAside }, "audit", "warn", { ...setAsideFields(record), escaped },
+      { log: ctx.deps.log, counter: ctx.deps.metrics?.setAside },
+      "audit",
+      "warn",
+      { ...setAsideFields(record), escaped },
       "audit entry set aside: it holds text the database cannot store (NUL or a lone surrogate); stored with that text escaped",
     );
   }

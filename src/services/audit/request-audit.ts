@@ -53,9 +53,7 @@ export async function finishAudit(ctx: ServiceContext, httpStatus: number): Prom
   if (!scope || scope.written || !ctx.principal) return;
   scope.written = true;
   if (!scope.workspaceId && scope.workspaceSlug && ctx.principal.kind === "user") {
-    const ws = await ctx.deps.db.prisma.workspace
-      .findUnique({ where: { slug: scope.workspaceSlug }, select: { id: true } })
-      .catch(() => null);
+    const ws = await ctx.deps.db.prisma.workspace.findUnique({ where: { slug: scope.workspaceSlug }, select: { id: true } }).catch(() => null);
     if (ws) scope.workspaceId = ws.id;
   }
   ctx.deps.audit.enqueue(auditRecord(ctx, scope, httpStatus));

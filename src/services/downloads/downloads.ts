@@ -90,7 +90,8 @@ export async function openDownload(ctx: ServiceContext, sessionId: string, downl
   if (!download.available && download.state === "completed") {
     throw new AppError("gone", "The session has ended; its downloads were deleted with its browser.");
   }
-  if (download.state !== "completed") throw new AppError("conflict", `The download is ${download.state.replace("_", " ")}; only completed downloads can be fetched.`);
+  if (download.state !== "completed")
+    throw new AppError("conflict", `The download is ${download.state.replace("_", " ")}; only completed downloads can be fetched.`);
   const guard = ctx.deps.runtime.endpoint(sessionId)?.downloads;
   const file = guard?.get(download.id)?.file;
   if (!guard || !file) throw new AppError("gone", "The session's browser is no longer running here; its downloads went with it.");

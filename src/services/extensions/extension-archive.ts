@@ -90,7 +90,12 @@ export function readArchive(zip: Buffer, limits = ARCHIVE_LIMITS): ArchiveEntry[
     declaredTotal += declared;
     if (declaredTotal > limits.totalBytes) refuse(`it unpacks to more than ${limits.totalBytes} bytes`);
     if (folder && declared !== 0) refuse(`the folder entry ${JSON.stringify(entryName.slice(0, 80))} has content`);
-    entries.push({ name: entryName, folder, declaredBytes: declared, read: () => readEntry(zip, { name: entryName, local, method, packed, declared, crc, end: dirStart }) });
+    entries.push({
+      name: entryName,
+      folder,
+      declaredBytes: declared,
+      read: () => readEntry(zip, { name: entryName, local, method, packed, declared, crc, end: dirStart }),
+    });
   }
   return entries;
 }

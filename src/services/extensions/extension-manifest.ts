@@ -52,7 +52,8 @@ export function checkManifest(bytes: Uint8Array): Manifest | ManifestProblem {
   if (manifest.manifest_version !== 3) return { kind: "invalid", why: "manifest_version must be 3" };
   const { name, version } = manifest;
   if (typeof name !== "string" || name.trim() === "" || name.length > 200) return { kind: "invalid", why: "manifest.json needs a name" };
-  if (typeof version !== "string" || !/^\d{1,9}(\.\d{1,9}){0,3}$/.test(version)) return { kind: "invalid", why: "manifest.json needs a version of one to four numbers (1.2.3)" };
+  if (typeof version !== "string" || !/^\d{1,9}(\.\d{1,9}){0,3}$/.test(version))
+    return { kind: "invalid", why: "manifest.json needs a version of one to four numbers (1.2.3)" };
   const refused = refusedPart(manifest);
   if (refused) return { kind: "refused", ...refused };
   return { name: name.trim(), version };

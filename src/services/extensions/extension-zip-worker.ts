@@ -47,7 +47,8 @@ function prepare({ seq, zip, folder, sha256 }: PrepareRequest): PrepareReply {
       if (!entry.name.startsWith(top) || entry.name === top) continue;
       const target = path.join(partial, entry.name.slice(top.length));
       // readArchive allows plain relative names only; this is the last word on staying inside.
-      if (!target.startsWith(partial + path.sep)) return { seq, kind: "invalid", why: `the entry ${JSON.stringify(entry.name.slice(0, 80))} leaves its folder` };
+      if (!target.startsWith(partial + path.sep))
+        return { seq, kind: "invalid", why: `the entry ${JSON.stringify(entry.name.slice(0, 80))} leaves its folder` };
       if (entry.folder) {
         fs.mkdirSync(target, { recursive: true, mode: 0o755 });
         continue;

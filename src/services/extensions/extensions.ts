@@ -75,7 +75,9 @@ export async function uploadExtension(ctx: ServiceContext, zip: Buffer): Promise
     }
   } catch (err) {
     await discard().catch(() => {});
-    await releaseExtension(ctx, id).catch((e: unknown) => ctx.deps.log.warn({ err: e, extension: id }, "an extension's reservation was not released (it expires)"));
+    await releaseExtension(ctx, id).catch((e: unknown) =>
+      ctx.deps.log.warn({ err: e, extension: id }, "an extension's reservation was not released (it expires)"),
+    );
     throw err;
   }
 }
@@ -136,12 +138,16 @@ async function preparedFolders(ctx: ServiceContext, workspaceId: string, ids: re
   const rows = await prismaOf(ctx).extension.findMany({ where: { workspaceId, id: { in: unique } }, select: { id: true, sha256: true } });
   const digests = new Map(rows.map((r) => [r.id, r.sha256]));
   if (digests.size !== unique.length) throw new AppError("not-found", "No extension with one of these extension_ids in this workspace.");
-  return Promise.all(unique.map(async (id) => {
-    const folder = await ctx.deps.extensions.folder(id, digests.get(id)!, () => openStored(ctx, workspaceId, id)).catch((err: unknown) => {
-      throw err instanceof PreparedRefusal ? problemOf(err.result) : err;
-    });
-    return { id, folder };
-  }));
+  return Promise.all(
+    unique.map(async (id) => {
+      const folder = await ctx.deps.extensions
+        .folder(id, digests.get(id)!, () => openStored(ctx, workspaceId, id))
+        .catch((err: unknown) => {
+          throw err instanceof PreparedRefusal ? problemOf(err.result) : err;
+        });
+      return { id, folder };
+    }),
+  );
 }
 
 async function openStored(ctx: ServiceContext, workspaceId: string, id: string): Promise<Uint8Array> {

@@ -47,7 +47,10 @@ export class PreparedExtensions {
     if (result.kind !== "prepared") return { result, discard: async () => {} };
     const final = this.#folder(id, result.sha256);
     const renamed = fs.rename(upload, final);
-    this.#ready.set(`${id}:${result.sha256}`, renamed.then(() => final));
+    this.#ready.set(
+      `${id}:${result.sha256}`,
+      renamed.then(() => final),
+    );
     renamed.catch(() => this.#ready.delete(`${id}:${result.sha256}`));
     return {
       result,
@@ -70,7 +73,13 @@ export class PreparedExtensions {
     if (known) {
       const folder = await known;
       // Something outside Vessel may clean the temp folder (tmpfiles): then it is prepared again.
-      if (await fs.stat(path.join(folder, "manifest.json")).then(() => true, () => false)) return folder;
+      if (
+        await fs.stat(path.join(folder, "manifest.json")).then(
+          () => true,
+          () => false,
+        )
+      )
+        return folder;
       if (this.#ready.get(key) === known) this.#ready.delete(key);
     }
     let ready = this.#ready.get(key);

@@ -76,7 +76,6 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
     }
   }
 
-
   log?.info({ ...report }, "master key rotated");
   return report;
 }

@@ -17,9 +17,12 @@ const outside = (ids: string[]) => ({ masterKeyId: { notIn: ids } });
 /** Profiles: the wrapped data key; no payload is touched. */
 export const profileKeys = (prisma: PrismaClient): SealedKeyRows => ({
   page: async (keyId, after, take) =>
-    (await prisma.profile.findMany({ where: { id: { gt: after }, masterKeyId: keyId }, select: { id: true, wrappedKey: true }, orderBy: { id: "asc" }, take })).map((r) => ({ id: r.id, sealed: r.wrappedKey })),
+    (
+      await prisma.profile.findMany({ where: { id: { gt: after }, masterKeyId: keyId }, select: { id: true, wrappedKey: true }, orderBy: { id: "asc" }, take })
+    ).map((r) => ({ id: r.id, sealed: r.wrappedKey })),
   reseal: (current, next, id, sealed) => rewrapProfileKey(current, next, id, sealed),
-  swap: async (id, wrappedKey, from, to) => (await prisma.profile.updateMany({ where: { id, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
+  swap: async (id, wrappedKey, from, to) =>
+    (await prisma.profile.updateMany({ where: { id, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
   countUnder: (keyId) => prisma.profile.count({ where: { masterKeyId: keyId } }),
   countOutside: (ids) => prisma.profile.count({ where: outside(ids) }),
 });
@@ -29,7 +32,14 @@ export const signingKeys = (prisma: PrismaClient): SealedKeyRows => {
   const aad = (kid: string) => `signing_keys:${kid}`;
   return {
     page: async (keyId, after, take) =>
-      (await prisma.signingKey.findMany({ where: { id: { gt: after }, masterKeyId: keyId }, select: { id: true, privateKeyEncrypted: true }, orderBy: { id: "asc" }, take })).map((r) => ({
+      (
+        await prisma.signingKey.findMany({
+          where: { id: { gt: after }, masterKeyId: keyId },
+          select: { id: true, privateKeyEncrypted: true },
+          orderBy: { id: "asc" },
+          take,
+        })
+      ).map((r) => ({
         id: r.id,
         sealed: r.privateKeyEncrypted,
       })),
@@ -41,7 +51,8 @@ export const signingKeys = (prisma: PrismaClient): SealedKeyRows => {
         plain.fill(0);
       }
     },
-    swap: async (id, privateKeyEncrypted, from, to) => (await prisma.signingKey.updateMany({ where: { id, masterKeyId: from }, data: { privateKeyEncrypted, masterKeyId: to } })).count,
+    swap: async (id, privateKeyEncrypted, from, to) =>
+      (await prisma.signingKey.updateMany({ where: { id, masterKeyId: from }, data: { privateKeyEncrypted, masterKeyId: to } })).count,
     countUnder: (keyId) => prisma.signingKey.count({ where: { masterKeyId: keyId } }),
     countOutside: (ids) => prisma.signingKey.count({ where: outside(ids) }),
   };
@@ -50,12 +61,20 @@ export const signingKeys = (prisma: PrismaClient): SealedKeyRows => {
 /** Sessions' log keys; no entry is touched. */
 export const sessionLogKeys = (prisma: PrismaClient): SealedKeyRows => ({
   page: async (keyId, after, take) =>
-    (await prisma.sessionLogKey.findMany({ where: { sessionId: { gt: after }, masterKeyId: keyId }, select: { sessionId: true, wrappedKey: true }, orderBy: { sessionId: "asc" }, take })).map((r) => ({
+    (
+      await prisma.sessionLogKey.findMany({
+        where: { sessionId: { gt: after }, masterKeyId: keyId },
+        select: { sessionId: true, wrappedKey: true },
+        orderBy: { sessionId: "asc" },
+        take,
+      })
+    ).map((r) => ({
       id: r.sessionId,
       sealed: r.wrappedKey,
     })),
   reseal: (current, next, id, sealed) => rewrapLogKey(current, next, id, sealed),
-  swap: async (sessionId, wrappedKey, from, to) => (await prisma.sessionLogKey.updateMany({ where: { sessionId, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
+  swap: async (sessionId, wrappedKey, from, to) =>
+    (await prisma.sessionLogKey.updateMany({ where: { sessionId, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
   countUnder: (keyId) => prisma.sessionLogKey.count({ where: { masterKeyId: keyId } }),
   countOutside: (ids) => prisma.sessionLogKey.count({ where: outside(ids) }),
 });
@@ -63,12 +82,20 @@ export const sessionLogKeys = (prisma: PrismaClient): SealedKeyRows => ({
 /** Recordings' data keys; no chunk is touched. */
 export const recordingKeys = (prisma: PrismaClient): SealedKeyRows => ({
   page: async (keyId, after, take) =>
-    (await prisma.recording.findMany({ where: { sessionId: { gt: after }, masterKeyId: keyId }, select: { sessionId: true, wrappedKey: true }, orderBy: { sessionId: "asc" }, take })).map((r) => ({
+    (
+      await prisma.recording.findMany({
+        where: { sessionId: { gt: after }, masterKeyId: keyId },
+        select: { sessionId: true, wrappedKey: true },
+        orderBy: { sessionId: "asc" },
+        take,
+      })
+    ).map((r) => ({
       id: r.sessionId,
       sealed: r.wrappedKey,
     })),
   reseal: (current, next, id, sealed) => rewrapRecordingKey(current, next, id, sealed),
-  swap: async (sessionId, wrappedKey, from, to) => (await prisma.recording.updateMany({ where: { sessionId, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
+  swap: async (sessionId, wrappedKey, from, to) =>
+    (await prisma.recording.updateMany({ where: { sessionId, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
   countUnder: (keyId) => prisma.recording.count({ where: { masterKeyId: keyId } }),
   countOutside: (ids) => prisma.recording.count({ where: outside(ids) }),
 });
@@ -76,9 +103,17 @@ export const recordingKeys = (prisma: PrismaClient): SealedKeyRows => ({
 /** Extensions' data keys; no zip is touched. */
 export const extensionKeys = (prisma: PrismaClient): SealedKeyRows => ({
   page: async (keyId, after, take) =>
-    (await prisma.extension.findMany({ where: { id: { gt: after }, masterKeyId: keyId }, select: { id: true, wrappedKey: true }, orderBy: { id: "asc" }, take })).map((r) => ({ id: r.id, sealed: r.wrappedKey })),
+    (
+      await prisma.extension.findMany({
+        where: { id: { gt: after }, masterKeyId: keyId },
+        select: { id: true, wrappedKey: true },
+        orderBy: { id: "asc" },
+        take,
+      })
+    ).map((r) => ({ id: r.id, sealed: r.wrappedKey })),
   reseal: (current, next, id, sealed) => rewrapDataKey(current, next, extensionKeyAad(id), sealed),
-  swap: async (id, wrappedKey, from, to) => (await prisma.extension.updateMany({ where: { id, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
+  swap: async (id, wrappedKey, from, to) =>
+    (await prisma.extension.updateMany({ where: { id, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
   countUnder: (keyId) => prisma.extension.count({ where: { masterKeyId: keyId } }),
   countOutside: (ids) => prisma.extension.count({ where: outside(ids) }),
 });
@@ -86,9 +121,17 @@ export const extensionKeys = (prisma: PrismaClient): SealedKeyRows => ({
 /** Webhook endpoints' signing secrets (sealed themselves, bound to the endpoint's id). */
 export const webhookSecrets = (prisma: PrismaClient): SealedKeyRows => ({
   page: async (keyId, after, take) =>
-    (await prisma.webhookEndpoint.findMany({ where: { id: { gt: after }, masterKeyId: keyId }, select: { id: true, secret: true }, orderBy: { id: "asc" }, take })).map((r) => ({ id: r.id, sealed: r.secret })),
+    (
+      await prisma.webhookEndpoint.findMany({
+        where: { id: { gt: after }, masterKeyId: keyId },
+        select: { id: true, secret: true },
+        orderBy: { id: "asc" },
+        take,
+      })
+    ).map((r) => ({ id: r.id, sealed: r.secret })),
   reseal: (current, next, id, sealed) => resealSecret(current, next, id, sealed),
-  swap: async (id, secret, from, to) => (await prisma.webhookEndpoint.updateMany({ where: { id, masterKeyId: from }, data: { secret, masterKeyId: to } })).count,
+  swap: async (id, secret, from, to) =>
+    (await prisma.webhookEndpoint.updateMany({ where: { id, masterKeyId: from }, data: { secret, masterKeyId: to } })).count,
   countUnder: (keyId) => prisma.webhookEndpoint.count({ where: { masterKeyId: keyId } }),
   countOutside: (ids) => prisma.webhookEndpoint.count({ where: outside(ids) }),
 });
@@ -96,8 +139,14 @@ export const webhookSecrets = (prisma: PrismaClient): SealedKeyRows => ({
 /** The previous secrets still signing after a rotation (their own master-key id column). */
 export const webhookPreviousSecrets = (prisma: PrismaClient): SealedKeyRows => ({
   page: async (keyId, after, take) =>
-    (await prisma.webhookEndpoint.findMany({ where: { id: { gt: after }, previousMasterKeyId: keyId }, select: { id: true, previousSecret: true }, orderBy: { id: "asc" }, take }))
-      .flatMap((r) => (r.previousSecret ? [{ id: r.id, sealed: r.previousSecret }] : [])),
+    (
+      await prisma.webhookEndpoint.findMany({
+        where: { id: { gt: after }, previousMasterKeyId: keyId },
+        select: { id: true, previousSecret: true },
+        orderBy: { id: "asc" },
+        take,
+      })
+    ).flatMap((r) => (r.previousSecret ? [{ id: r.id, sealed: r.previousSecret }] : [])),
   reseal: (current, next, id, sealed) => resealSecret(current, next, id, sealed),
   swap: async (id, previousSecret, from, to) =>
     (await prisma.webhookEndpoint.updateMany({ where: { id, previousMasterKeyId: from }, data: { previousSecret, previousMasterKeyId: to } })).count,

@@ -67,7 +67,13 @@ interface NodeRow {
 }
 
 const toInfo = (r: NodeRow): NodeInfo => ({
-  id: r.id, internalUrl: r.internal_url, region: r.region, capacity: r.capacity, freeSlots: r.free_slots, draining: r.draining, alive: r.alive,
+  id: r.id,
+  internalUrl: r.internal_url,
+  region: r.region,
+  capacity: r.capacity,
+  freeSlots: r.free_slots,
+  draining: r.draining,
+  alive: r.alive,
 });
 
 /** Whether node `n` is alive: not stopped, and heard from within the timeout. */

@@ -70,8 +70,15 @@ async function insertRow(deps: AppDeps, session: Session, startedAt: Date): Prom
   const { wrappedKey, masterKeyId } = newRecordingKey(deps.masterKey, session.id);
   await deps.db.prisma.recording.create({
     data: {
-      sessionId: session.id, workspaceId: session.workspaceId, status: "RECORDING", storage: storageFor(deps.db.kind, deps.config), nodeId: deps.nodeId,
-      chunkBytes: RECORDING_CHUNK_BYTES, wrappedKey, masterKeyId, startedAt,
+      sessionId: session.id,
+      workspaceId: session.workspaceId,
+      status: "RECORDING",
+      storage: storageFor(deps.db.kind, deps.config),
+      nodeId: deps.nodeId,
+      chunkBytes: RECORDING_CHUNK_BYTES,
+      wrappedKey,
+      masterKeyId,
+      startedAt,
       expiresAt: new Date(startedAt.getTime() + deps.config.recording.retentionDays * DAY_MS),
     },
   });
@@ -98,7 +105,15 @@ async function finish(deps: AppDeps, sessionId: string, encoder: VideoEncoder, e
     const size = await store(deps, rec, video, log);
     const { count } = await prisma.recording.updateMany({
       where: { sessionId, status: "PROCESSING" },
-      data: { status: "READY", sizeBytes: size, durationMs: video.durationMs, frames: video.frames, width: video.width, height: video.height, readyAt: deps.now() },
+      data: {
+        status: "READY",
+        sizeBytes: size,
+        durationMs: video.durationMs,
+        frames: video.frames,
+        width: video.width,
+        height: video.height,
+        readyAt: deps.now(),
+      },
     });
     if (count === 0) return void (await removeStored(storage, rec)); // deleted while it was being stored
     log.info({ bytes: size, durationMs: video.durationMs, frames: video.frames, dropped: encoder.dropped }, "recording ready");
@@ -106,19 +121,16 @@ async function finish(deps: AppDeps, sessionId: string, encoder: VideoEncoder, e
   } catch (err) {
     const reason = err instanceof RecordingFailure ? err.message : "the video could not be stored";
     if (!(err instanceof RecordingFailure)) log.error({ err }, "recording: could not be stored");
-    const { count } = await prisma.recording.updateMany({ where: { sessionId, status: { in: ["RECORDING", "PROCESSING"] } }, data: { status: "FAILED", failure: reason } }).catch(() => ({ count: 0 }));
+    const { count } = await prisma.recording
+      .updateMany({ where: { sessionId, status: { in: ["RECORDING", "PROCESSING"] } }, data: { status: "FAILED", failure: reason } })
+      .catch(() => ({ count: 0 }));
     if (rec) await removeStored(storage, rec).catch((e: unknown) => log.warn({ err: e }, "recording: what was stored could not be removed"));
     if (count > 0) await deps.events.record(sessionId, "recording.failed", { reason }).catch(() => null);
   }
 }
 
 /** Seals the MP4 into the recording's storage under its data key; answers its size. */
-async function store(
-  deps: AppDeps,
-  rec: Recording,
-  video: EncodedVideo,
-  log: Logger,
-): Promise<number> {
+async function store(deps: AppDeps, rec: Recording, video: EncodedVideo, log: Logger): Promise<number> {
   const dataKey = unwrapRecordingKey(deps.masterKey, rec);
   try {
     return await storeSealed({ prisma: deps.db.prisma, config: deps.config }, rec, dataKey, video.file);

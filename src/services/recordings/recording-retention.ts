@@ -35,7 +35,10 @@ export async function purgeExpiredRecordings(deps: Pick<AppDeps, "db" | "now" | 
   });
   let failed = 0;
   for (const rec of stale) {
-    const { count } = await prisma.recording.updateMany({ where: { sessionId: rec.sessionId, status: { in: unfinished } }, data: { status: "FAILED", failure: NODE_STOPPED } });
+    const { count } = await prisma.recording.updateMany({
+      where: { sessionId: rec.sessionId, status: { in: unfinished } },
+      data: { status: "FAILED", failure: NODE_STOPPED },
+    });
     await removeStored(store, rec);
     failed += count;
   }

@@ -99,7 +99,10 @@ export async function storeSealed(
 }
 
 /** Deletes what storeSealed wrote (the row itself is the caller's); nothing there is fine. */
-export async function removeStored(deps: { prisma: PrismaClient; config: Pick<Config, "database"> }, rec: Pick<StoredRecording, "sessionId" | "storage">): Promise<void> {
+export async function removeStored(
+  deps: { prisma: PrismaClient; config: Pick<Config, "database"> },
+  rec: Pick<StoredRecording, "sessionId" | "storage">,
+): Promise<void> {
   if (rec.storage === "file") {
     const file = recordingFile(deps.config, rec.sessionId);
     await Promise.all([fs.promises.rm(file, { force: true }), fs.promises.rm(`${file}.partial`, { force: true })]);

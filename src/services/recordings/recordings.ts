@@ -44,8 +44,19 @@ const NONE = "This session has no recording: it was not recorded, or its recordi
 
 function toView(ctx: ServiceContext, r: Recording): RecordingView {
   return {
-    sessionId: r.sessionId, status: r.status, contentType: r.contentType, sizeBytes: r.sizeBytes, durationMs: r.durationMs, frames: r.frames,
-    width: r.width, height: r.height, failure: r.failure, startedAt: r.startedAt, endedAt: r.endedAt, readyAt: r.readyAt, expiresAt: r.expiresAt,
+    sessionId: r.sessionId,
+    status: r.status,
+    contentType: r.contentType,
+    sizeBytes: r.sizeBytes,
+    durationMs: r.durationMs,
+    frames: r.frames,
+    width: r.width,
+    height: r.height,
+    failure: r.failure,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+    readyAt: r.readyAt,
+    expiresAt: r.expiresAt,
     url: `${ctx.deps.config.publicBaseUrl}${recordingPath(r.sessionId)}`,
   };
 }
@@ -94,7 +105,8 @@ export function requireReady(view: RecordingView): { sizeBytes: number } {
   if (view.status === "PROCESSING") {
     throw new AppError("recording-not-ready", "The session has ended and its recording is being encoded and stored.", {}, { "Retry-After": "2" });
   }
-  if (view.status === "FAILED") throw new AppError("not-found", `This session's recording failed (${view.failure ?? "no reason recorded"}); there is no video.`);
+  if (view.status === "FAILED")
+    throw new AppError("not-found", `This session's recording failed (${view.failure ?? "no reason recorded"}); there is no video.`);
   return { sizeBytes: view.sizeBytes ?? 0 };
 }
 

@@ -8,7 +8,16 @@ import { requirePrincipal } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { isPlausibleId, MAX_PAGE_LIMIT } from "../../kernel/pagination.ts";
 import { prismaOf } from "../../kernel/support.ts";
-import { sessionEventTypes, type SessionEventType, finalTypes, MAX_WAIT_SECONDS, type SessionEventView, eventView, readEventMessage, channelOf } from "./session-events.ts";
+import {
+  sessionEventTypes,
+  type SessionEventType,
+  finalTypes,
+  MAX_WAIT_SECONDS,
+  type SessionEventView,
+  eventView,
+  readEventMessage,
+  channelOf,
+} from "./session-events.ts";
 
 // -------------------------------------------------------------------------------------------------
 // Reading
@@ -23,7 +32,13 @@ export const SessionEventQuery = z.object({
     .optional()
     .describe("Only events after this one: pass the previous answer's `next_cursor`. Omit it to read from the start."),
   type: typeList.optional().describe(`Only these types, comma-separated (${sessionEventTypes.join(", ")}).`),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(MAX_PAGE_LIMIT).describe(`At most this many events (1–${MAX_PAGE_LIMIT}, default ${MAX_PAGE_LIMIT}).`),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_LIMIT)
+    .default(MAX_PAGE_LIMIT)
+    .describe(`At most this many events (1–${MAX_PAGE_LIMIT}, default ${MAX_PAGE_LIMIT}).`),
   wait: z.coerce
     .number()
     .int()
@@ -87,12 +102,7 @@ export async function readEvents(ctx: ServiceContext, sessionId: string, q: Sess
  * published (on any node), the session ends, or the wait runs out; `signal` ends it early (the client
  * went away). The database is always re-read, so a lost pub/sub message only costs the wait.
  */
-export async function listSessionEvents(
-  ctx: ServiceContext,
-  sessionId: string,
-  q: SessionEventQuery,
-  signal?: AbortSignal,
-): Promise<EventPage> {
+export async function listSessionEvents(ctx: ServiceContext, sessionId: string, q: SessionEventQuery, signal?: AbortSignal): Promise<EventPage> {
   const session = await readableSession(ctx, sessionId);
   if (q.wait === 0) return readEvents(ctx, sessionId, q);
   let wake: () => void = () => {};

@@ -141,7 +141,10 @@ export class EventRecorder {
 
   private setAside(event: NewEvent, err: unknown): void {
     noteSetAside(
-      { log: this.deps.log, counter: this.deps.setAside }, "events", "error", { sessionId: event.sessionId, eventId: event.id, type: sampleOf(event.type), refused: refusalOf(err) },
+      { log: this.deps.log, counter: this.deps.setAside },
+      "events",
+      "error",
+      { sessionId: event.sessionId, eventId: event.id, type: sampleOf(event.type), refused: refusalOf(err) },
       "session event refused by the database: set aside, not stored",
     );
   }
@@ -155,7 +158,10 @@ export class EventRecorder {
     const { value, changed } = escapeUnstorableDeep(data);
     if (changed) {
       noteSetAside(
-        { log: this.deps.log, counter: this.deps.setAside }, "events", "warn", { sessionId, type },
+        { log: this.deps.log, counter: this.deps.setAside },
+        "events",
+        "warn",
+        { sessionId, type },
         "session event set aside: its data holds text the database cannot store (NUL or a lone surrogate); stored with that text escaped",
       );
     }
@@ -201,7 +207,10 @@ export class EventRecorder {
     const run = async () => {
       if (!retryAlone || sessions.length === 1) return insert(events);
       // One statement for the batch; should it fail (a session gone meanwhile), each session's alone.
-      const quiet = await executeStatement(this.deps.db, insertEventsSql(events)).then(() => true, () => false);
+      const quiet = await executeStatement(this.deps.db, insertEventsSql(events)).then(
+        () => true,
+        () => false,
+      );
       if (quiet) {
         await this.published(events);
         return true;

@@ -6,17 +6,28 @@ import type { AppDeps } from "../../kernel/context.ts";
 
 /** Everything that can happen to a session, in the order a reader sees it (event ids are ULIDs). */
 export const sessionEventTypes = [
-  "session.running", "session.released", "session.timed_out", "session.failed",
-  "live_view.opened", "live_view.closed", "live_view.done",
-  "cdp.connected", "cdp.disconnected",
+  "session.running",
+  "session.released",
+  "session.timed_out",
+  "session.failed",
+  "live_view.opened",
+  "live_view.closed",
+  "live_view.done",
+  "cdp.connected",
+  "cdp.disconnected",
   // The browser policy refused something: a CDP command (method, reason) or a connection (host, port, reason).
-  "cdp.refused", "egress.refused",
+  "cdp.refused",
+  "egress.refused",
   // A download (download_id, name, bytes): begun, finished, cancelled by the page or a client, or refused (reason).
-  "download.started", "download.completed", "download.canceled", "download.refused",
+  "download.started",
+  "download.completed",
+  "download.canceled",
+  "download.refused",
   // A file was uploaded into the session's folder (file_id, name, size, sha256, path): POST …/files.
   "file.uploaded",
   // After the end, the session's recording (services/recordings) was stored (size_bytes, duration_ms), or failed (reason).
-  "recording.ready", "recording.failed",
+  "recording.ready",
+  "recording.failed",
 ] as const;
 export type SessionEventType = (typeof sessionEventTypes)[number];
 

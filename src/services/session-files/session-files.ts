@@ -47,7 +47,11 @@ const NAME_MAX = 200;
 export function safeFileName(given: string): string {
   const base = given.split(/[\\/]/).pop() ?? "";
   // eslint-disable-next-line no-control-regex
-  let name = base.normalize("NFC").replace(/[\u0000-\u001f\u007f<>:"|?*]/g, "_").replace(/^[.\s]+/, "").trim();
+  let name = base
+    .normalize("NFC")
+    .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, "_")
+    .replace(/^[.\s]+/, "")
+    .trim();
   if (Buffer.byteLength(name) > NAME_MAX) {
     const ext = path.extname(name).slice(0, 16);
     while (Buffer.byteLength(name) > NAME_MAX - ext.length) name = name.slice(0, -1);
@@ -60,7 +64,11 @@ export function safeFileName(given: string): string {
 export async function listSessionFiles(ctx: ServiceContext, sessionId: string): Promise<SessionFile[]> {
   const { session } = await sessionAccess(ctx, sessionId);
   const running = live.includes(session.status);
-  const rows = await prismaOf(ctx).sessionEvent.findMany({ where: { sessionId, type: "file.uploaded" }, orderBy: { id: "asc" }, take: ctx.deps.config.browser.uploadMaxFiles });
+  const rows = await prismaOf(ctx).sessionEvent.findMany({
+    where: { sessionId, type: "file.uploaded" },
+    orderBy: { id: "asc" },
+    take: ctx.deps.config.browser.uploadMaxFiles,
+  });
   return rows.flatMap((row) => {
     const d = (row.data ?? {}) as Partial<Record<"file_id" | "name" | "sha256" | "path", string>> & { size?: number };
     if (typeof d.file_id !== "string" || typeof d.path !== "string") return [];
@@ -82,7 +90,8 @@ export async function uploadSessionFile(ctx: ServiceContext, sessionId: string, 
   if (!live.includes(session.status)) throw new AppError("gone", `The session has ended (${session.status}): files go with it.`);
   const lease = ctx.deps.runtime.endpoint(sessionId);
   // REST uploads are relayed to the session's node before they get here (src/app.ts); GraphQL's are not.
-  if (!lease && session.nodeId !== ctx.deps.nodeId) throw new AppError("conflict", "The session runs on another node: upload with POST /v1/sessions/{id}/files, which is relayed there.");
+  if (!lease && session.nodeId !== ctx.deps.nodeId)
+    throw new AppError("conflict", "The session runs on another node: upload with POST /v1/sessions/{id}/files, which is relayed there.");
   if (!lease) throw new AppError("gone", "The session's browser is no longer running.");
   const { uploadMaxBytes: limit, uploadMaxFiles: maxFiles, uploadMinFreeBytes: minFree } = ctx.deps.config.browser;
   if (limit === 0) throw new AppError("forbidden", "Uploads are turned off on this deployment (VESSEL_UPLOAD_MAX_BYTES=0).");
@@ -109,16 +118,23 @@ export async function uploadSessionFile(ctx: ServiceContext, sessionId: string, 
     let size = 0;
     const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
     const out = (await fs.promises.open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644)).createWriteStream();
-    await pipeline(file.stream, async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        size += chunk.length;
-        if (size > quota.reserved && !quota.take(size - quota.reserved)) {
-          throw new AppError("payload-too-large", `The session's uploads may take ${limit} bytes together (VESSEL_UPLOAD_MAX_BYTES), uploads in progress included.`);
+    await pipeline(
+      file.stream,
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          size += chunk.length;
+          if (size > quota.reserved && !quota.take(size - quota.reserved)) {
+            throw new AppError(
+              "payload-too-large",
+              `The session's uploads may take ${limit} bytes together (VESSEL_UPLOAD_MAX_BYTES), uploads in progress included.`,
+            );
+          }
+          hash.update(chunk);
+          yield chunk;
         }
-        hash.update(chunk);
-        yield chunk;
-      }
-    }, out);
+      },
+      out,
+    );
     // The session may have ended while the bytes came: its folder is then gone, or going.
     if (!ctx.deps.runtime.endpoint(sessionId)) throw new AppError("gone", "The session ended during the upload.");
     const stored = { file_id: id, name, size, sha256: hash.digest("hex"), path: target };

@@ -42,7 +42,10 @@ export class UploadReservation {
     let ledger = ledgers.get(lease);
     if (!ledger) ledgers.set(lease, (ledger = { bytes: 0, files: 0 }));
     if (ledger.files >= limits.maxFiles) {
-      throw new AppError("too-many-files", `A session holds at most ${limits.maxFiles} uploaded files (VESSEL_UPLOAD_MAX_FILES), counting uploads in progress.`);
+      throw new AppError(
+        "too-many-files",
+        `A session holds at most ${limits.maxFiles} uploaded files (VESSEL_UPLOAD_MAX_FILES), counting uploads in progress.`,
+      );
     }
     ledger.files += 1;
     return new UploadReservation(ledger, limits);

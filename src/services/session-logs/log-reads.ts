@@ -11,8 +11,18 @@ import { openEntry, unwrapLogKey } from "../../crypto/session-log-crypto.ts";
 import { sessionAccess, sessionEnded } from "../session-events/event-feed.ts";
 import { channelOf, finalTypes } from "../session-events/session-events.ts";
 import {
-  DEFAULT_LOG_PAGE, MAX_LOG_PAGE, MAX_LOG_WAIT_SECONDS, TRUNCATED, logCursor, logsChannel, readLogCursor, readLogSignal, sessionLogTypes,
-  type SessionLogEntryView, type SessionLogPage, type SessionLogType,
+  DEFAULT_LOG_PAGE,
+  MAX_LOG_PAGE,
+  MAX_LOG_WAIT_SECONDS,
+  TRUNCATED,
+  logCursor,
+  logsChannel,
+  readLogCursor,
+  readLogSignal,
+  sessionLogTypes,
+  type SessionLogEntryView,
+  type SessionLogPage,
+  type SessionLogType,
 } from "./log-entries.ts";
 
 const BAD_CURSOR = "is not a valid cursor: pass the next_cursor of the previous answer unchanged";
@@ -21,21 +31,35 @@ export const logTypeList = knownNameList(sessionLogTypes, "log type", 200);
 
 export const SessionLogQuery = z.object({
   type: logTypeList.optional().describe(`Only these types, comma-separated (${sessionLogTypes.join(", ")}); \`${TRUNCATED}\` always comes too.`),
-  after: z.coerce.number().int().min(0).max(2 ** 31 - 1).optional().describe("Only entries after this `seq`."),
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional()
+    .describe("Only entries after this `seq`."),
   cursor: z
     .string()
     .max(128)
     .refine((c) => readLogCursor(c) !== undefined, BAD_CURSOR)
     .optional()
     .describe("Opaque: the `next_cursor` of the previous answer (it wins over `after`). Omit both to read from the start."),
-  limit: z.coerce.number().int().min(1).max(MAX_LOG_PAGE).default(DEFAULT_LOG_PAGE).describe(`At most this many entries (1–${MAX_LOG_PAGE}, default ${DEFAULT_LOG_PAGE}).`),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LOG_PAGE)
+    .default(DEFAULT_LOG_PAGE)
+    .describe(`At most this many entries (1–${MAX_LOG_PAGE}, default ${DEFAULT_LOG_PAGE}).`),
   wait: z.coerce
     .number()
     .int()
     .min(0)
     .max(MAX_LOG_WAIT_SECONDS)
     .default(0)
-    .describe(`Long poll: when no entry matches yet, hold the answer up to this many seconds (0–${MAX_LOG_WAIT_SECONDS}) until one does or the session's log ends.`),
+    .describe(
+      `Long poll: when no entry matches yet, hold the answer up to this many seconds (0–${MAX_LOG_WAIT_SECONDS}) until one does or the session's log ends.`,
+    ),
 });
 export type SessionLogQuery = z.output<typeof SessionLogQuery>;
 
@@ -80,7 +104,10 @@ export async function readLogPage(
   });
   const hasMore = rows.length > q.limit;
   const items = rows.slice(0, q.limit).map((r) => ({
-    seq: r.seq, type: r.type, at: r.at, data: JSON.parse(openEntry(key, sessionId, r.seq, r.data)) as Record<string, unknown>,
+    seq: r.seq,
+    type: r.type,
+    at: r.at,
+    data: JSON.parse(openEntry(key, sessionId, r.seq, r.data)) as Record<string, unknown>,
   }));
   return { items, hasMore };
 }
@@ -91,12 +118,7 @@ export async function readLogPage(
  * `signal` ends it early (the client went away). The database is always re-read, so a lost pub/sub
  * message only costs the wait. A session that just ended is read once its last entries are written.
  */
-export async function listSessionLogs(
-  ctx: ServiceContext,
-  sessionId: string,
-  q: SessionLogQuery,
-  signal?: AbortSignal,
-): Promise<SessionLogPage> {
+export async function listSessionLogs(ctx: ServiceContext, sessionId: string, q: SessionLogQuery, signal?: AbortSignal): Promise<SessionLogPage> {
   const session = await logReadableSession(ctx, sessionId);
   const after = q.cursor !== undefined ? readLogCursor(q.cursor)! : (q.after ?? 0);
   const started = q.cursor !== undefined || q.after !== undefined;

@@ -12,7 +12,12 @@ export async function purgeExpiredSessionLogs(deps: Pick<AppDeps, "db" | "now" |
   const now = deps.now();
   const purged = { sessions: 0, entries: 0 };
   for (;;) {
-    const expired = await deps.db.prisma.sessionLogKey.findMany({ where: { expiresAt: { lte: now } }, select: { sessionId: true }, orderBy: { expiresAt: "asc" }, take: BATCH });
+    const expired = await deps.db.prisma.sessionLogKey.findMany({
+      where: { expiresAt: { lte: now } },
+      select: { sessionId: true },
+      orderBy: { expiresAt: "asc" },
+      take: BATCH,
+    });
     if (expired.length === 0) break;
     const ids = expired.map((k) => k.sessionId);
     const [entries, keys] = await deps.db.prisma.$transaction([

@@ -164,7 +164,9 @@ export class SessionLogWriter {
         if (!isRefusedContent(err)) throw err;
         setAside.add(row);
         noteSetAside(
-          { log: this.deps.log, counter: this.deps.setAside }, "logs", "error",
+          { log: this.deps.log, counter: this.deps.setAside },
+          "logs",
+          "error",
           { sessionId: this.sessionId, seq: row.seq, type: sampleOf(row.type), refused: refusalOf(err) },
           "session log entry refused by the database: set aside, not stored",
         );

@@ -55,9 +55,11 @@ export class SessionLogs {
       writer.record(
         "cdp",
         new Date(at),
-        refused ? { method, duration_ms: durationMs, refused: true }
-        : run ? { method, duration_ms: durationMs, count: run.count, total_ms: run.totalMs, max_ms: run.maxMs }
-        : { method, duration_ms: durationMs },
+        refused
+          ? { method, duration_ms: durationMs, refused: true }
+          : run
+            ? { method, duration_ms: durationMs, count: run.count, total_ms: run.totalMs, max_ms: run.maxMs }
+            : { method, duration_ms: durationMs },
       );
   }
 

@@ -21,7 +21,8 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-const side = (name: string) => z.number().int(`${name} must be a whole number of CSS pixels`).min(200, `${name} must be at least 200`).max(3840, `${name} must be at most 3840`);
+const side = (name: string) =>
+  z.number().int(`${name} must be a whole number of CSS pixels`).min(200, `${name} must be at least 200`).max(3840, `${name} must be at most 3840`);
 
 /** `browser` at create (snake_case on the wire): each setting holds in every tab, frame and worker of the session. */
 export const BrowserSettingsInput = z
@@ -36,18 +37,19 @@ export const BrowserSettingsInput = z
       .optional()
       .describe("The size of every tab (innerWidth × innerHeight), 200–3840 each."),
     user_agent: z
-      .string().min(1).max(512)
+      .string()
+      .min(1)
+      .max(512)
       .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
       .optional()
       .describe("navigator.userAgent and the User-Agent header (at most 512 characters)."),
     locale: z
-      .string().max(35).refine(isLocale, "must be a BCP 47 language tag such as en-US or fr-CH")
+      .string()
+      .max(35)
+      .refine(isLocale, "must be a BCP 47 language tag such as en-US or fr-CH")
       .optional()
       .describe("navigator.language(s), Accept-Language and Intl's default locale."),
-    timezone: z
-      .string().max(64).refine(isTimeZone, "must be an IANA time zone such as Europe/Zurich")
-      .optional()
-      .describe("Intl's time zone and every Date."),
+    timezone: z.string().max(64).refine(isTimeZone, "must be an IANA time zone such as Europe/Zurich").optional().describe("Intl's time zone and every Date."),
     geolocation: z
       .strictObject({
         latitude: z.number().min(-90).max(90),
@@ -65,7 +67,14 @@ export type BrowserSettingsInput = z.output<typeof BrowserSettingsInput>;
 export function toBrowserSettings(b: BrowserSettingsInput): BrowserSettings {
   return {
     ...(b.viewport
-      ? { viewport: { width: b.viewport.width, height: b.viewport.height, ...(b.viewport.device_scale_factor ? { deviceScaleFactor: b.viewport.device_scale_factor } : {}), ...(b.viewport.mobile !== undefined ? { mobile: b.viewport.mobile } : {}) } }
+      ? {
+          viewport: {
+            width: b.viewport.width,
+            height: b.viewport.height,
+            ...(b.viewport.device_scale_factor ? { deviceScaleFactor: b.viewport.device_scale_factor } : {}),
+            ...(b.viewport.mobile !== undefined ? { mobile: b.viewport.mobile } : {}),
+          },
+        }
       : {}),
     ...(b.user_agent ? { userAgent: b.user_agent } : {}),
     ...(b.locale ? { locale: b.locale } : {}),

@@ -56,7 +56,8 @@ async function authorizeCdp(deps: AppDeps, req: IncomingMessage, url: URL): Prom
   const token = tokenOf(req, url);
   if (!token) throw new AppError("unauthenticated", "Connect with the session's connect_url (its token is the credential).");
   const claims = await deps.tokens.verify(token, "cdp").catch((err: unknown) => {
-    if (err instanceof KeyStoreUnavailable) throw new AppError("service-unavailable", "Tokens cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });
+    if (err instanceof KeyStoreUnavailable)
+      throw new AppError("service-unavailable", "Tokens cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });
     throw err;
   });
   if (deps.db.kind === "pglite") {

@@ -11,7 +11,14 @@ import { actingWorkspaceWithCap } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "../../kernel/idempotency.ts";
 import {
-  anySlow, applyLeased, applyStarted, checkFeatures, giveBackUnused, wantedFeatures, type AppliedFeatures, type CheckedFeature,
+  anySlow,
+  applyLeased,
+  applyStarted,
+  checkFeatures,
+  giveBackUnused,
+  wantedFeatures,
+  type AppliedFeatures,
+  type CheckedFeature,
 } from "./browser-features/apply.ts";
 import { newEvent, publishSessionChange } from "../session-events/session-events.ts";
 import { plainlyFull, roomFor, sessionCap, workspaceFull } from "./session-cap.ts";
@@ -72,11 +79,7 @@ interface Prepared {
  * answers 503 with Retry-After within the budget, not after the driver's 5–7 s, and the client's
  * retry (same Idempotency-Key) reaches a node that can serve it.
  */
-export function createSession(
-  ctx: ServiceContext,
-  input: CreateSessionInput,
-  idempotencyKey: string,
-): Promise<Idempotent<SessionView>> {
+export function createSession(ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string): Promise<Idempotent<SessionView>> {
   return withDatabaseBudget(ctx.deps.config.cluster.placementTimeoutMs, () =>
     startSession(ctx, input, idempotencyKey).catch((err: unknown) => {
       if (databaseBudgetLeft() === 0 && isDatabaseUnavailable(err)) throw outOfBudget(ctx);
@@ -88,14 +91,15 @@ export function createSession(
 function outOfBudget(ctx: ServiceContext): AppError {
   const ms = ctx.deps.config.cluster.placementTimeoutMs;
   ctx.log.warn({ budgetMs: ms }, "a create gave up: this node's database did not answer within the create's budget");
-  return new AppError("service-unavailable", `This node's database did not answer within ${ms} ms; retry shortly with the same Idempotency-Key.`, {}, { "Retry-After": "2" });
+  return new AppError(
+    "service-unavailable",
+    `This node's database did not answer within ${ms} ms; retry shortly with the same Idempotency-Key.`,
+    {},
+    { "Retry-After": "2" },
+  );
 }
 
-async function startSession(
-  ctx: ServiceContext,
-  input: CreateSessionInput,
-  idempotencyKey: string,
-): Promise<Idempotent<SessionView>> {
+async function startSession(ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string): Promise<Idempotent<SessionView>> {
   const checked = await checkCreate(ctx, input);
   // Full, draining, or another region's: a node that can run it does (src/cluster/placement.ts), decided there, once.
   const here = () => startHere(planSession(ctx, input, checked), idempotencyKey);
@@ -125,13 +129,32 @@ function planSession(ctx: ServiceContext, input: CreateSessionInput, checked: Aw
   const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
   urls.catch(() => {}); // awaited in prepare, or not at all when the call fails first
   const session: Session = {
-    id, workspaceId, status: "RUNNING", region: input.region, endReason: null, nodeId: ctx.deps.nodeId,
-    apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null, endedById: null,
-    profileId: input.profile_id ?? null, saveProfileOnRelease: input.save_profile_on_release ?? false,
-    timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds, idleTimeoutSeconds: input.idle_timeout_seconds ?? defaultIdleSeconds,
-    liveViewInteractive: input.live_view?.interactive ?? false, liveViewInstructions: input.live_view?.instructions ?? null, liveViewGeneration: 0,
-    metadata: input.metadata ?? {}, browser: input.browser ?? null, extensionIds: input.extension_ids ?? [], options: optionsColumn(input) as Session["options"], logs: input.logs ?? ctx.deps.config.logs.enabled, recording: input.recording ?? ctx.deps.config.recording.enabled,
-    createdAt: now, startedAt: now, expiresAt, lastActivityAt: null, endedAt: null,
+    id,
+    workspaceId,
+    status: "RUNNING",
+    region: input.region,
+    endReason: null,
+    nodeId: ctx.deps.nodeId,
+    apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null,
+    endedById: null,
+    profileId: input.profile_id ?? null,
+    saveProfileOnRelease: input.save_profile_on_release ?? false,
+    timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds,
+    idleTimeoutSeconds: input.idle_timeout_seconds ?? defaultIdleSeconds,
+    liveViewInteractive: input.live_view?.interactive ?? false,
+    liveViewInstructions: input.live_view?.instructions ?? null,
+    liveViewGeneration: 0,
+    metadata: input.metadata ?? {},
+    browser: input.browser ?? null,
+    extensionIds: input.extension_ids ?? [],
+    options: optionsColumn(input) as Session["options"],
+    logs: input.logs ?? ctx.deps.config.logs.enabled,
+    recording: input.recording ?? ctx.deps.config.recording.enabled,
+    createdAt: now,
+    startedAt: now,
+    expiresAt,
+    lastActivityAt: null,
+    endedAt: null,
   };
   const features = wantedFeatures(checked.features, { input, session });
   return { ctx, input, workspaceId, cap, room: cap === null ? null : roomFor(workspaceId, cap), id, now, expiresAt, urls, session, features };

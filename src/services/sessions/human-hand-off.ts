@@ -20,10 +20,7 @@ export interface HandOff {
   deadline: Date;
 }
 
-export type HandOffOutcome =
-  | { outcome: "done"; at: Date; viewerId: string | null }
-  | { outcome: "timed_out" }
-  | { outcome: "session_ended"; status: string };
+export type HandOffOutcome = { outcome: "done"; at: Date; viewerId: string | null } | { outcome: "timed_out" } | { outcome: "session_ended"; status: string };
 
 /** The longest an agent may wait for a person: a session lives at most 30 minutes anyway. */
 export const maxHandOffSeconds = 1800;
@@ -59,7 +56,11 @@ export async function openHandOff(ctx: ServiceContext, id: string, instructions:
   const deadline = new Date(Math.min(session.expiresAt.getTime(), now + timeoutSeconds * 1000));
   if (deadline.getTime() - now < 1000) throw new AppError("conflict", "The session ends in less than a second.");
   const token = await ctx.deps.tokens.mint({
-    sessionId: id, workspaceId, audience: "live-view", expiresAt: deadline, generation: session.liveViewGeneration,
+    sessionId: id,
+    workspaceId,
+    audience: "live-view",
+    expiresAt: deadline,
+    generation: session.liveViewGeneration,
   });
   return { sessionId: id, liveViewUrl: `${ctx.deps.config.publicBaseUrl}/?token=${token}`, after: newest?.id ?? null, deadline };
 }
@@ -81,9 +82,7 @@ export async function awaitHandOff(
     if (remainingMs <= 0) return { outcome: "timed_out" };
     if (opts.signal?.aborted) throw new AppError("conflict", "The wait was cancelled.");
     const wait = Math.max(1, Math.min(tick, Math.ceil(remainingMs / 1000)));
-    const page = await listSessionEvents(
-      ctx, handOff.sessionId, { after: handOff.after ?? undefined, type: ["live_view.done"], limit: 1, wait }, opts.signal,
-    );
+    const page = await listSessionEvents(ctx, handOff.sessionId, { after: handOff.after ?? undefined, type: ["live_view.done"], limit: 1, wait }, opts.signal);
     const done = page.items[0];
     if (done) return { outcome: "done", at: done.createdAt, viewerId: typeof done.data.viewer_id === "string" ? done.data.viewer_id : null };
     const session = await prismaOf(ctx).session.findUnique({ where: { id: handOff.sessionId }, select: { status: true } });

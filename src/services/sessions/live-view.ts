@@ -19,7 +19,8 @@ export const revokedMessage = "The session's owner closed this live view. Ask fo
 export async function authorizeLiveView(deps: AppDeps, token: string | null | undefined): Promise<{ session: Session; claims: ConnectClaims }> {
   if (!token) throw new AppError("unauthenticated", "Open the live view with the full link you were given (it carries its token).");
   const claims = await deps.tokens.verify(token, "live-view").catch((err: unknown) => {
-    if (err instanceof KeyStoreUnavailable) throw new AppError("service-unavailable", "The link cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });
+    if (err instanceof KeyStoreUnavailable)
+      throw new AppError("service-unavailable", "The link cannot be checked right now; retry shortly.", {}, { "Retry-After": "2" });
     throw new AppError("unauthenticated", "This live-view link is invalid or has expired. Ask for a fresh link.");
   });
   // An unreachable database is a 503 for the page and a retry for the socket, never a refusal.

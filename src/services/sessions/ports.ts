@@ -14,7 +14,9 @@ export interface ClusterHooks {
    * capacity. The workspace a dashboard user named travels in `ctx.workspace`.
    */
   placeCreate(
-    ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string, 
+    ctx: ServiceContext,
+    input: CreateSessionInput,
+    idempotencyKey: string,
     here: () => Promise<Idempotent<SessionView>>,
   ): Promise<Idempotent<SessionView>>;
   /** A session's end was recorded: the node that runs its browser closes it (and its sockets). */

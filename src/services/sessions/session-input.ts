@@ -21,58 +21,75 @@ export const SessionMetadata = z
   .refine((m) => Object.keys(m).length <= MAX_METADATA_KEYS, `at most ${MAX_METADATA_KEYS} keys`)
   .describe(`Your own labels: at most ${MAX_METADATA_KEYS} keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters.`);
 
-export const CreateSessionInput = z.strictObject({
-  region: z.string().min(1).max(64).describe("A region this deployment serves (GET /v1/health lists them)."),
-  profile_id: z.string().max(64).optional().describe("Start from a saved profile of this workspace."),
-  save_profile_on_release: z
-    .boolean().optional()
-    .describe("When the session is released (PATCH REQUEST_RELEASE), save its state back into `profile_id` (required with it)."),
-  live_view: z
-    .strictObject({
-      interactive: z.boolean().default(false).describe("Let the viewer use mouse and keyboard."),
-      instructions: z.string().max(2000).optional().describe("Shown to the person in the live view."),
-    })
-    .optional(),
-  timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional().describe(`Hard end, at most ${maxSessionSeconds} (the default).`),
-  idle_timeout_seconds: z
-    .number().int().min(1).max(maxSessionSeconds).optional()
-    .describe(`Release the session after this long without a CDP client (default ${defaultIdleSeconds}).`),
-  proxy: z
-    .strictObject({
-      server: z
-        .string().max(300)
-        .regex(/^http:\/\/[^/@\s]+:\d{1,5}\/?$/, "must be http://host:port")
-        .describe("Your HTTP proxy (`http://host:port`): the session's traffic leaves through it, after the egress policy has judged each destination."),
-      username: z.string().max(256).optional(),
-      password: z.string().max(256).optional().describe("Never returned, logged or stored."),
-    })
-    .optional()
-    .describe("An upstream proxy for this session's traffic."),
-  logs: z
-    .boolean().optional()
-    .describe("Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on)."),
-  metadata: SessionMetadata.optional(),
-  browser: BrowserSettingsInput.optional(),
-  extension_ids: z
-    .array(z.string().min(1).max(64))
-    .max(10, "at most 10 extensions")
-    .superRefine(distinctIds)
-    .optional()
-    .describe("Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once."),
-  recording: z
-    .boolean().optional()
-    .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),
-  start_url: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) address, like https://example.com/" })
-    .max(2000, "must be at most 2000 characters")
-    .optional()
-    .describe("Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation)."),
-}).superRefine((v, ctx) => {
-  if (v.save_profile_on_release && !v.profile_id) ctx.addIssue({ code: "custom", path: ["save_profile_on_release"], message: "needs profile_id: the profile to save into" });
-});
+export const CreateSessionInput = z
+  .strictObject({
+    region: z.string().min(1).max(64).describe("A region this deployment serves (GET /v1/health lists them)."),
+    profile_id: z.string().max(64).optional().describe("Start from a saved profile of this workspace."),
+    save_profile_on_release: z
+      .boolean()
+      .optional()
+      .describe("When the session is released (PATCH REQUEST_RELEASE), save its state back into `profile_id` (required with it)."),
+    live_view: z
+      .strictObject({
+        interactive: z.boolean().default(false).describe("Let the viewer use mouse and keyboard."),
+        instructions: z.string().max(2000).optional().describe("Shown to the person in the live view."),
+      })
+      .optional(),
+    timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional().describe(`Hard end, at most ${maxSessionSeconds} (the default).`),
+    idle_timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(maxSessionSeconds)
+      .optional()
+      .describe(`Release the session after this long without a CDP client (default ${defaultIdleSeconds}).`),
+    proxy: z
+      .strictObject({
+        server: z
+          .string()
+          .max(300)
+          .regex(/^http:\/\/[^/@\s]+:\d{1,5}\/?$/, "must be http://host:port")
+          .describe("Your HTTP proxy (`http://host:port`): the session's traffic leaves through it, after the egress policy has judged each destination."),
+        username: z.string().max(256).optional(),
+        password: z.string().max(256).optional().describe("Never returned, logged or stored."),
+      })
+      .optional()
+      .describe("An upstream proxy for this session's traffic."),
+    logs: z
+      .boolean()
+      .optional()
+      .describe(
+        "Capture the session's console messages, page errors, navigations, network requests and CDP methods (GET …/logs). Default: the deployment's `VESSEL_LOGS` (on).",
+      ),
+    metadata: SessionMetadata.optional(),
+    browser: BrowserSettingsInput.optional(),
+    extension_ids: z
+      .array(z.string().min(1).max(64))
+      .max(10, "at most 10 extensions")
+      .superRefine(distinctIds)
+      .optional()
+      .describe(
+        "Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once.",
+      ),
+    recording: z
+      .boolean()
+      .optional()
+      .describe("Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off)."),
+    start_url: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) address, like https://example.com/" })
+      .max(2000, "must be at most 2000 characters")
+      .optional()
+      .describe("Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation)."),
+  })
+  .superRefine((v, ctx) => {
+    if (v.save_profile_on_release && !v.profile_id)
+      ctx.addIssue({ code: "custom", path: ["save_profile_on_release"], message: "needs profile_id: the profile to save into" });
+  });
 export type CreateSessionInput = z.output<typeof CreateSessionInput>;
 
 export const SessionListQuery = PageQuery.extend({
   status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional(),
-  metadata: SessionMetadata.optional().describe("Only sessions whose metadata has every one of these keys with exactly this value (`metadata[team]=qa&metadata[run]=42`)."),
+  metadata: SessionMetadata.optional().describe(
+    "Only sessions whose metadata has every one of these keys with exactly this value (`metadata[team]=qa&metadata[run]=42`).",
+  ),
 });

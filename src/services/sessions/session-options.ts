@@ -9,8 +9,19 @@ import { CreateSessionInput } from "./session-input.ts";
  * session-input.ts, it is stored and returned.
  */
 export const dedicatedOptions = [
-  "region", "profile_id", "save_profile_on_release", "live_view", "timeout_seconds", "idle_timeout_seconds",
-  "proxy", "logs", "metadata", "browser", "extension_ids", "recording", "start_url",
+  "region",
+  "profile_id",
+  "save_profile_on_release",
+  "live_view",
+  "timeout_seconds",
+  "idle_timeout_seconds",
+  "proxy",
+  "logs",
+  "metadata",
+  "browser",
+  "extension_ids",
+  "recording",
+  "start_url",
 ] as const satisfies ReadonlyArray<keyof typeof CreateSessionInput.shape>;
 
 type Dedicated = (typeof dedicatedOptions)[number];
@@ -21,9 +32,7 @@ export type StoredOptionShape = Omit<Shape, Dedicated>;
 const dedicated: ReadonlySet<string> = new Set(dedicatedOptions);
 
 /** The declared options kept in `options`, with their schemas (presenters derive their fields from it). */
-export const storedOptionShape = Object.fromEntries(
-  Object.entries(CreateSessionInput.shape).filter(([name]) => !dedicated.has(name)),
-) as StoredOptionShape;
+export const storedOptionShape = Object.fromEntries(Object.entries(CreateSessionInput.shape).filter(([name]) => !dedicated.has(name))) as StoredOptionShape;
 
 /** The stored options as the wire shape returns them: each as it was given, absent when it was not. */
 export const StoredOptions = z.object(
@@ -36,7 +45,8 @@ export type StoredOptions = z.output<typeof StoredOptions>;
 /** What a create stores in the `options` column: its declared options without a column, as given. */
 export function optionsColumn(input: CreateSessionInput): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(input)) if (!dedicated.has(name) && Object.hasOwn(storedOptionShape, name) && value !== undefined) out[name] = value;
+  for (const [name, value] of Object.entries(input))
+    if (!dedicated.has(name) && Object.hasOwn(storedOptionShape, name) && value !== undefined) out[name] = value;
   return out;
 }
 
@@ -44,6 +54,7 @@ export function optionsColumn(input: CreateSessionInput): Record<string, unknown
 export function storedOptions(column: unknown): StoredOptions {
   if (!column || typeof column !== "object" || Array.isArray(column)) return {} as StoredOptions;
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(column as Record<string, unknown>)) if (Object.hasOwn(storedOptionShape, name) && value !== undefined) out[name] = value;
+  for (const [name, value] of Object.entries(column as Record<string, unknown>))
+    if (Object.hasOwn(storedOptionShape, name) && value !== undefined) out[name] = value;
   return out as StoredOptions;
 }

@@ -75,7 +75,9 @@ export function insertStartedSession(
     lastActivityAt: ["last_activity_at", s.lastActivityAt, "timestamptz"],
     endedAt: ["ended_at", s.endedAt, "timestamptz"],
   };
-  const names = Object.values(columns).map(([column]) => `"${column}"`).join(", ");
+  const names = Object.values(columns)
+    .map(([column]) => `"${column}"`)
+    .join(", ");
   const values = Prisma.join(Object.values(columns).map(([, value, type]) => Prisma.sql`${value}::${Prisma.raw(type)}`));
   const eventValues = Prisma.sql`${event.id}::text, ${event.sessionId}::text, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.createdAt}::timestamptz`;
   // Data-modifying CTEs all run to completion, referenced or not, in one snapshot; the foreign keys

@@ -15,7 +15,9 @@ export const SessionDto = z
   .object({
     id: z.string().describe("`ses_<ULID>`"),
     status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]),
-    end_reason: z.enum(["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"]).nullable(),
+    end_reason: z
+      .enum(["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"])
+      .nullable(),
     region: z.string(),
     created_at: z.string(),
     started_at: z.string().nullable(),
@@ -37,7 +39,8 @@ export const SessionDto = z
     // Declared create options without a column of their own (session-options.ts), as given.
     ...StoredOptions.shape,
     connect_url: z
-      .string().nullable()
+      .string()
+      .nullable()
       .describe("`wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING."),
     live_view_url: z.string().nullable().describe("`https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive."),
   })

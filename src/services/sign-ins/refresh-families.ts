@@ -145,7 +145,12 @@ export function markAudited(ctx: ServiceContext): void {
 }
 
 /** Revokes every token of a sign-in, with an audit entry for its user. */
-export async function revokeFamily(ctx: ServiceContext, familyId: string, userId: string, action: "auth.sign_out" | "auth.refresh_reuse" | "auth.sign_in_replay"): Promise<void> {
+export async function revokeFamily(
+  ctx: ServiceContext,
+  familyId: string,
+  userId: string,
+  action: "auth.sign_out" | "auth.refresh_reuse" | "auth.sign_in_replay",
+): Promise<void> {
   const now = ctx.deps.now();
   await prismaOf(ctx).$transaction(async (tx) => {
     const { count } = await tx.refreshToken.updateMany({ where: { familyId, revokedAt: null }, data: { revokedAt: now } });

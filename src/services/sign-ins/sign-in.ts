@@ -165,20 +165,21 @@ export async function exchangeSignIn(ctx: ServiceContext, input: ExchangeSignInI
   }
   if (!verifierMatches(input.codeVerifier, link.codeChallenge)) return fail();
 
-  const signIn = () => db.$transaction(async (tx) => {
-    // Checked again: an invitation may have been revoked since the link was sent.
-    if (!(await maySignIn(ctx.deps, tx, link.email, now))) return null;
-    const user = await tx.user.upsert({
-      where: { email: link.email },
-      create: { id: ulid(now.getTime()), email: link.email, createdAt: now, lastLoginAt: now },
-      update: { lastLoginAt: now },
+  const signIn = () =>
+    db.$transaction(async (tx) => {
+      // Checked again: an invitation may have been revoked since the link was sent.
+      if (!(await maySignIn(ctx.deps, tx, link.email, now))) return null;
+      const user = await tx.user.upsert({
+        where: { email: link.email },
+        create: { id: ulid(now.getTime()), email: link.email, createdAt: now, lastLoginAt: now },
+        update: { lastLoginAt: now },
+      });
+      await acceptInvitations(ctx, tx, user, now);
+      const family = await startFamily(ctx, tx, user.id, client);
+      await tx.loginToken.update({ where: { id: link.id }, data: { familyId: family.familyId } });
+      await writeAuditInTx(tx, userAudit(ctx, user.id, "auth.sign_in", 200));
+      return { user, ...family };
     });
-    await acceptInvitations(ctx, tx, user, now);
-    const family = await startFamily(ctx, tx, user.id, client);
-    await tx.loginToken.update({ where: { id: link.id }, data: { familyId: family.familyId } });
-    await writeAuditInTx(tx, userAudit(ctx, user.id, "auth.sign_in", 200));
-    return { user, ...family };
-  });
   // Two first sign-ins of one address at once (two links) both try to create the user: the loser retries and finds it.
   const signedIn = await signIn().catch((err: unknown) => (prismaErrorCode(err) === "P2002" ? signIn() : Promise.reject(err)));
   if (!signedIn) return fail();

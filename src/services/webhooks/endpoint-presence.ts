@@ -39,7 +39,9 @@ export class EndpointPresence {
   /** After this node changed an endpoint: every node forgets. */
   changed(): void {
     this.forget();
-    void this.deps.pubsub.publish(ENDPOINTS_CHANGED, "1").catch((err: unknown) => this.deps.log.warn({ err }, "could not tell other nodes of a webhook change"));
+    void this.deps.pubsub
+      .publish(ENDPOINTS_CHANGED, "1")
+      .catch((err: unknown) => this.deps.log.warn({ err }, "could not tell other nodes of a webhook change"));
   }
 
   close(): void {

@@ -79,7 +79,11 @@ export class MissedDeliveries {
       const events = [...new Map(missed.map((r) => [r.id, eventView({ id: r.id, sessionId, type: r.type, data: r.data, createdAt: r.created_at })])).values()];
       made += await makeDeliveries(deps, sessionId, events, (event) => missed.filter((r) => r.id === event.id).map((r) => r.endpoint_id));
     }
-    if (made > 0) deps.log.warn({ made }, "webhook deliveries made late: their events were written but their deliveries were not (a node stopped in between, or a statement failed)");
+    if (made > 0)
+      deps.log.warn(
+        { made },
+        "webhook deliveries made late: their events were written but their deliveries were not (a node stopped in between, or a statement failed)",
+      );
     return made;
   }
 }

@@ -25,9 +25,17 @@ export interface WebhookDeliveryView {
 }
 
 export const deliveryView = (d: WebhookDelivery): WebhookDeliveryView => ({
-  id: d.id, webhookId: d.endpointId, eventType: d.eventType, eventId: d.eventId, status: d.status, attempts: d.attempts,
-  nextAttemptAt: d.status === "pending" ? d.nextAttemptAt : null, lastAttemptAt: d.lastAttemptAt, lastStatusCode: d.lastStatusCode,
-  lastError: d.lastError, createdAt: d.createdAt,
+  id: d.id,
+  webhookId: d.endpointId,
+  eventType: d.eventType,
+  eventId: d.eventId,
+  status: d.status,
+  attempts: d.attempts,
+  nextAttemptAt: d.status === "pending" ? d.nextAttemptAt : null,
+  lastAttemptAt: d.lastAttemptAt,
+  lastStatusCode: d.lastStatusCode,
+  lastError: d.lastError,
+  createdAt: d.createdAt,
 });
 
 /** The endpoint's deliveries, newest first. */
@@ -64,7 +72,12 @@ export async function sendTestWebhook(ctx: ServiceContext, id: string): Promise<
   const now = ctx.deps.now();
   const row = await prismaOf(ctx).webhookDelivery.create({
     data: {
-      id: `msg_${ulid()}`, endpointId: endpoint.id, eventType: TEST_EVENT, eventId: null, nextAttemptAt: now, createdAt: now,
+      id: `msg_${ulid()}`,
+      endpointId: endpoint.id,
+      eventType: TEST_EVENT,
+      eventId: null,
+      nextAttemptAt: now,
+      createdAt: now,
       payload: deliveryBody(TEST_EVENT, now, { webhook_id: endpoint.id, message: "A test event sent from Vessel." }),
     },
   });

@@ -42,7 +42,6 @@ const MAX_IN_FLIGHT = 32;
 export const PER_ENDPOINT = 8;
 export const PER_WORKSPACE = 16;
 
-
 type Deps = Pick<AppDeps, "db" | "log" | "now" | "nodeId" | "masterKey" | "config" | "pubsub"> & Pick<EnqueueDeps, "setAside">;
 
 export class WebhookDispatcher {
@@ -57,7 +56,10 @@ export class WebhookDispatcher {
   private readonly presence: EndpointPresence;
   private sending = 0;
 
-  constructor(private readonly deps: Deps, private readonly options: DispatcherOptions) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: DispatcherOptions,
+  ) {
     this.policy = new EgressPolicy(parseAllowlist(deps.config.browser.egressAllow));
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.pollMs = options.pollMs ?? 1000;

@@ -44,8 +44,16 @@ export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 export function endpointView(e: WebhookEndpoint, now: Date): WebhookEndpointView {
   const overlapping = e.previousSecret && e.previousExpiresAt && e.previousExpiresAt > now;
   return {
-    id: e.id, url: e.url, events: e.events, description: e.description, enabled: e.enabled, disabledAt: e.disabledAt, disabledReason: e.disabledReason,
-    previousSecretExpiresAt: overlapping ? e.previousExpiresAt : null, createdAt: e.createdAt, updatedAt: e.updatedAt,
+    id: e.id,
+    url: e.url,
+    events: e.events,
+    description: e.description,
+    enabled: e.enabled,
+    disabledAt: e.disabledAt,
+    disabledReason: e.disabledReason,
+    previousSecretExpiresAt: overlapping ? e.previousExpiresAt : null,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
   };
 }
 
@@ -141,8 +149,11 @@ export async function rotateWebhookSecret(ctx: ServiceContext, id: string): Prom
   const updated = await prismaOf(ctx).webhookEndpoint.update({
     where: { id: row.id },
     data: {
-      secret: secret.sealed, masterKeyId: secret.masterKeyId,
-      previousSecret: row.secret, previousMasterKeyId: row.masterKeyId, previousExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      secret: secret.sealed,
+      masterKeyId: secret.masterKeyId,
+      previousSecret: row.secret,
+      previousMasterKeyId: row.masterKeyId,
+      previousExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
       updatedAt: now,
     },
   });

@@ -20,7 +20,10 @@ import { carriesSession, deliveryBody, eventPayload, sessionPayload } from "./we
 
 export const wanted: ReadonlySet<string> = new Set(webhookEventTypes);
 
-interface EndpointRow { id: string; events: string[] }
+interface EndpointRow {
+  id: string;
+  events: string[];
+}
 
 /** What queuing deliveries needs; `setAside` counts deliveries the database refused (`writer="webhooks"`). */
 export type EnqueueDeps = Pick<AppDeps, "db" | "log"> & { setAside?: SetAsideCounter | undefined };
@@ -37,7 +40,11 @@ export async function enqueueForEvents(deps: EnqueueDeps, events: readonly Sessi
   let made = 0;
   for (const sessionId of new Set(relevant.map((e) => e.sessionId))) {
     try {
-      made += await enqueueSession(deps, sessionId, relevant.filter((e) => e.sessionId === sessionId));
+      made += await enqueueSession(
+        deps,
+        sessionId,
+        relevant.filter((e) => e.sessionId === sessionId),
+      );
     } catch (err) {
       deps.log.error({ err, sessionId, types: relevant.map((e) => e.type) }, "could not queue webhook deliveries");
     }
@@ -73,11 +80,20 @@ export async function makeDeliveries(
     if (!data) continue;
     const payload = deliveryBody(event.type, event.createdAt, data);
     for (const endpointId of endpointsOf(event)) {
-      rows.push({ id: `msg_${ulid()}`, endpointId, eventType: event.type, eventId: event.id, payload, nextAttemptAt: event.createdAt, createdAt: event.createdAt });
+      rows.push({
+        id: `msg_${ulid()}`,
+        endpointId,
+        eventType: event.type,
+        eventId: event.id,
+        payload,
+        nextAttemptAt: event.createdAt,
+        createdAt: event.createdAt,
+      });
     }
   }
   if (rows.length === 0) return 0;
-  const insert = async (data: Prisma.WebhookDeliveryCreateManyInput[]) => (await deps.db.prisma.webhookDelivery.createMany({ data, skipDuplicates: true })).count;
+  const insert = async (data: Prisma.WebhookDeliveryCreateManyInput[]) =>
+    (await deps.db.prisma.webhookDelivery.createMany({ data, skipDuplicates: true })).count;
   try {
     return await insert(rows);
   } catch (err) {
@@ -92,7 +108,9 @@ export async function makeDeliveries(
     } catch (err) {
       if (!isRefusedContent(err)) throw err;
       noteSetAside(
-        { log: deps.log, counter: deps.setAside }, "webhooks", "error",
+        { log: deps.log, counter: deps.setAside },
+        "webhooks",
+        "error",
         { deliveryId: row.id, endpointId: row.endpointId, eventId: row.eventId ?? null, eventType: sampleOf(row.eventType), refused: refusalOf(err) },
         "webhook delivery refused by the database: set aside, not queued",
       );

@@ -3,7 +3,13 @@ import { PageQuery } from "../../kernel/pagination.ts";
 
 /** The events an endpoint may subscribe to (a subset of the session events, plus nothing else). */
 export const webhookEventTypes = [
-  "session.running", "session.released", "session.timed_out", "session.failed", "live_view.done", "download.completed", "recording.ready",
+  "session.running",
+  "session.released",
+  "session.timed_out",
+  "session.failed",
+  "live_view.done",
+  "download.completed",
+  "recording.ready",
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
@@ -26,7 +32,8 @@ export const WebhookUrl = z
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: "must use http:// or https://" });
     else if (!url.hostname) ctx.addIssue({ code: "custom", message: "must name a host" });
-    else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "must not carry a user name or password (put a token in the path instead)" });
+    else if (url.username || url.password)
+      ctx.addIssue({ code: "custom", message: "must not carry a user name or password (put a token in the path instead)" });
   })
   .describe("Where events are POSTed: an absolute http(s) URL. Checked against the egress policy at each delivery.");
 

@@ -46,7 +46,10 @@ export async function recordOutcome(deps: Deps, c: Claimed, outcome: AttemptOutc
     return null;
   }
   if (outcome.kind === "refused") {
-    deps.log.warn({ deliveryId: c.id, endpointId: c.endpoint_id, reason: outcome.reason, addresses: outcome.addresses }, "webhook delivery refused by the egress policy");
+    deps.log.warn(
+      { deliveryId: c.id, endpointId: c.endpoint_id, reason: outcome.reason, addresses: outcome.addresses },
+      "webhook delivery refused by the egress policy",
+    );
     await prisma.webhookDelivery.updateMany({ where: mine, data: { ...common, status: "refused", lastError: outcome.reason } });
     return null;
   }
@@ -55,9 +58,7 @@ export async function recordOutcome(deps: Deps, c: Claimed, outcome: AttemptOutc
   const next = new Date(now.getTime() + retryDelayMs(c.attempts, retryBaseMs));
   await prisma.webhookDelivery.updateMany({
     where: mine,
-    data: giveUp
-      ? { ...common, status: "failed", lastError: error }
-      : { ...common, lastError: error, nextAttemptAt: next },
+    data: giveUp ? { ...common, status: "failed", lastError: error } : { ...common, lastError: error, nextAttemptAt: next },
   });
   await noteFailure(deps, c.endpoint_id, now);
   return giveUp ? null : next;
@@ -73,6 +74,9 @@ async function noteFailure(deps: Deps, endpointId: string, now: Date): Promise<v
     data: { enabled: false, disabledAt: now, disabledReason: "every delivery failed for 3 days", updatedAt: now },
   });
   if (count === 0) return;
-  await prisma.webhookDelivery.updateMany({ where: { endpointId, status: "pending" }, data: { status: "failed", lastError: "the endpoint was disabled after failing for 3 days" } });
+  await prisma.webhookDelivery.updateMany({
+    where: { endpointId, status: "pending" },
+    data: { status: "failed", lastError: "the endpoint was disabled after failing for 3 days" },
+  });
   deps.log.warn({ endpointId }, "webhook endpoint disabled: every delivery failed for 3 days");
 }

@@ -30,7 +30,10 @@ export interface SendOptions {
 }
 
 class Refusal extends Error {
-  constructor(message: string, readonly addresses?: string[]) {
+  constructor(
+    message: string,
+    readonly addresses?: string[],
+  ) {
     super(message);
   }
 }
@@ -53,9 +56,10 @@ export function sendAttempt(target: string, headers: Record<string, string>, bod
       (addresses) => {
         const address = addresses.find((a) => allowed(a, port));
         if (!address) {
-          const refusal = addresses.length === 0
-            ? new Refusal("unresolvable")
-            : new Refusal(`blocked-address: ${hostname} resolves only to addresses the egress policy does not allow`, addresses);
+          const refusal =
+            addresses.length === 0
+              ? new Refusal("unresolvable")
+              : new Refusal(`blocked-address: ${hostname} resolves only to addresses the egress policy does not allow`, addresses);
           callback(refusal, "", 0);
           return;
         }
@@ -86,7 +90,8 @@ export function sendAttempt(target: string, headers: Record<string, string>, bod
     req.on("socket", (socket) => {
       socket.once("connect", () => {
         const peer = socket.remoteAddress ?? "";
-        if (!allowed(peer, socket.remotePort ?? port)) finish({ kind: "refused", reason: `blocked-address: ${host} led to an address the egress policy does not allow`, addresses: [peer] });
+        if (!allowed(peer, socket.remotePort ?? port))
+          finish({ kind: "refused", reason: `blocked-address: ${host} led to an address the egress policy does not allow`, addresses: [peer] });
       });
     });
     req.on("response", (res) => {

@@ -15,11 +15,7 @@ export const WorkspaceSlug = z
   .max(40, "must be at most 40 characters")
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, "may contain only lower-case letters, digits and dashes, and must start and end with a letter or digit");
 
-export const WorkspaceName = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, "cannot be empty")
-  .max(100, "must be at most 100 characters");
+export const WorkspaceName = z.string({ error: "must be a string" }).trim().min(1, "cannot be empty").max(100, "must be at most 100 characters");
 
 const CreateWorkspaceInput = z.object({ slug: WorkspaceSlug, name: WorkspaceName });
 

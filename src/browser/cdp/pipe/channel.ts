@@ -57,9 +57,12 @@ export class CdpChannel {
     if (!this.#open) return false;
     if (message.sessionId !== undefined && !this.#attachments.has(message.sessionId)) return false;
     if (FRONT.has(message.method)) {
-      const target = message.method === "Page.bringToFront"
-        ? (message.sessionId === undefined ? this.rootTarget : this.#attachments.get(message.sessionId))
-        : (message.params as { targetId?: unknown } | undefined)?.targetId;
+      const target =
+        message.method === "Page.bringToFront"
+          ? message.sessionId === undefined
+            ? this.rootTarget
+            : this.#attachments.get(message.sessionId)
+          : (message.params as { targetId?: unknown } | undefined)?.targetId;
       if (typeof target === "string") this.pipe.fronted(target);
     }
     const out = { id: message.id, method: message.method, params: message.params ?? {}, sessionId: message.sessionId ?? this.root };
@@ -98,7 +101,8 @@ export class CdpChannel {
   }
 
   #adopt(message: Buffer): void {
-    const { sessionId, targetInfo } = (JSON.parse(message.toString("utf8")) as { params?: { sessionId?: unknown; targetInfo?: { targetId?: unknown } } }).params ?? {};
+    const { sessionId, targetInfo } =
+      (JSON.parse(message.toString("utf8")) as { params?: { sessionId?: unknown; targetInfo?: { targetId?: unknown } } }).params ?? {};
     if (typeof sessionId === "string" && this.pipe.claim(sessionId, this)) this.#attachments.set(sessionId, String(targetInfo?.targetId ?? ""));
   }
 

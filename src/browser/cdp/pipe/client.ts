@@ -65,7 +65,10 @@ export class CdpClient {
     try {
       return new CdpClient(await Promise.race([opening, timeout]));
     } catch (err) {
-      void opening.then((channel) => channel.close(), () => {});
+      void opening.then(
+        (channel) => channel.close(),
+        () => {},
+      );
       throw err;
     } finally {
       clearTimeout(timer);

@@ -17,13 +17,13 @@ export interface Command {
 export type Outcome =
   | { kind: "answer"; answer: string; refused?: { method: string; reason: string } }
   | {
-    kind: "send";
-    command: Command;
-    /** The policy replaced a download folder with the session's own. */
-    redirected: boolean;
-    /** A download behaviour was set: for which browser context (null: the default one). */
-    downloadContext: string | null | undefined;
-  };
+      kind: "send";
+      command: Command;
+      /** The policy replaced a download folder with the session's own. */
+      redirected: boolean;
+      /** A download behaviour was set: for which browser context (null: the default one). */
+      downloadContext: string | null | undefined;
+    };
 
 /** CDP method names are `Domain.method`; anything longer or odder is not one. */
 const METHOD_NAME = /^[A-Za-z][A-Za-z0-9]{0,63}\.[A-Za-z][A-Za-z0-9]{0,127}$/;
@@ -49,8 +49,10 @@ export function readCommand(data: Uint8Array): Command | { answer: string } {
     return { answer: errorAnswer(undefined, -32600, "Message must have integer 'id' property") };
   }
   const attachment = typeof sessionId === "string" ? sessionId : undefined;
-  if (sessionId !== undefined && attachment === undefined) return { answer: errorAnswer(id, -32600, "Message has property other than 'id', 'method', 'sessionId', 'params'") };
-  if (typeof method !== "string" || !METHOD_NAME.test(method)) return { answer: errorAnswer(id, -32600, "Message must have string 'method' property", attachment) };
+  if (sessionId !== undefined && attachment === undefined)
+    return { answer: errorAnswer(id, -32600, "Message has property other than 'id', 'method', 'sessionId', 'params'") };
+  if (typeof method !== "string" || !METHOD_NAME.test(method))
+    return { answer: errorAnswer(id, -32600, "Message must have string 'method' property", attachment) };
   if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
     return { answer: errorAnswer(id, -32602, "Invalid parameters", attachment) };
   }

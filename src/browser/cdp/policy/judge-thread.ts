@@ -22,16 +22,16 @@ export interface JudgeRequest {
 export type JudgeReply =
   | { seq: number; kind: "answer"; answer: string; refused?: { method: string; reason: string } }
   | {
-    seq: number;
-    kind: "send";
-    id: number;
-    method: string;
-    sessionId?: string;
-    redirected: boolean;
-    downloadContext: string | null | undefined;
-    /** The judged command as the pipe takes it, NUL included. */
-    bytes: Uint8Array;
-  }
+      seq: number;
+      kind: "send";
+      id: number;
+      method: string;
+      sessionId?: string;
+      redirected: boolean;
+      downloadContext: string | null | undefined;
+      /** The judged command as the pipe takes it, NUL included. */
+      bytes: Uint8Array;
+    }
   | { seq: number; kind: "failed"; message: string };
 export type JudgeResult = Exclude<JudgeReply, { kind: "failed" }>;
 

@@ -19,8 +19,14 @@ parentPort!.on("message", (request: JudgeRequest) => {
       const bytes = Buffer.from(JSON.stringify({ id, method, params: params ?? {}, sessionId: sessionId ?? request.root }) + "\0", "utf8");
       const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Buffer.from(bytes);
       reply = {
-        seq: request.seq, kind: "send", id, method, ...(sessionId !== undefined ? { sessionId } : {}),
-        redirected: outcome.redirected, downloadContext: outcome.downloadContext, bytes: own,
+        seq: request.seq,
+        kind: "send",
+        id,
+        method,
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        redirected: outcome.redirected,
+        downloadContext: outcome.downloadContext,
+        bytes: own,
       };
       transfer = [own.buffer as ArrayBuffer];
     }

@@ -21,10 +21,7 @@ export interface PolicyContext {
   downloads: string;
 }
 
-export type Verdict =
-  | { kind: "pass" }
-  | { kind: "refuse"; reason: string }
-  | { kind: "rewrite"; params: Record<string, unknown> };
+export type Verdict = { kind: "pass" } | { kind: "refuse"; reason: string } | { kind: "rewrite"; params: Record<string, unknown> };
 
 type Params = Record<string, unknown>;
 type Rule = (params: Params, ctx: PolicyContext) => Verdict;
@@ -34,8 +31,7 @@ const refuse = (reason: string): Verdict => ({ kind: "refuse", reason });
 
 /** Every method a client may call: recorded ∪ curated, never the never-allowed ones. */
 export const allowedMethods: ReadonlySet<string> = new Set(
-  [...recordedMethods, ...Object.entries(curatedMethods).flatMap(([domain, names]) => names.map((n) => `${domain}.${n}`))]
-    .filter((m) => !(m in neverAllowed)),
+  [...recordedMethods, ...Object.entries(curatedMethods).flatMap(([domain, names]) => names.map((n) => `${domain}.${n}`))].filter((m) => !(m in neverAllowed)),
 );
 
 function inside(folder: string, candidate: unknown): boolean {
@@ -78,7 +74,8 @@ function downloadBehaviour(params: Params, ctx: PolicyContext): Verdict {
     case "deny":
       return PASS;
     case "allow":
-      return inside(folder, params.downloadPath) ? PASS
+      return inside(folder, params.downloadPath)
+        ? PASS
         : refuse("downloads stay in the session's own folder (they are listed at GET /v1/sessions/{id}/downloads)");
     case "allowAndName":
       return inside(folder, params.downloadPath) ? PASS : { kind: "rewrite", params: { ...params, downloadPath: ctx.downloads } };
@@ -98,28 +95,34 @@ const rules = new Map<string, Rule>([
   ["Target.attachToTarget", flatOnly],
   // Turning auto-attach off attaches nothing, flat or not.
   ["Target.setAutoAttach", (p) => (p.autoAttach === false ? PASS : flatOnly(p))],
-  ["Target.createBrowserContext", (p) =>
-    p.proxyServer !== undefined || p.proxyBypassList !== undefined
-      ? refuse("browser contexts cannot set their own proxy (traffic leaves through the session's egress policy)")
-      : p.originsWithUniversalNetworkAccess !== undefined
-        ? refuse("browser contexts cannot grant origins universal network access")
-        : PASS],
+  [
+    "Target.createBrowserContext",
+    (p) =>
+      p.proxyServer !== undefined || p.proxyBypassList !== undefined
+        ? refuse("browser contexts cannot set their own proxy (traffic leaves through the session's egress policy)")
+        : p.originsWithUniversalNetworkAccess !== undefined
+          ? refuse("browser contexts cannot grant origins universal network access")
+          : PASS,
+  ],
   ["Browser.setDownloadBehavior", downloadBehaviour],
   ["Page.setDownloadBehavior", downloadBehaviour],
   ["DOM.setFileInputFiles", (p, ctx) => filesFrom(p.files, ctx)],
   ["Input.dispatchDragEvent", (p, ctx) => filesFrom((p.data as { files?: unknown } | undefined)?.files, ctx)],
   // The system backend talks to the host's tracing service; a Perfetto config is an opaque
   // protobuf that could ask for it (or for files); systrace reads the host's kernel trace.
-  ["Tracing.start", (p) =>
-    p.tracingBackend === "system" || p.perfettoConfig !== undefined || (p.traceConfig as { enableSystrace?: unknown } | undefined)?.enableSystrace === true
-      ? refuse("only the browser's own tracing is available (no system backend, Perfetto config or systrace)")
-      : PASS],
+  [
+    "Tracing.start",
+    (p) =>
+      p.tracingBackend === "system" || p.perfettoConfig !== undefined || (p.traceConfig as { enableSystrace?: unknown } | undefined)?.enableSystrace === true
+        ? refuse("only the browser's own tracing is available (no system backend, Perfetto config or systrace)")
+        : PASS,
+  ],
 ]);
 
 /** The verdict on one client command (see above). `params` is the command's `params` as parsed. */
 export function judgeCommand(method: string, params: unknown, ctx: PolicyContext): Verdict {
   if (!allowedMethods.has(method)) return refuse(`${method} is not available through Vessel`);
-  if (params === undefined || params === null) return rules.has(method) ? (rules.get(method)!)({}, ctx) : PASS;
+  if (params === undefined || params === null) return rules.has(method) ? rules.get(method)!({}, ctx) : PASS;
   const address = hostAddressIn(params);
   if (address) return refuse(address);
   const rule = rules.get(method);

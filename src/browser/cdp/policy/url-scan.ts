@@ -18,9 +18,7 @@
  * is everyday CSS), `javascript:` and `data:` run or show page content with an opaque or the page's
  * own origin, and http(s)/ws(s) leave through the egress listener.
  */
-const hostSchemes = new Set([
-  "file", "filesystem", "devtools", "view-source", "isolated-app", "externalfile", "googlechrome", "dom-distiller",
-]);
+const hostSchemes = new Set(["file", "filesystem", "devtools", "view-source", "isolated-app", "externalfile", "googlechrome", "dom-distiller"]);
 
 /**
  * The first two letters (lower case) of every scheme judged below: a string that starts with two
@@ -53,7 +51,18 @@ function removedAnywhere(c: number): boolean {
 
 /** Leading characters the URL parser trims (C0 controls and space), and Unicode spaces, refused as if trimmed to err on the safe side. */
 function trimmedAtStart(c: number): boolean {
-  return c <= 0x20 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c <= 0x20 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /**
@@ -80,7 +89,7 @@ function schemeAt(s: string, from: number): { scheme: string; rest: number } | n
       dropped = true;
       continue;
     }
-    const letter = ((c | 0x20) >= 97 && (c | 0x20) <= 122);
+    const letter = (c | 0x20) >= 97 && (c | 0x20) <= 122;
     if (!letter && !(length > 0 && ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46))) {
       if (!fullWidth(c)) return null;
       // NFKC maps each full-width character to one ASCII one, so positions up to the colon hold.

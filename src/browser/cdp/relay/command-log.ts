@@ -37,7 +37,15 @@ const COLON = 0x3a;
 
 /** `{"id":123,…` → 123, or -1 when the message is not an answer. */
 export function answerId(message: Buffer): number {
-  if (message.length < 7 || message[0] !== OPEN_BRACE || message[1] !== QUOTE || message[2] !== I || message[3] !== D || message[4] !== QUOTE || message[5] !== COLON) {
+  if (
+    message.length < 7 ||
+    message[0] !== OPEN_BRACE ||
+    message[1] !== QUOTE ||
+    message[2] !== I ||
+    message[3] !== D ||
+    message[4] !== QUOTE ||
+    message[5] !== COLON
+  ) {
     return -1;
   }
   let id = 0;

@@ -116,7 +116,10 @@ export class RelayHostChild {
       if (this.#child !== child) return;
       this.#child = undefined;
       this.#ready = undefined; // the next browser starts a new host
-      this.log.warn({ relayPid: child.pid, exitCode: child.exitCode, signal: child.signalCode }, "the CDP relay host exited; its browsers' sessions end, and the next browser starts a new one");
+      this.log.warn(
+        { relayPid: child.pid, exitCode: child.exitCode, signal: child.signalCode },
+        "the CDP relay host exited; its browsers' sessions end, and the next browser starts a new one",
+      );
     };
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -166,4 +169,3 @@ export class RelayHostChild {
     this.#child?.kill("SIGKILL");
   }
 }
-

@@ -42,8 +42,8 @@ export class HostClients {
     try {
       channel = m.page
         ? await mux.pipe.openTarget(m.page).catch(() => {
-          throw new NoSuchPage();
-        })
+            throw new NoSuchPage();
+          })
         : (this.#takeAhead(m.key) ?? (await mux.pipe.open()));
     } catch (err) {
       return refuse(err instanceof NoSuchPage ? m.refusals.notFound : err instanceof CdpPipeClosed ? m.refusals.gone : m.refusals.unavailable);
@@ -110,9 +110,10 @@ export class HostClients {
     return {
       ...(m.logs
         ? {
-          commands: new CommandLog((method, at, durationMs, refused, run) =>
-            mux.tell({ vessel: "command", client, entry: [method, at, durationMs, refused, run ?? null] })),
-        }
+            commands: new CommandLog((method, at, durationMs, refused, run) =>
+              mux.tell({ vessel: "command", client, entry: [method, at, durationMs, refused, run ?? null] }),
+            ),
+          }
         : {}),
       policy: m.policy,
       downloads: m.downloads,

@@ -3,7 +3,20 @@ import { useMe, roleLabel, wsPath, type CurrentWorkspace } from "../lib/me.tsx";
 import { Link, navigate, useLocation } from "../lib/router.tsx";
 import { connectionState, onConnectionState } from "../lib/live.ts";
 import {
-  AuditIcon, CheckIcon, ChevronIcon, CloseIcon, KeyIcon, Logo, MembersIcon, MenuIcon, PlusIcon, ProfilesIcon, PuzzleIcon, SessionsIcon, SignOutIcon, WebhookIcon,
+  AuditIcon,
+  CheckIcon,
+  ChevronIcon,
+  CloseIcon,
+  KeyIcon,
+  Logo,
+  MembersIcon,
+  MenuIcon,
+  PlusIcon,
+  ProfilesIcon,
+  PuzzleIcon,
+  SessionsIcon,
+  SignOutIcon,
+  WebhookIcon,
 } from "./icons.tsx";
 import { DisabledWebhooksNotice } from "./webhook-notice.tsx";
 

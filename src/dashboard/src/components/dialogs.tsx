@@ -8,7 +8,14 @@ import { Button, ErrorNotice } from "./ui.tsx";
  * what opened it. Its content is mounted only while open, so forms start fresh each time.
  */
 export function Dialog({
-  open, onClose, title, description, children, footer, onSubmit, wide,
+  open,
+  onClose,
+  title,
+  description,
+  children,
+  footer,
+  onSubmit,
+  wide,
 }: {
   open: boolean;
   onClose: () => void;
@@ -83,7 +90,15 @@ export function Dialog({
 
 /** "Are you sure?" for destructive actions, naming what will happen. */
 export function ConfirmDialog({
-  open, onClose, onConfirm, title, children, confirmLabel, pending, error, danger = true,
+  open,
+  onClose,
+  onConfirm,
+  title,
+  children,
+  confirmLabel,
+  pending,
+  error,
+  danger = true,
 }: {
   open: boolean;
   onClose: () => void;

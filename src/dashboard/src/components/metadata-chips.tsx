@@ -5,7 +5,12 @@ import { CloseIcon } from "./icons.tsx";
  * A session's labels as compact `key=value` chips. With `onPick`, each chip is a button that filters
  * the list by it; past `max`, the rest are counted in a last chip whose title lists them.
  */
-export function MetadataChips({ entries, max = entries.length, onPick, label = "Metadata" }: {
+export function MetadataChips({
+  entries,
+  max = entries.length,
+  onPick,
+  label = "Metadata",
+}: {
   entries: readonly MetadataPair[];
   max?: number;
   onPick?: (pair: MetadataPair) => void;

@@ -47,14 +47,33 @@ export const endReasonText: Record<EndReason, string> = {
 
 type EventData = Record<string, unknown>;
 
-const reasonWords = (data: EventData) =>
-  typeof data.reason === "string" ? (endReasonText[data.reason.toUpperCase() as EndReason] ?? data.reason) : undefined;
+const reasonWords = (data: EventData) => (typeof data.reason === "string" ? (endReasonText[data.reason.toUpperCase() as EndReason] ?? data.reason) : undefined);
 
 /** "Chrome on Linux · 1280×720" from a viewer's user agent and viewport. */
 const viewerWords = (data: EventData): string | undefined => {
   const ua = typeof data.user_agent === "string" ? data.user_agent : "";
-  const browser = /Edg\//.test(ua) ? "Edge" : /Firefox\//.test(ua) ? "Firefox" : /HeadlessChrome/.test(ua) ? "Headless Chrome" : /Chrome\//.test(ua) ? "Chrome" : /Safari\//.test(ua) ? "Safari" : "";
-  const os = /Android/.test(ua) ? "Android" : /iPhone|iPad/.test(ua) ? "iOS" : /Mac OS X/.test(ua) ? "macOS" : /Windows/.test(ua) ? "Windows" : /Linux/.test(ua) ? "Linux" : "";
+  const browser = /Edg\//.test(ua)
+    ? "Edge"
+    : /Firefox\//.test(ua)
+      ? "Firefox"
+      : /HeadlessChrome/.test(ua)
+        ? "Headless Chrome"
+        : /Chrome\//.test(ua)
+          ? "Chrome"
+          : /Safari\//.test(ua)
+            ? "Safari"
+            : "";
+  const os = /Android/.test(ua)
+    ? "Android"
+    : /iPhone|iPad/.test(ua)
+      ? "iOS"
+      : /Mac OS X/.test(ua)
+        ? "macOS"
+        : /Windows/.test(ua)
+          ? "Windows"
+          : /Linux/.test(ua)
+            ? "Linux"
+            : "";
   const vp = data.viewport as { width?: number; height?: number } | undefined;
   const parts = [browser && os ? `${browser} on ${os}` : browser || os, vp?.width && vp.height ? `${vp.width}×${vp.height}` : ""].filter(Boolean);
   return parts.length > 0 ? parts.join(" · ") : undefined;
@@ -68,7 +87,10 @@ const closedWords = (data: EventData): string | undefined => {
 };
 
 /** A session event in words, with a tone for the timeline's marker. */
-export function describeEvent(type: SessionEventType, data: EventData): { title: string; detail?: string; tone: "green" | "amber" | "neutral" | "red" | "blue" | "violet" } {
+export function describeEvent(
+  type: SessionEventType,
+  data: EventData,
+): { title: string; detail?: string; tone: "green" | "amber" | "neutral" | "red" | "blue" | "violet" } {
   switch (type) {
     case "SESSION_RUNNING":
       return { title: "Session started", detail: "The browser is running.", tone: "green" };
@@ -79,22 +101,43 @@ export function describeEvent(type: SessionEventType, data: EventData): { title:
     case "SESSION_FAILED":
       return { title: "Session failed", detail: reasonWords(data), tone: "red" };
     case "LIVE_VIEW_OPENED":
-      return { title: `Live view opened${data.interactive === true ? " (interactive)" : data.interactive === false ? " (view only)" : ""}`, detail: viewerWords(data), tone: "blue" };
+      return {
+        title: `Live view opened${data.interactive === true ? " (interactive)" : data.interactive === false ? " (view only)" : ""}`,
+        detail: viewerWords(data),
+        tone: "blue",
+      };
     case "LIVE_VIEW_CLOSED":
       return { title: "Live view closed", detail: closedWords(data), tone: "neutral" };
     case "LIVE_VIEW_DONE":
-      return { title: "Marked done in the live view", detail: viewerWords(data) ? `Done clicked in ${viewerWords(data)}` : "The person in the live view clicked Done.", tone: "violet" };
+      return {
+        title: "Marked done in the live view",
+        detail: viewerWords(data) ? `Done clicked in ${viewerWords(data)}` : "The person in the live view clicked Done.",
+        tone: "violet",
+      };
     case "CDP_CONNECTED":
-      return { title: "Automation connected", detail: typeof data.clients === "number" ? `${data.clients} CDP client${data.clients === 1 ? "" : "s"} connected` : undefined, tone: "blue" };
+      return {
+        title: "Automation connected",
+        detail: typeof data.clients === "number" ? `${data.clients} CDP client${data.clients === 1 ? "" : "s"} connected` : undefined,
+        tone: "blue",
+      };
     case "CDP_DISCONNECTED":
-      return { title: "Automation disconnected", detail: typeof data.clients === "number" ? `${data.clients} CDP client${data.clients === 1 ? "" : "s"} left` : undefined, tone: "neutral" };
+      return {
+        title: "Automation disconnected",
+        detail: typeof data.clients === "number" ? `${data.clients} CDP client${data.clients === 1 ? "" : "s"} left` : undefined,
+        tone: "neutral",
+      };
     case "CDP_REFUSED":
       return { title: "Command refused by the browser policy", detail: refusedWords(data.method, data.reason), tone: "amber" };
     case "EGRESS_REFUSED":
       return {
         title: "Connection refused by the egress policy",
         // The page only sees net::ERR_SOCKS_CONNECTION_FAILED; this is where it is explained.
-        detail: [refusedWords(typeof data.host === "string" ? `${data.host}:${String(data.port)}` : undefined, data.reason), "The page saw net::ERR_SOCKS_CONNECTION_FAILED; allowed destinations are set by VESSEL_EGRESS_ALLOW on the server."].filter(Boolean).join(". "),
+        detail: [
+          refusedWords(typeof data.host === "string" ? `${data.host}:${String(data.port)}` : undefined, data.reason),
+          "The page saw net::ERR_SOCKS_CONNECTION_FAILED; allowed destinations are set by VESSEL_EGRESS_ALLOW on the server.",
+        ]
+          .filter(Boolean)
+          .join(". "),
         tone: "amber",
       };
     case "DOWNLOAD_STARTED":
@@ -122,7 +165,10 @@ function refusedWords(what: unknown, reason: unknown): string | undefined {
 }
 
 function recordingWords(data: EventData): string | undefined {
-  const parts = [typeof data.duration_ms === "number" ? formatDuration(data.duration_ms) : "", typeof data.size_bytes === "number" ? formatBytes(data.size_bytes) : ""].filter(Boolean);
+  const parts = [
+    typeof data.duration_ms === "number" ? formatDuration(data.duration_ms) : "",
+    typeof data.size_bytes === "number" ? formatBytes(data.size_bytes) : "",
+  ].filter(Boolean);
   return parts.length > 0 ? parts.join(", ") : undefined;
 }
 

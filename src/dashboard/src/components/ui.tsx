@@ -55,7 +55,15 @@ export function SkeletonRows({ rows = 4, cols }: { rows?: number; cols: number }
   );
 }
 
-export function Badge({ tone = "neutral", children, dot }: { tone?: "neutral" | "green" | "amber" | "red" | "blue" | "violet"; children: ReactNode; dot?: boolean }) {
+export function Badge({
+  tone = "neutral",
+  children,
+  dot,
+}: {
+  tone?: "neutral" | "green" | "amber" | "red" | "blue" | "violet";
+  children: ReactNode;
+  dot?: boolean;
+}) {
   return (
     <span className={`badge badge-${tone}`}>
       {dot ? <span className="badge-dot" aria-hidden="true" /> : null}
@@ -79,8 +87,18 @@ export function PageHeader({ title, description, actions }: { title: ReactNode; 
 }
 
 export function EmptyState({
-  icon, title, children, action, page,
-}: { icon?: ReactNode; title: string; children?: ReactNode; action?: ReactNode; page?: boolean }) {
+  icon,
+  title,
+  children,
+  action,
+  page,
+}: {
+  icon?: ReactNode;
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+  page?: boolean;
+}) {
   const Heading = page ? "h1" : "h2";
   return (
     <div className="empty">
@@ -114,8 +132,8 @@ export function ErrorNotice({ error, onRetry, compact }: { error: ApiError; onRe
         ) : null}
         {error.code === "LAST_OWNER" ? (
           <p className="notice-hint">
-            Every workspace keeps at least one owner, so nobody is ever locked out of it. Make another member an owner first, then
-            change this role or remove this person.
+            Every workspace keeps at least one owner, so nobody is ever locked out of it. Make another member an owner first, then change this role or remove
+            this person.
           </p>
         ) : null}
         {onRetry ? (
@@ -157,8 +175,18 @@ export function Denied({ detail, role }: { detail?: string; role?: string }) {
 }
 
 export function CopyButton({
-  text, label = "Copy", className, onCopied, size = "sm",
-}: { text: string; label?: string; className?: string; onCopied?: () => void; size?: "sm" | "md" }) {
+  text,
+  label = "Copy",
+  className,
+  onCopied,
+  size = "sm",
+}: {
+  text: string;
+  label?: string;
+  className?: string;
+  onCopied?: () => void;
+  size?: "sm" | "md";
+}) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   useEffect(() => {
     if (state === "idle") return;

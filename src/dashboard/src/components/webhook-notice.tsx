@@ -21,8 +21,8 @@ export function DisabledWebhooksNotice({ workspace }: { workspace: CurrentWorksp
     <div className="webhook-banner">
       <Notice tone="warning" title={`${plural(disabled.length, "webhook")} disabled`}>
         <p>
-          Vessel stopped sending events to {disabled.length === 1 ? <span className="mono">{disabled[0]!.url}</span> : "them"}: every delivery failed for 3 days.{" "}
-          <Link to={here}>Review webhooks</Link>
+          Vessel stopped sending events to {disabled.length === 1 ? <span className="mono">{disabled[0]!.url}</span> : "them"}: every delivery failed for 3
+          days. <Link to={here}>Review webhooks</Link>
         </p>
       </Notice>
     </div>

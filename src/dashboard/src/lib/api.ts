@@ -82,7 +82,11 @@ async function post<R, V>(doc: TypedDocumentString<R, V>, variables: V | undefin
   try {
     body = (await res.json()) as typeof body;
   } catch {
-    throw new ApiError(`The server answered ${res.status} ${res.statusText} without a readable body.`, res.status >= 500 ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR", res.status);
+    throw new ApiError(
+      `The server answered ${res.status} ${res.statusText} without a readable body.`,
+      res.status >= 500 ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR",
+      res.status,
+    );
   }
   const first = body.errors?.[0];
   if (first) throw errorOf(first, res.status);

@@ -8,7 +8,14 @@ export function formatDateTime(iso: string | null | undefined): string {
 }
 
 const compactThisYear = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", second: "2-digit" });
-const compactOtherYear = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const compactOtherYear = new Intl.DateTimeFormat(undefined, {
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
 
 /** "22 Nov, 08:37:30" (the year only when it is not this one), for dense tables. */
 export function formatCompactDateTime(iso: string | null | undefined): string {

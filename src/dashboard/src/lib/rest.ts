@@ -42,7 +42,11 @@ export async function postFile<T>(url: string, field: string, file: File): Promi
   try {
     body = await res.json();
   } catch {
-    throw new ApiError(`The server answered ${res.status} ${res.statusText} without a readable body.`, res.status >= 500 ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR", res.status);
+    throw new ApiError(
+      `The server answered ${res.status} ${res.statusText} without a readable body.`,
+      res.status >= 500 ? "SERVICE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR",
+      res.status,
+    );
   }
   if (res.ok) return body as T;
   const problem = (body ?? {}) as Problem;

@@ -78,7 +78,9 @@ export function ApiKeysPage() {
             ) : null
           }
         >
-          <p>Your backend sends a key as <code>Authorization: Bearer vs_…</code> with every call.</p>
+          <p>
+            Your backend sends a key as <code>Authorization: Bearer vs_…</code> with every call.
+          </p>
         </EmptyState>
       ) : (
         <div className="table-wrap">
@@ -136,12 +138,26 @@ export function ApiKeysPage() {
                     </td>
                     <td className="row-actions">
                       {ws.canAdmin ? (
-                        <Link className="btn btn-ghost btn-sm" to={wsPath(ws.slug, `audit-log?key=${encodeURIComponent(k.prefix)}`)} aria-label={`Activity of ${k.label}`}>
+                        <Link
+                          className="btn btn-ghost btn-sm"
+                          to={wsPath(ws.slug, `audit-log?key=${encodeURIComponent(k.prefix)}`)}
+                          aria-label={`Activity of ${k.label}`}
+                        >
                           Activity
                         </Link>
                       ) : null}
                       {ws.canAdmin && !k.revokedAt ? (
-                        <Button size="sm" variant="ghost" className="danger-text" onClick={() => { revoke.reset(); setEndSessions(false); setRevoking(k); }} aria-label={`Revoke ${k.label}`}>
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          className="danger-text"
+                          onClick={() => {
+                            revoke.reset();
+                            setEndSessions(false);
+                            setRevoking(k);
+                          }}
+                          aria-label={`Revoke ${k.label}`}
+                        >
                           Revoke
                         </Button>
                       ) : null}
@@ -198,8 +214,8 @@ export function ApiKeysPage() {
           <span>
             Also end the sessions this key started
             <span className="field-hint block">
-              Otherwise they run on until they end: their CDP and live-view addresses keep working. Ended ones close with the reason “the API key
-              that started it was revoked”.
+              Otherwise they run on until they end: their CDP and live-view addresses keep working. Ended ones close with the reason “the API key that started
+              it was revoked”.
             </span>
           </span>
         </label>

@@ -40,7 +40,9 @@ export function ExtensionsPage() {
     setUploadError(undefined);
     upload.reset();
     if (file.size > ZIP_MAX_BYTES) {
-      setUploadError(new ApiError(`${file.name} is ${formatBytes(file.size)}; an extension's zip may be at most ${formatBytes(ZIP_MAX_BYTES)}.`, "PAYLOAD_TOO_LARGE", 413));
+      setUploadError(
+        new ApiError(`${file.name} is ${formatBytes(file.size)}; an extension's zip may be at most ${formatBytes(ZIP_MAX_BYTES)}.`, "PAYLOAD_TOO_LARGE", 413),
+      );
       return;
     }
     let zipBase64: string;
@@ -111,8 +113,8 @@ export function ExtensionsPage() {
       ) : list.data && items.length === 0 ? (
         <EmptyState icon={<PuzzleIcon />} title="No extensions yet">
           <p>
-            Upload a zip of an unpacked Manifest V3 extension (its <code>manifest.json</code> at the top, or in the one folder at the top), then choose it
-            under <strong>Advanced</strong> when starting a session, or pass its id in <code>extension_ids</code>.
+            Upload a zip of an unpacked Manifest V3 extension (its <code>manifest.json</code> at the top, or in the one folder at the top), then choose it under{" "}
+            <strong>Advanced</strong> when starting a session, or pass its id in <code>extension_ids</code>.
           </p>
         </EmptyState>
       ) : (
@@ -156,7 +158,16 @@ export function ExtensionsPage() {
                       </time>
                     </td>
                     <td className="row-actions">
-                      <Button size="sm" variant="ghost" className="danger-text" onClick={() => { remove.reset(); setDeleting(e); }} aria-label={`Delete ${e.name}`}>
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        className="danger-text"
+                        onClick={() => {
+                          remove.reset();
+                          setDeleting(e);
+                        }}
+                        aria-label={`Delete ${e.name}`}
+                      >
                         Delete
                       </Button>
                     </td>
@@ -168,8 +179,8 @@ export function ExtensionsPage() {
         </div>
       )}
       <p className="footnote">
-        Extensions load only where Vessel runs full Chromium (<code>VESSEL_CHROMIUM_PATH=/usr/lib/chromium/chromium</code>); with the default headless shell,
-        a session that asks for one is refused. Automation can never load an extension itself.
+        Extensions load only where Vessel runs full Chromium (<code>VESSEL_CHROMIUM_PATH=/usr/lib/chromium/chromium</code>); with the default headless shell, a
+        session that asks for one is refused. Automation can never load an extension itself.
       </p>
 
       <ConfirmDialog

@@ -1,5 +1,15 @@
 import { useState } from "react";
-import { ChangeMemberRoleDocument, InvitationsDocument, MembersDocument, RemoveMemberDocument, RevokeInvitationDocument, type InvitationStatus, type InvitationsQuery, type MembersQuery, type Role } from "@gql/graphql.ts";
+import {
+  ChangeMemberRoleDocument,
+  InvitationsDocument,
+  MembersDocument,
+  RemoveMemberDocument,
+  RevokeInvitationDocument,
+  type InvitationStatus,
+  type InvitationsQuery,
+  type MembersQuery,
+  type Role,
+} from "@gql/graphql.ts";
 import { formatDate, formatDateTime, formatRelative } from "../lib/format.ts";
 import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { roleHelp, roleLabel, useMe, useWorkspace } from "../lib/me.tsx";
@@ -137,7 +147,15 @@ export function MembersPage() {
                       </td>
                       <td className="row-actions">
                         {canRemove(m) ? (
-                          <Button size="sm" variant="ghost" className="danger-text" onClick={() => { remove.reset(); setRemoving(m); }}>
+                          <Button
+                            size="sm"
+                            variant="ghost"
+                            className="danger-text"
+                            onClick={() => {
+                              remove.reset();
+                              setRemoving(m);
+                            }}
+                          >
                             {m.userId === me.id ? "Leave" : "Remove"}
                           </Button>
                         ) : null}
@@ -225,7 +243,14 @@ export function MembersPage() {
                               onClick={async () => {
                                 const done = await revokeInvite.run({ workspace: ws.slug, id: i.id });
                                 if (done) {
-                                  invitations.set((prev) => prev && { invitations: prev.invitations.map((x) => (x.id === i.id ? { ...x, status: done.revokeInvitation.status, revokedAt: new Date().toISOString() } : x)) });
+                                  invitations.set(
+                                    (prev) =>
+                                      prev && {
+                                        invitations: prev.invitations.map((x) =>
+                                          x.id === i.id ? { ...x, status: done.revokeInvitation.status, revokedAt: new Date().toISOString() } : x,
+                                        ),
+                                      },
+                                  );
                                   toast(`Invitation of ${i.email} revoked`);
                                 }
                               }}

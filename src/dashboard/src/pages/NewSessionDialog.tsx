@@ -22,7 +22,13 @@ const placed = (field: string) => ownFields.has(field) || isAdvancedField(field)
 
 export function NewSessionDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
-    <Dialog open={open} onClose={onClose} title="New session" description="A fresh Chromium in its own process. It ends when released, at its time limit, or when idle." wide>
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title="New session"
+      description="A fresh Chromium in its own process. It ends when released, at its time limit, or when idle."
+      wide
+    >
       {open ? <NewSessionForm onClose={onClose} /> : null}
     </Dialog>
   );
@@ -103,7 +109,12 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
           ))}
         </select>
       </Field>
-      <Field id="ns-profile" label="Start from a profile" hint="A saved login: its cookies and storage are in place before the first page loads." error={fieldMessage(err, "profile_id")}>
+      <Field
+        id="ns-profile"
+        label="Start from a profile"
+        hint="A saved login: its cookies and storage are in place before the first page loads."
+        error={fieldMessage(err, "profile_id")}
+      >
         <select id="ns-profile" value={profileId} onChange={(e) => setProfileId(e.target.value)} aria-describedby="ns-profile-hint">
           <option value="">None: a fresh browser</option>
           {(profiles.data?.profiles.items ?? []).map((p) => (
@@ -151,7 +162,12 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
         </label>
       </fieldset>
       <div className="span-2">
-        <Field id="ns-instructions" label="Instructions for the person in the live view" hint="Optional. Shown above the browser, with a Done button." error={fieldMessage(err, "live_view.instructions", "live_view")}>
+        <Field
+          id="ns-instructions"
+          label="Instructions for the person in the live view"
+          hint="Optional. Shown above the browser, with a Done button."
+          error={fieldMessage(err, "live_view.instructions", "live_view")}
+        >
           <textarea
             id="ns-instructions"
             rows={3}
@@ -165,17 +181,52 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
       </div>
       <div className="span-2">
         <Field id="ns-start-url" label="Start URL" hint="Optional. The first tab opens it as the session starts." error={problem("start_url")}>
-          <input id="ns-start-url" type="url" inputMode="url" spellCheck={false} value={startUrl} onChange={(e) => setStartUrl(e.target.value)} placeholder="https://example.com/" aria-describedby="ns-start-url-hint" />
+          <input
+            id="ns-start-url"
+            type="url"
+            inputMode="url"
+            spellCheck={false}
+            value={startUrl}
+            onChange={(e) => setStartUrl(e.target.value)}
+            placeholder="https://example.com/"
+            aria-describedby="ns-start-url-hint"
+          />
         </Field>
       </div>
       <Field id="ns-timeout" label="Time limit (minutes)" hint={`At most ${MAX_SESSION_MINUTES}.`} error={problem("timeout_seconds")}>
-        <input id="ns-timeout" type="number" min={1} max={MAX_SESSION_MINUTES} step={1} inputMode="numeric" value={minutes} onChange={(e) => setMinutes(e.target.value)} aria-describedby="ns-timeout-hint" />
+        <input
+          id="ns-timeout"
+          type="number"
+          min={1}
+          max={MAX_SESSION_MINUTES}
+          step={1}
+          inputMode="numeric"
+          value={minutes}
+          onChange={(e) => setMinutes(e.target.value)}
+          aria-describedby="ns-timeout-hint"
+        />
       </Field>
       <Field id="ns-idle" label="Idle timeout (minutes)" hint="With no automation client or viewer." error={problem("idle_timeout_seconds")}>
-        <input id="ns-idle" type="number" min={1} max={MAX_SESSION_MINUTES} step={1} inputMode="numeric" value={idleMinutes} onChange={(e) => setIdleMinutes(e.target.value)} aria-describedby="ns-idle-hint" />
+        <input
+          id="ns-idle"
+          type="number"
+          min={1}
+          max={MAX_SESSION_MINUTES}
+          step={1}
+          inputMode="numeric"
+          value={idleMinutes}
+          onChange={(e) => setIdleMinutes(e.target.value)}
+          aria-describedby="ns-idle-hint"
+        />
       </Field>
       <DeclaredOptionFields state={declared} onChange={(name, value) => setDeclared((d) => ({ ...d, [name]: value }))} problem={problem} />
-      <AdvancedOptions state={advanced} onChange={(patch) => setAdvanced((a) => ({ ...a, ...patch }))} problems={tried ? built.problems : new Map()} error={err} count={advancedCount(built.input)} />
+      <AdvancedOptions
+        state={advanced}
+        onChange={(patch) => setAdvanced((a) => ({ ...a, ...patch }))}
+        problems={tried ? built.problems : new Map()}
+        error={err}
+        count={advancedCount(built.input)}
+      />
       {(tried && (built.problems.size > 0 || limits.problems.size > 0 || more.problems.size > 0)) || (err && !notice && err.code === "VALIDATION_FAILED") ? (
         <p className="span-2 field-error">Please correct the fields marked above.</p>
       ) : null}

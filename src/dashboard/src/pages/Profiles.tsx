@@ -38,7 +38,14 @@ export function ProfilesPage() {
       // Playwright's storageState shape (plus per-origin sessionStorage, which Playwright ignores).
       const doc = {
         cookies: state.cookies.map((c) => ({
-          name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite,
+          name: c.name,
+          value: c.value,
+          domain: c.domain,
+          path: c.path,
+          expires: c.expires,
+          httpOnly: c.httpOnly,
+          secure: c.secure,
+          sameSite: c.sameSite,
           ...(c.partitionKey ? { partitionKey: c.partitionKey } : {}),
         })),
         origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage, sessionStorage: o.sessionStorage })),
@@ -98,8 +105,8 @@ export function ProfilesPage() {
       ) : list.data && items.length === 0 ? (
         <EmptyState icon={<ProfilesIcon />} title="No profiles yet">
           <p>
-            Log in once through a session’s live view, then use <strong>Save as profile</strong> on the session. Or import a Playwright storageState
-            with the API (<code>POST /v1/profiles</code>).
+            Log in once through a session’s live view, then use <strong>Save as profile</strong> on the session. Or import a Playwright storageState with the
+            API (<code>POST /v1/profiles</code>).
           </p>
           <p>
             <Link to={wsPath(ws.slug, "sessions?new=1")}>Start a session</Link>
@@ -133,7 +140,11 @@ export function ProfilesPage() {
                       <div className="muted small mono" title={p.profileId}>
                         {p.profileId}
                       </div>
-                      {p.sourceSessionId ? <div className="muted small">saved from {shortId(p.sourceSessionId)}</div> : <div className="muted small">imported</div>}
+                      {p.sourceSessionId ? (
+                        <div className="muted small">saved from {shortId(p.sourceSessionId)}</div>
+                      ) : (
+                        <div className="muted small">imported</div>
+                      )}
                     </td>
                     <td data-label="Contents" className="contents-cell">
                       <span className="nowrap">{plural(p.cookieCount, "cookie")}</span>
@@ -154,10 +165,25 @@ export function ProfilesPage() {
                       <Button size="sm" variant="ghost" onClick={() => setRenaming(p)} aria-label={`Rename ${p.label}`}>
                         Rename
                       </Button>
-                      <Button size="sm" variant="ghost" onClick={() => void exportProfile(p)} pending={exporting === p.profileId} aria-label={`Export ${p.label} as storageState`}>
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        onClick={() => void exportProfile(p)}
+                        pending={exporting === p.profileId}
+                        aria-label={`Export ${p.label} as storageState`}
+                      >
                         <DownloadIcon /> Export
                       </Button>
-                      <Button size="sm" variant="ghost" className="danger-text" onClick={() => { remove.reset(); setDeleting(p); }} aria-label={`Delete ${p.label}`}>
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        className="danger-text"
+                        onClick={() => {
+                          remove.reset();
+                          setDeleting(p);
+                        }}
+                        aria-label={`Delete ${p.label}`}
+                      >
                         Delete
                       </Button>
                     </td>
@@ -176,8 +202,8 @@ export function ProfilesPage() {
         </div>
       ) : null}
       <p className="footnote">
-        An export holds the login’s cookies and storage in the clear (Playwright’s <code>storageState</code> format, with sessionStorage added). Keep
-        the file safe; every export is in the audit log.
+        An export holds the login’s cookies and storage in the clear (Playwright’s <code>storageState</code> format, with sessionStorage added). Keep the file
+        safe; every export is in the audit log.
       </p>
 
       <RenameDialog
@@ -199,8 +225,8 @@ export function ProfilesPage() {
         error={remove.error}
       >
         <p>
-          The profile and its encryption key are destroyed; it cannot be recovered. Sessions already running keep what they have; new sessions can no
-          longer start from it.
+          The profile and its encryption key are destroyed; it cannot be recovered. Sessions already running keep what they have; new sessions can no longer
+          start from it.
         </p>
       </ConfirmDialog>
     </>

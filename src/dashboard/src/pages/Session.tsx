@@ -1,5 +1,12 @@
 import { useEffect, useRef, useState } from "react";
-import { ForceStopSessionDocument, ReleaseSessionDocument, RevokeLiveViewsDocument, SessionDocument, SessionEventsDocument, SessionEventsFeedDocument } from "@gql/graphql.ts";
+import {
+  ForceStopSessionDocument,
+  ReleaseSessionDocument,
+  RevokeLiveViewsDocument,
+  SessionDocument,
+  SessionEventsDocument,
+  SessionEventsFeedDocument,
+} from "@gql/graphql.ts";
 import { ApiError, asApiError, request } from "../lib/api.ts";
 import { formatDateTime, formatDuration, formatTime } from "../lib/format.ts";
 import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
@@ -60,13 +67,19 @@ export function SessionPage({ id }: { id: string }) {
           setFeed("offline");
           setEventsError(err);
           // Without the socket, read the timeline once over HTTP.
-          request(SessionEventsDocument, { sessionId: id }).then((d) => add(d.sessionEvents.items), (e: unknown) => setEventsError(asApiError(e)));
+          request(SessionEventsDocument, { sessionId: id }).then(
+            (d) => add(d.sessionEvents.items),
+            (e: unknown) => setEventsError(asApiError(e)),
+          );
         },
         complete: () => {
           setFeed("ended");
           // Viewers and automation are disconnected as the session ends: their events come just after its last one.
           trailing = setTimeout(() => {
-            request(SessionEventsDocument, { sessionId: id }).then((d) => add(d.sessionEvents.items), () => {});
+            request(SessionEventsDocument, { sessionId: id }).then(
+              (d) => add(d.sessionEvents.items),
+              () => {},
+            );
           }, 1500);
         },
       },
@@ -136,7 +149,8 @@ export function SessionPage({ id }: { id: string }) {
           <p className="page-description">
             {live ? (
               <>
-                Running for {formatDuration(now - Date.parse(started))}; ends by {formatTime(s.expiresAt)} ({formatDuration(Date.parse(s.expiresAt) - now)} left)
+                Running for {formatDuration(now - Date.parse(started))}; ends by {formatTime(s.expiresAt)} ({formatDuration(Date.parse(s.expiresAt) - now)}{" "}
+                left)
                 {s.idleTimeoutSeconds ? `, or after ${formatDuration(s.idleTimeoutSeconds * 1000)} idle` : ""}.
               </>
             ) : (
@@ -149,9 +163,7 @@ export function SessionPage({ id }: { id: string }) {
         </div>
         <div className="page-actions">
           <CopyButton text={s.id} label="Copy id" size="md" />
-          {running ? (
-            <Button onClick={() => setConfirm("save")}>Save as profile</Button>
-          ) : null}
+          {running ? <Button onClick={() => setConfirm("save")}>Save as profile</Button> : null}
           {live && ws.canAdmin ? (
             <Button variant="danger" onClick={() => setConfirm("stop")}>
               Force stop
@@ -209,8 +221,8 @@ export function SessionPage({ id }: { id: string }) {
         error={stop.error}
       >
         <p>
-          An admin stop: the browser is closed at once, nothing is saved into its profile, and the session ends with the reason “force-stopped by an
-          admin”. Its automation sees the connection drop.
+          An admin stop: the browser is closed at once, nothing is saved into its profile, and the session ends with the reason “force-stopped by an admin”. Its
+          automation sees the connection drop.
         </p>
       </ConfirmDialog>
       <ConfirmDialog

@@ -133,7 +133,13 @@ export function SessionsPage() {
           <div className="toolbar-filters">
             <label className="search">
               <span className="visually-hidden">Find a session by id, page, creator or profile</span>
-              <input type="search" placeholder="Find a session…" title="By id, page title or address, creator or profile" value={filter} onChange={(e) => setSearch({ q: e.target.value || undefined })} />
+              <input
+                type="search"
+                placeholder="Find a session…"
+                title="By id, page title or address, creator or profile"
+                value={filter}
+                onChange={(e) => setSearch({ q: e.target.value || undefined })}
+              />
             </label>
             <MetadataFilterInput filters={filters} />
           </div>
@@ -188,18 +194,20 @@ export function SessionsPage() {
                     No {status ? statusOptions.find((o) => o.value === status)?.label.toLowerCase() : ""} sessions
                     {filter ? <> matching “{filter}”</> : null}
                     {metadata ? <> with {metadata.map(formatPair).join(" and ")}</> : null}.{" "}
-                    <button type="button" className="link-btn" onClick={() => {
-                      setSearch({ status: undefined, q: undefined });
-                      setMetadataFilters([]);
-                    }}>
+                    <button
+                      type="button"
+                      className="link-btn"
+                      onClick={() => {
+                        setSearch({ status: undefined, q: undefined });
+                        setMetadataFilters([]);
+                      }}
+                    >
                       Show all sessions
                     </button>
                   </td>
                 </tr>
               ) : (
-                items.map((s) => (
-                  <SessionListRow key={s.id} s={s} slug={ws.slug} now={now} onPick={(p) => setMetadataFilters(withFilter(filters, p))} />
-                ))
+                items.map((s) => <SessionListRow key={s.id} s={s} slug={ws.slug} now={now} onPick={(p) => setMetadataFilters(withFilter(filters, p))} />)
               )}
             </tbody>
           </table>

@@ -25,7 +25,11 @@ export function SignInPage() {
           <Logo className="brand-logo" />
           <span>Vessel</span>
         </div>
-        {token ? <CompleteSignIn token={token} onRestart={() => setToken(null)} /> : <AskForLink next={search.get("next")} ended={search.get("ended") === "1"} />}
+        {token ? (
+          <CompleteSignIn token={token} onRestart={() => setToken(null)} />
+        ) : (
+          <AskForLink next={search.get("next")} ended={search.get("ended") === "1"} />
+        )}
       </main>
       <p className="auth-foot">Self-hosted browser sessions. Sign-up is by invitation.</p>
     </div>
@@ -125,8 +129,7 @@ function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
           Check your mail
         </h1>
         <p className="auth-text">
-          If <strong>{sent.email}</strong> may sign in, a sign-in link is on its way. Open it in this browser within{" "}
-          {sent.seconds} seconds; it works once.
+          If <strong>{sent.email}</strong> may sign in, a sign-in link is on its way. Open it in this browser within {sent.seconds} seconds; it works once.
         </p>
         {gaveUp ? (
           <div className="notice notice-info notice-plain sign-in-no-mail" role="status">
@@ -137,8 +140,8 @@ function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
               <li>the address is the one you were invited with, or an organization admin’s;</li>
               <li>the mail is not in your spam or junk folder;</li>
               <li>
-                this server can send mail: its operator sets <code>VESSEL_SMTP_HOST</code>. Without it, links are written to the
-                server’s log, and the first start prints a sign-in link on the server’s console.
+                this server can send mail: its operator sets <code>VESSEL_SMTP_HOST</code>. Without it, links are written to the server’s log, and the first
+                start prints a sign-in link on the server’s console.
               </li>
             </ul>
             <p>Then send a new link. For your privacy this page never says whether an address may sign in.</p>

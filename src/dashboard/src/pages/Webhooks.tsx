@@ -1,5 +1,12 @@
 import { useState } from "react";
-import { DeleteWebhookDocument, RotateWebhookSecretDocument, TestWebhookDocument, UpdateWebhookDocument, WebhooksDocument, type WebhookFieldsFragment } from "@gql/graphql.ts";
+import {
+  DeleteWebhookDocument,
+  RotateWebhookSecretDocument,
+  TestWebhookDocument,
+  UpdateWebhookDocument,
+  WebhooksDocument,
+  type WebhookFieldsFragment,
+} from "@gql/graphql.ts";
 import { formatDate, formatDateTime, formatRelative } from "../lib/format.ts";
 import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { useWorkspace } from "../lib/me.tsx";
@@ -39,7 +46,8 @@ export function WebhooksPage() {
   const items = [...(list.data?.webhooks.items ?? [])].reverse();
   const disabled = items.filter((w) => !w.enabled && w.disabledReason && w.disabledReason !== "turned off");
   const shown = items.find((w) => w.id === selected) ?? items[0];
-  const replace = (w: Webhook) => list.set((prev) => prev && { webhooks: { ...prev.webhooks, items: prev.webhooks.items.map((x) => (x.id === w.id ? w : x)) } });
+  const replace = (w: Webhook) =>
+    list.set((prev) => prev && { webhooks: { ...prev.webhooks, items: prev.webhooks.items.map((x) => (x.id === w.id ? w : x)) } });
   const mutationError = update.error ?? test.error;
 
   const setEnabled = async (w: Webhook, enabled: boolean) => {
@@ -89,7 +97,8 @@ export function WebhooksPage() {
       {disabled.map((w) => (
         <Notice key={w.id} tone="warning" title={`Webhook disabled: ${w.url}`}>
           <p>
-            Vessel stopped sending to it on {formatDate(w.disabledAt)}: {w.disabledReason}. Fix the receiver, then turn it back on; events since then were not sent.
+            Vessel stopped sending to it on {formatDate(w.disabledAt)}: {w.disabledReason}. Fix the receiver, then turn it back on; events since then were not
+            sent.
           </p>
           <Button size="sm" onClick={() => void setEnabled(w, true)} pending={update.pending}>
             Turn it back on
@@ -100,10 +109,16 @@ export function WebhooksPage() {
       {list.error && !list.data ? (
         <ErrorNotice error={list.error} onRetry={() => void list.reload()} />
       ) : list.data && items.length === 0 ? (
-        <EmptyState icon={<WebhookIcon />} title="No webhooks yet" action={<Button variant="primary" onClick={() => setCreating(true)}><PlusIcon /> Add your first webhook</Button>}>
-          <p>
-            Learn that a session ended or that a person clicked Done without holding a connection open: add your endpoint’s URL and choose the events.
-          </p>
+        <EmptyState
+          icon={<WebhookIcon />}
+          title="No webhooks yet"
+          action={
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              <PlusIcon /> Add your first webhook
+            </Button>
+          }
+        >
+          <p>Learn that a session ended or that a person clicked Done without holding a connection open: add your endpoint’s URL and choose the events.</p>
         </EmptyState>
       ) : (
         <div className="table-wrap">
@@ -138,8 +153,20 @@ export function WebhooksPage() {
                       </div>
                     </td>
                     <td data-label="Status">
-                      {w.enabled ? <Badge tone="green" dot>Active</Badge> : <Badge tone={w.disabledReason === "turned off" ? "neutral" : "red"} dot>{w.disabledReason === "turned off" ? "Off" : "Disabled"}</Badge>}
-                      {w.previousSecretExpiresAt ? <div className="muted small" title={formatDateTime(w.previousSecretExpiresAt)}>old secret signs until {formatRelative(w.previousSecretExpiresAt, now).replace(/^in /, "")}</div> : null}
+                      {w.enabled ? (
+                        <Badge tone="green" dot>
+                          Active
+                        </Badge>
+                      ) : (
+                        <Badge tone={w.disabledReason === "turned off" ? "neutral" : "red"} dot>
+                          {w.disabledReason === "turned off" ? "Off" : "Disabled"}
+                        </Badge>
+                      )}
+                      {w.previousSecretExpiresAt ? (
+                        <div className="muted small" title={formatDateTime(w.previousSecretExpiresAt)}>
+                          old secret signs until {formatRelative(w.previousSecretExpiresAt, now).replace(/^in /, "")}
+                        </div>
+                      ) : null}
                     </td>
                     <td data-label="Added" className="nowrap">
                       <time dateTime={w.createdAt} title={formatDateTime(w.createdAt)}>
@@ -147,11 +174,37 @@ export function WebhooksPage() {
                       </time>
                     </td>
                     <td className="row-actions">
-                      <Button size="sm" variant="ghost" onClick={() => setSelected(w.id)} aria-pressed={shown?.id === w.id}>Deliveries</Button>
-                      <Button size="sm" variant="ghost" onClick={() => void sendTest(w)} disabled={!w.enabled} pending={test.pending && selected === w.id}>Send test event</Button>
-                      <Button size="sm" variant="ghost" onClick={() => { rotate.reset(); setRotating(w); }}>Rotate secret</Button>
-                      <Button size="sm" variant="ghost" onClick={() => void setEnabled(w, !w.enabled)}>{w.enabled ? "Turn off" : "Turn on"}</Button>
-                      <Button size="sm" variant="ghost" className="danger-text" onClick={() => { remove.reset(); setDeleting(w); }} aria-label={`Delete ${w.url}`}>Delete</Button>
+                      <Button size="sm" variant="ghost" onClick={() => setSelected(w.id)} aria-pressed={shown?.id === w.id}>
+                        Deliveries
+                      </Button>
+                      <Button size="sm" variant="ghost" onClick={() => void sendTest(w)} disabled={!w.enabled} pending={test.pending && selected === w.id}>
+                        Send test event
+                      </Button>
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        onClick={() => {
+                          rotate.reset();
+                          setRotating(w);
+                        }}
+                      >
+                        Rotate secret
+                      </Button>
+                      <Button size="sm" variant="ghost" onClick={() => void setEnabled(w, !w.enabled)}>
+                        {w.enabled ? "Turn off" : "Turn on"}
+                      </Button>
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        className="danger-text"
+                        onClick={() => {
+                          remove.reset();
+                          setDeleting(w);
+                        }}
+                        aria-label={`Delete ${w.url}`}
+                      >
+                        Delete
+                      </Button>
                     </td>
                   </tr>
                 ))
@@ -166,7 +219,14 @@ export function WebhooksPage() {
         <code>webhook-signature</code>; check them with <code>verifyWebhook</code> from the client libraries. An endpoint failing for 3 days is disabled.
       </p>
 
-      <CreateWebhookDialog open={creating} onClose={() => setCreating(false)} onCreated={(w) => { list.set((prev) => prev && { webhooks: { ...prev.webhooks, items: [...prev.webhooks.items, w] } }); setSelected(w.id); }} />
+      <CreateWebhookDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(w) => {
+          list.set((prev) => prev && { webhooks: { ...prev.webhooks, items: [...prev.webhooks.items, w] } });
+          setSelected(w.id);
+        }}
+      />
       <SecretDialog open={secret !== null} secret={secret ?? ""} title="New signing secret" rotated onClose={() => setSecret(null)} />
       <ConfirmDialog
         open={rotating !== null}

@@ -6,7 +6,15 @@ import { declaredOptions, optionLabel, type DeclaredState } from "./declared-opt
  * (declared-options.ts): a checkbox, a text or number field, or a choice. Renders nothing when there
  * is none.
  */
-export function DeclaredOptionFields({ state, onChange, problem }: { state: DeclaredState; onChange: (name: string, value: string | boolean) => void; problem: (field: string) => string | undefined }) {
+export function DeclaredOptionFields({
+  state,
+  onChange,
+  problem,
+}: {
+  state: DeclaredState;
+  onChange: (name: string, value: string | boolean) => void;
+  problem: (field: string) => string | undefined;
+}) {
   if (declaredOptions.length === 0) return null;
   return (
     <fieldset className="span-2 option-group">
@@ -21,7 +29,11 @@ export function DeclaredOptionFields({ state, onChange, problem }: { state: Decl
               <span>
                 {optionLabel(o.name)}
                 {o.description ? <span className="field-hint block">{o.description}</span> : null}
-                {error ? <span className="field-error block" role="alert">{error}</span> : null}
+                {error ? (
+                  <span className="field-error block" role="alert">
+                    {error}
+                  </span>
+                ) : null}
               </span>
             </label>
           );

@@ -18,8 +18,19 @@ export interface DeclaredOption {
 
 /** The options the dialog renders by hand (server names); objects and lists need a hand-made control anyway. */
 const handMade = new Set([
-  "region", "profile_id", "save_profile_on_release", "live_view", "timeout_seconds", "idle_timeout_seconds",
-  "proxy", "logs", "metadata", "browser", "extension_ids", "recording", "start_url",
+  "region",
+  "profile_id",
+  "save_profile_on_release",
+  "live_view",
+  "timeout_seconds",
+  "idle_timeout_seconds",
+  "proxy",
+  "logs",
+  "metadata",
+  "browser",
+  "extension_ids",
+  "recording",
+  "start_url",
 ]);
 const scalar = new Set(["boolean", "string", "number", "integer", "enum"]);
 
@@ -32,7 +43,10 @@ export type DeclaredState = Record<string, string | boolean>;
 export const optionLabel = (name: string) => name.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 
 /** The given options as GraphQL input fields (left out when empty or unchecked), and the form's own problems by server name. */
-export function declaredInput(state: DeclaredState, options: readonly DeclaredOption[] = declaredOptions): { input: Record<string, unknown>; problems: Map<string, string> } {
+export function declaredInput(
+  state: DeclaredState,
+  options: readonly DeclaredOption[] = declaredOptions,
+): { input: Record<string, unknown>; problems: Map<string, string> } {
   const input: Record<string, unknown> = {};
   const problems = new Map<string, string>();
   for (const o of options) {
@@ -41,7 +55,8 @@ export function declaredInput(state: DeclaredState, options: readonly DeclaredOp
     if (o.kind === "boolean") input[o.field] = v === true;
     else if (o.kind === "number" || o.kind === "integer") {
       const n = Number(v);
-      if (!Number.isFinite(n) || (o.kind === "integer" && !Number.isInteger(n))) problems.set(o.name, o.kind === "integer" ? "must be a whole number" : "must be a number");
+      if (!Number.isFinite(n) || (o.kind === "integer" && !Number.isInteger(n)))
+        problems.set(o.name, o.kind === "integer" ? "must be a whole number" : "must be a number");
       else input[o.field] = n;
     } else input[o.field] = String(v).trim();
   }

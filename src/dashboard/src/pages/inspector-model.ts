@@ -137,30 +137,57 @@ export function logItem(e: LogEntry): Item {
       const level = str(data.level) ?? "log";
       const error = level === "error" || level === "assert";
       return {
-        ...base, title: str(data.text) ?? "", tag: level === "log" ? undefined : level, source: sourceOf(data),
-        tone: consoleTone[level] ?? "neutral", lane: error ? "errors" : "console", filters: error ? ["console", "errors"] : ["console"],
+        ...base,
+        title: str(data.text) ?? "",
+        tag: level === "log" ? undefined : level,
+        source: sourceOf(data),
+        tone: consoleTone[level] ?? "neutral",
+        lane: error ? "errors" : "console",
+        filters: error ? ["console", "errors"] : ["console"],
       };
     }
     case "page_error":
-      return { ...base, title: str(data.message) ?? "Uncaught error", tag: "uncaught", source: sourceOf(data), tone: "red", lane: "errors", filters: ["errors"] };
+      return {
+        ...base,
+        title: str(data.message) ?? "Uncaught error",
+        tag: "uncaught",
+        source: sourceOf(data),
+        tone: "red",
+        lane: "errors",
+        filters: ["errors"],
+      };
     case "navigation":
       return {
-        ...base, title: str(data.url) ?? "(no URL)", tag: data.same_document === true ? "within the page" : data.main_frame === false ? "frame" : undefined,
-        tone: "violet", lane: "navigation", filters: ["navigation"],
+        ...base,
+        title: str(data.url) ?? "(no URL)",
+        tag: data.same_document === true ? "within the page" : data.main_frame === false ? "frame" : undefined,
+        tone: "violet",
+        lane: "navigation",
+        filters: ["navigation"],
       };
     case "network": {
       const n = networkOf(data);
       const failed = requestFailed(n);
       return {
-        ...base, title: `${n.method} ${shortUrl(n.url, str(data.page_url))}`, tag: n.status !== null ? String(n.status) : "failed", detail: n.failure ?? undefined,
-        tone: failed ? "red" : "blue", lane: failed ? "errors" : "network", filters: failed ? ["network", "errors"] : ["network"],
+        ...base,
+        title: `${n.method} ${shortUrl(n.url, str(data.page_url))}`,
+        tag: n.status !== null ? String(n.status) : "failed",
+        detail: n.failure ?? undefined,
+        tone: failed ? "red" : "blue",
+        lane: failed ? "errors" : "network",
+        filters: failed ? ["network", "errors"] : ["network"],
       };
     }
     case "cdp": {
       const ms = num(data.duration_ms);
       return {
-        ...base, title: str(data.method) ?? "(command)", tag: data.refused === true ? "refused" : undefined, detail: ms !== null ? `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms` : undefined,
-        tone: data.refused === true ? "amber" : "neutral", lane: "cdp", filters: ["cdp"],
+        ...base,
+        title: str(data.method) ?? "(command)",
+        tag: data.refused === true ? "refused" : undefined,
+        detail: ms !== null ? `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms` : undefined,
+        tone: data.refused === true ? "amber" : "neutral",
+        lane: "cdp",
+        filters: ["cdp"],
       };
     }
     case "logs.truncated":
@@ -173,7 +200,18 @@ export function logItem(e: LogEntry): Item {
 export function eventItem(e: TimelineEvent): Item {
   const data = safeJson(e.data);
   const d = describeEvent(e.type, data);
-  return { key: `event-${e.id}`, kind: "event", at: Date.parse(e.createdAt), iso: e.createdAt, title: d.title, detail: d.detail, tone: d.tone, lane: "events", filters: ["events"], data };
+  return {
+    key: `event-${e.id}`,
+    kind: "event",
+    at: Date.parse(e.createdAt),
+    iso: e.createdAt,
+    title: d.title,
+    detail: d.detail,
+    tone: d.tone,
+    lane: "events",
+    filters: ["events"],
+    data,
+  };
 }
 
 /** Shown when any of its filters is on. */

@@ -37,7 +37,15 @@ const at = (pct: number) => ({ "--x": `${pct.toFixed(3)}%` }) as CSSProperties;
  * one stop for the Tab key; the arrow keys, Home and End move along its marks. The playhead shows the
  * video's position; a click on the empty track seeks there.
  */
-export function InspectorTimeline({ items, start, end, playhead, selected, onPick, onSeek }: {
+export function InspectorTimeline({
+  items,
+  start,
+  end,
+  playhead,
+  selected,
+  onPick,
+  onSeek,
+}: {
   items: Item[];
   start: number;
   end: number;
@@ -55,7 +63,14 @@ export function InspectorTimeline({ items, start, end, playhead, selected, onPic
   );
 }
 
-const Lanes = memo(function Lanes({ items, start, end, selected, onPick, onSeek }: {
+const Lanes = memo(function Lanes({
+  items,
+  start,
+  end,
+  selected,
+  onPick,
+  onSeek,
+}: {
   items: Item[];
   start: number;
   end: number;
@@ -98,9 +113,18 @@ const Lanes = memo(function Lanes({ items, start, end, selected, onPick, onSeek 
       {shownLanes.length === 0 ? <p className="muted small strip-empty">Nothing to show with these filters.</p> : null}
       {shownLanes.map((lane) => {
         const marks = marksOf(byLane.get(lane.id)!, start, end);
-        const focusIndex = Math.max(0, marks.findIndex((m) => m.first.key === selected));
+        const focusIndex = Math.max(
+          0,
+          marks.findIndex((m) => m.first.key === selected),
+        );
         return (
-          <div key={lane.id} className="strip-row" role="group" aria-label={`${lane.label}: ${byLane.get(lane.id)!.length} on the timeline`} data-lane={lane.id}>
+          <div
+            key={lane.id}
+            className="strip-row"
+            role="group"
+            aria-label={`${lane.label}: ${byLane.get(lane.id)!.length} on the timeline`}
+            data-lane={lane.id}
+          >
             <span className="lane-label" aria-hidden="true">
               {lane.label}
             </span>

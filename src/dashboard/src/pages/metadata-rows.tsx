@@ -10,7 +10,12 @@ let nextRow = 1;
  * The new session's metadata as key/value rows: added one at a time (at most 16, as the server
  * allows), each removable; a row's problem is shown under it. `message(row)` finds it.
  */
-export function MetadataRows({ rows, onChange, message, groupMessage }: {
+export function MetadataRows({
+  rows,
+  onChange,
+  message,
+  groupMessage,
+}: {
   rows: MetadataRow[];
   onChange: (rows: MetadataRow[]) => void;
   message: (row: MetadataRow) => string | undefined;
@@ -61,7 +66,12 @@ export function MetadataRows({ rows, onChange, message, groupMessage }: {
                 value={r.value}
                 onChange={(e) => update(r.row, { value: e.target.value })}
               />
-              <button type="button" className="icon-btn" aria-label={`Remove metadata ${r.key || i + 1}`} onClick={() => onChange(rows.filter((x) => x.row !== r.row))}>
+              <button
+                type="button"
+                className="icon-btn"
+                aria-label={`Remove metadata ${r.key || i + 1}`}
+                onClick={() => onChange(rows.filter((x) => x.row !== r.row))}
+              >
                 <CloseIcon />
               </button>
               {problem ? (

@@ -4,7 +4,14 @@ import { formatOffset, networkOf, shortUrl, statusClass, type Item } from "./ins
 
 const PAGE = 300;
 
-const statusWords = { ok: "2xx success", redirect: "3xx redirect", client: "4xx client error", server: "5xx server error", failed: "failed", none: "no answer" };
+const statusWords = {
+  ok: "2xx success",
+  redirect: "3xx redirect",
+  client: "4xx client error",
+  server: "5xx server error",
+  failed: "failed",
+  none: "no answer",
+};
 
 function duration(ms: number | null): string {
   if (ms === null) return "—";
@@ -16,7 +23,17 @@ function duration(ms: number | null): string {
  * failed), resource type, response size, duration. The URL is a button that picks the request (the
  * video seeks to when it started); on a phone the table stacks into labelled cards.
  */
-export const NetworkTable = memo(function NetworkTable({ items, start, selected, onPick }: { items: Item[]; start: number; selected: string | undefined; onPick: (item: Item) => void }) {
+export const NetworkTable = memo(function NetworkTable({
+  items,
+  start,
+  selected,
+  onPick,
+}: {
+  items: Item[];
+  start: number;
+  selected: string | undefined;
+  onPick: (item: Item) => void;
+}) {
   const [limit, setLimit] = useState(PAGE);
   if (items.length === 0) return <p className="muted pad">No requests yet with these filters.</p>;
   return (

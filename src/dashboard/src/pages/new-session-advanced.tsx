@@ -16,7 +16,13 @@ import { isAdvancedField, localeSuggestions, rowField, timeZones, type AdvancedS
  * it opens by itself when one of its fields has a problem, so no message is hidden. `problems` are
  * the form's own (shown after a first submit), `error` the server's; each appears next to its field.
  */
-export function AdvancedOptions({ state, onChange, problems, error, count }: {
+export function AdvancedOptions({
+  state,
+  onChange,
+  problems,
+  error,
+  count,
+}: {
   state: AdvancedState;
   onChange: (patch: Partial<AdvancedState>) => void;
   problems: Map<string, string>;
@@ -62,18 +68,56 @@ export function AdvancedOptions({ state, onChange, problems, error, count }: {
           <legend className="field-label">Browser</legend>
           <p className="field-hint">They hold in every tab, frame and worker of the session. Empty fields keep Chromium’s defaults.</p>
           <Field id="ns-width" label="Viewport width (px)" error={msg("browser.viewport.width")}>
-            <input id="ns-width" type="number" inputMode="numeric" min={200} max={3840} step={1} placeholder="1280" {...text("width")} {...described("ns-width", "browser.viewport.width")} />
+            <input
+              id="ns-width"
+              type="number"
+              inputMode="numeric"
+              min={200}
+              max={3840}
+              step={1}
+              placeholder="1280"
+              {...text("width")}
+              {...described("ns-width", "browser.viewport.width")}
+            />
           </Field>
           <Field id="ns-height" label="Viewport height (px)" hint="200–3840 each, both or neither." error={msg("browser.viewport.height")}>
-            <input id="ns-height" type="number" inputMode="numeric" min={200} max={3840} step={1} placeholder="800" {...text("height")} {...described("ns-height", "browser.viewport.height", true)} />
+            <input
+              id="ns-height"
+              type="number"
+              inputMode="numeric"
+              min={200}
+              max={3840}
+              step={1}
+              placeholder="800"
+              {...text("height")}
+              {...described("ns-height", "browser.viewport.height", true)}
+            />
           </Field>
           <div className="span-2">
             <Field id="ns-ua" label="User agent" error={msg("browser.user_agent")}>
-              <input id="ns-ua" type="text" maxLength={512} spellCheck={false} autoComplete="off" placeholder="Chromium’s own" {...text("userAgent")} {...described("ns-ua", "browser.user_agent")} />
+              <input
+                id="ns-ua"
+                type="text"
+                maxLength={512}
+                spellCheck={false}
+                autoComplete="off"
+                placeholder="Chromium’s own"
+                {...text("userAgent")}
+                {...described("ns-ua", "browser.user_agent")}
+              />
             </Field>
           </div>
           <Field id="ns-locale" label="Locale" hint="A BCP 47 tag: en-US, fr-CH." error={msg("browser.locale")}>
-            <input id="ns-locale" type="text" list="ns-locales" spellCheck={false} autoComplete="off" placeholder="en-US" {...text("locale")} {...described("ns-locale", "browser.locale", true)} />
+            <input
+              id="ns-locale"
+              type="text"
+              list="ns-locales"
+              spellCheck={false}
+              autoComplete="off"
+              placeholder="en-US"
+              {...text("locale")}
+              {...described("ns-locale", "browser.locale", true)}
+            />
           </Field>
           <datalist id="ns-locales">
             {locales.map((l) => (
@@ -81,7 +125,16 @@ export function AdvancedOptions({ state, onChange, problems, error, count }: {
             ))}
           </datalist>
           <Field id="ns-timezone" label="Time zone" hint="An IANA zone: Europe/Zurich, UTC." error={msg("browser.timezone")}>
-            <input id="ns-timezone" type="text" list="ns-zones" spellCheck={false} autoComplete="off" placeholder="UTC" {...text("timezone")} {...described("ns-timezone", "browser.timezone", true)} />
+            <input
+              id="ns-timezone"
+              type="text"
+              list="ns-zones"
+              spellCheck={false}
+              autoComplete="off"
+              placeholder="UTC"
+              {...text("timezone")}
+              {...described("ns-timezone", "browser.timezone", true)}
+            />
           </Field>
           <datalist id="ns-zones">
             {zones.map((z) => (
@@ -90,13 +143,43 @@ export function AdvancedOptions({ state, onChange, problems, error, count }: {
           </datalist>
           <div className="span-2 geo-grid">
             <Field id="ns-lat" label="Latitude (°)" error={msg("browser.geolocation.latitude")}>
-              <input id="ns-lat" type="number" inputMode="decimal" min={-90} max={90} step="any" placeholder="46.95" {...text("latitude")} {...described("ns-lat", "browser.geolocation.latitude")} />
+              <input
+                id="ns-lat"
+                type="number"
+                inputMode="decimal"
+                min={-90}
+                max={90}
+                step="any"
+                placeholder="46.95"
+                {...text("latitude")}
+                {...described("ns-lat", "browser.geolocation.latitude")}
+              />
             </Field>
             <Field id="ns-lon" label="Longitude (°)" error={msg("browser.geolocation.longitude")}>
-              <input id="ns-lon" type="number" inputMode="decimal" min={-180} max={180} step="any" placeholder="7.45" {...text("longitude")} {...described("ns-lon", "browser.geolocation.longitude")} />
+              <input
+                id="ns-lon"
+                type="number"
+                inputMode="decimal"
+                min={-180}
+                max={180}
+                step="any"
+                placeholder="7.45"
+                {...text("longitude")}
+                {...described("ns-lon", "browser.geolocation.longitude")}
+              />
             </Field>
             <Field id="ns-acc" label="Accuracy (m)" error={msg("browser.geolocation.accuracy")}>
-              <input id="ns-acc" type="number" inputMode="decimal" min={0} max={100000} step="any" placeholder="10" {...text("accuracy")} {...described("ns-acc", "browser.geolocation.accuracy")} />
+              <input
+                id="ns-acc"
+                type="number"
+                inputMode="decimal"
+                min={0}
+                max={100000}
+                step="any"
+                placeholder="10"
+                {...text("accuracy")}
+                {...described("ns-acc", "browser.geolocation.accuracy")}
+              />
             </Field>
           </div>
         </fieldset>
@@ -108,7 +191,12 @@ export function AdvancedOptions({ state, onChange, problems, error, count }: {
 }
 
 /** The workspace's extensions as checkboxes; the note about full Chromium when the create said so. */
-function ExtensionPicker({ selected, onChange, error, message }: {
+function ExtensionPicker({
+  selected,
+  onChange,
+  error,
+  message,
+}: {
   selected: string[];
   onChange: (ids: string[]) => void;
   error: ApiError | undefined;
@@ -138,7 +226,9 @@ function ExtensionPicker({ selected, onChange, error, message }: {
               />
               <span>
                 {e.name} <span className="muted">{e.version}</span>
-                <span className="field-hint block">{formatBytes(e.sizeBytes)} · <span className="mono">{e.id}</span></span>
+                <span className="field-hint block">
+                  {formatBytes(e.sizeBytes)} · <span className="mono">{e.id}</span>
+                </span>
               </span>
             </label>
           ))}

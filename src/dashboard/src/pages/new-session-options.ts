@@ -25,7 +25,16 @@ export interface AdvancedState {
 }
 
 export const emptyAdvanced: AdvancedState = {
-  metadata: [], width: "", height: "", userAgent: "", locale: "", timezone: "", latitude: "", longitude: "", accuracy: "", extensionIds: [],
+  metadata: [],
+  width: "",
+  height: "",
+  userAgent: "",
+  locale: "",
+  timezone: "",
+  latitude: "",
+  longitude: "",
+  accuracy: "",
+  extensionIds: [],
 };
 
 /** A metadata row's local problem is keyed by the row (its key may be empty, or given twice). */
@@ -81,12 +90,17 @@ export function advancedInput(s: AdvancedState): { input: AdvancedInput; problem
   const latitude = number(s.latitude);
   const longitude = number(s.longitude);
   const accuracy = number(s.accuracy);
-  for (const [n, field] of [[latitude, "latitude"], [longitude, "longitude"], [accuracy, "accuracy"]] as const) {
+  for (const [n, field] of [
+    [latitude, "latitude"],
+    [longitude, "longitude"],
+    [accuracy, "accuracy"],
+  ] as const) {
     if (n === "bad") problems.set(`browser.geolocation.${field}`, "must be a number");
   }
   if (latitude !== undefined && longitude === undefined) problems.set("browser.geolocation.longitude", "Give the longitude too (or neither).");
   if (longitude !== undefined && latitude === undefined) problems.set("browser.geolocation.latitude", "Give the latitude too (or neither).");
-  if (accuracy !== undefined && latitude === undefined && longitude === undefined) problems.set("browser.geolocation.latitude", "Give a position for this accuracy.");
+  if (accuracy !== undefined && latitude === undefined && longitude === undefined)
+    problems.set("browser.geolocation.latitude", "Give a position for this accuracy.");
   if (typeof latitude === "number" && typeof longitude === "number") {
     browser.geolocation = { latitude, longitude, ...(typeof accuracy === "number" ? { accuracy } : {}) };
   }

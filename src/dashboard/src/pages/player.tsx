@@ -31,7 +31,14 @@ type Trouble = { kind: "processing"; retryMs: number } | { kind: "gone" } | { ki
  * smoothly), and on every seek. A load that fails is asked about once over fetch, because a media
  * error says nothing of why: 409 means still processing (tried again after Retry-After), 404 gone.
  */
-export function Player({ src, info, live, label, videoRef, onTime }: {
+export function Player({
+  src,
+  info,
+  live,
+  label,
+  videoRef,
+  onTime,
+}: {
   src: string;
   /** null: the session was recorded, but the recording is no more (deleted, or past its retention). */
   info: RecordingInfo | null;
@@ -103,7 +110,8 @@ export function Player({ src, info, live, label, videoRef, onTime }: {
     return <PlayerNote>Recording. The video can be played here once the session has ended.</PlayerNote>;
   }
   if (!info || trouble?.kind === "gone") return <PlayerNote>The recording is gone: deleted, or past its retention.</PlayerNote>;
-  if (info.status === "FAILED") return <PlayerNote tone="error">The recording failed{info.failure ? ` (${info.failure})` : ""}, so there is no video of this session.</PlayerNote>;
+  if (info.status === "FAILED")
+    return <PlayerNote tone="error">The recording failed{info.failure ? ` (${info.failure})` : ""}, so there is no video of this session.</PlayerNote>;
   // Still RECORDING after the end: the node is closing the file, which is processing too as far as anyone watching can tell.
   if (info.status === "PROCESSING" || info.status === "RECORDING" || trouble?.kind === "processing") {
     return (
@@ -133,7 +141,9 @@ export function Player({ src, info, live, label, videoRef, onTime }: {
           info.durationMs ? formatDuration(info.durationMs) : "",
           info.sizeBytes ? formatBytes(info.sizeBytes) : "",
           info.expiresAt ? `kept until ${formatDateTime(info.expiresAt)}` : "",
-        ].filter(Boolean).join(" · ")}
+        ]
+          .filter(Boolean)
+          .join(" · ")}
         {" · "}
         <a href={src} download>
           Download

@@ -29,7 +29,15 @@ export function DeleteRecordingButton({ sessionId, onGone }: { sessionId: string
   };
   return (
     <>
-      <Button size="sm" variant="ghost" className="danger-text" onClick={() => { remove.reset(); setConfirming(true); }}>
+      <Button
+        size="sm"
+        variant="ghost"
+        className="danger-text"
+        onClick={() => {
+          remove.reset();
+          setConfirming(true);
+        }}
+      >
         Delete recording
       </Button>
       <ConfirmDialog
@@ -42,8 +50,8 @@ export function DeleteRecordingButton({ sessionId, onGone }: { sessionId: string
         error={remove.error}
       >
         <p>
-          The video of session <span className="mono">{shortId(sessionId)}</span> and its encryption key are destroyed; it cannot be played or
-          downloaded again, by anyone. Its logs and events stay. This cannot be undone.
+          The video of session <span className="mono">{shortId(sessionId)}</span> and its encryption key are destroyed; it cannot be played or downloaded again,
+          by anyone. Its logs and events stay. This cannot be undone.
         </p>
       </ConfirmDialog>
     </>

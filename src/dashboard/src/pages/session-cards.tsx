@@ -10,7 +10,15 @@ import { SessionOptionRows } from "./session-options-rows.tsx";
 
 // The parts of a session's page: where it sits, its timeline, its details, and how to connect to it.
 
-export function SessionTimeline({ events, error: eventsError, feed }: { events: TimelineEvent[]; error: ApiError | undefined; feed: "live" | "ended" | "offline" }) {
+export function SessionTimeline({
+  events,
+  error: eventsError,
+  feed,
+}: {
+  events: TimelineEvent[];
+  error: ApiError | undefined;
+  feed: "live" | "ended" | "offline";
+}) {
   return (
     <section className="card" aria-labelledby="tl-title">
       <div className="card-head">
@@ -110,7 +118,15 @@ export function SessionDetails({ session: s, live }: { session: SessionFieldsFra
         </div>
         <div>
           <dt>Profile</dt>
-          <dd>{s.profileId ? <Link to={wsPath(ws.slug, "profiles")} className="mono">{s.profileId}</Link> : "None"}</dd>
+          <dd>
+            {s.profileId ? (
+              <Link to={wsPath(ws.slug, "profiles")} className="mono">
+                {s.profileId}
+              </Link>
+            ) : (
+              "None"
+            )}
+          </dd>
         </div>
         <SessionOptionRows metadata={s.metadata} options={s} />
       </dl>
@@ -124,9 +140,7 @@ export function ConnectCard({ connectUrl }: { connectUrl: string }) {
       <h2 id="connect-title" className="card-title">
         Connect your code
       </h2>
-      <p className="muted small">
-        Any CDP client works. The address carries a token valid until the session ends: treat it like a password.
-      </p>
+      <p className="muted small">Any CDP client works. The address carries a token valid until the session ends: treat it like a password.</p>
       <div className="secret-row">
         <input className="mono" readOnly value={connectUrl} aria-label="CDP connect address" onFocus={(e) => e.currentTarget.select()} />
         <CopyButton text={connectUrl} />

@@ -48,7 +48,9 @@ export function DownloadsCard({ sessionId, events, running }: { sessionId: strin
         {downloads.map((d) => (
           <li key={d.id} data-download-state={d.state}>
             <div className="download-line">
-              <span className="download-name" title={d.name}>{d.name || "(no name)"}</span>
+              <span className="download-name" title={d.name}>
+                {d.name || "(no name)"}
+              </span>
               {d.state === "finished" && running ? (
                 <a className="btn btn-secondary btn-sm" href={`/api/v1/sessions/${sessionId}/downloads/${d.id}`} download={d.name || true}>
                   Save

@@ -36,7 +36,11 @@ export function sessionFilesUrl(workspace: string, sessionId: string): string {
  * Files put into the session for its pages' file inputs: upload while it runs, then give a file's
  * path to the automation (Puppeteer's uploadFile, Playwright's setInputFiles). They go with the session.
  */
-export function FilesCard({ sessionId, running, uploads }: {
+export function FilesCard({
+  sessionId,
+  running,
+  uploads,
+}: {
   sessionId: string;
   running: boolean;
   /** How many file.uploaded events the session's timeline holds: uploads by its automation arrive that way. */
@@ -63,7 +67,15 @@ export function FilesCard({ sessionId, running, uploads }: {
     setError(undefined);
     try {
       const made = await postFile<UploadedFile>(sessionFilesUrl(ws.slug, sessionId), "file", file);
-      const row: SessionFile = { id: made.id, name: made.name, size: made.size, sha256: made.sha256, path: made.path, uploadedAt: made.uploaded_at, available: made.available };
+      const row: SessionFile = {
+        id: made.id,
+        name: made.name,
+        size: made.size,
+        sha256: made.sha256,
+        path: made.path,
+        uploadedAt: made.uploaded_at,
+        available: made.available,
+      };
       set((prev) => ({ sessionFiles: [...(prev?.sessionFiles ?? []).filter((f) => f.id !== row.id), row] }));
       toast(`Uploaded ${made.name}`);
     } catch (err) {
@@ -115,7 +127,10 @@ export function FilesCard({ sessionId, running, uploads }: {
                   {f.name}
                 </span>
                 <span className="muted small nowrap">
-                  {formatBytes(f.size)} · <time dateTime={f.uploadedAt} title={formatDateTime(f.uploadedAt)}>{formatTime(f.uploadedAt)}</time>
+                  {formatBytes(f.size)} ·{" "}
+                  <time dateTime={f.uploadedAt} title={formatDateTime(f.uploadedAt)}>
+                    {formatTime(f.uploadedAt)}
+                  </time>
                 </span>
               </div>
               {f.available ? (

@@ -127,7 +127,13 @@ export function SessionInspector({ session: s, events }: { session: SessionField
         <div className="card-actions">
           {s.logs ? (
             <span className="muted small" aria-live="polite">
-              {logs.state === "loading" ? "Loading…" : logs.state === "live" ? "Live" : logs.state === "complete" ? `${logs.entries.length.toLocaleString()} log ${logs.entries.length === 1 ? "entry" : "entries"}` : "Not live"}
+              {logs.state === "loading"
+                ? "Loading…"
+                : logs.state === "live"
+                  ? "Live"
+                  : logs.state === "complete"
+                    ? `${logs.entries.length.toLocaleString()} log ${logs.entries.length === 1 ? "entry" : "entries"}`
+                    : "Not live"}
             </span>
           ) : null}
           {info && !deleted ? <DeleteRecordingButton sessionId={s.id} onGone={gone} /> : null}
@@ -139,11 +145,26 @@ export function SessionInspector({ session: s, events }: { session: SessionField
           The recording was deleted.
         </p>
       ) : s.recording && recording.loaded ? (
-        <Player src={recordingUrl(ws.slug, s.id)} info={info} live={live} label={`Recording of session ${shortId(s.id)}`} videoRef={video} onTime={setSeconds} />
+        <Player
+          src={recordingUrl(ws.slug, s.id)}
+          info={info}
+          live={live}
+          label={`Recording of session ${shortId(s.id)}`}
+          videoRef={video}
+          onTime={setSeconds}
+        />
       ) : null}
       {recording.error ? <ErrorNotice error={recording.error} compact /> : null}
 
-      <InspectorTimeline items={visible} start={start} end={end} playhead={playhead} selected={selected} onPick={pickOnTimeline} onSeek={playable !== undefined ? seek : undefined} />
+      <InspectorTimeline
+        items={visible}
+        start={start}
+        end={end}
+        playhead={playhead}
+        selected={selected}
+        onPick={pickOnTimeline}
+        onSeek={playable !== undefined ? seek : undefined}
+      />
 
       <div className="inspector-filters" role="group" aria-label="Show on the timeline and in the lists">
         {filters.map((f) => (

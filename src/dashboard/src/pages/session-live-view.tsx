@@ -10,7 +10,12 @@ import { EyeIcon, ExternalIcon, RefreshIcon } from "../components/icons.tsx";
  * The session's live view: a button that fetches a fresh link, then the viewer in a frame. The page
  * owns the link (`viewUrl`), because releasing, stopping or revoking from the page closes it.
  */
-export function LiveViewCard({ session: s, viewUrl, setViewUrl, onRevoke }: {
+export function LiveViewCard({
+  session: s,
+  viewUrl,
+  setViewUrl,
+  onRevoke,
+}: {
   session: SessionFieldsFragment;
   viewUrl: string | null;
   setViewUrl: (url: string | null) => void;
@@ -78,7 +83,10 @@ export function LiveViewCard({ session: s, viewUrl, setViewUrl, onRevoke }: {
       ) : running ? (
         <div className="live-placeholder">
           <EyeIcon width="28" height="28" />
-          <p>Watch the browser{s.liveViewInteractive ? " and take over the mouse and keyboard" : ""}. Opening it counts as activity, so the session is not released as idle while you watch.</p>
+          <p>
+            Watch the browser{s.liveViewInteractive ? " and take over the mouse and keyboard" : ""}. Opening it counts as activity, so the session is not
+            released as idle while you watch.
+          </p>
           <div className="row-gap">
             <Button variant="primary" onClick={() => void openLiveView()} pending={opening}>
               Open live view

@@ -20,7 +20,17 @@ const kindWords: Record<string, string> = {
  * button: it picks the entry (the video seeks there) and opens its fields. The picked row is kept in
  * view inside the list only, so the page itself does not jump away from the video.
  */
-export const LogList = memo(function LogList({ items, start, selected, onPick }: { items: Item[]; start: number; selected: string | undefined; onPick: (item: Item) => void }) {
+export const LogList = memo(function LogList({
+  items,
+  start,
+  selected,
+  onPick,
+}: {
+  items: Item[];
+  start: number;
+  selected: string | undefined;
+  onPick: (item: Item) => void;
+}) {
   const [limit, setLimit] = useState(PAGE);
   const list = useRef<HTMLOListElement>(null);
   const index = selected ? items.findIndex((i) => i.key === selected) : -1;

@@ -10,7 +10,11 @@ type Browser = NonNullable<SessionOptionsFragment["browser"]>;
 
 /** "1280 × 800 px, 2× pixel density, mobile". */
 export function viewportText(v: NonNullable<Browser["viewport"]>): string {
-  return [`${v.width} × ${v.height} px`, v.deviceScaleFactor && v.deviceScaleFactor !== 1 ? `${v.deviceScaleFactor}× pixel density` : "", v.mobile ? "mobile" : ""]
+  return [
+    `${v.width} × ${v.height} px`,
+    v.deviceScaleFactor && v.deviceScaleFactor !== 1 ? `${v.deviceScaleFactor}× pixel density` : "",
+    v.mobile ? "mobile" : "",
+  ]
     .filter(Boolean)
     .join(", ");
 }

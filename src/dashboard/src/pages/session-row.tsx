@@ -50,10 +50,14 @@ export function SessionListRow({ s, slug, now, onPick }: { s: ListedSession; slu
   const started = s.startedAt ?? s.createdAt;
   const open = () => navigate(wsPath(slug, `sessions/${s.id}`));
   return (
-    <tr className="row-link" data-session-id={s.id} onClick={(e) => {
-      if ((e.target as HTMLElement).closest("a, button, dialog")) return;
-      open();
-    }}>
+    <tr
+      className="row-link"
+      data-session-id={s.id}
+      onClick={(e) => {
+        if ((e.target as HTMLElement).closest("a, button, dialog")) return;
+        open();
+      }}
+    >
       <td data-label="Session">
         <Link to={wsPath(slug, `sessions/${s.id}`)} className="mono strong" title={s.id}>
           <span className="id-full">{s.id}</span>
@@ -100,7 +104,12 @@ export function SessionListRow({ s, slug, now, onPick }: { s: ListedSession; slu
               Release
             </Button>
           ) : null}
-          <Button size="sm" variant="ghost" onClick={() => void copyText(s.id).then((ok) => toast(ok ? "Session id copied" : "Could not copy"))} aria-label={`Copy the id of session ${s.id}`}>
+          <Button
+            size="sm"
+            variant="ghost"
+            onClick={() => void copyText(s.id).then((ok) => toast(ok ? "Session id copied" : "Could not copy"))}
+            aria-label={`Copy the id of session ${s.id}`}
+          >
             Copy id
           </Button>
         </div>

@@ -22,7 +22,12 @@ export function DeliveryLog({ webhook }: { webhook: WebhookFieldsFragment }) {
   const doRetry = async (d: Delivery) => {
     const done = await retry.run({ workspace: ws.slug, id: webhook.id, deliveryId: d.id });
     if (!done) return;
-    log.set((prev) => prev && { webhookDeliveries: { ...prev.webhookDeliveries, items: prev.webhookDeliveries.items.map((x) => (x.id === d.id ? done.retryWebhookDelivery : x)) } });
+    log.set(
+      (prev) =>
+        prev && {
+          webhookDeliveries: { ...prev.webhookDeliveries, items: prev.webhookDeliveries.items.map((x) => (x.id === d.id ? done.retryWebhookDelivery : x)) },
+        },
+    );
     toast(`Sending ${d.event} again`);
     setTimeout(() => void log.reload(), 1500);
   };
@@ -83,7 +88,9 @@ export function DeliveryLog({ webhook }: { webhook: WebhookFieldsFragment }) {
                     </td>
                     <td data-label="Last answer" className="delivery-answer">
                       {d.lastResponseCode ? <span className="mono">HTTP {d.lastResponseCode}</span> : null}
-                      {d.lastError && !(d.lastResponseCode && d.lastError === `answered ${d.lastResponseCode}`) ? <div className="muted small">{d.lastError}</div> : null}
+                      {d.lastError && !(d.lastResponseCode && d.lastError === `answered ${d.lastResponseCode}`) ? (
+                        <div className="muted small">{d.lastError}</div>
+                      ) : null}
                       {!d.lastResponseCode && !d.lastError ? <span className="muted">—</span> : null}
                     </td>
                     <td data-label="Last attempt" className="nowrap">

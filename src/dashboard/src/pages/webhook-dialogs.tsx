@@ -17,7 +17,19 @@ export const webhookEvents = [
 ] as const;
 
 /** The signing secret, shown once after a create or a rotation. */
-export function SecretDialog({ open, secret, title, onClose, rotated }: { open: boolean; secret: string; title: string; onClose: () => void; rotated?: boolean }) {
+export function SecretDialog({
+  open,
+  secret,
+  title,
+  onClose,
+  rotated,
+}: {
+  open: boolean;
+  secret: string;
+  title: string;
+  onClose: () => void;
+  rotated?: boolean;
+}) {
   return (
     <Dialog
       open={open}
@@ -86,8 +98,21 @@ export function CreateWebhookDialog({ open, onClose, onCreated }: { open: boolea
         </>
       }
     >
-      <Field id="webhook-url" label="Endpoint URL" hint="https:// recommended. Private and loopback addresses are refused at delivery unless the deployment allows them." error={fieldError(create.error, "url")}>
-        <input id="webhook-url" type="url" autoFocus value={url} maxLength={2048} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/vessel" />
+      <Field
+        id="webhook-url"
+        label="Endpoint URL"
+        hint="https:// recommended. Private and loopback addresses are refused at delivery unless the deployment allows them."
+        error={fieldError(create.error, "url")}
+      >
+        <input
+          id="webhook-url"
+          type="url"
+          autoFocus
+          value={url}
+          maxLength={2048}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="https://example.com/hooks/vessel"
+        />
       </Field>
       <fieldset className="field webhook-events">
         <legend className="field-label">Events</legend>

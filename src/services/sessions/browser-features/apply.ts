@@ -75,4 +75,3 @@ export async function giveBackUnused(applied: AppliedFeatures, lease: BrowserLea
 function inPhase(wanted: readonly CheckedFeature[], phase: FeaturePhase): CheckedFeature[] {
   return wanted.filter(({ feature }) => feature.phase === phase);
 }
-

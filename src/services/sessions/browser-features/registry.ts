@@ -10,12 +10,4 @@ import { recording } from "./recording.ts";
 import { startUrl } from "./start-url.ts";
 
 /** In the order they are checked and, within a phase, applied. */
-export const browserFeatures: readonly BrowserFeature[] = [
-  upstreamProxy,
-  profile,
-  extensions,
-  browserSettings,
-  sessionLogs,
-  recording,
-  startUrl,
-];
+export const browserFeatures: readonly BrowserFeature[] = [upstreamProxy, profile, extensions, browserSettings, sessionLogs, recording, startUrl];
