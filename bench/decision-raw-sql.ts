@@ -21,6 +21,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import pg from "pg";
+import { sessionRow } from "../test/support/session-row.ts";
 import { ulid } from "ulid";
 import { openDatabase, type Database } from "../src/db/client.ts";
 import { Prisma, type Session } from "../src/generated/prisma/client.ts";
@@ -39,36 +40,22 @@ const LIVE = ["PENDING", "RUNNING", "REQUEST_RELEASE"] as const;
 
 type Variant = "orm" | "raw via Prisma" | "raw direct";
 
-function sessionRow(workspaceId: string): Session {
+/** The row the bench writes: a 5-minute session with logs on and one label (the shared test builder, adjusted). */
+function benchRow(workspaceId: string): Session {
   const now = new Date();
-  return {
-    id: `ses_${ulid()}`,
+  return sessionRow(
     workspaceId,
-    status: "RUNNING",
-    region: "local",
-    endReason: null,
-    nodeId: null,
-    apiKeyId: null,
-    endedById: null,
-    profileId: null,
-    saveProfileOnRelease: false,
-    timeoutSeconds: 300,
-    idleTimeoutSeconds: null,
-    liveViewInteractive: false,
-    liveViewInstructions: null,
-    liveViewGeneration: 0,
-    logs: true,
-    recording: false,
-    metadata: { team: "bench" },
-    options: {},
-    extensionIds: [],
-    browser: null,
-    createdAt: now,
-    startedAt: now,
-    expiresAt: new Date(now.getTime() + 300_000),
-    lastActivityAt: now,
-    endedAt: null,
-  };
+    {
+      region: "local",
+      timeoutSeconds: 300,
+      idleTimeoutSeconds: null,
+      logs: true,
+      metadata: { team: "bench" },
+      expiresAt: new Date(now.getTime() + 300_000),
+      lastActivityAt: now,
+    },
+    now,
+  );
 }
 const event = (sessionId: string, type: "session.started" | "session.released"): NewEvent =>
   ({ id: `evt_${ulid()}`, sessionId, type, data: { status: type }, createdAt: new Date() }) as NewEvent;
@@ -89,7 +76,7 @@ async function lifecycle(db: Database, variant: Variant, workspaceId: string): P
   const key = randomUUID();
   const now = new Date();
   const expires = new Date(now.getTime() + 86_400_000);
-  const s = sessionRow(workspaceId);
+  const s = benchRow(workspaceId);
   if (variant === "orm") {
     const p = db.prisma;
     const claimed = await p.idempotencyRecord.createMany({

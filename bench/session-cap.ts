@@ -9,6 +9,7 @@
 //    lock and the count of the workspace's live sessions), with `BENCH_LIVE` live sessions there.
 // 2. POST /v1/sessions end to end on the embedded database, a warm spare each time (the usual
 //    one-statement path), in a workspace without and one with a cap.
+import { sessionRow } from "../test/support/session-row.ts";
 import { ulid } from "ulid";
 import { openDatabase, type Database } from "../src/db/client.ts";
 import { Prisma, type Session } from "../src/generated/prisma/client.ts";
@@ -24,37 +25,7 @@ const creates = num("BENCH_CREATES", 30);
 const liveAlready = num("BENCH_LIVE", 5);
 const cap = 100;
 
-function session(workspaceId: string): Session {
-  const now = new Date();
-  return {
-    id: `ses_${ulid()}`,
-    workspaceId,
-    status: "RUNNING",
-    region: "us-east1",
-    endReason: null,
-    nodeId: null,
-    apiKeyId: null,
-    endedById: null,
-    profileId: null,
-    saveProfileOnRelease: false,
-    timeoutSeconds: 1800,
-    idleTimeoutSeconds: 300,
-    liveViewInteractive: false,
-    liveViewInstructions: null,
-    liveViewGeneration: 0,
-    logs: false,
-    recording: false,
-    metadata: {},
-    browser: null,
-    extensionIds: [],
-    options: {},
-    createdAt: now,
-    startedAt: now,
-    expiresAt: new Date(now.getTime() + 1_800_000),
-    lastActivityAt: null,
-    endedAt: null,
-  };
-}
+const session = (workspaceId: string): Session => sessionRow(workspaceId);
 
 async function statementBench(name: string, db: Database): Promise<void> {
   const workspaces = { plain: `ws_${ulid()}`, capped: `ws_${ulid()}` };

@@ -1,6 +1,7 @@
 // The workspace session cap as the database decides it (src/services/sessions/session-cap.ts and the
 // `vessel_session_room` function of its migration): the statement that records a session admits it
 // only with room, and concurrent statements, one connection each, are decided one after the other.
+import { sessionRow } from "../support/session-row.ts";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { Prisma, type Session } from "../../src/generated/prisma/client.ts";
@@ -22,37 +23,7 @@ describeEachBackend("the workspace session cap in the database", (backend) => {
     await t.db.prisma.workspace.create({ data: { id, slug: `cap-${ulid().toLowerCase()}`, name: "cap" } });
     return id;
   }
-  function session(workspaceId: string): Session {
-    const now = new Date();
-    return {
-      id: `ses_${ulid()}`,
-      workspaceId,
-      status: "RUNNING",
-      region: "us-east1",
-      endReason: null,
-      nodeId: null,
-      apiKeyId: null,
-      endedById: null,
-      profileId: null,
-      saveProfileOnRelease: false,
-      timeoutSeconds: 1800,
-      idleTimeoutSeconds: 300,
-      liveViewInteractive: false,
-      liveViewInstructions: null,
-      liveViewGeneration: 0,
-      logs: false,
-      recording: false,
-      metadata: {},
-      browser: null,
-      extensionIds: [],
-      options: {},
-      createdAt: now,
-      startedAt: now,
-      expiresAt: new Date(now.getTime() + 1_800_000),
-      lastActivityAt: null,
-      endedAt: null,
-    };
-  }
+  const session = (workspaceId: string): Session => sessionRow(workspaceId);
   const live = (workspaceId: string) => t.db.prisma.session.count({ where: { workspaceId, status: "RUNNING" } });
 
   /** The two-statement way's recording statement (`also`), capped: answers whether it admitted the session. */

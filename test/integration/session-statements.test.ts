@@ -1,6 +1,7 @@
 // The one-statement writes of a session's start and end (src/services/sessions/session-start.ts), its
 // audit entry as a part of them (audit.ts auditInsertSql), and the event recorder's raw inserts:
 // the same SQL runs on PGlite and on PostgreSQL, and writes what the transactions it replaced wrote.
+import { sessionRow } from "../support/session-row.ts";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { Prisma, type Session } from "../../src/generated/prisma/client.ts";
@@ -47,38 +48,7 @@ describeEachBackend("session statements", (backend) => {
     };
   }
 
-  function session(over: Partial<Session> = {}): Session {
-    const now = new Date("2030-01-02T03:04:05.678Z");
-    return {
-      id: `ses_${ulid()}`,
-      workspaceId,
-      status: "RUNNING",
-      region: "us-east1",
-      endReason: null,
-      nodeId: null,
-      apiKeyId: null,
-      endedById: null,
-      profileId: null,
-      saveProfileOnRelease: false,
-      timeoutSeconds: 1800,
-      idleTimeoutSeconds: 300,
-      liveViewInteractive: false,
-      liveViewInstructions: null,
-      liveViewGeneration: 0,
-      logs: false,
-      recording: false,
-      metadata: {},
-      browser: null,
-      extensionIds: [],
-      options: {},
-      createdAt: now,
-      startedAt: now,
-      expiresAt: new Date(now.getTime() + 1_800_000),
-      lastActivityAt: null,
-      endedAt: null,
-      ...over,
-    };
-  }
+  const session = (over: Partial<Session> = {}): Session => sessionRow(workspaceId, over, new Date("2030-01-02T03:04:05.678Z"));
 
   async function start(s: Session, audit: Prisma.Sql | null = null): Promise<void> {
     await prisma().$executeRaw(
