@@ -34,11 +34,25 @@ export function readRawBody(req: Request, res: Response, maxBytes: number): Prom
     req.resume();
     return Promise.reject(problemOf({ type: "entity.too.large" }, maxBytes));
   }
-  return new Promise<Buffer>((resolve, reject) =>
+  return new Promise<Buffer>((resolve, reject) => {
+    // body-parser answers a chunked body past its limit only once the client ends it; the 413 goes
+    // out as soon as the limit is passed (body-parser still reads the rest and throws it away).
+    let seen = 0;
+    let settled = false;
+    const watch = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen <= maxBytes) return;
+      req.off("data", watch);
+      reject(problemOf({ type: "entity.too.large" }, maxBytes));
+    };
     rawParser(maxBytes)(req, res, (err?: unknown) => {
+      settled = true;
+      req.off("data", watch);
       if (err) return reject(problemOf(err, maxBytes));
       const body: unknown = req.body;
       resolve(Buffer.isBuffer(body) ? body : Buffer.alloc(0));
-    }),
-  );
+    });
+    // Added in the same tick as body-parser's own listener, so both see every chunk.
+    if (!settled) req.on("data", watch);
+  });
 }

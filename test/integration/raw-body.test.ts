@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../../src/errors.ts";
+import type { AppError } from "../../src/errors.ts";
 import { readRawBody } from "../../src/rest/raw-body.ts";
 
 /** readRawBody (express.raw underneath) behind a bare Express app: the body's size, or the problem's slug. */
@@ -53,6 +53,27 @@ describe("raw request bodies", () => {
       status: 413,
       body: { slug: "payload-too-large" },
     });
+  });
+
+  it("answers 413 as soon as a chunked body passes the limit, not when the client chooses to end it", async () => {
+    // A client that keeps sending must not hold its answer (and its socket's attention) until it stops.
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port, path: "/raw", method: "POST", agent: false, headers: { "content-type": "application/zip", "transfer-encoding": "chunked" } },
+        (res) => {
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        },
+      );
+      req.on("error", () => {});
+      req.write(Buffer.alloc(600));
+      req.write(Buffer.alloc(600)); // past 1024, and the body never ends
+      setTimeout(() => {
+        req.destroy();
+        reject(new Error("no answer while the body was still open"));
+      }, 5_000).unref();
+    });
+    expect(answer).toBe(413);
   });
 
   it("refuses a Content-Encoding (415): a zip is sent as it is", async () => {
