@@ -9,8 +9,8 @@ import { captureSessionHere } from "../services/profiles/profile-sessions.ts";
 import { CreateSessionInput } from "../services/sessions/session-input.ts";
 import { createSession } from "../services/sessions/create-session.ts";
 import type { Cluster } from "./cluster.ts";
-import { markPlaced } from "./placement.ts";
-import { internalHeaders } from "./internal-auth.ts";
+import { markPlaced } from "../services/sessions/placement.ts";
+import { internalHeaders } from "../peers/internal-auth.ts";
 
 /**
  * `/internal/v1/…`: what nodes ask each other. Every call must carry a valid node signature
