@@ -173,7 +173,7 @@ export class KeyClaim {
    * condition of that statement, it updates only if the condition holds (a capped create that found
    * no room stores nothing).
    */
-  readonly storeAnswer = (outcome: Outcome, when?: Prisma.Sql): Prisma.Sql => {
+  readonly storeAnswer: AnswerStatement = (outcome, when) => {
     const { workspaceId, key } = this.#input;
     return Prisma.sql`UPDATE "idempotency_records"
       SET "state" = 'COMPLETED', "response_status" = ${outcome.status}, "response_body" = ${this.#sealedBody(outcome)}::jsonb,
@@ -187,7 +187,7 @@ export class KeyClaim {
    * (whatever its state), so that the statement's other parts, selecting from it, write nothing
    * either. With `when`, it takes the key only if that condition of the statement holds.
    */
-  readonly claimAnswer = (outcome: Outcome, when?: Prisma.Sql): Prisma.Sql => {
+  readonly claimAnswer: AnswerStatement = (outcome, when) => {
     const { workspaceId, key, fingerprint } = this.#input;
     const now = this.#ctx.deps.now();
     const columns = Prisma.sql`("workspace_id", "key", "fingerprint", "state", "response_status", "response_body", "resource_id", "locked_until", "expires_at", "created_at")`;
