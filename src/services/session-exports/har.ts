@@ -1,0 +1,232 @@
+// A HAR 1.2 document (http://www.softwareishard.com/blog/har-12-spec/) built from a session's log
+// alone: its `navigation` entries make the pages, its `network` entries the entries. Nothing is
+// read from the browser, so a HAR can be had long after the session ended (within the log's
+// retention), and it says no more than the log does: header values of credentials and credential
+// query values are `[redacted]` (redaction.ts), bodies are never there.
+import { version } from "../../config.ts";
+import type { SessionLogEntryView } from "../session-logs/log-entries.ts";
+
+interface NameValue {
+  name: string;
+  value: string;
+}
+
+export interface HarTimings {
+  blocked: number;
+  dns: number;
+  connect: number;
+  ssl: number;
+  send: number;
+  wait: number;
+  receive: number;
+}
+
+export interface HarPage {
+  startedDateTime: string;
+  id: string;
+  title: string;
+  pageTimings: { onContentLoad?: number; onLoad?: number };
+}
+
+export interface HarEntry {
+  pageref?: string;
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    cookies: NameValue[];
+    headers: NameValue[];
+    queryString: NameValue[];
+    headersSize: number;
+    bodySize: number;
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    cookies: NameValue[];
+    headers: NameValue[];
+    content: { size: number; mimeType: string };
+    redirectURL: string;
+    headersSize: number;
+    bodySize: number;
+    _failure?: string;
+  };
+  cache: Record<string, never>;
+  timings: HarTimings;
+  serverIPAddress?: string;
+  _resourceType?: string;
+  comment?: string;
+}
+
+export interface Har {
+  log: {
+    version: "1.2";
+    creator: { name: string; version: string };
+    browser?: { name: string; version: string };
+    pages: HarPage[];
+    entries: HarEntry[];
+    comment?: string;
+  };
+}
+
+type Data = Record<string, unknown>;
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+
+/** Chromium's protocol names as HAR's httpVersion. */
+function httpVersion(protocol: string | null): string {
+  if (!protocol) return "";
+  const known: Record<string, string> = { "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", h2: "HTTP/2", h3: "HTTP/3", h2c: "HTTP/2" };
+  return known[protocol.toLowerCase()] ?? protocol;
+}
+
+function headers(v: unknown): NameValue[] {
+  if (!Array.isArray(v)) return [];
+  return v
+    .filter((p): p is [string, string] => Array.isArray(p) && typeof p[0] === "string" && typeof p[1] === "string")
+    .map(([name, value]) => ({ name, value }));
+}
+
+/** The URL's query as pairs (values as the log kept them: credentials already masked). */
+function queryString(url: string): NameValue[] {
+  try {
+    return [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+  } catch {
+    return [];
+  }
+}
+
+/** Entries logged before the log kept phases (or without Chromium's timing) count as all `wait`. */
+function timings(data: Data, duration: number): HarTimings {
+  const t = data.timings as Partial<HarTimings> | undefined;
+  const phase = (v: unknown) => num(v) ?? -1;
+  if (!t || num(t.send) === null) return { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: duration, receive: 0 };
+  return {
+    blocked: phase(t.blocked),
+    dns: phase(t.dns),
+    connect: phase(t.connect),
+    ssl: phase(t.ssl),
+    send: phase(t.send),
+    wait: phase(t.wait),
+    receive: phase(t.receive),
+  };
+}
+
+/** HAR's `time`: the sum of the phases that happened (`ssl` is within `connect`). */
+const total = (t: HarTimings) => Math.round([t.blocked, t.dns, t.connect, t.send, t.wait, t.receive].reduce((sum, v) => sum + Math.max(0, v), 0) * 10) / 10;
+
+interface PageDraft extends HarPage {
+  loaderId: string | null;
+  url: string;
+  used: boolean;
+}
+
+/** A page per document a main frame committed (its loader id); blank ones only when something belongs to them. */
+function pagesOf(entries: readonly SessionLogEntryView[]): PageDraft[] {
+  const pages: PageDraft[] = [];
+  for (const e of entries) {
+    if (e.type !== "navigation" || e.data.main_frame !== true || e.data.same_document === true) continue;
+    const url = str(e.data.url) ?? "";
+    pages.push({
+      id: `page_${pages.length + 1}`,
+      startedDateTime: e.at.toISOString(),
+      title: url,
+      pageTimings: {},
+      loaderId: str(e.data.loader_id),
+      url,
+      used: false,
+    });
+  }
+  return pages;
+}
+
+/** The page a request belongs to: its document's, else the last page at its page's URL that began before it ended. */
+function pageOf(pages: PageDraft[], byLoader: Map<string, PageDraft>, data: Data, at: Date): PageDraft | undefined {
+  const loader = str(data.loader_id);
+  const own = loader ? byLoader.get(loader) : undefined;
+  if (own) return own;
+  const pageUrl = str(data.page_url);
+  if (!pageUrl) return undefined;
+  const iso = at.toISOString();
+  return pages.filter((p) => p.url === pageUrl && p.startedDateTime <= iso).at(-1);
+}
+
+function entryOf(data: Data, page: PageDraft | undefined): HarEntry {
+  const url = str(data.url) ?? "";
+  const duration = num(data.duration_ms) ?? 0;
+  const t = timings(data, duration);
+  const version = httpVersion(str(data.http_version));
+  const failure = str(data.failure);
+  const received = num(data.response_bytes);
+  const entry: HarEntry = {
+    ...(page ? { pageref: page.id } : {}),
+    startedDateTime: str(data.started_at) ?? new Date(0).toISOString(),
+    time: total(t),
+    request: {
+      method: str(data.method) ?? "GET",
+      url,
+      httpVersion: version,
+      cookies: [],
+      headers: headers(data.request_headers),
+      queryString: queryString(url),
+      headersSize: -1,
+      bodySize: num(data.request_bytes) ?? -1,
+    },
+    response: {
+      status: num(data.status) ?? 0,
+      statusText: str(data.status_text) ?? "",
+      httpVersion: version,
+      cookies: [],
+      headers: headers(data.response_headers),
+      content: { size: Math.max(0, received ?? 0), mimeType: str(data.mime_type) ?? "x-unknown" },
+      redirectURL: str(data.redirect_url) ?? "",
+      headersSize: -1,
+      bodySize: received ?? -1,
+      ...(failure ? { _failure: failure } : {}),
+    },
+    cache: {},
+    timings: t,
+  };
+  const ip = str(data.server_ip);
+  if (ip) entry.serverIPAddress = ip;
+  const type = str(data.resource_type);
+  if (type) entry._resourceType = type;
+  if (failure) entry.comment = failure;
+  return entry;
+}
+
+/**
+ * The HAR of a session's log entries (its `navigation` and `network` ones; others are passed over).
+ * Entries in the order their requests started; a page's start is its document request's start
+ * when the log has it (a navigation commits after its request began).
+ */
+export function buildHar(entries: readonly SessionLogEntryView[], browserVersion = "", truncated = false): Har {
+  const pages = pagesOf(entries);
+  const byLoader = new Map(pages.filter((p) => p.loaderId).map((p) => [p.loaderId!, p]));
+  const out: HarEntry[] = [];
+  for (const e of entries) {
+    if (e.type !== "network") continue;
+    const page = pageOf(pages, byLoader, e.data, e.at);
+    const entry = entryOf(e.data, page);
+    if (page) {
+      page.used = true;
+      if (entry.startedDateTime < page.startedDateTime) page.startedDateTime = entry.startedDateTime;
+    }
+    out.push(entry);
+  }
+  out.sort((a, b) => (a.startedDateTime < b.startedDateTime ? -1 : a.startedDateTime > b.startedDateTime ? 1 : 0));
+  const kept = pages.filter((p) => p.used || !p.url.startsWith("about:"));
+  return {
+    log: {
+      version: "1.2",
+      creator: { name: "Vessel", version },
+      ...(browserVersion ? { browser: { name: "Chromium", version: browserVersion } } : {}),
+      pages: kept.map(({ id, startedDateTime, title, pageTimings }) => ({ id, startedDateTime, title, pageTimings })),
+      entries: out,
+      ...(truncated ? { comment: "The session's log reached its bounds (VESSEL_LOGS_MAX_ENTRIES, VESSEL_LOGS_MAX_BYTES): later requests are missing." } : {}),
+    },
+  };
+}
