@@ -48,7 +48,7 @@ export const sessionExportRoutes = [
     response: HarDto,
     problems: ["not-found", "forbidden"],
     auth: "apiKeyOrUser",
-    handler: async (ctx, { params, query }, _http, run) => (await run(ctx, params.id)).har,
+    handler: async (ctx, { params }, _http, run) => (await run(ctx, params.id)).har,
   }),
   defineRoute({
     method: "get",
@@ -67,7 +67,7 @@ export const sessionExportRoutes = [
     file: "application/zip",
     problems: ["not-found", "forbidden", "recording-not-ready"],
     auth: "apiKeyOrUser",
-    handler: async (ctx, { params, query }, _http, run) => {
+    handler: async (ctx, { params }, _http, run) => {
       const view = await run(ctx, params.id);
       return new FileReply(`${view.sessionId}.zip`, null, () => openBundle(ctx, view), "application/zip");
     },
