@@ -4,7 +4,7 @@
 // retention), and it says no more than the log does: header values of credentials and credential
 // query values are `[redacted]` (redaction.ts), bodies are never there.
 import { version } from "../../config.ts";
-import type { SessionLogEntryView } from "../session-logs/log-entries.ts";
+import { TRUNCATED as TRUNCATED_TYPE, type SessionLogEntryView } from "../session-logs/log-entries.ts";
 
 interface NameValue {
   name: string;
@@ -124,37 +124,29 @@ interface PageDraft extends HarPage {
   used: boolean;
 }
 
-/** A page per document a main frame committed (its loader id); blank ones only when something belongs to them. */
-function pagesOf(entries: readonly SessionLogEntryView[]): PageDraft[] {
-  const pages: PageDraft[] = [];
-  for (const e of entries) {
-    if (e.type !== "navigation" || e.data.main_frame !== true || e.data.same_document === true) continue;
-    const url = str(e.data.url) ?? "";
-    pages.push({
-      id: `page_${pages.length + 1}`,
-      startedDateTime: e.at.toISOString(),
-      title: url,
-      pageTimings: {},
-      loaderId: str(e.data.loader_id),
-      url,
-      used: false,
-    });
-  }
-  return pages;
+/** A page per document a main frame committed (its loader id). */
+function pageOfNavigation(e: SessionLogEntryView, n: number): PageDraft | undefined {
+  if (e.type !== "navigation" || e.data.main_frame !== true || e.data.same_document === true) return undefined;
+  const url = str(e.data.url) ?? "";
+  return { id: `page_${n}`, startedDateTime: e.at.toISOString(), title: url, pageTimings: {}, loaderId: str(e.data.loader_id), url, used: false };
 }
 
 /** The page a request belongs to: its document's, else the last page at its page's URL that began before it ended. */
-function pageOf(pages: PageDraft[], byLoader: Map<string, PageDraft>, data: Data, at: Date): PageDraft | undefined {
-  const loader = str(data.loader_id);
-  const own = loader ? byLoader.get(loader) : undefined;
-  if (own) return own;
-  const pageUrl = str(data.page_url);
-  if (!pageUrl) return undefined;
-  const iso = at.toISOString();
-  return pages.filter((p) => p.url === pageUrl && p.startedDateTime <= iso).at(-1);
+function pageOf(pages: PageDraft[], byLoader: Map<string, PageDraft>, draft: EntryDraft): PageDraft | undefined {
+  const own = draft.loaderId ? byLoader.get(draft.loaderId) : undefined;
+  if (own || !draft.pageUrl) return own;
+  return pages.filter((p) => p.url === draft.pageUrl && p.startedDateTime <= draft.at).at(-1);
 }
 
-function entryOf(data: Data, page: PageDraft | undefined): HarEntry {
+interface EntryDraft {
+  entry: HarEntry;
+  loaderId: string | null;
+  pageUrl: string | null;
+  /** When it was logged (ISO). */
+  at: string;
+}
+
+function entryOf(data: Data): HarEntry {
   const url = str(data.url) ?? "";
   const duration = num(data.duration_ms) ?? 0;
   const t = timings(data, duration);
@@ -162,7 +154,6 @@ function entryOf(data: Data, page: PageDraft | undefined): HarEntry {
   const failure = str(data.failure);
   const received = num(data.response_bytes);
   const entry: HarEntry = {
-    ...(page ? { pageref: page.id } : {}),
     startedDateTime: str(data.started_at) ?? new Date(0).toISOString(),
     time: total(t),
     request: {
@@ -198,35 +189,59 @@ function entryOf(data: Data, page: PageDraft | undefined): HarEntry {
   return entry;
 }
 
+const TRUNCATED_NOTE = "The session's log reached its bounds (VESSEL_LOGS_MAX_ENTRIES, VESSEL_LOGS_MAX_BYTES): later requests are missing.";
+
 /**
- * The HAR of a session's log entries (its `navigation` and `network` ones; others are passed over).
- * Entries in the order their requests started; a page's start is its document request's start
- * when the log has it (a navigation commits after its request began).
+ * The HAR of a session's log, built page of the log by page (`add`, as they are read: the work is
+ * spread between the reads rather than done at once), then `finish`ed: entries in the order their
+ * requests started, each in its page; a page's start is its document request's start when the log
+ * has it (a navigation commits after its request began). Entries of other types are passed over.
  */
-export function buildHar(entries: readonly SessionLogEntryView[], browserVersion = "", truncated = false): Har {
-  const pages = pagesOf(entries);
-  const byLoader = new Map(pages.filter((p) => p.loaderId).map((p) => [p.loaderId!, p]));
-  const out: HarEntry[] = [];
-  for (const e of entries) {
-    if (e.type !== "network") continue;
-    const page = pageOf(pages, byLoader, e.data, e.at);
-    const entry = entryOf(e.data, page);
-    if (page) {
-      page.used = true;
-      if (entry.startedDateTime < page.startedDateTime) page.startedDateTime = entry.startedDateTime;
+export class HarBuilder {
+  readonly #pages: PageDraft[] = [];
+  readonly #drafts: EntryDraft[] = [];
+  #truncated = false;
+
+  add(items: readonly SessionLogEntryView[]): void {
+    for (const e of items) {
+      if (e.type === TRUNCATED_TYPE) this.#truncated = true;
+      if (e.type === "navigation") {
+        const page = pageOfNavigation(e, this.#pages.length + 1);
+        if (page) this.#pages.push(page);
+      }
+      if (e.type !== "network") continue;
+      this.#drafts.push({ entry: entryOf(e.data), loaderId: str(e.data.loader_id), pageUrl: str(e.data.page_url), at: e.at.toISOString() });
     }
-    out.push(entry);
   }
-  out.sort((a, b) => (a.startedDateTime < b.startedDateTime ? -1 : a.startedDateTime > b.startedDateTime ? 1 : 0));
-  const kept = pages.filter((p) => p.used || !p.url.startsWith("about:"));
-  return {
-    log: {
-      version: "1.2",
-      creator: { name: "Vessel", version },
-      ...(browserVersion ? { browser: { name: "Chromium", version: browserVersion } } : {}),
-      pages: kept.map(({ id, startedDateTime, title, pageTimings }) => ({ id, startedDateTime, title, pageTimings })),
-      entries: out,
-      ...(truncated ? { comment: "The session's log reached its bounds (VESSEL_LOGS_MAX_ENTRIES, VESSEL_LOGS_MAX_BYTES): later requests are missing." } : {}),
-    },
-  };
+
+  finish(browserVersion = ""): Har {
+    const pages = this.#pages;
+    const byLoader = new Map(pages.filter((p) => p.loaderId).map((p) => [p.loaderId!, p]));
+    const entries = this.#drafts.map((draft) => {
+      const page = pageOf(pages, byLoader, draft);
+      if (!page) return draft.entry;
+      page.used = true;
+      if (draft.entry.startedDateTime < page.startedDateTime) page.startedDateTime = draft.entry.startedDateTime;
+      return { pageref: page.id, ...draft.entry };
+    });
+    entries.sort((a, b) => (a.startedDateTime < b.startedDateTime ? -1 : a.startedDateTime > b.startedDateTime ? 1 : 0));
+    const kept = pages.filter((p) => p.used || !p.url.startsWith("about:"));
+    return {
+      log: {
+        version: "1.2",
+        creator: { name: "Vessel", version },
+        ...(browserVersion ? { browser: { name: "Chromium", version: browserVersion } } : {}),
+        pages: kept.map(({ id, startedDateTime, title, pageTimings }) => ({ id, startedDateTime, title, pageTimings })),
+        entries,
+        ...(this.#truncated ? { comment: TRUNCATED_NOTE } : {}),
+      },
+    };
+  }
+}
+
+/** The HAR of these log entries at once (HarBuilder). */
+export function buildHar(entries: readonly SessionLogEntryView[]): Har {
+  const builder = new HarBuilder();
+  builder.add(entries);
+  return builder.finish();
 }

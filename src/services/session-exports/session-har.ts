@@ -1,9 +1,9 @@
 // A session's HAR (`GET /v1/sessions/{id}/har`, GraphQL's `sessionHar`), for whoever may read its logs.
 import type { Session } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { MAX_LOG_PAGE, TRUNCATED, type SessionLogEntryView } from "../session-logs/log-entries.ts";
+import { MAX_LOG_PAGE, type SessionLogEntryView } from "../session-logs/log-entries.ts";
 import { logKeyOf, logReadableSession, readLogPage } from "../session-logs/log-reads.ts";
-import { buildHar, type Har } from "./har.ts";
+import { HarBuilder, type Har } from "./har.ts";
 
 export interface SessionHarView {
   sessionId: string;
@@ -33,13 +33,10 @@ export async function* logPages(ctx: ServiceContext, session: Session, types?: r
 
 /** The HAR of a session the caller may already read. */
 export async function harOf(ctx: ServiceContext, session: Session): Promise<Har> {
-  const entries: SessionLogEntryView[] = [];
-  for await (const items of logPages(ctx, session, ["navigation", "network"])) entries.push(...items);
-  return buildHar(
-    entries,
-    "",
-    entries.some((e) => e.type === TRUNCATED),
-  );
+  const builder = new HarBuilder();
+  // logs.truncated comes with every filter: the HAR says when the log is cut short.
+  for await (const items of logPages(ctx, session, ["navigation", "network"])) builder.add(items);
+  return builder.finish();
 }
 
 /**
