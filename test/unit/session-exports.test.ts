@@ -74,7 +74,7 @@ describe("network entries for a HAR", () => {
 
 describe("a HAR from a session's log", () => {
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 29, 7, 0, 0, ms));
-  function network(requestId: string, events: (n: NetworkTracker) => void): NetworkData[] {
+  function network(events: (n: NetworkTracker) => void): NetworkData[] {
     const out: NetworkData[] = [];
     events(new NetworkTracker((d) => out.push(d)));
     return out;
@@ -82,7 +82,7 @@ describe("a HAR from a session's log", () => {
 
   it("puts each request in its document's page (redirect hops too), in the order they started, and reads older entries", () => {
     const wall = at(0).getTime() / 1000;
-    const hops = network("1", (n) => {
+    const hops = network((n) => {
       n.willBeSent({
         requestId: "1",
         loaderId: "L2",
