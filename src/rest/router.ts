@@ -162,8 +162,8 @@ export interface RouterOptions {
 async function sendFile(res: Response, file: FileReply): Promise<void> {
   const ascii = file.name.replace(/[^\x20-\x7e]|["\\]/g, "_") || "download";
   res.status(200);
-  res.setHeader("Content-Type", "application/octet-stream");
-  res.setHeader("Content-Length", String(file.size));
+  res.setHeader("Content-Type", file.contentType);
+  if (file.size !== null) res.setHeader("Content-Length", String(file.size));
   // RFC 8187: percent-encoded UTF-8, where ' ( ) * are not allowed bare either.
   const encoded = encodeURIComponent(file.name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   res.setHeader("Content-Disposition", `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`);
