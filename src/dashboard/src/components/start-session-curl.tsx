@@ -6,14 +6,15 @@ import { CopyButton } from "./ui.tsx";
 /**
  * The curl that starts a session, as a user pastes it into a stock shell: the key itself when the
  * page holds it (a new key, while shown) or `$VESSEL_API_KEY`, a region this deployment serves, and an
- * Idempotency-Key from the kernel (`uuidgen` is not installed on stock Debian).
+ * Idempotency-Key from the kernel (`uuidgen` is not installed on stock Debian). It records the screen, so
+ * the session's page shows what the code did.
  */
 export function startSessionCurl(origin: string, apiKey: string, region: string): string {
   return `curl -X POST ${origin}/v1/sessions \\
   -H "Authorization: Bearer ${apiKey}" \\
   -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" \\
   -H "content-type: application/json" \\
-  -d '{"region": "${region}"}'`;
+  -d '{"region": "${region}", "recording": true}'`;
 }
 
 export function StartSessionCurl({ apiKey, small }: { apiKey?: string; small?: boolean }) {
