@@ -155,4 +155,11 @@ describe.skipIf(!executablePath)("the dashboard is accessible", () => {
     expect(await snippet.evaluate((el) => el === document.activeElement && el.tabIndex === 0)).toBe(true);
     expect(problems).toEqual([]);
   });
+
+  it("finds nothing serious on an ended session's page", async () => {
+    expect((await releaseSession(t, ws.key, running)).status).toBe(204);
+    await check("session-ended", at(`sessions/${running}`), () => page.locator("h1 [data-status=RELEASED]").waitFor());
+    running = "";
+    expect(findings).toEqual([]);
+  }, 120_000);
 });

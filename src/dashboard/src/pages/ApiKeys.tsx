@@ -255,7 +255,9 @@ function CreateKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose:
           <input className="mono secret" readOnly value={secret} aria-label="New API key" onFocus={(e) => e.currentTarget.select()} />
           <CopyButton text={secret} />
         </div>
-        <p className="muted small">Try it: this starts a session and answers with its `connect_url` for Puppeteer or Playwright.</p>
+        <p className="muted small">
+          Try it: this starts a session and answers with its <code>connect_url</code> for Puppeteer or Playwright.
+        </p>
         <StartSessionCurl apiKey={secret} small />
       </Dialog>
     );
