@@ -84,14 +84,7 @@ export function Shell({ workspace, children }: { workspace: CurrentWorkspace | n
         <LiveDot />
       </header>
       <div className="drawer-backdrop" aria-hidden="true" onClick={() => setDrawer(false)} />
-      <aside
-        ref={sidebar}
-        id="sidebar"
-        className="sidebar"
-        aria-label="Workspace navigation"
-        aria-modal={drawer || undefined}
-        role={drawer ? "dialog" : undefined}
-      >
+      <aside ref={sidebar} id="sidebar" className="sidebar" aria-label="Workspace navigation" role={drawer ? "dialog" : undefined}>
         <div className="sidebar-head">
           <Link to="/dashboard/" className="brand">
             <Logo className="brand-logo" />
