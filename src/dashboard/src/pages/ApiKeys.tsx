@@ -258,7 +258,7 @@ function CreateKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose:
         <p className="muted small">
           Try it: this starts a session and answers with its <code>connect_url</code> for Puppeteer or Playwright.
         </p>
-        <StartSessionCurl apiKey={secret} small />
+        <StartSessionCurl apiKey={secret} small copyButton={false} />
       </Dialog>
     );
   }
