@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { seedWorkspace, type Seeded } from "../support/app.ts";
 import { axeEverywhere, axeViolations, desktop, phone, type AxeFinding } from "../support/axe.ts";
-import { addMember, signIn, startDashboardApp, type DashboardApp, type SignedInUser } from "../support/dashboard.ts";
+import { addMember, address, signIn, startDashboardApp, type DashboardApp, type SignedInUser } from "../support/dashboard.ts";
 import { ensureDashboardBuilt } from "../support/dashboard-build.ts";
 import { chromiumPath, servicesRequired } from "../support/services.ts";
 import { createSession, releaseSession, startPageServer } from "../support/sessions.ts";
@@ -35,10 +35,12 @@ describe.skipIf(!executablePath)("the dashboard is accessible", () => {
   beforeAll(async () => {
     ensureDashboardBuilt();
     fs.mkdirSync(shots, { recursive: true });
-    t = await startDashboardApp({ env: { VESSEL_BROWSER_CAPACITY: "2", VESSEL_BROWSER_WARM: "0" } });
+    const email = address("owner");
+    // An organization admin too, so the new-workspace page is there to check.
+    t = await startDashboardApp({ admins: [email], env: { VESSEL_BROWSER_CAPACITY: "2", VESSEL_BROWSER_WARM: "0" } });
     ws = await seedWorkspace(t, { slug: "acme" });
     empty = await seedWorkspace(t, { slug: "quiet" });
-    const email = await addMember(t, ws.workspace.id, "OWNER");
+    await addMember(t, ws.workspace.id, "OWNER", email);
     await t.app.deps.db.prisma.membership.create({
       data: { workspaceId: empty.workspace.id, userId: (await t.app.deps.db.prisma.user.findUniqueOrThrow({ where: { email } })).id, role: "OWNER" },
     });
@@ -88,6 +90,14 @@ describe.skipIf(!executablePath)("the dashboard is accessible", () => {
     await check("audit-log", at("audit-log"), heading("Audit log"));
     await check("settings", at("settings"), heading("Settings"));
     await check("not-found", `${t.url}/dashboard/nowhere`, () => page.locator("main h1").waitFor());
+    await check("unknown-workspace", `${t.url}/dashboard/w/nowhere/sessions`, heading("Workspace not found"));
+    await check("new-workspace", `${t.url}/dashboard/new-workspace`, () => page.locator("main h1").waitFor());
+    await check("sessions-no-match", `${at("sessions")}?q=zzzz-nothing`, () =>
+      page
+        .getByText(/No\s.*sessions/)
+        .first()
+        .waitFor(),
+    );
     expect(findings).toEqual([]);
   }, 300_000);
 
@@ -114,6 +124,10 @@ describe.skipIf(!executablePath)("the dashboard is accessible", () => {
       await p.goto(`${t.url}/dashboard/sign-in`);
       await p.getByLabel("Email address").waitFor();
       findings.push(...(await axeEverywhere(p, "sign-in")));
+      // A console link (its verifier after #) that was already used.
+      await p.goto(`${t.url}/dashboard/sign-in?token=${"x".repeat(43)}#verifier=${"y".repeat(43)}`);
+      await p.getByRole("heading", { name: "This link no longer works" }).waitFor();
+      findings.push(...(await axeEverywhere(p, "sign-in-link-used")));
     } finally {
       await other.close();
     }
@@ -146,6 +160,22 @@ describe.skipIf(!executablePath)("the dashboard is accessible", () => {
     await page.setViewportSize(desktop);
     expect(findings).toEqual([]);
   });
+
+  it("finds nothing serious on the session's live view page", async () => {
+    const made = await fetch(`${t.url}/v1/sessions/${running}`, { headers: { authorization: `Bearer ${ws.key}` } });
+    const liveViewUrl = ((await made.json()) as { live_view_url: string }).live_view_url;
+    const other = await browser.newContext({ viewport: desktop, locale: "en-GB" });
+    const p = await other.newPage();
+    try {
+      await p.goto(liveViewUrl);
+      await p.locator("body").waitFor();
+      await p.waitForTimeout(1500);
+      findings.push(...(await axeEverywhere(p, "live-view")));
+    } finally {
+      await other.close();
+    }
+    expect(findings).toEqual([]);
+  }, 120_000);
 
   it("reaches the connect snippet by keyboard", async () => {
     await page.goto(at(`sessions/${running}`));
