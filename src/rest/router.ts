@@ -19,8 +19,13 @@ export function toExpressPath(path: string): string {
   return path.replaceAll(":", "\\:").replace(/\{(\w+)\}/g, ":$1");
 }
 
-function issuesOf(where: string, error: z.ZodError): FieldError[] {
-  return error.issues.map((i) => ({ field: [where, ...i.path.map(String)].join("."), message: i.message }));
+function issuesOf(where: string, error: z.ZodError, regions: readonly string[]): FieldError[] {
+  return error.issues.map((i) => {
+    const field = [where, ...i.path.map(String)].join(".");
+    // A missing or malformed region names the ones that would do (zod's own words cannot: they are per deployment).
+    if (field === "body.region") return { field, message: `required: one of the regions this deployment serves (${regions.join(", ")})` };
+    return { field, message: i.message };
+  });
 }
 
 /**
@@ -40,7 +45,7 @@ function declaredHeaders(schema: z.ZodObject, req: Request): Record<string, unkn
 }
 
 /** Parses every declared part of the request and reports all problems together. */
-function parseInput(route: AnyRoute, req: Request): Record<string, unknown> {
+function parseInput(route: AnyRoute, req: Request, regions: readonly string[]): Record<string, unknown> {
   const parts: Record<keyof RouteInput, unknown> = { params: req.params, query: gatherDeepObjects(req.query), headers: req.headers, body: req.body };
   const parsed: Record<string, unknown> = {};
   const errors: FieldError[] = [];
@@ -59,7 +64,7 @@ function parseInput(route: AnyRoute, req: Request): Record<string, unknown> {
     if (key === "body" || key === "query") protoKeys(parts[key], [key], errors);
     const result = schema.safeParse(parts[key]);
     if (result.success) parsed[key] = result.data;
-    else errors.push(...issuesOf(key, result.error));
+    else errors.push(...issuesOf(key, result.error, regions));
   }
   if (errors.length > 0) throw validationError(errors);
   return parsed;
@@ -247,7 +252,7 @@ async function answerOf(
 ): Promise<Reply | MediaReply | FileReply> {
   deprecation(route, res, first.deps.now());
   if (body) await body(req, res);
-  const input = parseInput(route, req);
+  const input = parseInput(route, req, first.deps.config.regions);
   // The workspace a route names, in its path (`{slug}`, the dashboard's routes) or as `?workspace=` (dashboard
   // users name the one they act in), reaches the services in the context, never as an argument of theirs.
   const named = (input.params as { slug?: string } | undefined)?.slug ?? (input.query as { workspace?: string } | undefined)?.workspace;

@@ -16,6 +16,7 @@ import { ExtensionsPage } from "./pages/Extensions.tsx";
 import { ApiKeysPage } from "./pages/ApiKeys.tsx";
 import { WebhooksPage } from "./pages/Webhooks.tsx";
 import { MembersPage } from "./pages/Members.tsx";
+import { WorkspaceSettingsPage } from "./pages/WorkspaceSettings.tsx";
 import { AuditLogPage } from "./pages/AuditLog.tsx";
 import { NewWorkspacePage, NoWorkspacePage, NotFoundPage, UnknownWorkspacePage } from "./pages/Workspaces.tsx";
 
@@ -142,6 +143,7 @@ function Routes({ path }: { path: string }) {
   else if (section === "webhooks" && !id) page = <WebhooksPage />;
   else if (section === "members" && !id) page = <MembersPage />;
   else if (section === "audit-log" && !id) page = <AuditLogPage />;
+  else if (section === "settings" && !id) page = <WorkspaceSettingsPage />;
   else page = <NotFoundPage />;
 
   return (

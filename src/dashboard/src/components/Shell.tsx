@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useFocusTrap } from "../lib/focus-trap.ts";
 import { useMe, roleLabel, wsPath, type CurrentWorkspace } from "../lib/me.tsx";
 import { Link, navigate, useLocation } from "../lib/router.tsx";
 import { connectionState, onConnectionState } from "../lib/live.ts";
@@ -15,6 +16,7 @@ import {
   ProfilesIcon,
   PuzzleIcon,
   SessionsIcon,
+  SettingsIcon,
   SignOutIcon,
   WebhookIcon,
 } from "./icons.tsx";
@@ -28,6 +30,7 @@ const sections = [
   { path: "webhooks", label: "Webhooks", icon: WebhookIcon, admin: true },
   { path: "members", label: "Members", icon: MembersIcon },
   { path: "audit-log", label: "Audit log", icon: AuditIcon, admin: true },
+  { path: "settings", label: "Settings", icon: SettingsIcon, owner: true },
 ] as const;
 
 /** The signed-in frame: sidebar (a drawer on phones) with the workspace switcher, navigation and account. */
@@ -49,24 +52,20 @@ export function Shell({ workspace, children }: { workspace: CurrentWorkspace | n
     requestAnimationFrame(() => document.querySelector<HTMLElement>("main h1")?.focus({ preventScroll: true }));
   }, [path]);
 
-  useEffect(() => {
-    if (!drawer) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") {
-        setDrawer(false);
-        menuButton.current?.focus();
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [drawer]);
+  const sidebar = useRef<HTMLElement>(null);
+  const closeDrawer = useCallback(() => {
+    setDrawer(false);
+    // Once the page behind is no longer inert.
+    requestAnimationFrame(() => menuButton.current?.focus());
+  }, []);
+  useFocusTrap(sidebar, drawer, closeDrawer);
 
   return (
     <div className={`app${drawer ? " drawer-open" : ""}`}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="topbar">
+      <header className="topbar" inert={drawer}>
         <button
           ref={menuButton}
           type="button"
@@ -85,13 +84,13 @@ export function Shell({ workspace, children }: { workspace: CurrentWorkspace | n
         <LiveDot />
       </header>
       <div className="drawer-backdrop" aria-hidden="true" onClick={() => setDrawer(false)} />
-      <aside id="sidebar" className="sidebar" aria-label="Workspace navigation">
+      <aside ref={sidebar} id="sidebar" className="sidebar" aria-label="Workspace navigation" role={drawer ? "dialog" : undefined}>
         <div className="sidebar-head">
           <Link to="/dashboard/" className="brand">
             <Logo className="brand-logo" />
             <span>Vessel</span>
           </Link>
-          <button type="button" className="icon-btn drawer-close" aria-label="Close navigation" onClick={() => setDrawer(false)}>
+          <button type="button" className="icon-btn drawer-close" aria-label="Close navigation" onClick={closeDrawer}>
             <CloseIcon />
           </button>
         </div>
@@ -100,7 +99,7 @@ export function Shell({ workspace, children }: { workspace: CurrentWorkspace | n
           <nav className="nav" aria-label="Sections">
             <ul>
               {sections
-                .filter((s) => !("admin" in s) || workspace.canAdmin)
+                .filter((s) => (!("admin" in s) || workspace.canAdmin) && (!("owner" in s) || workspace.isOwner))
                 .map((s) => {
                   const to = wsPath(workspace.slug, s.path);
                   const active = path === to || path.startsWith(`${to}/`);
@@ -136,7 +135,7 @@ export function Shell({ workspace, children }: { workspace: CurrentWorkspace | n
           </button>
         </div>
       </aside>
-      <main id="main" className="main" tabIndex={-1}>
+      <main id="main" className="main" tabIndex={-1} inert={drawer}>
         <div className="content">
           {workspace ? <DisabledWebhooksNotice workspace={workspace} /> : null}
           {children}

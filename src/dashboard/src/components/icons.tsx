@@ -157,3 +157,11 @@ export const WebhookIcon = (p: P) => (
     <path d="M15 6.5a7 7 0 0 1 0 11M18 4a10.5 10.5 0 0 1 0 16" />
   </Icon>
 );
+export const SettingsIcon = (p: P) => (
+  <Icon {...p}>
+    <path d="M4 6h10M18 6h2M4 12h4M12 12h8M4 18h12M20 18h0" />
+    <circle cx="16" cy="6" r="2" />
+    <circle cx="10" cy="12" r="2" />
+    <circle cx="18" cy="18" r="2" />
+  </Icon>
+);

@@ -8,6 +8,7 @@ import { Badge, Button, CopyButton, EmptyState, ErrorNotice, Field, Notice, Page
 import { useToast } from "../components/toasts.tsx";
 import { ConfirmDialog, Dialog } from "../components/dialogs.tsx";
 import { KeyIcon, PlusIcon } from "../components/icons.tsx";
+import { StartSessionCurl } from "../components/start-session-curl.tsx";
 
 type Key = ApiKeysQuery["apiKeys"][number];
 
@@ -254,10 +255,10 @@ function CreateKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose:
           <input className="mono secret" readOnly value={secret} aria-label="New API key" onFocus={(e) => e.currentTarget.select()} />
           <CopyButton text={secret} />
         </div>
-        <p className="muted small">Try it:</p>
-        <pre className="code-block small">
-          <code>{`curl -H "Authorization: Bearer ${secret.split(".")[0]}.…" ${location.origin}/v1/health`}</code>
-        </pre>
+        <p className="muted small">
+          Try it: this starts a session and answers with its <code>connect_url</code> for Puppeteer or Playwright.
+        </p>
+        <StartSessionCurl apiKey={secret} small copyButton={false} />
       </Dialog>
     );
   }

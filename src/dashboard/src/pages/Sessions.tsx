@@ -10,6 +10,7 @@ import { LiveDot } from "../components/Shell.tsx";
 import { statusOptions, type SessionRow } from "../components/session-bits.tsx";
 import { Button, EmptyState, ErrorNotice, PageHeader, SkeletonRows } from "../components/ui.tsx";
 import { PlusIcon, SessionsIcon } from "../components/icons.tsx";
+import { StartSessionCurl } from "../components/start-session-curl.tsx";
 import { NewSessionDialog } from "./NewSessionDialog.tsx";
 import { SessionListRow } from "./session-row.tsx";
 // Its selectors outweigh narrow.css's generic phone cards, whatever order the bundle puts them in.
@@ -160,13 +161,7 @@ export function SessionsPage() {
           }
         >
           <p>Start one here to try the live view, or from your code with an API key:</p>
-          <pre className="code-block">
-            <code>{`curl -X POST ${location.origin}/v1/sessions \\
-  -H "Authorization: Bearer $VESSEL_API_KEY" \\
-  -H "Idempotency-Key: $(uuidgen)" \\
-  -H "content-type: application/json" \\
-  -d '{"region": "us-east1"}'`}</code>
-          </pre>
+          <StartSessionCurl />
         </EmptyState>
       ) : (
         <div className="table-wrap">

@@ -4,6 +4,7 @@ import { useWorkspace, wsPath } from "../lib/me.tsx";
 import { Link } from "../lib/router.tsx";
 import { describeEvent, endReasonText, shortId, StatusBadge } from "../components/session-bits.tsx";
 import { CopyButton, ErrorNotice } from "../components/ui.tsx";
+import { CodeBlock } from "../components/code-block.tsx";
 import { safeJson, type TimelineEvent } from "./session-timeline.ts";
 import type { SessionFieldsFragment, SessionOptionsFragment } from "@gql/graphql.ts";
 import { SessionOptionRows } from "./session-options-rows.tsx";
@@ -145,9 +146,7 @@ export function ConnectCard({ connectUrl }: { connectUrl: string }) {
         <input className="mono" readOnly value={connectUrl} aria-label="CDP connect address" onFocus={(e) => e.currentTarget.select()} />
         <CopyButton text={connectUrl} />
       </div>
-      <pre className="code-block small">
-        <code>{`const browser = await chromium.connectOverCDP(connectUrl);`}</code>
-      </pre>
+      <CodeBlock label="Playwright connect example" small>{`const browser = await chromium.connectOverCDP(connectUrl);`}</CodeBlock>
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { useMutation } from "../lib/hooks.ts";
 import { useWorkspace } from "../lib/me.tsx";
 import { Button, CopyButton, ErrorNotice, Field, Notice, fieldError } from "../components/ui.tsx";
 import { Dialog } from "../components/dialogs.tsx";
+import { CodeBlock } from "../components/code-block.tsx";
 
 /** What an endpoint may subscribe to (the server's list, services/webhooks/webhook-input.ts). */
 export const webhookEvents = [
@@ -52,9 +53,9 @@ export function SecretDialog({
         <CopyButton text={secret} />
       </div>
       <p className="muted small">Check each delivery with it (the raw body, as received):</p>
-      <pre className="code-block small">
-        <code>{`import { verifyWebhook } from "@vessel/client";\n// rawBody: the request's bytes, as received\nconst event = verifyWebhook(secret, req.headers, rawBody);`}</code>
-      </pre>
+      <CodeBlock label="Signature check example" small>
+        {`import { verifyWebhook } from "@vessel/client";\n// rawBody: the request's bytes, as received\nconst event = verifyWebhook(secret, req.headers, rawBody);`}
+      </CodeBlock>
     </Dialog>
   );
 }
