@@ -1,4 +1,4 @@
-import http from "node:http";
+import type http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -18,6 +18,7 @@ import { problemPage } from "./rest/problem-page.ts";
 import type { AnyRoute } from "./rest/define-route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes/all.ts";
+import { handleProtocolDescription } from "./cdp-proxy/protocol-description.ts";
 import { handleCdpDiscovery } from "./cdp-proxy/discovery.ts";
 import { addOwnListener, ownServer } from "./browser/egress/own-listeners.ts";
 import { handleCdpUpgrade } from "./cdp-proxy/proxy.ts";
@@ -31,7 +32,7 @@ import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 import { createFrontDoor } from "./front-door.ts";
 import { anonymousBodyLimit } from "./body-limits.ts";
-import { type Cluster } from "./cluster/cluster.ts";
+import type { Cluster } from "./cluster/cluster.ts";
 import { cdpSessionOf, liveViewSessionOf } from "./cluster/session-of.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
 import { mountGraphQL } from "./app-graphql.ts";
@@ -136,6 +137,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ["/cdp/json", "/cdp/json/version", "/cdp/json/list"],
     cluster.routeGet("cdp", cdpSessionOf, (req, res) => handleCdpDiscovery(cdpPorts, req, res)),
   );
+  // chrome-remote-interface asks the connect_url's host root for it, with no token (protocol-description.ts).
+  app.get(["/json/protocol", "/cdp/json/protocol"], (req, res, next) => {
+    handleProtocolDescription(req, res).catch(next);
+  });
   // What nodes ask each other (signed by a node; never reachable with customer credentials).
   app.use(internalPrefix, internalRouter(deps, cluster));
 
