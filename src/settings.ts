@@ -74,6 +74,14 @@ export const settings: readonly Setting[] = [
     kind: "number",
     description: "Most live sessions one workspace may hold at once, across the cluster; unset = no cap",
   },
+  {
+    key: "maxSessionSeconds",
+    env: "VESSEL_MAX_SESSION_SECONDS",
+    kind: "number",
+    description:
+      "The longest a session may live, in seconds (60 to 86400): the default and the most a create's `timeout_seconds` may ask (a workspace's `max_session_seconds` overrides it)",
+    fallback: () => 1800,
+  },
   { key: "database.url", env: "DATABASE_URL", kind: "string", description: "PostgreSQL URL; unset = embedded PGlite in the data folder" },
   {
     key: "database.dataDir",

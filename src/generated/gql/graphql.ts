@@ -42,7 +42,7 @@ export type CreateSessionInput = {
   browser?: BrowserSettingsInput | null | undefined;
   /** Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once. */
   extensionIds?: Array<string> | null | undefined;
-  /** Release the session after this long without a CDP client (default 300). */
+  /** Release the session after this long without a CDP client (default 300; at most the session limit). */
   idleTimeoutSeconds?: number | null | undefined;
   liveView?: LiveViewInput | null | undefined;
   /**
@@ -83,7 +83,7 @@ export type CreateSessionInput = {
   saveProfileOnRelease?: boolean | null | undefined;
   /** Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation). */
   startUrl?: string | null | undefined;
-  /** Hard end, at most 1800 (the default). */
+  /** Hard end, in seconds. At most the session limit (VESSEL_MAX_SESSION_SECONDS, 1800 unless the deployment or the workspace sets another, never above 86400), which is also the default. */
   timeoutSeconds?: number | null | undefined;
 };
 
