@@ -18,6 +18,7 @@ import { problemPage } from "./rest/problem-page.ts";
 import type { AnyRoute } from "./rest/define-route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes/all.ts";
+import { requestLogLevel } from "./request-log.ts";
 import { handleProtocolDescription } from "./cdp-proxy/protocol-description.ts";
 import { handleCdpDiscovery } from "./cdp-proxy/discovery.ts";
 import { addOwnListener, ownServer } from "./browser/egress/own-listeners.ts";
@@ -76,7 +77,7 @@ export interface App {
 
 /** The composition root: database, services, REST, GraphQL and WebSockets on one HTTP server. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const log = options.log ?? createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel, undefined, config.logFormat);
   const db = options.db ?? (await openDatabase({ url: config.database.url, dataDir: path.join(config.database.dataDir, "pglite") }, (msg) => log.info(msg)));
   const { deps, cluster, close: closeDeps } = await createDeps(config, db, log, { ...options, serving: true });
   const metrics = deps.metrics!;
@@ -108,7 +109,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     res.setHeader("Referrer-Policy", "no-referrer");
     const started = performance.now();
     res.on("finish", () => {
-      log.info(
+      log[requestLogLevel(req.originalUrl.split("?")[0] ?? "/", res.statusCode)](
         {
           requestId,
           ...(clientRequestId ? { clientRequestId } : {}),

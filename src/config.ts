@@ -155,6 +155,8 @@ const ConfigSchema = z.object({
   }),
   graphiql: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  /** `auto`: human lines on a terminal, JSON otherwise (src/console-log.ts). */
+  logFormat: z.enum(["auto", "json", "pretty"], { error: "must be auto, json or pretty" }),
 });
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;

@@ -191,4 +191,11 @@ export const settings: readonly Setting[] = [
   ...mailSettings,
   { key: "graphiql", env: "VESSEL_GRAPHIQL", kind: "boolean", description: "Serve GraphiQL at `/graphql`", fallback: () => true },
   { key: "logLevel", env: "LOG_LEVEL", kind: "string", description: "Log level (`fatal` … `trace`, `silent`)", fallback: () => "info" },
+  {
+    key: "logFormat",
+    env: "VESSEL_LOG_FORMAT",
+    kind: "string",
+    description: "`auto`: one human line per entry (local time, level, message) on a terminal, JSON otherwise; `json` or `pretty` to choose",
+    fallback: () => "auto",
+  },
 ];
