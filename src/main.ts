@@ -86,7 +86,11 @@ async function greet(): Promise<void> {
     signIn ? "dashboard ready; a one-time sign-in link was printed on the console (stderr)" : "dashboard ready",
   );
   // Again as the very last line of the start, under whatever the log printed after the banner.
-  if (signIn) process.stderr.write(lastLine(signIn));
+  if (signIn) {
+    // The log's own writes are buffered: flushed first, so the link really is the last line.
+    await new Promise<void>((resolve) => app.deps.log.flush(() => resolve()));
+    process.stderr.write(lastLine(signIn));
+  }
 }
 
 // After the signal handlers, so a stop during the first start is still graceful.

@@ -193,7 +193,7 @@ export type RequestSignInMutationVariables = Exact<{
 }>;
 
 
-export type RequestSignInMutation = { requestSignIn: { linkLifetimeSeconds: number } };
+export type RequestSignInMutation = { requestSignIn: { linkLifetimeSeconds: number, mailConfigured: boolean } };
 
 export type ExchangeSignInMutationVariables = Exact<{
   token: string;
@@ -276,7 +276,7 @@ export type CreateInvitationMutationVariables = Exact<{
 }>;
 
 
-export type CreateInvitationMutation = { createInvitation: { id: string, email: string, role: Role, status: InvitationStatus, expiresAt: string } };
+export type CreateInvitationMutation = { createInvitation: { id: string, email: string, role: Role, status: InvitationStatus, expiresAt: string, signInLink: string | null } };
 
 export type RevokeInvitationMutationVariables = Exact<{
   workspace: string;
@@ -745,6 +745,7 @@ export const RequestSignInDocument = new TypedDocumentString(`
     redirectTo: $redirectTo
   ) {
     linkLifetimeSeconds
+    mailConfigured
   }
 }
     `) as unknown as TypedDocumentString<RequestSignInMutation, RequestSignInMutationVariables>;
@@ -875,6 +876,7 @@ export const CreateInvitationDocument = new TypedDocumentString(`
     role
     status
     expiresAt
+    signInLink
   }
 }
     `) as unknown as TypedDocumentString<CreateInvitationMutation, CreateInvitationMutationVariables>;
