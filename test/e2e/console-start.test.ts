@@ -94,6 +94,11 @@ describe("the console of a first start, and a fresh sign-in link while it runs",
     expect(await exchange(node.url, link)).toBe("UNAUTHENTICATED");
     expect(await exchange(node.url, second)).toBe(LOCAL_ADMIN_EMAIL);
 
+    // The same from the client's command line on the server's machine: `vessel admin sign-in-link`.
+    const third = await run("npm", ["run", "-s", "vessel", "--", "admin", "sign-in-link"], { cwd: root, env });
+    expect(third.stdout.trim()).toMatch(new RegExp(`^${node.url}/dashboard/sign-in\\?token=`));
+    expect(await exchange(node.url, third.stdout.trim())).toBe(LOCAL_ADMIN_EMAIL);
+
     // The socket it asks is the server user's alone.
     expect(fs.statSync(path.join(dir, "data", "admin.sock")).mode & 0o777).toBe(0o600);
   });
