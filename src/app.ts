@@ -1,4 +1,4 @@
-import http from "node:http";
+import type http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -18,6 +18,8 @@ import { problemPage } from "./rest/problem-page.ts";
 import type { AnyRoute } from "./rest/define-route.ts";
 import { buildRestRouter } from "./rest/router.ts";
 import { routes } from "./rest/routes/all.ts";
+import { requestLogLevel } from "./request-log.ts";
+import { handleProtocolDescription } from "./cdp-proxy/protocol-description.ts";
 import { handleCdpDiscovery } from "./cdp-proxy/discovery.ts";
 import { addOwnListener, ownServer } from "./browser/egress/own-listeners.ts";
 import { handleCdpUpgrade } from "./cdp-proxy/proxy.ts";
@@ -31,7 +33,7 @@ import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 import { createFrontDoor } from "./front-door.ts";
 import { anonymousBodyLimit } from "./body-limits.ts";
-import { type Cluster } from "./cluster/cluster.ts";
+import type { Cluster } from "./cluster/cluster.ts";
 import { cdpSessionOf, liveViewSessionOf } from "./cluster/session-of.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
 import { mountGraphQL } from "./app-graphql.ts";
@@ -75,7 +77,7 @@ export interface App {
 
 /** The composition root: database, services, REST, GraphQL and WebSockets on one HTTP server. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const log = options.log ?? createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel, undefined, config.logFormat);
   const db = options.db ?? (await openDatabase({ url: config.database.url, dataDir: path.join(config.database.dataDir, "pglite") }, (msg) => log.info(msg)));
   const { deps, cluster, close: closeDeps } = await createDeps(config, db, log, { ...options, serving: true });
   const metrics = deps.metrics!;
@@ -107,7 +109,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     res.setHeader("Referrer-Policy", "no-referrer");
     const started = performance.now();
     res.on("finish", () => {
-      log.info(
+      log[requestLogLevel(req.originalUrl.split("?")[0] ?? "/", res.statusCode)](
         {
           requestId,
           ...(clientRequestId ? { clientRequestId } : {}),
@@ -136,6 +138,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ["/cdp/json", "/cdp/json/version", "/cdp/json/list"],
     cluster.routeGet("cdp", cdpSessionOf, (req, res) => handleCdpDiscovery(cdpPorts, req, res)),
   );
+  // chrome-remote-interface asks the connect_url's host root for it, with no token (protocol-description.ts).
+  app.get(["/json/protocol", "/cdp/json/protocol"], (req, res, next) => {
+    handleProtocolDescription(req, res).catch(next);
+  });
   // What nodes ask each other (signed by a node; never reachable with customer credentials).
   app.use(internalPrefix, internalRouter(deps, cluster));
 

@@ -1,6 +1,7 @@
 // The schema of the browser settings (settings-browser.ts): the largest part of the configuration, so
 // a file of its own; src/config.ts places it under `browser`.
 import { z } from "zod";
+import { resolveChromiumBinary } from "./browser/launch/chromium-binary.ts";
 import { byteCount } from "./config-sizes.ts";
 import { seconds } from "./settings.ts";
 
@@ -13,7 +14,17 @@ const jailId = () =>
     .max(4_294_901_758, "must be at most 4294901758 (the range of 65536 must end below 2^32 - 1)");
 
 export const BrowserConfigSchema = z.object({
-  executablePath: z.string().min(1).optional(),
+  /** A distribution's launcher script (Debian's /usr/bin/chromium) is followed to its binary, or refused (chromium-binary.ts). */
+  executablePath: z
+    .string()
+    .min(1)
+    .transform((configured, ctx) => {
+      const binary = resolveChromiumBinary(configured);
+      if (binary.ok) return binary.path;
+      ctx.addIssue({ code: "custom", message: binary.why });
+      return z.NEVER;
+    })
+    .optional(),
   capacity: z.coerce.number<string | number>().int("must be a whole number").min(1, "must be at least 1").max(1000),
   warm: z.coerce.number<string | number>().int("must be a whole number").min(0).max(32),
   /** Most spares kept while demand asks for more than `warm` (within free slots and memory). */

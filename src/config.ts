@@ -20,6 +20,9 @@ const RegionName = z
   .min(1, { message: "a region name cannot be empty", abort: true })
   .regex(/^[a-z0-9][a-z0-9-]*$/, "a region name is lower-case letters, digits and dashes");
 
+/** The most VESSEL_MAX_SESSION_SECONDS (or a workspace's own) may be: a day. */
+export const SESSION_SECONDS_CEILING = 86_400;
+
 /** The most VESSEL_PROFILE_MAX_BYTES may be: profile imports are parsed whole, within a fixed body limit. */
 export const PROFILE_MAX_BYTES_CEILING = 16 * 1024 * 1024;
 
@@ -66,6 +69,12 @@ const ConfigSchema = z.object({
     .int("must be a whole number")
     .min(1, "must be at least 1")
     .optional(),
+  /** The longest a session may live (a workspace's max_session_seconds overrides it, within the same ceiling). */
+  maxSessionSeconds: z.coerce
+    .number<string | number>({ error: "must be a whole number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(60, "must be at least 60 seconds")
+    .max(SESSION_SECONDS_CEILING, `must be at most ${SESSION_SECONDS_CEILING} seconds (24 hours)`),
   database: z.object({
     url: z
       .string()
@@ -146,6 +155,8 @@ const ConfigSchema = z.object({
   }),
   graphiql: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  /** `auto`: human lines on a terminal, JSON otherwise (src/console-log.ts). */
+  logFormat: z.enum(["auto", "json", "pretty"], { error: "must be auto, json or pretty" }),
 });
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;

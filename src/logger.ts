@@ -1,6 +1,7 @@
 import { pino, type Logger } from "pino";
 import { redactUrl } from "./redaction.ts";
 import { escapeText } from "./escape-text.ts";
+import { prettyDestination, resolvedLogFormat, type LogFormat } from "./console-log.ts";
 
 export type { Logger };
 
@@ -25,7 +26,8 @@ const credentialFields = [
  * Credentials must never reach the log: headers that carry them are redacted here once, so no call
  * site has to remember; URLs go through safeUrl (query parameters named like credentials, redaction.ts).
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(level: string, destination?: pino.DestinationStream, format: LogFormat = "json"): Logger {
+  const to = destination ?? (resolvedLogFormat(format) === "pretty" ? prettyDestination() : undefined);
   return pino(
     {
       level,
@@ -44,7 +46,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: "[redacted]",
       },
     },
-    destination,
+    to,
   );
 }
 

@@ -3,7 +3,8 @@ import { createApp } from "./app.ts";
 import { installLastLineOfDefence } from "./last-line.ts";
 import { provisionFirstKey } from "./services/api-keys/first-start.ts";
 import { issueConsoleSignIn } from "./services/sign-ins/console-sign-in.ts";
-import { consoleBanner } from "./console-banner.ts";
+import { consoleBanner, lastLine } from "./console-banner.ts";
+import { openAdminSocket, type AdminSocket } from "./admin-socket.ts";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -19,6 +20,8 @@ try {
 }
 
 const app = await createApp(config).catch((err: Error) => fail(`Vessel could not start: ${err.message}`));
+// `npm run sign-in-link` asks the running server for a fresh link through it (src/admin-socket.ts).
+let adminSocket: AdminSocket | null = null;
 // What a client's handling throws and nobody catches costs that client, not the node (src/last-line.ts).
 installLastLineOfDefence(app.deps.log);
 await app.start().catch((err: Error) => fail(`Vessel could not listen on ${config.host}:${config.port}: ${err.message}`));
@@ -32,7 +35,7 @@ let stopping = false;
 // database is closed under nothing.
 let firstStart: Promise<void> = Promise.resolve();
 const stop = () =>
-  app.stop().then(
+  Promise.all([app.stop(), adminSocket?.close()]).then(
     () => process.exit(0),
     (err: unknown) => {
       app.deps.log.error({ err }, "shutdown failed");
@@ -65,6 +68,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 
 async function greet(): Promise<void> {
   const dashboardUrl = `${config.publicBaseUrl}/dashboard/`;
+  adminSocket = await openAdminSocket(app.deps, config.database.dataDir);
   if (config.database.url) {
     app.deps.log.info({ dashboardUrl }, "dashboard ready");
     return;
@@ -81,6 +85,12 @@ async function greet(): Promise<void> {
     { dashboardUrl, consoleSignInExpiresAt: signIn?.expiresAt ?? null },
     signIn ? "dashboard ready; a one-time sign-in link was printed on the console (stderr)" : "dashboard ready",
   );
+  // Again as the very last line of the start, under whatever the log printed after the banner.
+  if (signIn) {
+    // The log's own writes are buffered: flushed first, so the link really is the last line.
+    await new Promise<void>((resolve) => app.deps.log.flush(() => resolve()));
+    process.stderr.write(lastLine(signIn));
+  }
 }
 
 // After the signal handlers, so a stop during the first start is still graceful.

@@ -74,6 +74,14 @@ export const settings: readonly Setting[] = [
     kind: "number",
     description: "Most live sessions one workspace may hold at once, across the cluster; unset = no cap",
   },
+  {
+    key: "maxSessionSeconds",
+    env: "VESSEL_MAX_SESSION_SECONDS",
+    kind: "number",
+    description:
+      "The longest a session may live, in seconds (60 to 86400): the default and the most a create's `timeout_seconds` may ask (a workspace's `max_session_seconds` overrides it)",
+    fallback: () => 1800,
+  },
   { key: "database.url", env: "DATABASE_URL", kind: "string", description: "PostgreSQL URL; unset = embedded PGlite in the data folder" },
   {
     key: "database.dataDir",
@@ -183,4 +191,11 @@ export const settings: readonly Setting[] = [
   ...mailSettings,
   { key: "graphiql", env: "VESSEL_GRAPHIQL", kind: "boolean", description: "Serve GraphiQL at `/graphql`", fallback: () => true },
   { key: "logLevel", env: "LOG_LEVEL", kind: "string", description: "Log level (`fatal` … `trace`, `silent`)", fallback: () => "info" },
+  {
+    key: "logFormat",
+    env: "VESSEL_LOG_FORMAT",
+    kind: "string",
+    description: "`auto`: one human line per entry (local time, level, message) on a terminal, JSON otherwise; `json` or `pretty` to choose",
+    fallback: () => "auto",
+  },
 ];

@@ -15,6 +15,8 @@ export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix"
   rateLimitPerMinute: number | null;
   /** The workspace's own cap on live sessions; null = the deployment's. */
   maxSessions: number | null;
+  /** The workspace's own longest session in seconds; null = the deployment's. */
+  maxSessionSeconds: number | null;
 };
 
 /** The record a presented key id refers to, with its hash, or null. For the authentication layer only. */
@@ -29,12 +31,12 @@ export async function findKeyForVerification(source: Source, id: string): Promis
       secretHash: true,
       secretTag: true,
       revokedAt: true,
-      workspace: { select: { rateLimitPerMinute: true, maxSessions: true } },
+      workspace: { select: { rateLimitPerMinute: true, maxSessions: true, maxSessionSeconds: true } },
     },
   });
   if (!row) return null;
   const { workspace, ...key } = row;
-  return { ...key, rateLimitPerMinute: workspace.rateLimitPerMinute, maxSessions: workspace.maxSessions };
+  return { ...key, ...workspace };
 }
 
 let lookups = 0;

@@ -8,5 +8,7 @@ export type Principal =
       rateLimitPerMinute: number;
       /** The workspace's own cap on live sessions (null: the deployment's), read with the key (session-cap.ts). */
       maxSessions: number | null;
+      /** The workspace's own longest session in seconds (null: the deployment's), read with the key (session-limits.ts). */
+      maxSessionSeconds: number | null;
     }
   | { kind: "user"; userId: string; email: string };

@@ -45,11 +45,12 @@ export async function actingWorkspace(ctx: ServiceContext, what: string): Promis
 }
 
 /**
- * {@link actingWorkspace}, with the workspace's own cap on live sessions (null: none of its own). A
+ * {@link actingWorkspace}, with the workspace's own cap on live sessions and its own longest session
+ * (null: none of its own, the deployment's applies). A
  * key carries it (read with the key record), a user's membership read brings the workspace along:
  * neither costs a statement.
  */
-export async function actingWorkspaceWithCap(ctx: ServiceContext, what: string): Promise<{ id: string; maxSessions: number | null }> {
+export async function actingWorkspaceWithCap(ctx: ServiceContext, what: string): Promise<WorkspaceLimits> {
   const principal = requirePrincipal(ctx);
   const slug = ctx.workspace;
   if (principal.kind === "apiKey") {
@@ -57,8 +58,15 @@ export async function actingWorkspaceWithCap(ctx: ServiceContext, what: string):
       const own = await prismaOf(ctx).workspace.findUnique({ where: { id: principal.workspaceId }, select: { slug: true } });
       if (own?.slug !== slug) throw new AppError("forbidden", "An API key acts only in its own workspace.");
     }
-    return { id: principal.workspaceId, maxSessions: principal.maxSessions };
+    return { id: principal.workspaceId, maxSessions: principal.maxSessions, maxSessionSeconds: principal.maxSessionSeconds ?? null };
   }
   const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN", "MEMBER"], what);
-  return { id: ws.id, maxSessions: ws.maxSessions };
+  return { id: ws.id, maxSessions: ws.maxSessions, maxSessionSeconds: ws.maxSessionSeconds };
+}
+
+/** The acting workspace and the limits it may set for itself (null: the deployment's). */
+export interface WorkspaceLimits {
+  id: string;
+  maxSessions: number | null;
+  maxSessionSeconds: number | null;
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { parseInput } from "../kernel/support.ts";
 import { operations } from "../services/operations.ts";
 import { BrowserSettingsInput } from "../services/sessions/browser-settings-input.ts";
-import { CreateSessionInput, maxSessionSeconds } from "../services/sessions/session-input.ts";
+import { CreateSessionInput } from "../services/sessions/session-input.ts";
 import { toSessionDto } from "../services/sessions/session-wire.ts";
 import type { McpState } from "./state.ts";
 import { ToolError, structured, text, toolCall, type ToolExtra } from "./tool-call.ts";
@@ -39,7 +39,7 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
       description:
         "Starts a new remote Chromium browser for this workspace and answers its id once it is running. Pass that id as " +
         "session_id to the other tools (they default to the session created last). A session lives at most " +
-        `${maxSessionSeconds / 60} minutes; release it with release_session when done. ` +
+        `${config.maxSessionSeconds / 60} minutes (unless its workspace sets another limit); release it with release_session when done. ` +
         `Regions: ${config.regions.join(", ")} (default ${config.nodeRegion}).`,
       inputSchema: createSessionShape(config.regions, config.nodeRegion),
     },

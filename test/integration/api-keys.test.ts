@@ -103,7 +103,17 @@ describeEachBackend("API keys", (backend) => {
     const { apiKey, secret } = await createApiKey(ctx, { workspaceId: w2.id, label: "lookup" });
     const found = await findKeyForVerification(t.db, apiKey.id);
     expect(found).not.toBeNull();
-    expect(Object.keys(found!).sort()).toEqual(["id", "maxSessions", "prefix", "rateLimitPerMinute", "revokedAt", "secretHash", "secretTag", "workspaceId"]);
+    expect(Object.keys(found!).sort()).toEqual([
+      "id",
+      "maxSessionSeconds",
+      "maxSessions",
+      "prefix",
+      "rateLimitPerMinute",
+      "revokedAt",
+      "secretHash",
+      "secretTag",
+      "workspaceId",
+    ]);
     expect(found).toMatchObject({ id: apiKey.id, workspaceId: w2.id, prefix: apiKey.prefix, revokedAt: null, rateLimitPerMinute: null, maxSessions: null });
     expect(found!.secretTag).toBe(secretTag(secret.split(".")[1]!));
     expect(apiKey).not.toHaveProperty("secretTag");

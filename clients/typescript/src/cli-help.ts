@@ -21,7 +21,18 @@ const exits = `Exit codes: ${exitCodes.ok} ok, ${exitCodes.apiError} the API ref
 const listed = (commands: CommandText[]) => commands.map((c) => `  ${c.usage}\n      ${c.summary}`);
 
 export function help(commands: Record<string, CommandText>): string {
-  return ["vessel — the Vessel command line", "", "Commands:", ...listed(Object.values(commands)), "", ...globalHelp, "", exits].join("\n");
+  return [
+    "vessel — the Vessel command line",
+    "",
+    "Commands:",
+    ...listed(Object.values(commands)),
+    "",
+    "On the server's machine (no API key): vessel admin sign-in-link, a fresh one-time sign-in link for the local administrator",
+    "",
+    ...globalHelp,
+    "",
+    exits,
+  ].join("\n");
 }
 
 /** The commands of one group (`vessel sessions --help`), or null when no command starts with that word. */

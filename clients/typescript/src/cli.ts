@@ -10,6 +10,7 @@ import { mcpCommand } from "./mcp-bridge.ts";
 import { profileCommands } from "./cli-profiles.ts";
 import { exitCodes, groupHelp, help as helpOf, parseErrorLine } from "./cli-help.ts";
 import { clientVersion } from "./version.ts";
+import { runAdmin } from "./cli-admin.ts";
 
 /** Exit codes: scripts can tell a typo from a refusal from a wait that ran out. */
 export { exitCodes };
@@ -35,6 +36,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     io.out(`vessel ${clientVersion}`);
     return exitCodes.ok;
   }
+  // On the server's own machine, with no API key (cli-admin.ts).
+  if (argv[0] === "admin") return runAdmin(argv.slice(1), io);
   // Two-word commands ("sessions list"), else one word ("mcp").
   const name = commands[argv.slice(0, 2).join(" ")] ? argv.slice(0, 2).join(" ") : (argv[0] ?? "");
   const command = commands[name];

@@ -17,7 +17,8 @@ export function isExecutable(file: string): boolean {
 /**
  * The configured binary when it is executable, else Debian's headless shell, else full Chromium.
  * Never Debian's /usr/bin/chromium wrapper script: it adds a shell, a broken /dev/shm check, and
- * an extra process between us and the browser's process group.
+ * an extra process between us and the browser's process group (a configured one was already
+ * followed to its binary when the configuration was read: chromium-binary.ts).
  */
 export function findChromium(configured?: string): string | undefined {
   if (configured && isExecutable(configured)) return configured;

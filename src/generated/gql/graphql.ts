@@ -42,7 +42,7 @@ export type CreateSessionInput = {
   browser?: BrowserSettingsInput | null | undefined;
   /** Extensions of this workspace (POST /v1/extensions) to load into this session only; needs full Chromium (else 422 extensions-unsupported). Each id once. */
   extensionIds?: Array<string> | null | undefined;
-  /** Release the session after this long without a CDP client (default 300). */
+  /** Release the session after this long without a CDP client (default 300; at most the session limit). */
   idleTimeoutSeconds?: number | null | undefined;
   liveView?: LiveViewInput | null | undefined;
   /**
@@ -83,7 +83,7 @@ export type CreateSessionInput = {
   saveProfileOnRelease?: boolean | null | undefined;
   /** Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation). */
   startUrl?: string | null | undefined;
-  /** Hard end, at most 1800 (the default). */
+  /** Hard end, in seconds. At most the session limit (VESSEL_MAX_SESSION_SECONDS, 1800 unless the deployment or the workspace sets another, never above 86400), which is also the default. */
   timeoutSeconds?: number | null | undefined;
 };
 
@@ -193,7 +193,7 @@ export type RequestSignInMutationVariables = Exact<{
 }>;
 
 
-export type RequestSignInMutation = { requestSignIn: { linkLifetimeSeconds: number } };
+export type RequestSignInMutation = { requestSignIn: { linkLifetimeSeconds: number, mailConfigured: boolean } };
 
 export type ExchangeSignInMutationVariables = Exact<{
   token: string;
@@ -276,7 +276,7 @@ export type CreateInvitationMutationVariables = Exact<{
 }>;
 
 
-export type CreateInvitationMutation = { createInvitation: { id: string, email: string, role: Role, status: InvitationStatus, expiresAt: string } };
+export type CreateInvitationMutation = { createInvitation: { id: string, email: string, role: Role, status: InvitationStatus, expiresAt: string, signInLink: string | null } };
 
 export type RevokeInvitationMutationVariables = Exact<{
   workspace: string;
@@ -745,6 +745,7 @@ export const RequestSignInDocument = new TypedDocumentString(`
     redirectTo: $redirectTo
   ) {
     linkLifetimeSeconds
+    mailConfigured
   }
 }
     `) as unknown as TypedDocumentString<RequestSignInMutation, RequestSignInMutationVariables>;
@@ -875,6 +876,7 @@ export const CreateInvitationDocument = new TypedDocumentString(`
     role
     status
     expiresAt
+    signInLink
   }
 }
     `) as unknown as TypedDocumentString<CreateInvitationMutation, CreateInvitationMutationVariables>;

@@ -1,6 +1,6 @@
 import { clearedSignInCookies, signInCookies } from "../../auth/cookies.ts";
 import { AppError } from "../../errors.ts";
-import { type SignedIn } from "../../services/sign-ins/refresh-families.ts";
+import type { SignedIn } from "../../services/sign-ins/refresh-families.ts";
 import { exchangeSignIn, requestSignIn } from "../../services/sign-ins/sign-in.ts";
 import { audited } from "../audited.ts";
 import { builder, type GraphQLContext, type HttpExchange } from "../builder.ts";
@@ -11,6 +11,11 @@ const SignInRequested = builder.objectRef<{ linkLifetimeSeconds: number }>("Sign
   description: "The same answer whether or not the address may sign in.",
   fields: (t) => ({
     linkLifetimeSeconds: t.exposeInt("linkLifetimeSeconds", { description: "How long the mailed link works." }),
+    mailConfigured: t.boolean({
+      description:
+        "Whether this server sends mail (VESSEL_SMTP_HOST). False: no link is mailed to anyone; the operator runs `npm run sign-in-link` on the server for the local administrator's link, and invitations give the inviter a link to pass on.",
+      resolve: (_s, _a, ctx) => ctx.services.deps.dashboard.mailer.kind === "smtp",
+    }),
   }),
 });
 

@@ -7,7 +7,7 @@ import { RoleType } from "./workspace.ts";
 
 const InvitationStatusType = builder.enumType("InvitationStatus", { values: ["PENDING", "ACCEPTED", "REVOKED", "EXPIRED"] as const });
 
-const InvitationType = builder.objectRef<Invitation>("Invitation").implement({
+const InvitationType = builder.objectRef<Invitation & { signInLink?: string | null }>("Invitation").implement({
   description: "An invitation to a workspace: accepted by the first sign-in of its address within 7 days.",
   fields: (t) => ({
     id: t.exposeString("id"),
@@ -19,6 +19,13 @@ const InvitationType = builder.objectRef<Invitation>("Invitation").implement({
     expiresAt: t.field({ type: "DateTime", resolve: (i) => i.expiresAt }),
     acceptedAt: t.field({ type: "DateTime", nullable: true, resolve: (i) => i.acceptedAt }),
     revokedAt: t.field({ type: "DateTime", nullable: true, resolve: (i) => i.revokedAt }),
+    signInLink: t.string({
+      nullable: true,
+      description:
+        "Only in createInvitation's answer, and only on a server that sends no mail (no VESSEL_SMTP_HOST): a one-time link (24 hours) that signs the invitee in. " +
+        "Pass it on to them yourself; it is shown once, never stored in the clear or logged. Null otherwise.",
+      resolve: (i) => i.signInLink ?? null,
+    }),
   }),
 });
 
@@ -36,7 +43,8 @@ builder.mutationField(operations.createInvitation.id, (t) =>
   t.field({
     extensions: { operation: operations.createInvitation },
     type: InvitationType,
-    description: "Invite an address with a role (owners and admins; only owners invite owners). The address gets a mail.",
+    description:
+      "Invite an address with a role (owners and admins; only owners invite owners). The address gets a mail; on a server without mail the answer's signInLink is the link to pass on.",
     args: { workspace: t.arg.string({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: RoleType, required: true }) },
     resolve: (_r, args, ctx) => audited(ctx, operations.createInvitation, (svc, run) => run(svc, { email: args.email, role: args.role }), args.workspace),
   }),

@@ -13,7 +13,9 @@ const SessionFileRef = builder.objectRef<SessionFile>("SessionFile").implement({
     name: t.exposeString("name", { description: "The name the page sees." }),
     size: t.exposeInt("size"),
     sha256: t.exposeString("sha256"),
-    path: t.exposeString("path", { description: "For DOM.setFileInputFiles (Puppeteer's uploadFile, Playwright's setInputFiles)." }),
+    path: t.exposeString("path", {
+      description: "For DOM.setFileInputFiles and Puppeteer's uploadFile(path). Not for Playwright, which reads paths on its own machine: give it a buffer.",
+    }),
     uploadedAt: t.field({ type: "DateTime", resolve: (f) => f.uploadedAt }),
     available: t.exposeBoolean("available", { description: "Whether the file is still there (the session runs)." }),
   }),

@@ -13,7 +13,7 @@ const SessionFileDto = z
     path: z
       .string()
       .describe(
-        "Where the file is in the session's own folder: give it to DOM.setFileInputFiles, Puppeteer's `uploadFile(path)` or Playwright's `setInputFiles(path)`.",
+        "Where the file is in the session's own folder: give it to `DOM.setFileInputFiles` or Puppeteer's `uploadFile(path)`. Not to Playwright, which reads a path on its own machine: give it a buffer.",
       ),
     uploaded_at: z.string(),
     available: z.boolean().describe("Whether the file is still there (the session runs); files go with the session."),
@@ -40,8 +40,10 @@ export const sessionFileRoutes = [
     summary: "Upload a file into a running session",
     description:
       "Puts a file into the session's own folder for its pages' file inputs (`multipart/form-data`, field `file`). The answer's " +
-      "`path` is accepted by `DOM.setFileInputFiles`, so by Puppeteer's `elementHandle.uploadFile(path)` and Playwright's " +
-      "`setInputFiles(path)` over `connectOverCDP`; no other path on the server is. All of a session's files together may take " +
+      "`path` is accepted by `DOM.setFileInputFiles`, so by Puppeteer's `elementHandle.uploadFile(path)` (and chrome-remote-interface); no " +
+      "other path on the server is. Playwright needs no upload and must not be given the path: over `connectOverCDP` it reads " +
+      "`setInputFiles(path)` on the client's own machine and never sends the path, so pass the bytes instead, " +
+      "`setInputFiles(selector, { name, mimeType, buffer })`. All of a session's files together may take " +
       "`VESSEL_UPLOAD_MAX_BYTES` and `VESSEL_UPLOAD_MAX_FILES`, uploads in progress included (413 beyond, with nothing kept); an upload " +
       "that would leave the node's volume with less than `VESSEL_UPLOAD_MIN_FREE_BYTES` free is 507. Files go with the session when it ends.",
     tags: ["Sessions"],

@@ -8,6 +8,7 @@ import type { ServiceContext } from "../../kernel/context.ts";
 import { lockWorkspace, RoleInput } from "../members/members.ts";
 import { parseInput, prismaOf } from "../../kernel/support.ts";
 import { EmailAddress, requireUser } from "../sign-ins/users.ts";
+import { issueHandedSignIn } from "../sign-ins/console-sign-in.ts";
 
 /**
  * Invitations (sign-up is by invitation only, spec 5.2). An invitation names an address and a role;
@@ -28,8 +29,17 @@ export function invitationStatus(inv: Invitation, now: Date): InvitationStatus {
   return inv.expiresAt <= now ? "EXPIRED" : "PENDING";
 }
 
+/**
+ * How long the link an inviter is shown (no mail configured) works: long enough to pass it on by chat
+ * the same day; a mailed link needs no such reach (the invitee asks for one when they come).
+ */
+export const HANDED_INVITATION_LINK_SECONDS = 24 * 3600;
+
+/** An invitation as created: on a server without mail, with the one-time link the inviter passes on (it signs the invitee in). */
+export type CreatedInvitation = Invitation & { signInLink: string | null };
+
 /** Invites an address. A current member, or a pending invitation for the address, is 409 `conflict`. */
-export async function createInvitation(ctx: ServiceContext, input: { email: string; role: Role }): Promise<Invitation> {
+export async function createInvitation(ctx: ServiceContext, input: { email: string; role: Role }): Promise<CreatedInvitation> {
   const actor = requireUser(ctx, "invite members");
   const { email, role } = parseInput(CreateInvitationInput, input);
   const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "invite members");
@@ -56,6 +66,11 @@ export async function createInvitation(ctx: ServiceContext, input: { email: stri
     await audit(row.id);
     return row;
   });
+  if (ctx.deps.dashboard.mailer.kind !== "smtp") {
+    // No mail reaches anyone: the inviter is shown a link to hand over instead (never logged or stored in the clear).
+    const handed = await issueHandedSignIn(ctx.deps, email, HANDED_INVITATION_LINK_SECONDS);
+    return { ...invitation, signInLink: handed?.link ?? null };
+  }
   ctx.deps.dashboard.mailer.send({
     to: email,
     subject: `You are invited to ${ws.name} on Vessel`,
@@ -63,7 +78,7 @@ export async function createInvitation(ctx: ServiceContext, input: { email: stri
       `${actor.email} invited you to the workspace "${ws.name}" on Vessel.\n\n` +
       `Sign in with this address at ${ctx.deps.config.publicBaseUrl}/dashboard/sign-in within ${INVITATION_LIFETIME_DAYS} days to join.\n`,
   });
-  return invitation;
+  return { ...invitation, signInLink: null };
 }
 
 /** The workspace's invitations, newest first, whatever their state (owners and admins). */

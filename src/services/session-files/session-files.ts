@@ -12,7 +12,7 @@ import { reserveVolume, UploadReservation } from "./upload-quota.ts";
 /**
  * Files put into a running session for its pages' file inputs (POST /v1/sessions/{id}/files). Each
  * lands in the session's `uploads` folder, which the CDP policy accepts for DOM.setFileInputFiles
- * (and so Puppeteer's uploadFile(path), Playwright's setInputFiles(path)), in a folder of its own so
+ * (and so Puppeteer's uploadFile(path); Playwright reads paths on its own machine and is given a buffer instead), in a folder of its own so
  * the page sees the file's own name. The folder is written by this process alone (a jailed browser
  * sees it read-only, browser/jail/jail.ts); the files go with the session's browser folder when it ends. Each
  * upload is a `file.uploaded` event, so any node lists them and the list outlives the files.

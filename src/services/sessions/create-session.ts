@@ -26,7 +26,8 @@ import { insertStartedSession, roomHolds, type StartedAnswer } from "./session-s
 import { toStoredView, type SessionView } from "./session-view.ts";
 import { executeStatement, queryStatement } from "../../kernel/support.ts";
 import { addresses } from "./sessions.ts";
-import { maxSessionSeconds, defaultIdleSeconds, type CreateSessionInput } from "./session-input.ts";
+import { defaultIdleSeconds, type CreateSessionInput } from "./session-input.ts";
+import { checkSessionTimes, sessionLimit, timeoutOf } from "./session-limits.ts";
 import { optionsColumn } from "./session-options.ts";
 import { placeCreate } from "./placement.ts";
 
@@ -124,21 +125,23 @@ async function startSession(ctx: ServiceContext, input: CreateSessionInput, idem
 
 /** The acting workspace and its cap, the region, and each browser feature's own check: refused before anything is taken. */
 async function checkCreate(ctx: ServiceContext, input: CreateSessionInput) {
-  const { id: workspaceId, maxSessions } = await actingWorkspaceWithCap(ctx, "use its sessions");
+  const { id: workspaceId, maxSessions, maxSessionSeconds } = await actingWorkspaceWithCap(ctx, "use its sessions");
   const { config } = ctx.deps;
+  const limit = sessionLimit(ctx, maxSessionSeconds);
+  checkSessionTimes(input, limit);
   if (!config.regions.includes(input.region)) {
     throw new AppError("unknown-region", `No region called "${input.region}". This deployment serves: ${config.regions.join(", ")}.`);
   }
   // A profile is read (and decrypted) here, extensions prepared: an unreadable one is 422 with nothing to undo.
   const features = await checkFeatures({ ctx, input, workspaceId });
-  return { workspaceId, cap: sessionCap(ctx, maxSessions), features };
+  return { workspaceId, cap: sessionCap(ctx, maxSessions), features, timeoutSeconds: timeoutOf(input, limit) };
 }
 
 function planSession(ctx: ServiceContext, input: CreateSessionInput, checked: Awaited<ReturnType<typeof checkCreate>>): Plan {
-  const { workspaceId, cap } = checked;
+  const { workspaceId, cap, timeoutSeconds } = checked;
   const id = `ses_${ulid()}`;
   const now = ctx.deps.now();
-  const expiresAt = new Date(now.getTime() + (input.timeout_seconds ?? maxSessionSeconds) * 1000);
+  const expiresAt = new Date(now.getTime() + timeoutSeconds * 1000);
   // The tokens depend on nothing the database decides: minted before the browser is taken, they
   // are ready when the answer is stored with the row. (Unused, and never shown, when the call
   // turns out to be a replay or the node is full.)
@@ -155,7 +158,7 @@ function planSession(ctx: ServiceContext, input: CreateSessionInput, checked: Aw
     endedById: null,
     profileId: input.profile_id ?? null,
     saveProfileOnRelease: input.save_profile_on_release ?? false,
-    timeoutSeconds: input.timeout_seconds ?? maxSessionSeconds,
+    timeoutSeconds,
     idleTimeoutSeconds: input.idle_timeout_seconds ?? defaultIdleSeconds,
     liveViewInteractive: input.live_view?.interactive ?? false,
     liveViewInstructions: input.live_view?.instructions ?? null,

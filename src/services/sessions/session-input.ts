@@ -1,12 +1,17 @@
 import { z } from "zod";
+import { SESSION_SECONDS_CEILING } from "../../config.ts";
 import { distinctIds } from "../../kernel/id-lists.ts";
 import { PageQuery } from "../../kernel/pagination.ts";
 import { BrowserSettingsInput } from "./browser-settings-input.ts";
 
 // What a session's create and its list take: the inputs both transports validate with.
 
-/** A session lives at most 30 minutes (spec 3, 8). */
-export const maxSessionSeconds = 1800;
+/**
+ * The most any session may ask to live: a day. The deployment's limit (VESSEL_MAX_SESSION_SECONDS,
+ * 30 minutes by default) or a workspace's own lies below it, and is checked at create
+ * (session-limits.ts), where the message names it.
+ */
+export const maxSessionSeconds = SESSION_SECONDS_CEILING;
 /** Without a CDP client for this long, a session is released (peers' top complaint is zombie sessions). */
 export const defaultIdleSeconds = 300;
 
@@ -35,14 +40,22 @@ export const CreateSessionInput = z
         instructions: z.string().max(2000).optional().describe("Shown to the person in the live view."),
       })
       .optional(),
-    timeout_seconds: z.number().int().min(1).max(maxSessionSeconds).optional().describe(`Hard end, at most ${maxSessionSeconds} (the default).`),
+    timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(maxSessionSeconds)
+      .optional()
+      .describe(
+        `Hard end, in seconds. At most the session limit (VESSEL_MAX_SESSION_SECONDS, 1800 unless the deployment or the workspace sets another, never above ${maxSessionSeconds}), which is also the default.`,
+      ),
     idle_timeout_seconds: z
       .number()
       .int()
       .min(1)
       .max(maxSessionSeconds)
       .optional()
-      .describe(`Release the session after this long without a CDP client (default ${defaultIdleSeconds}).`),
+      .describe(`Release the session after this long without a CDP client (default ${defaultIdleSeconds}; at most the session limit).`),
     proxy: z
       .strictObject({
         server: z

@@ -21,7 +21,7 @@ export const SessionDto = z
     region: z.string(),
     created_at: z.string(),
     started_at: z.string().nullable(),
-    expires_at: z.string().describe("The hard end: at most 30 minutes after creation."),
+    expires_at: z.string().describe("The hard end: creation plus `timeout_seconds` (at most the session limit, VESSEL_MAX_SESSION_SECONDS)."),
     ended_at: z.string().nullable(),
     timeout_seconds: z.number().int(),
     idle_timeout_seconds: z.number().int().nullable(),

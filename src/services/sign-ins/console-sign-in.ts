@@ -34,12 +34,19 @@ export interface ConsoleSignIn {
  */
 export async function issueConsoleSignIn(deps: AppDeps, landing = "/dashboard/"): Promise<ConsoleSignIn | null> {
   if (deps.dashboard.mailer.kind === "smtp") return null;
-  const email = firstOwnerEmail(deps);
+  return issueHandedSignIn(deps, firstOwnerEmail(deps), CONSOLE_LINK_LIFETIME_SECONDS, landing);
+}
+
+/**
+ * A one-time link for `email` that is handed over rather than mailed (the console's, an invitation's
+ * on a server without mail), with its PKCE verifier in the fragment; null when the address may not sign in.
+ */
+export async function issueHandedSignIn(deps: AppDeps, email: string, lifetimeSeconds: number, landing = "/dashboard/"): Promise<ConsoleSignIn | null> {
   const now = deps.now();
   if (!(await maySignIn(deps, deps.db.prisma, email, now))) return null;
   const token = newOpaqueToken();
   const verifier = newOpaqueToken();
-  const expiresAt = new Date(now.getTime() + CONSOLE_LINK_LIFETIME_SECONDS * 1000);
+  const expiresAt = new Date(now.getTime() + lifetimeSeconds * 1000);
   await deps.db.prisma.loginToken.create({
     data: {
       id: ulid(now.getTime()),

@@ -105,7 +105,7 @@ class Session:
     region: str
     created_at: str
     started_at: str | None
-    #: The hard end: at most 30 minutes after creation.
+    #: The hard end: creation plus `timeout_seconds` (at most the session limit, VESSEL_MAX_SESSION_SECONDS).
     expires_at: str
     ended_at: str | None
     timeout_seconds: int
@@ -280,7 +280,7 @@ class SessionFile:
     size: int
     #: Hex SHA-256 of the bytes stored.
     sha256: str
-    #: Where the file is in the session's own folder: give it to DOM.setFileInputFiles, Puppeteer's `uploadFile(path)` or Playwright's `setInputFiles(path)`.
+    #: Where the file is in the session's own folder: give it to `DOM.setFileInputFiles` or Puppeteer's `uploadFile(path)`. Not to Playwright, which reads a path on its own machine: give it a buffer.
     path: str
     uploaded_at: str
     #: Whether the file is still there (the session runs); files go with the session.
@@ -335,9 +335,9 @@ class CreateSessionOptions(TypedDict, total=False):
     #: When the session is released (PATCH REQUEST_RELEASE), save its state back into `profile_id` (required with it).
     save_profile_on_release: bool
     live_view: Mapping[str, Any]
-    #: Hard end, at most 1800 (the default).
+    #: Hard end, in seconds. At most the session limit (VESSEL_MAX_SESSION_SECONDS, 1800 unless the deployment or the workspace sets another, never above 86400), which is also the default.
     timeout_seconds: int
-    #: Release the session after this long without a CDP client (default 300).
+    #: Release the session after this long without a CDP client (default 300; at most the session limit).
     idle_timeout_seconds: int
     #: An upstream proxy for this session's traffic.
     proxy: Mapping[str, Any]

@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file into a running session
-         * @description Puts a file into the session's own folder for its pages' file inputs (`multipart/form-data`, field `file`). The answer's `path` is accepted by `DOM.setFileInputFiles`, so by Puppeteer's `elementHandle.uploadFile(path)` and Playwright's `setInputFiles(path)` over `connectOverCDP`; no other path on the server is. All of a session's files together may take `VESSEL_UPLOAD_MAX_BYTES` and `VESSEL_UPLOAD_MAX_FILES`, uploads in progress included (413 beyond, with nothing kept); an upload that would leave the node's volume with less than `VESSEL_UPLOAD_MIN_FREE_BYTES` free is 507. Files go with the session when it ends.
+         * @description Puts a file into the session's own folder for its pages' file inputs (`multipart/form-data`, field `file`). The answer's `path` is accepted by `DOM.setFileInputFiles`, so by Puppeteer's `elementHandle.uploadFile(path)` (and chrome-remote-interface); no other path on the server is. Playwright needs no upload and must not be given the path: over `connectOverCDP` it reads `setInputFiles(path)` on the client's own machine and never sends the path, so pass the bytes instead, `setInputFiles(selector, { name, mimeType, buffer })`. All of a session's files together may take `VESSEL_UPLOAD_MAX_BYTES` and `VESSEL_UPLOAD_MAX_FILES`, uploads in progress included (413 beyond, with nothing kept); an upload that would leave the node's volume with less than `VESSEL_UPLOAD_MIN_FREE_BYTES` free is 507. Files go with the session when it ends.
          */
         post: operations["uploadSessionFile"];
         delete?: never;
@@ -882,7 +882,7 @@ export interface components {
             region: string;
             created_at: string;
             started_at: string | null;
-            /** @description The hard end: at most 30 minutes after creation. */
+            /** @description The hard end: creation plus `timeout_seconds` (at most the session limit, VESSEL_MAX_SESSION_SECONDS). */
             expires_at: string;
             ended_at: string | null;
             timeout_seconds: number;
@@ -959,7 +959,7 @@ export interface components {
             size: number;
             /** @description Hex SHA-256 of the bytes stored. */
             sha256: string;
-            /** @description Where the file is in the session's own folder: give it to DOM.setFileInputFiles, Puppeteer's `uploadFile(path)` or Playwright's `setInputFiles(path)`. */
+            /** @description Where the file is in the session's own folder: give it to `DOM.setFileInputFiles` or Puppeteer's `uploadFile(path)`. Not to Playwright, which reads a path on its own machine: give it a buffer. */
             path: string;
             uploaded_at: string;
             /** @description Whether the file is still there (the session runs); files go with the session. */
@@ -1291,9 +1291,9 @@ export interface operations {
                         /** @description Shown to the person in the live view. */
                         instructions?: string;
                     };
-                    /** @description Hard end, at most 1800 (the default). */
+                    /** @description Hard end, in seconds. At most the session limit (VESSEL_MAX_SESSION_SECONDS, 1800 unless the deployment or the workspace sets another, never above 86400), which is also the default. */
                     timeout_seconds?: number;
-                    /** @description Release the session after this long without a CDP client (default 300). */
+                    /** @description Release the session after this long without a CDP client (default 300; at most the session limit). */
                     idle_timeout_seconds?: number;
                     /** @description An upstream proxy for this session's traffic. */
                     proxy?: {

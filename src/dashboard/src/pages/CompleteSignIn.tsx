@@ -43,7 +43,7 @@ export function CompleteSignIn({ token, onRestart }: { token: string; onRestart:
             message:
               e.code === "UNAUTHENTICATED"
                 ? consoleVerifier
-                  ? "The sign-in link printed on the server's console works once, within 15 minutes. This one has expired or was already used: restart the server for a new one, or ask for a mailed link."
+                  ? "The sign-in link printed on the server's console works once, within 15 minutes. This one has expired or was already used: run `npm run sign-in-link` on the server for a new one, or ask for a mailed link."
                   : "Sign-in links work once, for 60 seconds, in the browser that asked for them. This one has expired or was already used."
                 : e.message,
           });

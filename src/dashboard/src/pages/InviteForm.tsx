@@ -2,7 +2,7 @@ import { useState, type FormEvent } from "react";
 import { CreateInvitationDocument, type Role } from "@gql/graphql.ts";
 import { useMutation } from "../lib/hooks.ts";
 import { roleLabel, useWorkspace } from "../lib/me.tsx";
-import { Button, ErrorNotice, Field, fieldError } from "../components/ui.tsx";
+import { Button, CopyButton, ErrorNotice, Field, fieldError } from "../components/ui.tsx";
 import { useToast } from "../components/toasts.tsx";
 
 export const roles: Role[] = ["OWNER", "ADMIN", "MEMBER"];
@@ -13,11 +13,15 @@ export function InviteForm({ onInvited }: { onInvited: () => void }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("MEMBER");
   const invite = useMutation(CreateInvitationDocument);
+  // On a server without mail: the link to pass on, shown until the next invitation (never again after).
+  const [handed, setHanded] = useState<{ email: string; link: string } | null>(null);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const done = await invite.run({ workspace: ws.slug, email: email.trim(), role });
     if (done) {
-      toast(`Invitation sent to ${done.createInvitation.email}`);
+      const { email: invited, signInLink } = done.createInvitation;
+      setHanded(signInLink ? { email: invited, link: signInLink } : null);
+      toast(signInLink ? `Invited ${invited}: pass on the link below` : `Invitation sent to ${invited}`);
       setEmail("");
       onInvited();
     }
@@ -48,7 +52,20 @@ export function InviteForm({ onInvited }: { onInvited: () => void }) {
           <ErrorNotice error={invite.error} compact />
         </div>
       ) : null}
-      <p className="muted small invite-note">They get a mail, and join when they first sign in with this address within 7 days.</p>
+      {handed ? (
+        <div className="notice notice-info notice-plain invite-link" role="status">
+          <p>
+            This server sends no mail, so nothing was sent to <strong>{handed.email}</strong>. Pass them this one-time sign-in link yourself (it works once,
+            within 24 hours, and is shown only now):
+          </p>
+          <p className="invite-link-row">
+            <code className="mono">{handed.link}</code> <CopyButton text={handed.link} label="Copy link" />
+          </p>
+        </div>
+      ) : null}
+      <p className="muted small invite-note">
+        They get a mail (or, on a server without mail, you get a link to pass on), and join when they first sign in with this address within 7 days.
+      </p>
     </form>
   );
 }

@@ -193,7 +193,12 @@ export function NewSessionForm({ onClose }: { onClose: () => void }) {
           />
         </Field>
       </div>
-      <Field id="ns-timeout" label="Time limit (minutes)" hint={`At most ${MAX_SESSION_MINUTES}.`} error={problem("timeout_seconds")}>
+      <Field
+        id="ns-timeout"
+        label="Time limit (minutes)"
+        hint="At most the session limit: 30 unless your deployment or workspace sets another."
+        error={problem("timeout_seconds")}
+      >
         <input
           id="ns-timeout"
           type="number"

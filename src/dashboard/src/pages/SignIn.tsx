@@ -38,7 +38,7 @@ export function SignInPage() {
 
 function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
   const [email, setEmail] = useState(() => pending()?.email ?? "");
-  const [sent, setSent] = useState<{ email: string; seconds: number } | null>(null);
+  const [sent, setSent] = useState<{ email: string; seconds: number; mail: boolean } | null>(null);
   // The link dies after `seconds`: then the page stops waiting and says what to check.
   const [gaveUp, setGaveUp] = useState(false);
   useEffect(() => {
@@ -105,7 +105,7 @@ function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
       const { verifier, challenge } = await pkcePair();
       sessionStorage.setItem(PENDING, JSON.stringify({ verifier, email: address, at: Date.now() } satisfies Pending));
       const data = await request(RequestSignInDocument, { email: address, codeChallenge: challenge, redirectTo: next && safeNext(next) }, { signedIn: false });
-      setSent({ email: address, seconds: data.requestSignIn.linkLifetimeSeconds });
+      setSent({ email: address, seconds: data.requestSignIn.linkLifetimeSeconds, mail: data.requestSignIn.mailConfigured });
       setResendIn(30);
     } catch (err) {
       setError(err instanceof Error && !(err instanceof ApiError) ? new ApiError(err.message, "INTERNAL_SERVER_ERROR", undefined) : asApiError(err));
@@ -118,6 +118,8 @@ function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
     e.preventDefault();
     void send(email.trim());
   };
+
+  if (sent && !sent.mail) return <NoMail onBack={() => setSent(null)} />;
 
   if (sent) {
     return (
@@ -196,6 +198,34 @@ function AskForLink({ next, ended }: { next: string | null; ended: boolean }) {
           Email me a sign-in link
         </Button>
       </form>
+    </section>
+  );
+}
+
+/** This server sends no mail (no VESSEL_SMTP_HOST): nothing is on its way, and waiting would be a dead end. */
+function NoMail({ onBack }: { onBack: () => void }) {
+  return (
+    <section aria-labelledby="no-mail" className="auth-section">
+      <h1 id="no-mail" tabIndex={-1} className="auth-title">
+        This server does not send mail
+      </h1>
+      <div className="notice notice-info notice-plain sign-in-no-mail" role="status">
+        <p>
+          No mail is sent to anyone: its operator has not set <code>VESSEL_SMTP_HOST</code>. To get a sign-in link:
+        </p>
+        <ul>
+          <li>
+            if you run this server, run <code>npm run sign-in-link</code> in its folder, on its machine: it prints a fresh one-time link for the local
+            administrator;
+          </li>
+          <li>if you were invited, ask the person who invited you for the link the dashboard showed them.</li>
+        </ul>
+      </div>
+      <div className="auth-actions">
+        <Button variant="ghost" onClick={onBack}>
+          Back
+        </Button>
+      </div>
     </section>
   );
 }

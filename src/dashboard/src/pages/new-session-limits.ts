@@ -2,8 +2,12 @@
 // minutes it shows (the server counts seconds; its "<=1800" must never reach a person), and the start
 // URL. Problems are keyed by the server's field names, so both kinds are shown the same way, once.
 
-/** The server's cap on a session (session-input.ts: 1800 s). */
-export const MAX_SESSION_MINUTES = 30;
+/**
+ * The most any session may ask (session-input.ts: a day). The deployment's own limit
+ * (VESSEL_MAX_SESSION_SECONDS, 30 minutes unless set) or the workspace's is checked by the server,
+ * whose message the form shows in minutes next to the field.
+ */
+export const MAX_SESSION_MINUTES = 24 * 60;
 
 export interface LimitsState {
   minutes: string;

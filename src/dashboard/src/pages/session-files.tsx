@@ -34,7 +34,7 @@ export function sessionFilesUrl(workspace: string, sessionId: string): string {
 
 /**
  * Files put into the session for its pages' file inputs: upload while it runs, then give a file's
- * path to the automation (Puppeteer's uploadFile, Playwright's setInputFiles). They go with the session.
+ * path to the automation (Puppeteer's uploadFile; Playwright takes a buffer instead). They go with the session.
  */
 export function FilesCard({
   sessionId,
@@ -152,7 +152,12 @@ export function FilesCard({
       ) : null}
       {running && list.length > 0 ? (
         <p className="muted small files-hint">
-          Give the path to <code>uploadFile(path)</code> (Puppeteer) or <code>setInputFiles(path)</code> (Playwright). Files are deleted when the session ends.
+          Give the path to <code>uploadFile(path)</code> (Puppeteer) or <code>DOM.setFileInputFiles</code>. Playwright reads paths on its own machine: give it
+          the bytes,{" "}
+          <code>
+            setInputFiles(selector, {"{"} name, mimeType, buffer {"}"})
+          </code>
+          . Files are deleted when the session ends.
         </p>
       ) : null}
     </section>
