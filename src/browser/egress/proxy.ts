@@ -3,6 +3,7 @@ import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import { ownServer } from "./own-listeners.ts";
+import { judgeByRules } from "./rules.ts";
 import { readSocksRequest, socksReply } from "./socks5.ts";
 import { type EgressRefusal, type EgressRoute, type EgressListener, type EgressOptions, defaultResolve, Refused, parseAuthority, endToEnd } from "./shared.ts";
 
@@ -35,7 +36,12 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
     // A name the allow-list names may lead anywhere but to this node itself.
     const usable = addresses.filter((a) => (byName ? !options.policy.reachesNode(a, port) : options.policy.destinationAllowed(a, port)));
     if (usable.length === 0) throw new Refused({ host, port, reason: addresses.length === 0 ? "unresolvable" : reasonIfBlocked });
-    return usable[0]!;
+    // The session's own rules only narrow what the node allows (the upstream proxy is the node's business alone).
+    const rules = reasonIfBlocked === "blocked-address" ? route.rules : undefined;
+    if (!rules || rules.length === 0) return usable[0]!;
+    const judged = judgeByRules(rules, host, port, usable);
+    if (!Array.isArray(judged)) throw new Refused({ host, port, reason: "blocked-by-policy", rule: judged });
+    return judged[0]!;
   };
 
   const dial = (host: string, port: number): Promise<net.Socket> =>
@@ -91,8 +97,10 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
 
   const refuse = (err: unknown, host: string, port: number): EgressRefusal => {
     const refusal = err instanceof Refused ? err.refusal : { host, port, reason: "upstream-failed" as const };
-    if (err instanceof Refused) options.onRefused?.({ ...route }, refusal);
-    else options.log.debug({ err, sessionId: route.sessionId }, "egress: connection failed");
+    if (err instanceof Refused) {
+      options.onRefused?.({ ...route }, refusal);
+      route.watch?.(refusal);
+    } else options.log.debug({ err, sessionId: route.sessionId }, "egress: connection failed");
     return refusal;
   };
 

@@ -1,4 +1,5 @@
 import { entryUrl } from "./format.ts";
+import type { PolicyFailure } from "./policy-refusals.ts";
 
 /**
  * One target's network requests, from Chromium's Network events to one `network` entry per request
@@ -57,6 +58,10 @@ export interface NetworkData {
   duration_ms: number;
   failure: string | null;
   from_cache: boolean;
+  /** With `failure: "blocked-by-policy"`: the network rule that refused it (policy-refusals.ts). */
+  rule?: string;
+  rule_list?: "allow" | "deny";
+  policy?: string;
 }
 
 function bodyBytes(request: RequestParams["request"]): number | null {
@@ -86,7 +91,11 @@ export function egressHint(errorText: string): string {
 export class NetworkTracker {
   readonly #pending = new Map<string, Request>();
 
-  constructor(private readonly emit: (data: NetworkData) => void) {}
+  constructor(
+    private readonly emit: (data: NetworkData) => void,
+    /** Whether a failure was a refusal by the session's network rules (policy-refusals.ts). */
+    private readonly explain: (url: string, errorText: string) => PolicyFailure | null = () => null,
+  ) {}
 
   willBeSent(p: RequestParams): void {
     const earlier = this.#pending.get(p.requestId);
@@ -129,6 +138,8 @@ export class NetworkTracker {
   failed(p: { requestId: string; timestamp: number; errorText: string; canceled?: boolean; blockedReason?: string }): void {
     const r = this.#pending.get(p.requestId);
     if (!r) return;
+    const policy = p.blockedReason || p.canceled ? null : this.explain(r.url, p.errorText);
+    if (policy) return this.#end(p.requestId, r, p.timestamp, null, policy.failure, policy);
     const failure = p.blockedReason ? `${p.errorText} (blocked: ${p.blockedReason})` : p.canceled ? `${p.errorText} (canceled)` : egressHint(p.errorText);
     this.#end(p.requestId, r, p.timestamp, null, failure || "failed");
   }
@@ -140,7 +151,7 @@ export class NetworkTracker {
     if (response.fromDiskCache || response.fromPrefetchCache || response.fromServiceWorker) r.fromCache = true;
   }
 
-  #end(id: string, r: Request, timestamp: number, responseBytes: number | null, failure: string | null): void {
+  #end(id: string, r: Request, timestamp: number, responseBytes: number | null, failure: string | null, policy?: PolicyFailure): void {
     this.#pending.delete(id);
     this.emit({
       method: r.method,
@@ -155,6 +166,7 @@ export class NetworkTracker {
       duration_ms: Math.max(0, ms(timestamp - r.start)),
       failure,
       from_cache: r.fromCache,
+      ...(policy ? { rule: policy.rule, rule_list: policy.rule_list, policy: policy.policy } : {}),
     });
   }
 }

@@ -8,6 +8,7 @@ import { recordingRoutes } from "./recordings.ts";
 import { sessionRoutes } from "./sessions.ts";
 import { sessionLogRoutes } from "./session-logs.ts";
 import { webhookRoutes } from "./webhooks.ts";
+import { networkPolicyRoutes } from "./network-policy.ts";
 import type { AnyRoute } from "../define-route.ts";
 
 /** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
@@ -21,5 +22,6 @@ export const routes: readonly AnyRoute[] = [
   ...extensionRoutes,
   ...profileRoutes,
   ...webhookRoutes,
+  ...networkPolicyRoutes,
   ...dashboardRoutes,
 ];
