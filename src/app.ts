@@ -1,4 +1,4 @@
-import type http from "node:http";
+import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -31,7 +31,7 @@ import { serveDashboard } from "./dashboard-assets.ts";
 import { UpgradeDispatcher } from "./upgrade.ts";
 import { createFrontDoor } from "./front-door.ts";
 import { anonymousBodyLimit } from "./body-limits.ts";
-import type { Cluster } from "./cluster/cluster.ts";
+import { type Cluster } from "./cluster/cluster.ts";
 import { cdpSessionOf, liveViewSessionOf } from "./cluster/session-of.ts";
 import { internalPrefix, internalRouter } from "./cluster/internal-api.ts";
 import { mountGraphQL } from "./app-graphql.ts";

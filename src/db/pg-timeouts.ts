@@ -1,4 +1,4 @@
-import type net from "node:net";
+import net from "node:net";
 import tls from "node:tls";
 import pg from "pg";
 import { budgetMessage, databaseBudgetLeft } from "./budget.ts";

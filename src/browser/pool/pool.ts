@@ -8,7 +8,7 @@ import { RefillWait } from "./refill.ts";
 import { SpareDemand } from "./demand.ts";
 import { EndingSlots } from "./ending-slots.ts";
 import type { Isolation } from "../jail/jail.ts";
-import type { BrowserLease, BrowserPoolOptions, BrowserPoolReport } from "./types.ts";
+import { type BrowserLease, type BrowserPoolOptions, type BrowserPoolReport } from "./types.ts";
 
 type PoolState = "new" | "starting" | "running" | "stopping" | "stopped";
 

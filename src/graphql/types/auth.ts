@@ -1,6 +1,6 @@
 import { clearedSignInCookies, signInCookies } from "../../auth/cookies.ts";
 import { AppError } from "../../errors.ts";
-import type { SignedIn } from "../../services/sign-ins/refresh-families.ts";
+import { type SignedIn } from "../../services/sign-ins/refresh-families.ts";
 import { exchangeSignIn, requestSignIn } from "../../services/sign-ins/sign-in.ts";
 import { audited } from "../audited.ts";
 import { builder, type GraphQLContext, type HttpExchange } from "../builder.ts";

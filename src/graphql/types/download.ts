@@ -1,4 +1,4 @@
-import type { Download } from "../../services/downloads/downloads.ts";
+import { type Download } from "../../services/downloads/downloads.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 import { operations } from "../../services/operations.ts";

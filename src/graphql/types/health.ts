@@ -1,4 +1,4 @@
-import type { Health } from "../../services/health/health.ts";
+import { type Health } from "../../services/health/health.ts";
 import type { BrowserPoolReport } from "../../browser/pool/types.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";

@@ -1,4 +1,4 @@
-import type { MemberView } from "../../services/members/members.ts";
+import { type MemberView } from "../../services/members/members.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 import { operations } from "../../services/operations.ts";

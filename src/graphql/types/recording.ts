@@ -1,4 +1,4 @@
-import type { RecordingView } from "../../services/recordings/recordings.ts";
+import { type RecordingView } from "../../services/recordings/recordings.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
 import { operations } from "../../services/operations.ts";

@@ -1,4 +1,4 @@
-import type { Page } from "../../kernel/pagination.ts";
+import { type Page } from "../../kernel/pagination.ts";
 
 /** The wire form of a page (spec §8): `{ items, next_cursor, has_more }`. */
 export function toPageDto<T, D>(page: Page<T>, map: (item: T) => D): { items: D[]; next_cursor: string | null; has_more: boolean } {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { EXTENSION_ZIP_MAX_BYTES } from "../../services/extensions/extension-zip.ts";
 import type { ExtensionView } from "../../services/extensions/extensions.ts";

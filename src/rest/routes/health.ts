@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Health } from "../../services/health/health.ts";
+import { type Health } from "../../services/health/health.ts";
 import { defineRoute } from "../define-route.ts";
 import { operations } from "../../services/operations.ts";
 

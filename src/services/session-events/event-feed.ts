@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { knownNameList } from "../../comma-list.ts";
 import { AppError } from "../../errors.ts";
-import type { Role, Session } from "../../generated/prisma/client.ts";
+import { type Role, type Session } from "../../generated/prisma/client.ts";
 import { requirePrincipal } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { isPlausibleId, MAX_PAGE_LIMIT } from "../../kernel/pagination.ts";

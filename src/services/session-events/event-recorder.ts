@@ -1,6 +1,6 @@
 // Session events that happen outside requests (viewers, CDP clients, downloads), batched into
 // shared statements in the background.
-import type { Prisma } from "../../generated/prisma/client.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
 import type { PubSub } from "../../pubsub.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { executeStatement } from "../../kernel/support.ts";

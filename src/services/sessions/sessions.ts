@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { closeCodeForEnd } from "../../browser/close-codes.ts";
 import type { EndCause } from "../../browser/runtime/runtime.ts";
 import { AppError } from "../../errors.ts";
@@ -7,11 +7,11 @@ import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspace, requirePrincipal } from "../../kernel/authz.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
 import { paginate, type Page } from "../../kernel/pagination.ts";
-import type { SessionListQuery, CreateSessionInput } from "./session-input.ts";
+import { SessionListQuery, type CreateSessionInput } from "./session-input.ts";
 import { saveProfileOnRelease } from "../profiles/profile-sessions.ts";
 import { newEvent, publishSessionChange, type NewEvent, type SessionEventType } from "../session-events/session-events.ts";
 import { endSessionStatement, releaseSessionStatement } from "./session-start.ts";
-import type { SessionView } from "./session-view.ts";
+import { type SessionView } from "./session-view.ts";
 import { prismaOf, queryStatement } from "../../kernel/support.ts";
 
 const live: SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];

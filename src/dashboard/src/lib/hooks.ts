@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { TypedDocumentString } from "@gql/graphql.ts";
-import { type ApiError, asApiError, request } from "./api.ts";
+import { ApiError, asApiError, request } from "./api.ts";
 
 /**
  * Answers already seen, by operation and variables: a page visited again shows them at once while

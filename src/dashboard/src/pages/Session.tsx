@@ -7,7 +7,7 @@ import {
   SessionEventsDocument,
   SessionEventsFeedDocument,
 } from "@gql/graphql.ts";
-import { type ApiError, asApiError, request } from "../lib/api.ts";
+import { ApiError, asApiError, request } from "../lib/api.ts";
 import { formatDateTime, formatDuration, formatTime } from "../lib/format.ts";
 import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { subscribe } from "../lib/live.ts";

@@ -1,4 +1,4 @@
-import type { SessionEventType } from "@gql/graphql.ts";
+import { type SessionEventType } from "@gql/graphql.ts";
 import { formatBytes } from "../lib/format.ts";
 import { type TimelineEvent, safeJson } from "./session-timeline.ts";
 

@@ -1,4 +1,4 @@
-import type { SessionEventType } from "@gql/graphql.ts";
+import { type SessionEventType } from "@gql/graphql.ts";
 
 export interface TimelineEvent {
   id: string;
