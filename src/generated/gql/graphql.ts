@@ -59,6 +59,8 @@ export type CreateSessionInput = {
   logs?: boolean | null | undefined;
   /** Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters. */
   metadata?: Array<MetadataEntryInput> | null | undefined;
+  /** This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`. */
+  networkPolicy?: CreateSessionNetworkPolicyInput | null | undefined;
   /** Start from a saved profile of this workspace. */
   profileId?: string | null | undefined;
   /** An upstream proxy for this session's traffic. */
@@ -85,6 +87,14 @@ export type CreateSessionInput = {
   startUrl?: string | null | undefined;
   /** Hard end, at most 1800 (the default). */
   timeoutSeconds?: number | null | undefined;
+};
+
+/** This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`. */
+export type CreateSessionNetworkPolicyInput = {
+  /** Destinations allowed, of those the node allows: host names (`example.com`), their subdomains (`*.example.com`), IP addresses or CIDRs (`10.1.0.0/16`), each with an optional `:port` (`[2001:db8::1]:443` for IPv6). Empty: whatever the node allows. */
+  allow?: Array<string> | null | undefined;
+  /** Destinations refused, in the same forms; deny beats allow. A CIDR is checked against the addresses a name resolves to. */
+  deny?: Array<string> | null | undefined;
 };
 
 export type DatabaseKind =
