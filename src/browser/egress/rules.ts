@@ -8,8 +8,8 @@ import { normalizeAddress } from "./address.ts";
  * data on its route (layers: whoever set them, a workspace or a session, is only a label here) and
  * judges every connection by them after the node's policy: a host pattern by the name asked for, a
  * CIDR by each address the name resolved to (the one connected to is one of those, so a name that
- * resolves differently the second time gains nothing). Deny beats allow; an empty allow list allows
- * whatever the node allows.
+ * resolves differently the second time gains nothing). Deny beats allow: a denied CIDR holding any
+ * of a name's answers refuses the name. An empty allow list allows whatever the node allows.
  *
  * Forms: `example.com`, `*.example.com` (its subdomains, not itself), `example.com:443`, `10.0.0.0/8`,
  * `192.0.2.7`, `192.0.2.0/24:8080`, `fd00::/8`, `[2001:db8::1]:443`, `[fd00::]/8:443`. Host names are
@@ -145,11 +145,10 @@ export function judgeByRules(layers: readonly RuleLayer[], host: string, port: n
     for (const rule of layer.deny) {
       if (rule.kind === "host" && matches(rule, name, null, port)) return { scope: layer.scope, list: "deny", rule: rule.text };
     }
+    // A name with any answer in a denied range is refused outright, not merely steered to its other
+    // answers: a rebinding name answers with a public and a private address at once.
     for (const rule of layer.deny) {
-      if (rule.kind !== "cidr") continue;
-      const kept = left.filter((a) => !matches(rule, null, a, port));
-      if (kept.length === 0 && left.length > 0) return { scope: layer.scope, list: "deny", rule: rule.text };
-      left = kept;
+      if (rule.kind === "cidr" && left.some((a) => matches(rule, null, a, port))) return { scope: layer.scope, list: "deny", rule: rule.text };
     }
     if (layer.allow.length === 0) continue;
     const byName = layer.allow.some((rule) => rule.kind === "host" && matches(rule, name, null, port));
