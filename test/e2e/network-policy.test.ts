@@ -178,6 +178,22 @@ describe.skipIf(!executablePath)("network rules per workspace and session (issue
     };
     expect(read.allow).toEqual([`localhost:${first.port}`]);
     expect(Date.parse(read.updated_at)).not.toBeNaN();
+    // GraphQL: the same operations (the open workspace's rules set and removed again).
+    const gql = async (query: string) =>
+      (await (
+        await fetch(`${t.url}/graphql`, {
+          method: "POST",
+          headers: { ...bearer(open.key), "content-type": "application/json" },
+          body: JSON.stringify({ query }),
+        })
+      ).json()) as { data?: Record<string, { allow: string[]; deny: string[] }>; errors?: Array<{ extensions: { code: string } }> };
+    expect((await gql('mutation { setNetworkPolicy(allow: [], deny: ["*.Admin.example"]) { allow deny } }')).data?.setNetworkPolicy).toEqual({
+      allow: [],
+      deny: ["*.admin.example"],
+    });
+    expect((await gql("{ networkPolicy { deny } }")).data?.networkPolicy).toEqual({ deny: ["*.admin.example"] });
+    expect((await gql('mutation { setNetworkPolicy(allow: ["a b"], deny: []) { allow } }')).errors?.[0]?.extensions.code).toBe("INVALID_NETWORK_RULE");
+    expect((await gql("mutation { setNetworkPolicy(allow: [], deny: []) { allow deny } }")).data?.setNetworkPolicy).toEqual({ allow: [], deny: [] });
     // Audited as the workspace's change.
     expect(
       await t.app.deps.db.prisma.auditEntry.count({ where: { workspaceId: narrow.workspace.id, action: "workspace.network_policy_update" } }),
