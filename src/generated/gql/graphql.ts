@@ -466,6 +466,22 @@ export type HealthQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type HealthQuery = { health: { status: HealthStatus, version: string, regions: Array<string>, database: { status: DependencyStatus, kind: DatabaseKind, latencyMs: number | null }, browserPool: { state: BrowserPoolState, capacity: number, inUse: number, warm: number } } };
 
+export type NetworkPolicyQueryVariables = Exact<{
+  workspace: string;
+}>;
+
+
+export type NetworkPolicyQuery = { networkPolicy: { allow: Array<string>, deny: Array<string>, updatedAt: string | null } };
+
+export type SetNetworkPolicyMutationVariables = Exact<{
+  workspace: string;
+  allow: Array<string> | string;
+  deny: Array<string> | string;
+}>;
+
+
+export type SetNetworkPolicyMutation = { setNetworkPolicy: { allow: Array<string>, deny: Array<string>, updatedAt: string | null } };
+
 export type SessionLogsQueryVariables = Exact<{
   workspace: string;
   id: string;
@@ -1301,6 +1317,24 @@ export const HealthDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<HealthQuery, HealthQueryVariables>;
+export const NetworkPolicyDocument = new TypedDocumentString(`
+    query NetworkPolicy($workspace: String!) {
+  networkPolicy(workspace: $workspace) {
+    allow
+    deny
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<NetworkPolicyQuery, NetworkPolicyQueryVariables>;
+export const SetNetworkPolicyDocument = new TypedDocumentString(`
+    mutation SetNetworkPolicy($workspace: String!, $allow: [String!]!, $deny: [String!]!) {
+  setNetworkPolicy(workspace: $workspace, allow: $allow, deny: $deny) {
+    allow
+    deny
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<SetNetworkPolicyMutation, SetNetworkPolicyMutationVariables>;
 export const SessionLogsDocument = new TypedDocumentString(`
     query SessionLogs($workspace: String!, $id: String!, $after: Int, $cursor: String) {
   sessionLogs(
