@@ -64,10 +64,8 @@ export async function setNetworkPolicy(ctx: ServiceContext, input: NetworkPolicy
     where: { id: workspaceId },
     data: { networkPolicy: empty ? Prisma.DbNull : { ...normalised, updated_at: now.toISOString() } },
   });
-  await ctx.deps.pubsub
-    .publish(networkPolicyChanges, workspaceId)
-    // Redis refused: this node at least applies them (the others on their sessions' next create).
-    .catch(() => applyWorkspacePolicy(ctx.deps, workspaceId));
+  // Every node, this one included, applies them to its running sessions (a publish Redis refuses still reaches this node's listeners).
+  await ctx.deps.pubsub.publish(networkPolicyChanges, workspaceId);
   return empty ? none() : { ...normalised, updatedAt: now };
 }
 
