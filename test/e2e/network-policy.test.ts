@@ -10,12 +10,30 @@ import { chromiumPath, servicesRequired } from "../support/services.ts";
 const executablePath = chromiumPath();
 if (!executablePath && servicesRequired) throw new Error("Chromium is required (VESSEL_REQUIRE_SERVICES=1) but not installed");
 
+/** A service worker that fetches what it is sent and answers whether it got it. */
+const serviceWorker = `self.addEventListener("message", (e) => {
+  e.waitUntil(fetch(e.data).then((r) => r.ok, () => false).then((ok) => e.source.postMessage(ok)));
+});`;
+
+/** A page's service worker (registered on the first site, a secure context as localhost) fetches `url`: did it get it? */
+async function serviceWorkerFetch(page: Page, url: string): Promise<boolean> {
+  return page.evaluate(async (u: string) => {
+    await navigator.serviceWorker.register("/sw.js");
+    const registration = await navigator.serviceWorker.ready;
+    return new Promise<boolean>((resolve) => {
+      navigator.serviceWorker.addEventListener("message", (e) => resolve(e.data as boolean), { once: true });
+      registration.active!.postMessage(u);
+    });
+  }, url);
+}
+
 /** A fixture site: a page, JSON (CORS-open), an image and a WebSocket that greets. */
 async function site(): Promise<{ port: number; close(): Promise<void> }> {
   const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><rect width="1" height="1"/></svg>';
   const server = http.createServer((req, res) => {
     res.setHeader("access-control-allow-origin", "*");
-    if (req.url === "/data") return res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+    if (req.url?.startsWith("/data")) return res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+    if (req.url === "/sw.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(serviceWorker);
     if (req.url?.startsWith("/pixel.svg")) return res.writeHead(200, { "content-type": "image/svg+xml" }).end(svg);
     res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>fixture</title><p>fixture</p>");
   });
@@ -205,6 +223,14 @@ describe.skipIf(!executablePath)("network rules per workspace and session (issue
     expect(await reach(s.browser, s.page, firstOrigin)).toEqual(all(true));
     expect(await reach(s.browser, s.page, secondOrigin)).toEqual(all(false));
     await refusalsLogged(narrow.key, s.id, "workspace");
+    // A service worker's requests leave through the same listener.
+    expect(await serviceWorkerFetch(s.page, `${firstOrigin}/data?sw`)).toBe(true);
+    expect(await serviceWorkerFetch(s.page, `${secondOrigin}/data?sw`)).toBe(false);
+    await eventually(
+      () => networkLog(narrow.key, s.id),
+      (items) => items.some((e) => e.url === `${secondOrigin}/data?sw` && e.failure === "blocked-by-policy"),
+      15_000,
+    );
     const events = (await (await fetch(`${t.url}/v1/sessions/${s.id}/events?types=egress.refused`, { headers: bearer(narrow.key) })).json()) as {
       items: Array<{ data: { reason: string; rule?: string } }>;
     };
