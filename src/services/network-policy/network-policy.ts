@@ -85,6 +85,17 @@ export async function workspacePolicy(ctx: ServiceContext, workspaceId: string):
   return row?.networkPolicy ?? null;
 }
 
+/**
+ * Heard on {@link networkPolicyChanges}: applies the workspace's rules now, and once more a little
+ * later for a create that read the previous rules but was not yet running here at the first pass.
+ */
+export function networkPolicyChanged(deps: Pick<AppDeps, "db" | "runtime" | "log">, workspaceId: string): void {
+  void applyWorkspacePolicy(deps, workspaceId);
+  setTimeout(() => void applyWorkspacePolicy(deps, workspaceId), SECOND_PASS_MS).unref();
+}
+/** Within the 5 s a change may take, after a create in flight at the change has started its session. */
+const SECOND_PASS_MS = 3_000;
+
 /** A workspace's rules changed: the sessions of it this node runs take them now (the listener judges each new connection by them). */
 export async function applyWorkspacePolicy(deps: Pick<AppDeps, "db" | "runtime" | "log">, workspaceId: string): Promise<void> {
   const running = deps.runtime.ids();
