@@ -39,6 +39,13 @@ module.exports = {
       to: { path: `${transports}|^src/services/` },
     },
     {
+      name: "peers-know-no-domain",
+      severity: "error",
+      comment: "src/peers signs, seals and sends node-to-node calls beneath the services (placement's port is one): it knows no domain, transport or kernel.",
+      from: { path: "^src/peers/" },
+      to: { path: `${transports}|^src/(services|kernel|auth|browser)/|${compositionRoot}` },
+    },
+    {
       name: "browser-knows-no-domain",
       severity: "error",
       comment: "src/browser drives Chromium; it is given ports, never domain services or transports.",

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import { hasSignInCookie, type CookiePolicy } from "./auth/cookies.ts";
-import { internalHeaders } from "./cluster/internal-auth.ts";
+import { internalHeaders } from "./peers/internal-auth.ts";
 import { AppError } from "./errors.ts";
 
 /**

@@ -3,18 +3,15 @@ import type { Request, Response } from "express";
 import type { ProfileDocument } from "../browser/profiles/format.ts";
 import { CloseCode } from "../browser/close-codes.ts";
 import { BrowserWatchdog } from "../browser/pool/watchdog.ts";
-import type { AppDeps, ServiceContext } from "../kernel/context.ts";
-import type { Idempotent } from "../kernel/idempotency.ts";
+import type { AppDeps } from "../kernel/context.ts";
 import type { Logger } from "../logger.ts";
 import type { ClusterHooks } from "../services/sessions/ports.ts";
-import type { SessionView } from "../services/sessions/session-view.ts";
-import type { CreateSessionInput } from "../services/sessions/session-input.ts";
 import type { UpgradeHandler } from "../upgrade.ts";
 import { Drain } from "./drain.ts";
-import { InternalAuth } from "./internal-auth.ts";
+import { InternalAuth } from "../peers/internal-auth.ts";
 import { Membership } from "./membership.ts";
-import { PayloadSeal } from "./payload-seal.ts";
-import { runPlaced } from "./placement.ts";
+import { PayloadSeal } from "../peers/payload-seal.ts";
+import { PlacedCreates } from "../peers/placed-create.ts";
 import { SessionRouter, type SessionOf } from "./routing.ts";
 import { captureOnOwner, tellOwner, type OwnerSite } from "./session-owner.ts";
 
@@ -26,7 +23,8 @@ import { captureOnOwner, tellOwner, type OwnerSite } from "./session-owner.ts";
  * - membership (membership.ts): heartbeats record that the node is alive, its room, and whether it
  *   drains; each one also reaps (reaping.ts): browsers of sessions ended elsewhere are closed, and
  *   the live sessions of a node silent past `nodeTimeoutSeconds` are ended;
- * - placement (placement.ts): a create that should not run here runs on a node with room;
+ * - placement (services/sessions/placement.ts decides): a create that should not run here runs on
+ *   a node with room, through the call `peers` makes (src/peers/placed-create.ts);
  * - routing (routing.ts): a connection for a session that runs elsewhere is relayed to its node;
  * - the session's node (session-owner.ts): a release or keepalive made here reaches the node that
  *   runs the browser, and a profile is captured there;
@@ -46,6 +44,7 @@ export class Cluster implements ClusterHooks {
   readonly #membership: Membership;
   readonly #drain: Drain;
   readonly #router: SessionRouter;
+  readonly peers: PlacedCreates;
 
   constructor(deps: AppDeps, opts: { serving: boolean } = { serving: true }) {
     this.#deps = deps;
@@ -54,6 +53,7 @@ export class Cluster implements ClusterHooks {
     this.multiNode = deps.db.kind === "postgres" && opts.serving;
     this.auth = new InternalAuth(deps.masterKey.key, deps.nodeId);
     this.#seal = new PayloadSeal(deps.masterKey.key);
+    this.peers = new PlacedCreates(this.auth, this.#seal);
     const site = { multiNode: this.multiNode, deps, log: this.#log, nodeTimeoutSeconds: () => this.nodeTimeoutSeconds };
     this.#membership = new Membership({ ...site, draining: () => this.draining });
     this.#router = new SessionRouter({ ...site, auth: this.auth, fenced: () => this.fenced });
@@ -145,31 +145,6 @@ export class Cluster implements ClusterHooks {
 
   // -----------------------------------------------------------------------------------------------
   // What the services ask (ClusterHooks)
-
-  placeCreate(
-    ctx: ServiceContext,
-    input: CreateSessionInput,
-    idempotencyKey: string,
-    here: () => Promise<Idempotent<SessionView>>,
-  ): Promise<Idempotent<SessionView>> {
-    // Read at each look: the node may start draining, or fence itself, while the create runs here.
-    const site = () => {
-      const { leaseSeconds, placementTimeoutMs } = this.#deps.config.cluster;
-      return {
-        multiNode: this.multiNode,
-        draining: this.draining,
-        fenced: this.fenced,
-        nodeTimeoutSeconds: this.nodeTimeoutSeconds,
-        leaseSeconds,
-        boundMs: placementTimeoutMs,
-        deps: this.#deps,
-        log: this.#log,
-        auth: this.auth,
-        seal: this.#seal,
-      };
-    };
-    return runPlaced(site, ctx, input, idempotencyKey, here);
-  }
 
   sessionEnded(sessionId: string, message: string): void {
     void tellOwner(this.#ownerSite(), sessionId, "end", { message });

@@ -1,5 +1,5 @@
 // Drain: after SIGTERM the node is unready at once and takes no new sessions (creates go to peers,
-// or get 503: placement.ts), while the sessions it runs may go on until they end or a deadline.
+// or get 503: services/sessions/placement.ts), while the sessions it runs may go on until they end or a deadline.
 // So may the connections it relays to sessions on other nodes (routing.ts): a client reached this
 // node through the public address, its session is healthy elsewhere, and cutting the relay would
 // cut the client although nothing is wrong with its session. They end with their session (its node

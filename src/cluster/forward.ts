@@ -7,8 +7,8 @@ import type { Request, Response } from "express";
 import { CloseCode, closeReason } from "../browser/close-codes.ts";
 import { AppError } from "../errors.ts";
 import type { NodeInfo } from "../services/nodes/nodes.ts";
-import type { InternalAuth } from "./internal-auth.ts";
-import { isInternalHeader } from "./internal-auth.ts";
+import type { InternalAuth } from "../peers/internal-auth.ts";
+import { isInternalHeader } from "../peers/internal-auth.ts";
 import { RelayedConnection } from "./relayed-connection.ts";
 import { closeFrame } from "./ws-frames.ts";
 

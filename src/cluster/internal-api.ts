@@ -9,12 +9,12 @@ import { captureSessionHere } from "../services/profiles/profile-sessions.ts";
 import { CreateSessionInput } from "../services/sessions/session-input.ts";
 import { createSession } from "../services/sessions/create-session.ts";
 import type { Cluster } from "./cluster.ts";
-import { markPlaced } from "./placement.ts";
-import { internalHeaders } from "./internal-auth.ts";
+import { markPlaced } from "../services/sessions/placement.ts";
+import { internalHeaders } from "../peers/internal-auth.ts";
 
 /**
  * `/internal/v1/…`: what nodes ask each other. Every call must carry a valid node signature
- * (internal-auth.ts); nothing here accepts an API key, a connect token or a sign-in, and nothing
+ * (peers/internal-auth.ts); nothing here accepts an API key, a connect token or a sign-in, and nothing
  * here is in the route table or the OpenAPI document. Answers are JSON `{ok: true, …}` or
  * `{ok: false, problem}` with status 200, so the caller can tell a refusal from a transport failure.
  */
@@ -91,7 +91,7 @@ export function internalRouter(deps: AppDeps, cluster: Cluster): express.Router 
   // Request and answer are sealed (a proxy password one way, connect tokens the other).
   router.post("/sessions", async (req: Request, res: Response) => {
     // Acknowledged at once (102): the caller gives up on a node that stays silent past its bound
-    // (VESSEL_PLACEMENT_TIMEOUT_MS, peers.ts), while a browser's launch here may take longer.
+    // (VESSEL_PLACEMENT_TIMEOUT_MS, peers/peer-calls.ts), while a browser's launch here may take longer.
     res.writeProcessing();
     const path = `${internalPrefix}/sessions`;
     const answer = (value: Record<string, unknown>) => res.json({ sealed: cluster.sealJson(`answer:${path}`, value) });

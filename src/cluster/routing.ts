@@ -12,7 +12,7 @@ import type { UpgradeHandler } from "../upgrade.ts";
 import { closeReason } from "../browser/close-codes.ts";
 import { forwardRequest, forwardUpgrade, refuse, type OwnerCheck } from "./forward.ts";
 import type { RelayedConnection } from "./relayed-connection.ts";
-import { internalHeaders, type InternalAuth } from "./internal-auth.ts";
+import { internalHeaders, type InternalAuth } from "../peers/internal-auth.ts";
 
 /** The session a request is for, read from it without checking anything (the owner checks). */
 export type SessionOf = (req: IncomingMessage, url: URL) => string | undefined;

@@ -7,9 +7,9 @@ import type { AppDeps } from "../kernel/context.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { nodeOfSession } from "../services/nodes/nodes.ts";
-import type { InternalAuth } from "./internal-auth.ts";
-import type { PayloadSeal } from "./payload-seal.ts";
-import { callPeer, problemFromPeer } from "./peers.ts";
+import type { InternalAuth } from "../peers/internal-auth.ts";
+import type { PayloadSeal } from "../peers/payload-seal.ts";
+import { callPeer, problemFromPeer } from "../peers/peer-calls.ts";
 
 const INTERNAL_CALL_TIMEOUT_MS = 5_000;
 /** A capture reads every cookie and storage area of the browser over there. */

@@ -13,7 +13,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
  *
  * The budget counts the time spent waiting on the database, not launching a browser: the create
  * restarts it after each browser step ({@link restartDatabaseBudget}). It ends with the call
- * ({@link withDatabaseBudget} marks it spent-and-done): timers and background work started inside
+ * (its `end()` marks it spent-and-done, {@link enterDatabaseBudget}): timers and background work started inside
  * the call inherit the async context, and must not inherit a budget long past.
  */
 interface Budget {
@@ -24,20 +24,34 @@ interface Budget {
 
 const current = new AsyncLocalStorage<Budget>();
 
+/** A budget entered by {@link enterDatabaseBudget}; `end` marks it spent-and-done. */
+export interface EnteredBudget {
+  end(): void;
+}
+
+const joined: EnteredBudget = { end: () => {} };
+
 /**
- * Runs `fn` with every database wait it makes bounded by `ms` (see {@link restartDatabaseBudget}).
- * Inside a budget already running (the transport started it, so authentication shares it), `fn`
- * joins that one.
+ * Bounds every database wait of the rest of the calling async function (and of what it awaits) by
+ * `ms`, until `end()` (call it in a `finally`). Inside a budget already running (the transport
+ * entered it, so authentication shares it) the call joins that one, and `end()` leaves it running.
+ *
+ * No callback: the caller goes on in its own code (a callback here would call back up into it).
+ * The price is one rule: the caller enters it only after an `await` of its own. Until its first
+ * await an async function runs in its caller's async context, and the budget would stay there
+ * after the call returned; after it, the context is the function's own, and its caller's
+ * continuation keeps the context it had (test/unit/database-budget.test.ts shows both).
  */
-export async function withDatabaseBudget<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+export function enterDatabaseBudget(ms: number): EnteredBudget {
   const outer = current.getStore();
-  if (outer && !outer.done) return fn();
+  if (outer && !outer.done) return joined;
   const budget: Budget = { ms, until: performance.now() + ms, done: false };
-  try {
-    return await current.run(budget, fn);
-  } finally {
-    budget.done = true;
-  }
+  current.enterWith(budget);
+  return {
+    end: () => {
+      budget.done = true;
+    },
+  };
 }
 
 /** Runs `fn` outside any budget (work that outlives the call: timers, background writers). */

@@ -14,6 +14,7 @@ import "./types/recording.ts";
 import "./types/session.ts";
 import "./types/session-origin.ts";
 import "./types/session-event.ts";
+import "./types/session-export.ts";
 import "./types/session-file.ts";
 import "./types/session-log.ts";
 import "./types/user.ts";

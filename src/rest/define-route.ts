@@ -28,12 +28,16 @@ export class Reply<T = unknown> {
   ) {}
 }
 
-/** A file sent as the answer (200, `application/octet-stream`, as an attachment named `name`). */
+/**
+ * A file sent as the answer (200, as an attachment named `name`): `application/octet-stream` unless
+ * the route made it (a bundle's zip); its size null when it is written as it is sent (chunked).
+ */
 export class FileReply {
   constructor(
     readonly name: string,
-    readonly size: number,
+    readonly size: number | null,
     readonly open: () => NodeJS.ReadableStream,
+    readonly contentType = "application/octet-stream",
   ) {}
 }
 

@@ -10,7 +10,7 @@ import { auditedCall, type CallAudit } from "../services/audit/audited-call.ts";
 import { AppError, validationError, type FieldError } from "../errors.ts";
 import { actingIn, type ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
-import { restartDatabaseBudget, withDatabaseBudget } from "../db/budget.ts";
+import { enterDatabaseBudget, restartDatabaseBudget } from "../db/budget.ts";
 import { textFaults } from "../kernel/text.ts";
 import { FileReply, MediaReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
 
@@ -162,8 +162,8 @@ export interface RouterOptions {
 async function sendFile(res: Response, file: FileReply): Promise<void> {
   const ascii = file.name.replace(/[^\x20-\x7e]|["\\]/g, "_") || "download";
   res.status(200);
-  res.setHeader("Content-Type", "application/octet-stream");
-  res.setHeader("Content-Length", String(file.size));
+  res.setHeader("Content-Type", file.contentType);
+  if (file.size !== null) res.setHeader("Content-Length", String(file.size));
   // RFC 8187: percent-encoded UTF-8, where ' ( ) * are not allowed bare either.
   const encoded = encodeURIComponent(file.name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   res.setHeader("Content-Disposition", `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`);
@@ -189,10 +189,16 @@ async function sendMedia(res: Response, media: MediaReply): Promise<void> {
 }
 
 /** Authenticate, limit, audit, then run the handler: the same steps, in the same order, for every route. */
-function run(route: AnyRoute, options: RouterOptions, req: Request, res: Response, body?: BodyParser): Promise<void> {
+async function run(route: AnyRoute, options: RouterOptions, req: Request, res: Response, body?: BodyParser): Promise<void> {
   const ctx = options.context(req, res);
   if (!route.databaseBudget) return steps(route, options, ctx, req, res, body);
-  return withDatabaseBudget(ctx.deps.config.cluster.placementTimeoutMs, () => steps(route, options, ctx, req, res, body));
+  await Promise.resolve(); // the budget is entered in this call's own async context (db/budget.ts)
+  const budget = enterDatabaseBudget(ctx.deps.config.cluster.placementTimeoutMs);
+  try {
+    return await steps(route, options, ctx, req, res, body);
+  } finally {
+    budget.end();
+  }
 }
 
 async function steps(route: AnyRoute, options: RouterOptions, first: ServiceContext, req: Request, res: Response, body?: BodyParser): Promise<void> {

@@ -26,6 +26,8 @@ import { SAVE_PROFILE_ACTION } from "./profiles/profile-sessions.ts";
 import { listSessionEvents, SessionEventQuery } from "./session-events/event-feed.ts";
 import { listSessionLogs, SessionLogQuery } from "./session-logs/log-reads.ts";
 import { deleteRecording, getRecording } from "./recordings/recordings.ts";
+import { getSessionBundle } from "./session-exports/bundle.ts";
+import { getSessionHar } from "./session-exports/session-har.ts";
 import { createSessionOnce } from "./sessions/create-once.ts";
 import { revokeLiveViews } from "./sessions/live-view.ts";
 import { forceStopSession, getSession, keepaliveSession, listSessions, releaseSession } from "./sessions/sessions.ts";
@@ -76,6 +78,8 @@ export const operations = catalogue({
   sessionLogs: { action: "session.logs.read", input: SessionLogQuery, run: listSessionLogs },
   sessionRecording: { action: "session.recording.read", run: getRecording },
   deleteRecording: { action: "session.recording.delete", run: deleteRecording },
+  sessionHar: { action: "session.har.read", run: getSessionHar },
+  sessionBundle: { action: "session.bundle.read", run: getSessionBundle },
   workspaceSessions: { action: "session.watch", run: followWorkspaceSessions },
   revokeLiveViews: { action: "session.live_view_revoke", run: revokeLiveViews },
   sessionDownloads: { action: "session.downloads", run: listDownloads },

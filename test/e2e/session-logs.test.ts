@@ -207,7 +207,7 @@ describe.skipIf(!hasChromium)("session logs", () => {
     expect(audited).toBeGreaterThanOrEqual(5);
   });
 
-  it("never keeps a header, a cookie or a credential query value: not in the answers, the server's log, or the database", async () => {
+  it("never keeps a credential header, a cookie or a credential query value: not in the answers, the server's log, or the database", async () => {
     const { id, browser } = await started();
     await visit(browser);
     const page = (await browser.pages()).at(-1)!;

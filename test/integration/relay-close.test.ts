@@ -3,7 +3,7 @@ import net from "node:net";
 import { describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { forwardUpgrade } from "../../src/cluster/forward.ts";
-import { InternalAuth } from "../../src/cluster/internal-auth.ts";
+import { InternalAuth } from "../../src/peers/internal-auth.ts";
 import type { RelayedConnection } from "../../src/cluster/relayed-connection.ts";
 import { eventually } from "../support/sessions.ts";
 

@@ -3,7 +3,7 @@ import net from "node:net";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { forwardUpgrade, type OwnerCheck } from "../../src/cluster/forward.ts";
-import { InternalAuth } from "../../src/cluster/internal-auth.ts";
+import { InternalAuth } from "../../src/peers/internal-auth.ts";
 
 /**
  * A relay between nodes after a stall (cluster/forward.ts): once the owner has been silent with the

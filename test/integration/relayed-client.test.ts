@@ -3,7 +3,7 @@ import net from "node:net";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forwardUpgrade } from "../../src/cluster/forward.ts";
-import { InternalAuth } from "../../src/cluster/internal-auth.ts";
+import { InternalAuth } from "../../src/peers/internal-auth.ts";
 import { bearer, seedWorkspace, startTestApp, type Seeded, type TestApp } from "../support/app.ts";
 
 /**

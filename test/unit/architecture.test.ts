@@ -89,6 +89,8 @@ describe("the house", () => {
       // A part split off the composition root (src/app-*.ts, src/deps-*.ts) is as far out of the kernel's reach as app.ts.
       write("src/app-routes.ts", `export const mounted = 1;\n`);
       write("src/kernel/mounted.ts", `import { mounted } from "../app-routes.ts";\nexport const m = mounted;\n`);
+      // Node-to-node calls sit beneath the services: placement's port may use them, never the other way round.
+      write("src/peers/call.ts", `import { s } from "../services/sessions/sessions.ts";\nexport const call = s;\n`);
       const found = await violations(tree);
       const rules = new Set(found.map((v) => v.rule.name));
       expect([...rules].sort()).toEqual([
@@ -97,6 +99,7 @@ describe("the house", () => {
         "domains-know-no-transport",
         "kernel-knows-no-domain",
         "no-circular",
+        "peers-know-no-domain",
         "transports-are-independent",
       ]);
       expect(found.map(describeViolation)).toEqual(
@@ -104,6 +107,7 @@ describe("the house", () => {
           "transports-are-independent: src/cdp-proxy/proxy.ts → src/graphql/field.ts",
           "browser-knows-no-domain: src/browser/relay.ts → src/cdp-proxy/proxy.ts",
           "domains-know-no-transport: src/kernel/mounted.ts → src/app-routes.ts",
+          "peers-know-no-domain: src/peers/call.ts → src/services/sessions/sessions.ts",
         ]),
       );
     } finally {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { INTERNAL_WINDOW_MS, InternalAuth, internalHeaders } from "../../src/cluster/internal-auth.ts";
+import { INTERNAL_WINDOW_MS, InternalAuth, internalHeaders } from "../../src/peers/internal-auth.ts";
 
 describe("node-to-node authentication", () => {
   const master = randomBytes(32);

@@ -95,7 +95,7 @@ describe("session log entries", () => {
     });
   });
 
-  it("make one network entry per request and per redirect hop, sizes and times but never headers", () => {
+  it("make one network entry per request and per redirect hop, sizes and times, credential header values masked", () => {
     const out: NetworkData[] = [];
     const n = new NetworkTracker((d) => out.push(d));
     const headers = { Authorization: "Bearer secret", Cookie: "a=b" };

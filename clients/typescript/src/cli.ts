@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { TimeoutError, Vessel, VesselApiError, VesselError } from "./index.ts";
 import { logsCommand } from "./cli-logs.ts";
 import { recordingCommand } from "./cli-recording.ts";
+import { exportCommands } from "./cli-exports.ts";
 import { extensionCommands } from "./cli-browser.ts";
 import { UsageError, type Command, type Io } from "./cli-command.ts";
 import { sessionCommands } from "./cli-sessions.ts";
@@ -24,7 +25,7 @@ const commands: Record<string, Command> = { ...sessionCommands };
 
 Object.assign(commands, { "sessions logs": logsCommand, "sessions recording": recordingCommand, mcp: mcpCommand }, extensionCommands);
 
-Object.assign(commands, profileCommands);
+Object.assign(commands, profileCommands, exportCommands);
 
 const help = (): string => helpOf(commands);
 

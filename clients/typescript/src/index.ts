@@ -8,13 +8,14 @@ import { sessionLogs, type SessionLogEntry, type SessionLogsOptions } from "./se
 import { Extensions } from "./extensions.ts";
 import { deleteRecording, recordingBytes, recordingStream, recordingToFile, type DownloadRecordingOptions } from "./recordings.ts";
 import { listSessionFiles, uploadSessionFile, type SessionFile } from "./session-files.ts";
+import { downloadBundle, sessionHar, type BundleDownload, type DownloadBundleOptions, type Har } from "./session-exports.ts";
 
 export * from "./errors.ts";
 /** Checks a webhook delivery's signature and timestamp (Standard Webhooks) and answers its event. */
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type VerifyWebhookOptions } from "./webhooks.ts";
 /** The pager: every item of a cursor-paginated list, page after page, as the caller iterates. */
 export { allPages } from "./pages.ts";
-export type { SessionLogEntry, SessionLogsOptions, DownloadRecordingOptions };
+export type { SessionLogEntry, SessionLogsOptions, DownloadRecordingOptions, DownloadBundleOptions, Har };
 
 export type Session = components["schemas"]["Session"];
 export type SessionEvent = components["schemas"]["SessionEvent"];
@@ -234,6 +235,10 @@ export class Sessions {
     return deleteRecording(this.vessel.api, (attempt) => this.vessel.call(attempt), id);
   }
 
+  /** The session's network log as HAR 1.2 (credential header and query values `[redacted]`). */
+  har = (id: string): Promise<Har> => sessionHar(this.vessel.api, (attempt) => this.vessel.call(attempt), id);
+  /** The session's evidence bundle (zip: session, events, logs, HAR, video), waiting while its video is written: its bytes, or written to `to` (its size). */
+  bundle: BundleDownload = (id: string, options: DownloadBundleOptions = {}) => downloadBundle(this.vessel, id, options) as never;
   /** One read of the session's events (with `wait`, a long poll of up to 30 s). */
   events(id: string, query: { after?: string; types?: string[]; limit?: number; wait?: number } = {}) {
     const { types, ...rest } = query;

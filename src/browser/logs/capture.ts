@@ -2,6 +2,7 @@ import { CdpClient } from "../cdp/pipe/client.ts";
 import type { CdpPipe } from "../cdp/pipe/pipe.ts";
 import { consoleText, entryUrl, pageError, sourceOf, type CallFrame, type ExceptionDetails, type RemoteObject } from "./format.ts";
 import { NetworkTracker, type NetworkData } from "./network.ts";
+import { timingsOf } from "./network-detail.ts";
 import { PolicyRefusals } from "./policy-refusals.ts";
 import type { EgressRefusal } from "../egress/shared.ts";
 
@@ -14,8 +15,9 @@ import type { EgressRefusal } from "../egress/shared.ts";
  *
  * - `console`: level, text (≤ 8 KiB), where it was called, the page's URL;
  * - `page_error`: an uncaught error: message, stack (≤ 8 KiB), where, the page's URL;
- * - `navigation`: a frame committed a URL (or moved within its document);
- * - `network`: one per finished or failed request (network.ts): never a header, never a body.
+ * - `navigation`: a frame committed a URL (or moved within its document), with its document's `loader_id`;
+ * - `network`: one per finished or failed request (network.ts): headers with credential values
+ *   masked and the phases of its time (network-detail.ts), never a body.
  *
  * URLs and texts have credential query values masked (redaction.ts).
  */
@@ -65,6 +67,14 @@ export class SessionLogCapture {
       started_at: new Date().toISOString(),
       duration_ms: 0,
       from_cache: false,
+      loader_id: null,
+      frame_id: null,
+      redirect_url: null,
+      http_version: null,
+      server_ip: null,
+      request_headers: [],
+      response_headers: [],
+      timings: timingsOf(undefined, 0, 0),
       ...failure,
       page_url: null,
     }),
@@ -79,9 +89,10 @@ export class SessionLogCapture {
     cdp.on("Target.detachedFromTarget", (p: { sessionId: string }) => this.#detached(p.sessionId));
     cdp.on("Runtime.consoleAPICalled", (p: { type: string; args: RemoteObject[]; stackTrace?: { callFrames: CallFrame[] } }, sid) => this.#console(p, sid));
     cdp.on("Runtime.exceptionThrown", (p: { exceptionDetails: ExceptionDetails }, sid) => this.#exception(p.exceptionDetails, sid));
-    cdp.on("Page.frameNavigated", (p: { frame: { id: string; parentId?: string; url: string; urlFragment?: string } }, sid) => {
+    cdp.on("Page.frameNavigated", (p: { frame: { id: string; parentId?: string; url: string; urlFragment?: string; loaderId?: string } }, sid) => {
       const target = sid ? this.#targets.get(sid) : undefined;
-      this.#navigated(sid, p.frame.id, p.frame.url + (p.frame.urlFragment ?? ""), !p.frame.parentId && target?.type !== "iframe", false);
+      const mainFrame = !p.frame.parentId && target?.type !== "iframe";
+      this.#navigated(sid, p.frame.id, p.frame.url + (p.frame.urlFragment ?? ""), mainFrame, false, p.frame.loaderId);
     });
     cdp.on("Page.navigatedWithinDocument", (p: { frameId: string; url: string }, sid) => {
       const target = sid ? this.#targets.get(sid) : undefined;
@@ -187,9 +198,15 @@ export class SessionLogCapture {
     this.#emit("page_error", { ...pageError(d), page_url: this.#pageUrl(target) });
   }
 
-  #navigated(sid: string | undefined, frameId: string, url: string, mainFrame: boolean, sameDocument: boolean): void {
+  #navigated(sid: string | undefined, frameId: string, url: string, mainFrame: boolean, sameDocument: boolean, loaderId?: string): void {
     const target = sid ? this.#targets.get(sid) : undefined;
     if (target && mainFrame && target.type === "page") target.url = url;
-    this.#emit("navigation", { url: entryUrl(url), frame_id: frameId, main_frame: mainFrame, same_document: sameDocument });
+    this.#emit("navigation", {
+      url: entryUrl(url),
+      frame_id: frameId,
+      main_frame: mainFrame,
+      same_document: sameDocument,
+      ...(loaderId ? { loader_id: loaderId } : {}),
+    });
   }
 }

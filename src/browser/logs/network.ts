@@ -1,10 +1,12 @@
 import { entryUrl } from "./format.ts";
 import type { PolicyFailure } from "./policy-refusals.ts";
+import { entryHeaders, serverAddress, timingsOf, type HeaderPair, type ResourceTiming, type Timings } from "./network-detail.ts";
 
 /**
  * One target's network requests, from Chromium's Network events to one `network` entry per request
- * (per hop of a redirect), when it finished or failed. What is kept between the events is the few
- * fields the entry needs: never a header, never a body (a request body only counts its bytes).
+ * (per hop of a redirect), when it finished or failed. What is kept between the events is the
+ * fields the entry needs: never a body (a request body only counts its bytes); headers with
+ * credential values masked and the phases of its time (network-detail.ts), so a HAR can be built.
  */
 
 interface Request {
@@ -19,11 +21,28 @@ interface Request {
   statusText: string | null;
   mimeType: string | null;
   fromCache: boolean;
+  loaderId: string | null;
+  frameId: string | null;
+  requestHeaders: HeaderPair[];
+  responseHeaders: HeaderPair[];
+  timing: ResourceTiming | undefined;
+  protocol: string | null;
+  remote: string | null;
+  redirectUrl: string | null;
 }
 
 interface RequestParams {
   requestId: string;
-  request: { url: string; method: string; postData?: string; hasPostData?: boolean; postDataEntries?: Array<{ bytes?: string }> };
+  loaderId?: string;
+  frameId?: string;
+  request: {
+    url: string;
+    method: string;
+    headers?: Record<string, string>;
+    postData?: string;
+    hasPostData?: boolean;
+    postDataEntries?: Array<{ bytes?: string }>;
+  };
   type?: string;
   timestamp: number;
   wallTime: number;
@@ -39,6 +58,10 @@ interface ResponseParams {
     fromServiceWorker?: boolean;
     fromPrefetchCache?: boolean;
     encodedDataLength?: number;
+    headers?: Record<string, string>;
+    timing?: ResourceTiming;
+    protocol?: string;
+    remoteIPAddress?: string;
   };
 }
 
@@ -62,6 +85,16 @@ export interface NetworkData {
   rule?: string;
   rule_list?: "allow" | "deny";
   policy?: string;
+  /** The document (Chromium's loader) the request belongs to: a page of the HAR is a main frame's document. */
+  loader_id: string | null;
+  frame_id: string | null;
+  /** Where a redirect hop sent the browser next. */
+  redirect_url: string | null;
+  http_version: string | null;
+  server_ip: string | null;
+  request_headers: HeaderPair[];
+  response_headers: HeaderPair[];
+  timings: Timings;
 }
 
 function bodyBytes(request: RequestParams["request"]): number | null {
@@ -100,6 +133,7 @@ export class NetworkTracker {
   willBeSent(p: RequestParams): void {
     const earlier = this.#pending.get(p.requestId);
     if (earlier && p.redirectResponse) {
+      earlier.redirectUrl = entryUrl(p.request.url);
       this.#took(earlier, p.redirectResponse);
       this.#end(p.requestId, earlier, p.timestamp, p.redirectResponse.encodedDataLength ?? null, null);
     }
@@ -115,6 +149,14 @@ export class NetworkTracker {
       statusText: null,
       mimeType: null,
       fromCache: false,
+      loaderId: p.loaderId ?? null,
+      frameId: p.frameId ?? null,
+      requestHeaders: entryHeaders(p.request.headers),
+      responseHeaders: [],
+      timing: undefined,
+      protocol: null,
+      remote: null,
+      redirectUrl: null,
     });
   }
 
@@ -148,11 +190,16 @@ export class NetworkTracker {
     r.status = response.status;
     r.statusText = response.statusText || null;
     r.mimeType = response.mimeType || null;
+    r.responseHeaders = entryHeaders(response.headers);
+    r.timing = response.timing;
+    r.protocol = response.protocol || null;
+    r.remote = serverAddress(response.remoteIPAddress);
     if (response.fromDiskCache || response.fromPrefetchCache || response.fromServiceWorker) r.fromCache = true;
   }
 
   #end(id: string, r: Request, timestamp: number, responseBytes: number | null, failure: string | null, policy?: PolicyFailure): void {
     this.#pending.delete(id);
+    const duration = Math.max(0, ms(timestamp - r.start));
     this.emit({
       method: r.method,
       url: entryUrl(r.url),
@@ -163,10 +210,18 @@ export class NetworkTracker {
       response_bytes: responseBytes,
       request_bytes: r.requestBytes,
       started_at: new Date(r.startedAt).toISOString(),
-      duration_ms: Math.max(0, ms(timestamp - r.start)),
+      duration_ms: duration,
       failure,
       from_cache: r.fromCache,
       ...(policy ? { rule: policy.rule, rule_list: policy.rule_list, policy: policy.policy } : {}),
+      loader_id: r.loaderId,
+      frame_id: r.frameId,
+      redirect_url: r.redirectUrl,
+      http_version: r.protocol,
+      server_ip: r.remote,
+      request_headers: r.requestHeaders,
+      response_headers: r.responseHeaders,
+      timings: timingsOf(r.timing, r.start, duration),
     });
   }
 }

@@ -5,6 +5,7 @@ import { extensionRoutes } from "./extensions.ts";
 import { healthRoutes } from "./health.ts";
 import { profileRoutes } from "./profiles.ts";
 import { recordingRoutes } from "./recordings.ts";
+import { sessionExportRoutes } from "./session-exports.ts";
 import { sessionRoutes } from "./sessions.ts";
 import { sessionLogRoutes } from "./session-logs.ts";
 import { webhookRoutes } from "./webhooks.ts";
@@ -17,6 +18,7 @@ export const routes: readonly AnyRoute[] = [
   ...sessionRoutes,
   ...sessionLogRoutes,
   ...recordingRoutes,
+  ...sessionExportRoutes,
   ...downloadRoutes,
   ...sessionFileRoutes,
   ...extensionRoutes,

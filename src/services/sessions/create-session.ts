@@ -1,6 +1,6 @@
 // Starting a session: its browser, the row, its first event, the audit entry and the stored answer.
 import { createHmac } from "node:crypto";
-import { databaseBudgetLeft, outsideDatabaseBudget, restartDatabaseBudget, withDatabaseBudget } from "../../db/budget.ts";
+import { databaseBudgetLeft, enterDatabaseBudget, outsideDatabaseBudget, restartDatabaseBudget } from "../../db/budget.ts";
 import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { ulid } from "../../ids.ts";
 import type { BrowserLease } from "../../browser/pool/types.ts";
@@ -9,7 +9,7 @@ import type { Prisma, Session } from "../../generated/prisma/client.ts";
 import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspaceWithCap } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { fingerprint, idempotent, type ClaimAnswer, type Idempotent, type StoreAnswer } from "../../kernel/idempotency.ts";
+import { fingerprint, KeyClaim, type Idempotent } from "../../kernel/idempotency.ts";
 import {
   anySlow,
   applyLeased,
@@ -28,6 +28,7 @@ import { executeStatement, queryStatement } from "../../kernel/support.ts";
 import { addresses } from "./sessions.ts";
 import { maxSessionSeconds, defaultIdleSeconds, type CreateSessionInput } from "./session-input.ts";
 import { optionsColumn } from "./session-options.ts";
+import { placeCreate } from "./placement.ts";
 
 /**
  * The request as the idempotency record fingerprints it: a proxy password is replaced by a keyed
@@ -79,13 +80,17 @@ interface Prepared {
  * answers 503 with Retry-After within the budget, not after the driver's 5–7 s, and the client's
  * retry (same Idempotency-Key) reaches a node that can serve it.
  */
-export function createSession(ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string): Promise<Idempotent<SessionView>> {
-  return withDatabaseBudget(ctx.deps.config.cluster.placementTimeoutMs, () =>
-    startSession(ctx, input, idempotencyKey).catch((err: unknown) => {
-      if (databaseBudgetLeft() === 0 && isDatabaseUnavailable(err)) throw outOfBudget(ctx);
-      throw err;
-    }),
-  );
+export async function createSession(ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string): Promise<Idempotent<SessionView>> {
+  await Promise.resolve(); // the budget is entered in this call's own async context, not its caller's (db/budget.ts)
+  const budget = enterDatabaseBudget(ctx.deps.config.cluster.placementTimeoutMs);
+  try {
+    return await startSession(ctx, input, idempotencyKey);
+  } catch (err) {
+    if (databaseBudgetLeft() === 0 && isDatabaseUnavailable(err)) throw outOfBudget(ctx);
+    throw err;
+  } finally {
+    budget.end();
+  }
 }
 
 function outOfBudget(ctx: ServiceContext): AppError {
@@ -99,11 +104,22 @@ function outOfBudget(ctx: ServiceContext): AppError {
   );
 }
 
+/**
+ * Where the create runs is decided once (placement.ts): on a peer when this node should not take it
+ * (full, draining, another region's); else here, and on a peer after all when this node filled up
+ * meanwhile.
+ */
 async function startSession(ctx: ServiceContext, input: CreateSessionInput, idempotencyKey: string): Promise<Idempotent<SessionView>> {
   const checked = await checkCreate(ctx, input);
-  // Full, draining, or another region's: a node that can run it does (src/cluster/placement.ts), decided there, once.
-  const here = () => startHere(planSession(ctx, input, checked), idempotencyKey);
-  return ctx.deps.cluster ? ctx.deps.cluster.placeCreate(ctx, input, idempotencyKey, here) : here();
+  const placed = await placeCreate(ctx, input, idempotencyKey);
+  if (placed) return placed;
+  try {
+    return await startHere(planSession(ctx, input, checked), idempotencyKey);
+  } catch (failure) {
+    const elsewhere = await placeCreate(ctx, input, idempotencyKey, { failure });
+    if (elsewhere) return elsewhere;
+    throw failure;
+  }
 }
 
 /** The acting workspace and its cap, the region, and each browser feature's own check: refused before anything is taken. */
@@ -160,38 +176,47 @@ function planSession(ctx: ServiceContext, input: CreateSessionInput, checked: Aw
   return { ctx, input, workspaceId, cap, room: cap === null ? null : roomFor(workspaceId, cap), id, now, expiresAt, urls, session, features };
 }
 
-/** This node runs the create: at most once per key (24 hours); a replay is answered what the first call was. */
-function startHere(plan: Plan, idempotencyKey: string): Promise<Idempotent<SessionView>> {
+/**
+ * This node runs the create: at most once per key (24 hours); a replay is answered what the first
+ * call was. With a warm spare and no slow feature (extensions), the key is taken by the row's own
+ * statement; otherwise (a launch to wait for, a full node, extensions, the key taken already) by a
+ * statement of its own first, so a replay never waits for, or is refused, a browser.
+ */
+async function startHere(plan: Plan, idempotencyKey: string): Promise<Idempotent<SessionView>> {
   const { ctx, input, workspaceId, cap, room, id } = plan;
-  const key = { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
+  const call = new KeyClaim(ctx, { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) });
   const db = ctx.deps.db;
-  // With a warm spare and no slow feature (extensions), the key is taken by the row's own statement;
-  // otherwise (a launch to wait for, a full node, extensions) by a statement of its own, so a replay
-  // never waits for, or is refused, a browser.
-  const fromSpare = anySlow(plan.features)
-    ? undefined
-    : async (claim: ClaimAnswer) => {
-        const p = await start(plan, {
-          take: async () => ctx.deps.browsers.acquireSpare(id),
-          answer: (outcome, when) => ({ claim: claim(outcome, when) }),
-          // Not taken: the key was taken already, or (capped) there was no room; the two-statement way tells which.
-          record: async (sql) => (await queryStatement<{ taken: boolean }>(db, sql))[0]?.taken === true,
-        });
-        return p?.view ?? null;
-      };
-  const claimedKey = async (storeAnswer: StoreAnswer) => {
+  const turn = anySlow(plan.features) ? undefined : await call.oneStatementTurn();
+  if (turn) {
+    try {
+      const p = await start(plan, {
+        take: async () => ctx.deps.browsers.acquireSpare(id),
+        answer: (outcome, when) => ({ claim: call.claimAnswer(outcome, when) }),
+        // Not taken: the key was taken already, or (capped) there was no room; the two-statement way tells which.
+        record: async (sql) => (await queryStatement<{ taken: boolean }>(db, sql))[0]?.taken === true,
+      });
+      if (p) return { replayed: false, result: p.view };
+    } finally {
+      turn.end();
+    }
+  }
+  const claim = await call.claim();
+  if (claim.replayed) return claim;
+  try {
     // A workspace plainly at its cap is refused before a browser is taken (or launched).
     if (cap !== null && (await plainlyFull(ctx, workspaceId, cap))) throw workspaceFull(cap);
     const p = await start(plan, {
       take: () => ctx.deps.browsers.acquire(id),
-      answer: (outcome, when) => ({ also: storeAnswer(outcome, when) }),
+      answer: (outcome, when) => ({ also: call.storeAnswer(outcome, when) }),
       // Capped: nothing was written when another create took the last slot meanwhile.
       record: async (sql) => (await executeStatement(db, sql)) > 0 || room === null,
     });
     if (!p) throw workspaceFull(cap!);
-    return { result: p.view, ...p.answer, stored: true };
-  };
-  return idempotent(ctx, key, claimedKey, fromSpare);
+    return { replayed: false, result: p.view };
+  } catch (err) {
+    await call.abandon();
+    throw err;
+  }
 }
 
 /** How one start takes its browser and records itself: the two ways differ only in these. */

@@ -1,24 +1,24 @@
 import type { ProfileDocument } from "../../browser/profiles/format.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import type { Idempotent } from "../../kernel/idempotency.ts";
-import type { CreateSessionInput } from "./session-input.ts";
-import type { SessionView } from "./session-view.ts";
+import type { PeerAddress } from "../../peers/peer-calls.ts";
+import type { PlacedCreateReply } from "../../peers/placed-create.ts";
+
+/** A placed create's call to the peer that runs it (src/peers/placed-create.ts makes it). */
+export interface PeerCreates {
+  /** Throws PeerUnreached (src/peers/peer-calls.ts) when the peer gave no word in time. */
+  sendCreate(node: PeerAddress, request: unknown, deadlines: { ackMs: number; answerMs: number }): Promise<PlacedCreateReply>;
+}
 
 /** What the services ask of the cluster: a session's browser may run on any node. */
 export interface ClusterHooks {
+  /** Several nodes may share the database (PostgreSQL): a create may be placed on another (placement.ts). */
+  readonly multiNode: boolean;
   /** True from SIGTERM on: this node takes no new sessions. */
   readonly draining: boolean;
-  /**
-   * Runs a create where it should run, decided once: on another node when this one should not (full,
-   * draining, another region); else `here`, and on another node after `here` failed for lack of
-   * capacity. The workspace a dashboard user named travels in `ctx.workspace`.
-   */
-  placeCreate(
-    ctx: ServiceContext,
-    input: CreateSessionInput,
-    idempotencyKey: string,
-    here: () => Promise<Idempotent<SessionView>>,
-  ): Promise<Idempotent<SessionView>>;
+  /** This node's lease ran out and has not been renewed since: it serves no session. */
+  readonly fenced: boolean;
+  /** The call that runs a create on the peer placement chose. */
+  readonly peers: PeerCreates;
   /** A session's end was recorded: the node that runs its browser closes it (and its sockets). */
   sessionEnded(sessionId: string, message: string): void;
   /** Activity without a socket (keepalive): the node that runs the session restarts its idle countdown. */

@@ -1,7 +1,8 @@
 """What a session leaves besides its events: its log entries, its recording, the files uploaded into it.
 
 The TypeScript client's session-logs.ts, recordings.ts and session-files.ts, reached through
-``vessel.sessions`` (``logs``, ``download_recording``, ``delete_recording``, ``upload_file``, ``files``).
+``vessel.sessions`` (``logs``, ``download_recording``, ``delete_recording``, ``upload_file``, ``files``,
+``har``, ``bundle``).
 """
 
 from __future__ import annotations
@@ -42,24 +43,39 @@ def session_logs(
             return
 
 
-def recording(http: Transport, path: str, session_id: str, wait_seconds: float, sink: BinaryIO | None) -> bytes:
-    """The MP4, waiting while it is still being made (409 ``recording-not-ready``) as its ``Retry-After`` says."""
+def _when_ready(http: Transport, url: str, what: str, wait_seconds: float, sink: BinaryIO | None) -> bytes:
+    """GET ``url``, waiting while the session's video is still being made (409 ``recording-not-ready``) as its ``Retry-After`` says."""
     until = time.monotonic() + wait_seconds
     while True:
         try:
-            return http.call("GET", f"{path}/recording", timeout=600, sink=sink).body
+            return http.call("GET", url, timeout=600, sink=sink).body
         except VesselApiError as refused:
             if refused.slug != "recording-not-ready":
                 raise
             delay = min(10.0, max(1.0, refused.retry_after or 2.0))
             if time.monotonic() + delay > until:
-                raise VesselTimeoutError(f"The recording of session {session_id} was not ready within {wait_seconds:g} s.") from None
+                raise VesselTimeoutError(f"The {what} was not ready within {wait_seconds:g} s.") from None
             time.sleep(delay)
+
+
+def recording(http: Transport, path: str, session_id: str, wait_seconds: float, sink: BinaryIO | None) -> bytes:
+    """The MP4, waiting while it is still being made (409 ``recording-not-ready``) as its ``Retry-After`` says."""
+    return _when_ready(http, f"{path}/recording", f"recording of session {session_id}", wait_seconds, sink)
 
 
 def recording_to_file(http: Transport, path: str, session_id: str, wait_seconds: float, to: str | os.PathLike[str]) -> int:
     with open(to, "wb") as sink:
         recording(http, path, session_id, wait_seconds, sink)
+        return sink.tell()
+
+
+def bundle(http: Transport, path: str, session_id: str, wait_seconds: float, to: str | os.PathLike[str] | None) -> bytes | int:
+    """The evidence bundle (zip), waiting while the session's video is written: its bytes, or written to ``to`` (its size)."""
+    what = f"bundle of session {session_id} (its recording is being written)"
+    if to is None:
+        return _when_ready(http, f"{path}/bundle", what, wait_seconds, None)
+    with open(to, "wb") as sink:
+        _when_ready(http, f"{path}/bundle", what, wait_seconds, sink)
         return sink.tell()
 
 

@@ -12,7 +12,7 @@ from urllib.parse import quote
 from ._http import Transport
 from ._models import CreateSessionOptions, Download, Session, SessionEvent, SessionFile, SessionLogEntry, SessionStatus
 from ._pages import Page, all_pages
-from .session_data import recording, recording_to_file, session_files, session_logs, upload_file
+from .session_data import bundle, recording, recording_to_file, session_files, session_logs, upload_file
 from .errors import VesselError, VesselTimeoutError
 
 _LIVE = ("PENDING", "RUNNING", "REQUEST_RELEASE")
@@ -138,6 +138,21 @@ class Sessions:
     def delete_recording(self, session_id: str) -> None:
         """Deletes the session's recording and its key (``NotFoundError`` when there is none)."""
         self._http.call("DELETE", f"/v1/sessions/{_path_id(session_id)}/recording")
+
+    def har(self, session_id: str) -> dict[str, Any]:
+        """The session's network log as HAR 1.2 (a dict): credential header and query values are ``[redacted]``."""
+        result: dict[str, Any] = self._http.json("GET", f"/v1/sessions/{_path_id(session_id)}/har", timeout=120)
+        return result
+
+    @overload
+    def bundle(self, session_id: str, *, wait_seconds: float = 120) -> bytes: ...
+    @overload
+    def bundle(self, session_id: str, *, to: str | os.PathLike[str], wait_seconds: float = 120) -> int: ...
+    def bundle(self, session_id: str, *, to: str | os.PathLike[str] | None = None, wait_seconds: float = 120) -> bytes | int:
+        """The session's evidence bundle (zip: session.json, events.json, logs.ndjson, session.har, recording.mp4),
+        waiting while its video is written (``wait_seconds``; then ``VesselTimeoutError``): its bytes, or written to ``to`` (its size).
+        """
+        return bundle(self._http, f"/v1/sessions/{_path_id(session_id)}", session_id, wait_seconds, to)
 
     def upload_file(self, session_id: str, data: bytes, name: str) -> SessionFile:
         """Puts a file into the running session's folder; give its ``path`` to Playwright's ``set_input_files``."""

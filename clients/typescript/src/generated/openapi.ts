@@ -176,6 +176,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/har": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a session's network log as HAR
+         * @description HAR 1.2, built from the session's logs (so only for sessions whose logs are captured, within `VESSEL_LOGS_RETENTION_DAYS`): a page per document its tabs' main frames committed, an entry per request and per hop of a redirect (`redirectURL`), with status, timings (blocked, dns, connect, ssl, send, wait, receive), sizes, mime type and headers. Header names are kept; the values of credential headers (`Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, …) and credential query values are `[redacted]`, by the same rule as the logs; bodies are never kept. A failed request has status 0 and `response._failure`. Audited (`session.har.read`).
+         */
+        get: operations["sessionHar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a session's evidence bundle (zip)
+         * @description One zip of what Vessel keeps of the session, written as it is sent: `session.json` (the session as `GET /v1/sessions/{id}` shows it, without its URLs), `events.json` (its events, oldest first), `logs.ndjson` (its log entries, one JSON object a line), `session.har` (as `GET /v1/sessions/{id}/har`) and `recording.mp4` when it has a video. 409 `recording-not-ready` with `Retry-After` while its recording is still being written; a failed, deleted or expired recording is left out. Audited (`session.bundle.read`).
+         */
+        get: operations["sessionBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/downloads": {
         parameters: {
             query?: never;
@@ -736,6 +776,65 @@ export interface components {
         };
         ExtensionList: {
             items: components["schemas"]["Extension"][];
+        };
+        /** @description HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): its `log` with `pages` and `entries`. */
+        Har: {
+            log: {
+                /** @constant */
+                version: "1.2";
+                creator: {
+                    name: string;
+                    version: string;
+                };
+                pages: ({
+                    id: string;
+                    startedDateTime: string;
+                    title: string;
+                    pageTimings: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                })[];
+                entries: ({
+                    pageref?: string;
+                    startedDateTime: string;
+                    time: number;
+                    request: {
+                        method: string;
+                        url: string;
+                        headers: {
+                            name: string;
+                            value: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    response: {
+                        status: number;
+                        headers: {
+                            name: string;
+                            value: string;
+                        }[];
+                        redirectURL: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    timings: {
+                        send: number;
+                        wait: number;
+                        receive: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         Health: {
             /**
@@ -2242,6 +2341,193 @@ export interface operations {
             };
             /** @description `not-found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sessionHar: {
+        parameters: {
+            query?: {
+                /** @description Dashboard users may name the session's workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Har"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sessionBundle: {
+        parameters: {
+            query?: {
+                /** @description Dashboard users may name the session's workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `recording-not-ready`: Recording not ready */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,7 +7,7 @@ import {
   SessionEventsDocument,
   SessionEventsFeedDocument,
 } from "@gql/graphql.ts";
-import { ApiError, asApiError, request } from "../lib/api.ts";
+import { type ApiError, asApiError, request } from "../lib/api.ts";
 import { formatDateTime, formatDuration, formatTime } from "../lib/format.ts";
 import { useMutation, useNow, useQuery, useTitle } from "../lib/hooks.ts";
 import { subscribe } from "../lib/live.ts";
@@ -19,6 +19,7 @@ import { ConfirmDialog } from "../components/dialogs.tsx";
 import { DownloadsCard } from "./session-downloads.tsx";
 import { FilesCard } from "./session-files.tsx";
 import { SessionInspector } from "./session-inspector.tsx";
+import { ExportLinks } from "./session-exports.tsx";
 import { LiveViewCard } from "./session-live-view.tsx";
 import { SaveProfileDialog } from "./SaveProfileDialog.tsx";
 import { type TimelineEvent, finalTypes } from "./session-timeline.ts";
@@ -163,6 +164,7 @@ export function SessionPage({ id }: { id: string }) {
         </div>
         <div className="page-actions">
           <CopyButton text={s.id} label="Copy id" size="md" />
+          <ExportLinks sessionId={s.id} live={live} recorded={s.recording} />
           {running ? <Button onClick={() => setConfirm("save")}>Save as profile</Button> : null}
           {live && ws.canAdmin ? (
             <Button variant="danger" onClick={() => setConfirm("stop")}>

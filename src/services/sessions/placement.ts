@@ -1,34 +1,35 @@
-// Placement: a create that should not run on this node (full, draining, another region) runs on a
-// peer with room, through an authenticated, sealed internal call (internal-api.ts answers it).
-import type { AppDeps, ServiceContext } from "../kernel/context.ts";
-import { restartDatabaseBudget } from "../db/budget.ts";
-import { AppError } from "../errors.ts";
-import { knownProblem } from "../kernel/problems.ts";
-import type { Idempotent } from "../kernel/idempotency.ts";
-import type { Logger } from "../logger.ts";
-import { clusterCapacity, placementCandidates, regionHasNodes, type NodeInfo } from "../services/nodes/nodes.ts";
-import type { CreateSessionInput } from "../services/sessions/session-input.ts";
-import { reviveSessionView, type SessionView } from "../services/sessions/session-view.ts";
-import { PeerUnreached, postWithAck, problemFromPeer } from "./peers.ts";
-import type { InternalAuth } from "./internal-auth.ts";
-import type { PayloadSeal } from "./payload-seal.ts";
+// Placement: where a create runs, decided in the sessions domain. A create that should not run on
+// this node (full, draining, another region) runs on a peer with room, read from the node registry
+// (services/nodes); only the call to that peer goes through a port (ClusterHooks.peers, ports.ts),
+// made beneath the services (src/peers/placed-create.ts) and answered by cluster/internal-api.ts.
+import { restartDatabaseBudget } from "../../db/budget.ts";
+import { AppError } from "../../errors.ts";
+import type { ServiceContext } from "../../kernel/context.ts";
+import type { Idempotent } from "../../kernel/idempotency.ts";
+import { knownProblem } from "../../kernel/problems.ts";
+import { PeerUnreached, problemFromPeer } from "../../peers/peer-calls.ts";
+import { clusterCapacity, placementCandidates, regionHasNodes, type NodeInfo } from "../nodes/nodes.ts";
+import type { ClusterHooks } from "./ports.ts";
+import type { CreateSessionInput } from "./session-input.ts";
+import { reviveSessionView, type SessionView } from "./session-view.ts";
 
-/** What placement needs of the node it runs on (cluster.ts). */
-export interface PlacementSite {
-  multiNode: boolean;
-  draining: boolean;
-  /** This node lost its lease (lease.ts): it cannot vouch for anything the database says. */
-  fenced: boolean;
-  nodeTimeoutSeconds: number;
-  /** Only nodes heard from within their lease are asked: an older one may have fenced itself. */
-  leaseSeconds: number;
-  /** How long a create may spend reaching the database and another node before it is answered (VESSEL_PLACEMENT_TIMEOUT_MS). */
-  boundMs: number;
-  deps: AppDeps;
-  log: Logger;
-  auth: InternalAuth;
-  seal: PayloadSeal;
+/** What placement reads of this node at each look: it may start draining, or fence itself, while the create runs here. */
+function siteOf(ctx: ServiceContext, cluster: ClusterHooks) {
+  const { nodeTimeoutSeconds, leaseSeconds, placementTimeoutMs } = ctx.deps.config.cluster;
+  return {
+    draining: cluster.draining,
+    /** This node lost its lease (lease.ts): it cannot vouch for anything the database says. */
+    fenced: cluster.fenced,
+    nodeTimeoutSeconds,
+    /** Only nodes heard from within their lease are asked: an older one may have fenced itself. */
+    leaseSeconds,
+    /** How long a create may spend reaching the database and another node before it is answered (VESSEL_PLACEMENT_TIMEOUT_MS). */
+    boundMs: placementTimeoutMs,
+    deps: ctx.deps,
+    peers: cluster.peers,
+  };
 }
+type PlacementSite = ReturnType<typeof siteOf>;
 
 /** A placed create may have to launch a browser and restore a profile over there (once it acknowledged the call). */
 const PLACEMENT_TIMEOUT_MS = 45_000;
@@ -82,37 +83,21 @@ function reviveOutcome(outcome: Idempotent<SessionView>): Idempotent<SessionView
 }
 
 /**
- * Where a create runs, decided in this one place: on a peer when this node should not take it (full,
- * draining, another region); else here (`here`), and, when that fails for lack of room, on a peer
- * that has it. A peer's answer is the create's.
+ * Where a create runs, decided in this one place: on a peer when this node should not take it
+ * (full, draining, another region), and then the peer's answer is the create's; undefined: it runs
+ * here. The caller asks again with the `failure` of a create that ran here: when this node filled up
+ * meanwhile, a peer with room runs it (or the 503 counts the cluster's browsers); undefined: the
+ * failure stands as it is.
  */
-export async function runPlaced(
-  site: () => PlacementSite,
-  ctx: ServiceContext,
-  input: CreateSessionInput,
-  idempotencyKey: string,
-  here: () => Promise<Idempotent<SessionView>>,
-): Promise<Idempotent<SessionView>> {
-  const placed = await placeCreate(site(), ctx, input, idempotencyKey);
-  if (placed) return placed;
-  try {
-    return await here();
-  } catch (failure) {
-    // This node filled up meanwhile: another one may still have room.
-    const elsewhere = await placeCreate(site(), ctx, input, idempotencyKey, { failure });
-    if (elsewhere) return elsewhere;
-    throw failure;
-  }
-}
-
-async function placeCreate(
-  site: PlacementSite,
+export async function placeCreate(
   ctx: ServiceContext,
   input: CreateSessionInput,
   idempotencyKey: string,
   opts: { failure?: unknown } = {},
 ): Promise<Idempotent<SessionView> | undefined> {
-  if (!site.multiNode) return undefined;
+  const cluster = ctx.deps.cluster;
+  if (!cluster?.multiNode) return undefined;
+  const site = siteOf(ctx, cluster);
   const { failure } = opts;
   const until = performance.now() + site.boundMs;
   if (site.fenced) {
@@ -158,7 +143,7 @@ async function placeCreate(
     } catch (err) {
       if (!(err instanceof TryElsewhere)) throw err;
       last = err.error;
-      site.log.info({ node: node.id, reason: err.error.detail }, "a peer could not take a placed session; trying the next");
+      ctx.log.info({ node: node.id, reason: err.error.detail }, "a peer could not take a placed session; trying the next");
     }
   }
   askedPeers.add(ctx);
@@ -183,33 +168,24 @@ async function createOn(
   idempotencyKey: string,
   until: number,
 ): Promise<Idempotent<SessionView>> {
-  const path = "/internal/v1/sessions";
-  // Sealed both ways: the request may carry a proxy password, the answer carries connect tokens.
-  const body = JSON.stringify({
-    sealed: site.seal.sealJson(path, {
-      principal: ctx.principal,
-      requestId: ctx.requestId,
-      clientRequestId: ctx.clientRequestId ?? null,
-      ip: ctx.ip,
-      audit: ctx.audit ? { action: ctx.audit.action, successStatus: ctx.audit.successStatus, workspaceId: ctx.audit.workspaceId ?? null } : null,
-      input,
-      idempotencyKey,
-      workspace: ctx.workspace ?? null,
-    }),
-  });
+  const request = {
+    principal: ctx.principal,
+    requestId: ctx.requestId,
+    clientRequestId: ctx.clientRequestId ?? null,
+    ip: ctx.ip,
+    audit: ctx.audit ? { action: ctx.audit.action, successStatus: ctx.audit.successStatus, workspaceId: ctx.audit.workspaceId ?? null } : null,
+    input,
+    idempotencyKey,
+    workspace: ctx.workspace ?? null,
+  };
   let answer: { ok: boolean; outcome?: Idempotent<SessionView>; auditWritten?: boolean; problem?: Record<string, unknown>; tryElsewhere?: boolean };
   try {
-    const headers = { "content-type": "application/json", ...site.auth.sign(node.id, "POST", path, body) };
-    const res = await postWithAck(`${node.internalUrl}${path}`, headers, body, {
-      ackMs: Math.max(1, until - performance.now()),
-      answerMs: PLACEMENT_TIMEOUT_MS,
-    });
-    const raw = res.json as { sealed?: string; problem?: unknown };
-    if (res.status !== 200 || typeof raw.sealed !== "string") {
-      ctx.log.error({ node: node.id, status: res.status, problem: raw.problem ?? raw }, "a peer refused a placed create");
-      answer = { ok: false, problem: raw.problem as Record<string, unknown> | undefined };
+    const reply = await site.peers.sendCreate(node, request, { ackMs: Math.max(1, until - performance.now()), answerMs: PLACEMENT_TIMEOUT_MS });
+    if (!reply.ok) {
+      ctx.log.error({ node: node.id, status: reply.status, problem: reply.problem ?? reply.body }, "a peer refused a placed create");
+      answer = { ok: false, problem: reply.problem as Record<string, unknown> | undefined };
     } else {
-      answer = site.seal.openJson(`answer:${path}`, raw.sealed) as typeof answer;
+      answer = reply.answer as typeof answer;
     }
   } catch (err) {
     if (err instanceof PeerUnreached && err.stage === "connect")

@@ -2,11 +2,16 @@
 import http from "node:http";
 import https from "node:https";
 import { AppError, isProblemSlug } from "../errors.ts";
-import type { NodeInfo } from "../services/nodes/nodes.ts";
 import type { InternalAuth } from "./internal-auth.ts";
 
+/** Where a peer node is: its id (the calls are signed for it) and its internal URL. */
+export interface PeerAddress {
+  id: string;
+  internalUrl: string;
+}
+
 /** An authenticated JSON call to a peer (POST `path` with `payload`); its JSON answer. */
-export async function callPeer(auth: InternalAuth, node: NodeInfo, path: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+export async function callPeer(auth: InternalAuth, node: PeerAddress, path: string, payload: unknown, timeoutMs: number): Promise<unknown> {
   const body = JSON.stringify(payload);
   const res = await fetch(`${node.internalUrl}${path}`, {
     method: "POST",
