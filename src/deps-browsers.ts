@@ -20,7 +20,9 @@ function egressFor(config: Config, events: EventRecorder) {
   return {
     policy: new EgressPolicy(parseAllowlist(config.browser.egressAllow)),
     onRefused: (route: EgressRoute, refusal: EgressRefusal) => {
-      if (route.sessionId) events.later(route.sessionId, "egress.refused", { host: refusal.host, port: refusal.port, reason: refusal.reason });
+      if (!route.sessionId) return;
+      const rule = refusal.rule ? { rule: refusal.rule.rule, rule_list: refusal.rule.list, policy: refusal.rule.scope } : {};
+      events.later(route.sessionId, "egress.refused", { host: refusal.host, port: refusal.port, reason: refusal.reason, ...rule });
     },
   };
 }

@@ -30,6 +30,7 @@ import { Cluster } from "./cluster/cluster.ts";
 import { Metrics } from "./metrics.ts";
 import { registerNode } from "./services/nodes/nodes.ts";
 import { WebhookDispatcher } from "./services/webhooks/webhook-dispatcher.ts";
+import { networkPolicyChanged, networkPolicyChanges } from "./services/network-policy/network-policy.ts";
 
 export interface DepsOptions {
   /** The clock (tests move it, for example past a sunset date). */
@@ -192,6 +193,8 @@ export async function createDeps(
   onEnd = endFromRuntime(deps);
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
+  // A workspace's network rules changed (on any node): the sessions of it this node runs take them.
+  const stopPolicyChanges = pubsub.subscribe(networkPolicyChanges, (workspaceId) => networkPolicyChanged(deps, workspaceId));
   // An extension deleted (on any node): this node's prepared copy of it goes too.
   const stopExtensionDrops = pubsub.subscribe(
     extensionDeletions,
@@ -223,6 +226,7 @@ export async function createDeps(
       await browsers.stop();
       stopRevocations();
       stopExtensionDrops();
+      stopPolicyChanges();
       await events.flush();
       stopWebhookQueue();
       await webhooks.stop();

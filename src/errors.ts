@@ -165,6 +165,13 @@ export const problemTypes = {
       "This node's browsers run without the jail (`VESSEL_BROWSER_JAIL=off`, or `auto` on a host without working user namespaces), so " +
       "the CDP policy would be an extension's only fence. Extensions are neither stored nor loaded there. Run browsers jailed.",
   },
+  "invalid-network-rule": {
+    status: 422,
+    title: "Invalid network rule",
+    description:
+      "A network rule (`network_policy.allow` or `.deny`) is not a host name, host pattern (`*.example.com`), IP address or CIDR with an " +
+      "optional `:port` (an IPv6 address with a port in brackets: `[2001:db8::1]:443`). The `rule`, `list` and `index` members name it. Nothing was changed.",
+  },
   "idempotency-key-reused": {
     status: 422,
     title: "Idempotency-Key reused",

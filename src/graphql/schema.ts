@@ -19,6 +19,7 @@ import "./types/session-file.ts";
 import "./types/session-log.ts";
 import "./types/user.ts";
 import "./types/webhook.ts";
+import "./types/network-policy.ts";
 import "./types/workspace.ts";
 
 /**

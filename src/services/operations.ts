@@ -43,6 +43,8 @@ import { exchangeSignIn, requestSignIn } from "./sign-ins/sign-in.ts";
 import { getMe } from "./sign-ins/users.ts";
 import { createWorkspaceAsAdmin, listMyWorkspaces } from "./workspaces/workspaces.ts";
 import { claimWorkspace } from "./workspaces/workspace-claims.ts";
+import { getNetworkPolicy, setNetworkPolicy } from "./network-policy/network-policy.ts";
+import { NetworkPolicyInput } from "./network-policy/network-policy-input.ts";
 
 export const operations = catalogue({
   health: { action: "health.get", run: getHealth },
@@ -58,6 +60,8 @@ export const operations = catalogue({
   workspaces: { action: "workspace.list", run: listMyWorkspaces },
   createWorkspace: { action: "workspace.create", run: createWorkspaceAsAdmin },
   claimWorkspace: { action: "workspace.claim", run: claimWorkspace },
+  networkPolicy: { action: "workspace.network_policy_read", run: getNetworkPolicy },
+  setNetworkPolicy: { action: "workspace.network_policy_update", input: NetworkPolicyInput, run: setNetworkPolicy },
   members: { action: "member.list", run: listMembers },
   changeMemberRole: { action: "member.change_role", run: changeMemberRole },
   removeMember: { action: "member.remove", run: removeMember },

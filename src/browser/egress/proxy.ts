@@ -3,6 +3,7 @@ import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import { ownServer } from "./own-listeners.ts";
+import { judgeByRules } from "./rules.ts";
 import { readSocksRequest, socksReply } from "./socks5.ts";
 import { type EgressRefusal, type EgressRoute, type EgressListener, type EgressOptions, defaultResolve, Refused, parseAuthority, endToEnd } from "./shared.ts";
 
@@ -20,8 +21,32 @@ import { type EgressRefusal, type EgressRoute, type EgressListener, type EgressO
 export async function openEgressListener(options: EgressOptions): Promise<EgressListener> {
   const resolve = options.resolve ?? defaultResolve;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-  const route: EgressRoute = {};
   const sockets = new Set<Duplex>();
+  /** Where each open connection to a destination leads (the address judged), so a change of rules can end those they now refuse. */
+  const destinations = new WeakMap<net.Socket, { host: string; port: number; address: string }>();
+  /** Open tunnels: the destination's socket and the browser's end of it. */
+  const tunnels = new Map<net.Socket, Duplex>();
+  let rules: EgressRoute["rules"];
+  const route: EgressRoute = {};
+  // New rules apply to new connections and, at once, to the tunnels already open: Chromium keeps
+  // them alive and would reach a destination the rules now refuse through one opened before.
+  Object.defineProperty(route, "rules", {
+    enumerable: true,
+    get: () => rules,
+    set: (next: EgressRoute["rules"]) => {
+      rules = next;
+      if (next && next.length > 0) for (const [upstream, client] of tunnels) rejudge(upstream, client, next);
+    },
+  });
+  const rejudge = (upstream: net.Socket, client: Duplex, layers: NonNullable<EgressRoute["rules"]>) => {
+    const to = destinations.get(upstream);
+    if (!to) return;
+    const judged = judgeByRules(layers, to.host, to.port, [to.address]);
+    if (Array.isArray(judged)) return;
+    refuse(new Refused({ host: to.host, port: to.port, reason: "blocked-by-policy", rule: judged }), to.host, to.port);
+    upstream.destroy();
+    client.destroy();
+  };
 
   const pickAddress = async (host: string, port: number, reasonIfBlocked: EgressRefusal["reason"]): Promise<string> => {
     const literal = net.isIP(host) ? [host] : null;
@@ -35,7 +60,12 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
     // A name the allow-list names may lead anywhere but to this node itself.
     const usable = addresses.filter((a) => (byName ? !options.policy.reachesNode(a, port) : options.policy.destinationAllowed(a, port)));
     if (usable.length === 0) throw new Refused({ host, port, reason: addresses.length === 0 ? "unresolvable" : reasonIfBlocked });
-    return usable[0]!;
+    // The session's own rules only narrow what the node allows (the upstream proxy is the node's business alone).
+    const rules = reasonIfBlocked === "blocked-address" ? route.rules : undefined;
+    if (!rules || rules.length === 0) return usable[0]!;
+    const judged = judgeByRules(rules, host, port, usable);
+    if (!Array.isArray(judged)) throw new Refused({ host, port, reason: "blocked-by-policy", rule: judged });
+    return judged[0]!;
   };
 
   const dial = (host: string, port: number): Promise<net.Socket> =>
@@ -52,6 +82,12 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
   /** A TCP stream to host:port after the policy check, through the upstream proxy when the route has one. */
   const open = async (host: string, port: number): Promise<net.Socket> => {
     const address = await pickAddress(host, port, "blocked-address");
+    const socket = await connectTo(host, port, address);
+    destinations.set(socket, { host, port, address });
+    return socket;
+  };
+
+  const connectTo = async (host: string, port: number, address: string): Promise<net.Socket> => {
     const upstream = route.upstream;
     if (!upstream) return dial(address, port);
     const u = new URL(upstream.server);
@@ -91,8 +127,10 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
 
   const refuse = (err: unknown, host: string, port: number): EgressRefusal => {
     const refusal = err instanceof Refused ? err.refusal : { host, port, reason: "upstream-failed" as const };
-    if (err instanceof Refused) options.onRefused?.({ ...route }, refusal);
-    else options.log.debug({ err, sessionId: route.sessionId }, "egress: connection failed");
+    if (err instanceof Refused) {
+      options.onRefused?.({ ...route }, refusal);
+      route.watch?.(refusal);
+    } else options.log.debug({ err, sessionId: route.sessionId }, "egress: connection failed");
     return refusal;
   };
 
@@ -148,7 +186,11 @@ export async function openEgressListener(options: EgressOptions): Promise<Egress
    */
   const splice = (client: Duplex, upstream: net.Socket, head: Buffer) => {
     sockets.add(upstream);
-    upstream.once("close", () => sockets.delete(upstream));
+    tunnels.set(upstream, client);
+    upstream.once("close", () => {
+      sockets.delete(upstream);
+      tunnels.delete(upstream);
+    });
     upstream.setNoDelay(true);
     if (head.length > 0) upstream.write(head);
     upstream.pipe(client);

@@ -1,10 +1,11 @@
 // What the egress listener (proxy.ts) works with: its options, routes and refusals, and the
 // HTTP proxying details (authorities, hop-by-hop headers, upstream proxy requests).
 import dns from "node:dns/promises";
-import http from "node:http";
+import type http from "node:http";
 import { commaList } from "../../comma-list.ts";
 import type { Logger } from "../../logger.ts";
 import type { EgressPolicy } from "./policy.ts";
+import type { RuleLayer, RuleRefusal } from "./rules.ts";
 
 /** A customer's own proxy that a session's traffic leaves through (after our policy has judged it). */
 export interface UpstreamProxy {
@@ -17,13 +18,22 @@ export interface UpstreamProxy {
 export interface EgressRefusal {
   host: string;
   port: number;
-  reason: "blocked-address" | "unresolvable" | "bad-request" | "upstream-blocked" | "upstream-failed";
+  reason: "blocked-address" | "blocked-by-policy" | "unresolvable" | "bad-request" | "upstream-blocked" | "upstream-failed";
+  /** With `blocked-by-policy`: which of the route's rules refused it. */
+  rule?: RuleRefusal;
 }
 
-/** Which session the browser behind a listener serves now, and its upstream proxy if any. */
+/** Which session the browser behind a listener serves now, its upstream proxy and network rules if any. */
 export interface EgressRoute {
   sessionId?: string;
   upstream?: UpstreamProxy;
+  /**
+   * Rules narrower than the node's policy (rules.ts), every layer passed in turn. Replaced as a whole
+   * (never changed in place) when they change, so a connection being judged sees one set or the other.
+   */
+  rules?: readonly RuleLayer[];
+  /** Told of every refusal on this browser's listener (its session log capture), for as long as the browser lives. */
+  watch?: (refusal: EgressRefusal) => void;
 }
 
 export interface EgressListener {

@@ -2,6 +2,9 @@ import { CdpClient } from "../cdp/pipe/client.ts";
 import type { CdpPipe } from "../cdp/pipe/pipe.ts";
 import { consoleText, entryUrl, pageError, sourceOf, type CallFrame, type ExceptionDetails, type RemoteObject } from "./format.ts";
 import { NetworkTracker, type NetworkData } from "./network.ts";
+import { timingsOf } from "./network-detail.ts";
+import { PolicyRefusals } from "./policy-refusals.ts";
+import type { EgressRefusal } from "../egress/shared.ts";
 
 /**
  * What a session's pages do, read over a CDP connection of the node's own on the browser's pipe
@@ -50,6 +53,32 @@ const RELEASE_CONSOLE_MS = 1_000;
 
 export class SessionLogCapture {
   readonly #targets = new Map<string, Target>();
+  /** Connections the session's network rules refused: their requests are logged as `blocked-by-policy`. */
+  readonly #refusals = new PolicyRefusals(({ host, port, url }, failure) =>
+    this.#emit("network", {
+      method: url ? "GET" : "CONNECT",
+      url: url ? entryUrl(url) : `${host.includes(":") ? `[${host}]` : host}:${port}`,
+      resource_type: url ? "websocket" : null,
+      status: null,
+      status_text: null,
+      mime_type: null,
+      response_bytes: null,
+      request_bytes: null,
+      started_at: new Date().toISOString(),
+      duration_ms: 0,
+      from_cache: false,
+      loader_id: null,
+      frame_id: null,
+      redirect_url: null,
+      http_version: null,
+      server_ip: null,
+      request_headers: [],
+      response_headers: [],
+      timings: timingsOf(undefined, 0, 0),
+      ...failure,
+      page_url: null,
+    }),
+  );
 
   private constructor(
     private readonly cdp: CdpClient,
@@ -79,6 +108,12 @@ export class SessionLogCapture {
     network("Network.requestServedFromCache", (n, p) => n.servedFromCache(p));
     network("Network.loadingFinished", (n, p) => n.finished(p));
     network("Network.loadingFailed", (n, p) => n.failed(p));
+    cdp.on("Network.webSocketCreated", (p: { url: string }) => this.#refusals.webSocketCreated(p.url));
+  }
+
+  /** The browser's egress listener refused a connection (wired by the pool, browser/pool/pooled-browser.ts). */
+  egressRefused(refusal: EgressRefusal): void {
+    this.#refusals.refused(refusal);
   }
 
   /** Attaches to the browser: from here on, every new target waits for us before it runs. */
@@ -115,7 +150,10 @@ export class SessionLogCapture {
    * waiting for the answers, and it is resumed last, so it waits one round trip and misses nothing.
    */
   #attached(attachmentId: string, info: TargetInfo, parent: string | undefined): void {
-    const network = new NetworkTracker((data: NetworkData) => this.#emit("network", { ...data, page_url: this.#pageUrl(target) }));
+    const network = new NetworkTracker(
+      (data: NetworkData) => this.#emit("network", { ...data, page_url: this.#pageUrl(target) }),
+      (url, errorText) => this.#refusals.explain(url, errorText),
+    );
     const above = parent ? this.#targets.get(parent) : undefined;
     const target: Target = { type: info.type, targetId: info.targetId, url: info.url, page: undefined as never, network };
     target.page = info.type === "page" ? target : (above?.page ?? target);

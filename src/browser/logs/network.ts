@@ -1,4 +1,5 @@
 import { entryUrl } from "./format.ts";
+import type { PolicyFailure } from "./policy-refusals.ts";
 import { entryHeaders, serverAddress, timingsOf, type HeaderPair, type ResourceTiming, type Timings } from "./network-detail.ts";
 
 /**
@@ -80,6 +81,10 @@ export interface NetworkData {
   duration_ms: number;
   failure: string | null;
   from_cache: boolean;
+  /** With `failure: "blocked-by-policy"`: the network rule that refused it (policy-refusals.ts). */
+  rule?: string;
+  rule_list?: "allow" | "deny";
+  policy?: string;
   /** The document (Chromium's loader) the request belongs to: a page of the HAR is a main frame's document. */
   loader_id: string | null;
   frame_id: string | null;
@@ -119,7 +124,11 @@ export function egressHint(errorText: string): string {
 export class NetworkTracker {
   readonly #pending = new Map<string, Request>();
 
-  constructor(private readonly emit: (data: NetworkData) => void) {}
+  constructor(
+    private readonly emit: (data: NetworkData) => void,
+    /** Whether a failure was a refusal by the session's network rules (policy-refusals.ts). */
+    private readonly explain: (url: string, errorText: string) => PolicyFailure | null = () => null,
+  ) {}
 
   willBeSent(p: RequestParams): void {
     const earlier = this.#pending.get(p.requestId);
@@ -171,6 +180,8 @@ export class NetworkTracker {
   failed(p: { requestId: string; timestamp: number; errorText: string; canceled?: boolean; blockedReason?: string }): void {
     const r = this.#pending.get(p.requestId);
     if (!r) return;
+    const policy = p.blockedReason || p.canceled ? null : this.explain(r.url, p.errorText);
+    if (policy) return this.#end(p.requestId, r, p.timestamp, null, policy.failure, policy);
     const failure = p.blockedReason ? `${p.errorText} (blocked: ${p.blockedReason})` : p.canceled ? `${p.errorText} (canceled)` : egressHint(p.errorText);
     this.#end(p.requestId, r, p.timestamp, null, failure || "failed");
   }
@@ -186,7 +197,7 @@ export class NetworkTracker {
     if (response.fromDiskCache || response.fromPrefetchCache || response.fromServiceWorker) r.fromCache = true;
   }
 
-  #end(id: string, r: Request, timestamp: number, responseBytes: number | null, failure: string | null): void {
+  #end(id: string, r: Request, timestamp: number, responseBytes: number | null, failure: string | null, policy?: PolicyFailure): void {
     this.#pending.delete(id);
     const duration = Math.max(0, ms(timestamp - r.start));
     this.emit({
@@ -202,6 +213,7 @@ export class NetworkTracker {
       duration_ms: duration,
       failure,
       from_cache: r.fromCache,
+      ...(policy ? { rule: policy.rule, rule_list: policy.rule_list, policy: policy.policy } : {}),
       loader_id: r.loaderId,
       frame_id: r.frameId,
       redirect_url: r.redirectUrl,

@@ -46,6 +46,7 @@ export function leaseBrowser(
     if (egress) {
       egress.sessionId = undefined;
       egress.upstream = undefined;
+      egress.rules = undefined;
     }
     if (downloads) downloads.sessionId = undefined;
     if (logCapture) logCapture.sink = () => {};

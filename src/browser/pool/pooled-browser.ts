@@ -58,6 +58,8 @@ export async function launchPoolBrowser(opts: BrowserPoolOptions, log: Logger): 
         (err: unknown) => void log.warn({ err, browserId: id }, "could not attach the session log capture; a session opens its own"),
       )
     : undefined;
+  // Refusals by the session's network rules are logged with the requests they failed.
+  if (listener && capture) listener.route.watch = (refusal) => capture.egressRefused(refusal);
   const parts = { browser, ...(listener ? { listener } : {}), ...(capture ? { capture } : {}) };
   if (!downloadOptions) return parts;
   // Before the browser is offered: no client may see it without its download policy.

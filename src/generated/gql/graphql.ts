@@ -59,6 +59,8 @@ export type CreateSessionInput = {
   logs?: boolean | null | undefined;
   /** Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters. */
   metadata?: Array<MetadataEntryInput> | null | undefined;
+  /** This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`. */
+  networkPolicy?: CreateSessionNetworkPolicyInput | null | undefined;
   /** Start from a saved profile of this workspace. */
   profileId?: string | null | undefined;
   /** An upstream proxy for this session's traffic. */
@@ -85,6 +87,14 @@ export type CreateSessionInput = {
   startUrl?: string | null | undefined;
   /** Hard end, in seconds. At most the session limit (VESSEL_MAX_SESSION_SECONDS, 1800 unless the deployment or the workspace sets another, never above 86400), which is also the default. */
   timeoutSeconds?: number | null | undefined;
+};
+
+/** This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`. */
+export type CreateSessionNetworkPolicyInput = {
+  /** Destinations allowed, of those the node allows: host names (`example.com`), their subdomains (`*.example.com`), IP addresses or CIDRs (`10.1.0.0/16`), each with an optional `:port` (`[2001:db8::1]:443` for IPv6). Empty: whatever the node allows. */
+  allow?: Array<string> | null | undefined;
+  /** Destinations refused, in the same forms; deny beats allow. A CIDR is checked against the addresses a name resolves to. */
+  deny?: Array<string> | null | undefined;
 };
 
 export type DatabaseKind =
@@ -455,6 +465,22 @@ export type HealthQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type HealthQuery = { health: { status: HealthStatus, version: string, regions: Array<string>, database: { status: DependencyStatus, kind: DatabaseKind, latencyMs: number | null }, browserPool: { state: BrowserPoolState, capacity: number, inUse: number, warm: number } } };
+
+export type NetworkPolicyQueryVariables = Exact<{
+  workspace: string;
+}>;
+
+
+export type NetworkPolicyQuery = { networkPolicy: { allow: Array<string>, deny: Array<string>, updatedAt: string | null } };
+
+export type SetNetworkPolicyMutationVariables = Exact<{
+  workspace: string;
+  allow: Array<string> | string;
+  deny: Array<string> | string;
+}>;
+
+
+export type SetNetworkPolicyMutation = { setNetworkPolicy: { allow: Array<string>, deny: Array<string>, updatedAt: string | null } };
 
 export type SessionLogsQueryVariables = Exact<{
   workspace: string;
@@ -1293,6 +1319,24 @@ export const HealthDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<HealthQuery, HealthQueryVariables>;
+export const NetworkPolicyDocument = new TypedDocumentString(`
+    query NetworkPolicy($workspace: String!) {
+  networkPolicy(workspace: $workspace) {
+    allow
+    deny
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<NetworkPolicyQuery, NetworkPolicyQueryVariables>;
+export const SetNetworkPolicyDocument = new TypedDocumentString(`
+    mutation SetNetworkPolicy($workspace: String!, $allow: [String!]!, $deny: [String!]!) {
+  setNetworkPolicy(workspace: $workspace, allow: $allow, deny: $deny) {
+    allow
+    deny
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<SetNetworkPolicyMutation, SetNetworkPolicyMutationVariables>;
 export const SessionLogsDocument = new TypedDocumentString(`
     query SessionLogs($workspace: String!, $id: String!, $after: Int, $cursor: String) {
   sessionLogs(

@@ -9,6 +9,7 @@ import { sessionExportRoutes } from "./session-exports.ts";
 import { sessionRoutes } from "./sessions.ts";
 import { sessionLogRoutes } from "./session-logs.ts";
 import { webhookRoutes } from "./webhooks.ts";
+import { networkPolicyRoutes } from "./network-policy.ts";
 import type { AnyRoute } from "../define-route.ts";
 
 /** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
@@ -23,5 +24,6 @@ export const routes: readonly AnyRoute[] = [
   ...extensionRoutes,
   ...profileRoutes,
   ...webhookRoutes,
+  ...networkPolicyRoutes,
   ...dashboardRoutes,
 ];

@@ -39,8 +39,9 @@ export class SessionLogs {
     }
     SessionLogCapture.open(lease.cdp, sink).then(
       (capture) => {
-        if (running.ending) capture.close();
-        else running.capture = capture;
+        if (running.ending) return capture.close();
+        running.capture = capture;
+        if (lease.egress) lease.egress.watch = (refusal) => capture.egressRefused(refusal);
       },
       (err: unknown) => this.deps.log.warn({ err, sessionId: session.id }, "could not start capturing a session's logs"),
     );

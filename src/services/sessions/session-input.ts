@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SESSION_SECONDS_CEILING } from "../../config.ts";
 import { distinctIds } from "../../kernel/id-lists.ts";
 import { PageQuery } from "../../kernel/pagination.ts";
+import { NetworkPolicyInput } from "../network-policy/network-policy-input.ts";
 import { BrowserSettingsInput } from "./browser-settings-input.ts";
 
 // What a session's create and its list take: the inputs both transports validate with.
@@ -93,6 +94,9 @@ export const CreateSessionInput = z
       .max(2000, "must be at most 2000 characters")
       .optional()
       .describe("Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation)."),
+    network_policy: NetworkPolicyInput.optional().describe(
+      "This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`.",
+    ),
   })
   .superRefine((v, ctx) => {
     if (v.save_profile_on_release && !v.profile_id)

@@ -95,6 +95,23 @@ class SessionBrowser:
 
 
 @dataclass(frozen=True)
+class SessionNetworkPolicy:
+    """This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`."""
+
+    #: Destinations allowed, of those the node allows: host names (`example.com`), their subdomains (`*.example.com`), IP addresses or CIDRs (`10.1.0.0/16`), each with an optional `:port` (`[2001:db8::1]:443` for IPv6). Empty: whatever the node allows.
+    allow: list[str]
+    #: Destinations refused, in the same forms; deny beats allow. A CIDR is checked against the addresses a name resolves to.
+    deny: list[str]
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SessionNetworkPolicy:
+        return cls(
+            allow=data["allow"],
+            deny=data["deny"],
+        )
+
+
+@dataclass(frozen=True)
 class Session:
     """The API's Session resource."""
 
@@ -126,6 +143,8 @@ class Session:
     connect_url: str | None
     #: `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive.
     live_view_url: str | None
+    #: This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`.
+    network_policy: SessionNetworkPolicy | None = None
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Session:
@@ -147,6 +166,7 @@ class Session:
             extension_ids=data["extension_ids"],
             logs=data["logs"],
             recording=data["recording"],
+            network_policy=None if data.get("network_policy") is None else SessionNetworkPolicy.from_wire(data["network_policy"]),
             connect_url=data["connect_url"],
             live_view_url=data["live_view_url"],
         )
@@ -353,3 +373,5 @@ class CreateSessionOptions(TypedDict, total=False):
     recording: bool
     #: Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation).
     start_url: str
+    #: This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`.
+    network_policy: Mapping[str, Any]

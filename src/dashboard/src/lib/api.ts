@@ -46,6 +46,7 @@ const titles: Record<string, string> = {
   GONE: "The session has ended",
   EXTENSIONS_UNSUPPORTED: "Extensions need full Chromium",
   INVALID_EXTENSION: "Not an extension Vessel can load",
+  INVALID_NETWORK_RULE: "A network rule is not valid",
   IDEMPOTENCY_KEY_IN_USE: "Still working on it",
   INTERNAL_SERVER_ERROR: "Something went wrong",
   GRAPHQL_VALIDATION_FAILED: "The dashboard sent a request the server does not understand",

@@ -4,10 +4,20 @@ import { browserSettings } from "./browser-settings.ts";
 import { extensions } from "./extensions.ts";
 import type { BrowserFeature } from "./feature.ts";
 import { sessionLogs } from "./logs.ts";
+import { networkPolicy } from "./network-policy.ts";
 import { profile } from "./profile.ts";
 import { upstreamProxy } from "./proxy.ts";
 import { recording } from "./recording.ts";
 import { startUrl } from "./start-url.ts";
 
 /** In the order they are checked and, within a phase, applied. */
-export const browserFeatures: readonly BrowserFeature[] = [upstreamProxy, profile, extensions, browserSettings, sessionLogs, recording, startUrl];
+export const browserFeatures: readonly BrowserFeature[] = [
+  networkPolicy,
+  upstreamProxy,
+  profile,
+  extensions,
+  browserSettings,
+  sessionLogs,
+  recording,
+  startUrl,
+];
