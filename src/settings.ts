@@ -74,6 +74,20 @@ export const settings: readonly Setting[] = [
     kind: "number",
     description: "Most live sessions one workspace may hold at once, across the cluster; unset = no cap",
   },
+  {
+    key: "workspaceMaxQueued",
+    env: "VESSEL_WORKSPACE_MAX_QUEUED",
+    kind: "number",
+    description: "Most sessions one workspace may have waiting in the admission queue (`queue_timeout_seconds`); beyond it a create is 429 `queue-full`",
+    fallback: () => 100,
+  },
+  {
+    key: "maxQueued",
+    env: "VESSEL_MAX_QUEUED",
+    kind: "number",
+    description: "Most sessions waiting in the admission queue across the deployment; beyond it a create is 429 `queue-full`",
+    fallback: () => 1000,
+  },
   { key: "database.url", env: "DATABASE_URL", kind: "string", description: "PostgreSQL URL; unset = embedded PGlite in the data folder" },
   {
     key: "database.dataDir",

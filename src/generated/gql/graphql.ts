@@ -59,6 +59,8 @@ export type CreateSessionInput = {
   logs?: boolean | null | undefined;
   /** Your own labels: at most 16 keys ([a-z0-9_.-]{1,64}) to strings of at most 512 characters. */
   metadata?: Array<MetadataEntryInput> | null | undefined;
+  /** Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest. */
+  priority?: number | null | undefined;
   /** Start from a saved profile of this workspace. */
   profileId?: string | null | undefined;
   /** An upstream proxy for this session's traffic. */
@@ -75,6 +77,8 @@ export type CreateSessionInput = {
   proxyServer?: string | null | undefined;
   /** @deprecated Use `proxy.username`. */
   proxyUsername?: string | null | undefined;
+  /** With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most 3600): the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429). */
+  queueTimeoutSeconds?: number | null | undefined;
   /** Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
   recording?: boolean | null | undefined;
   /** A region this deployment serves (GET /v1/health lists them). */
@@ -103,6 +107,7 @@ export type EndReason =
   | 'IDLE_TIMEOUT'
   | 'LAUNCH_FAILED'
   | 'NODE_SHUTDOWN'
+  | 'QUEUE_TIMEOUT'
   | 'TIMEOUT';
 
 /** What navigator.geolocation reports (the permission is granted). */
@@ -174,13 +179,16 @@ export type SessionEventType =
   | 'RECORDING_FAILED'
   | 'RECORDING_READY'
   | 'SESSION_FAILED'
+  | 'SESSION_QUEUED'
   | 'SESSION_RELEASED'
   | 'SESSION_RUNNING'
+  | 'SESSION_STARTED'
   | 'SESSION_TIMED_OUT';
 
 export type SessionStatus =
   | 'FAILED'
   | 'PENDING'
+  | 'QUEUED'
   | 'RELEASED'
   | 'REQUEST_RELEASE'
   | 'RUNNING'

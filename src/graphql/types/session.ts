@@ -15,10 +15,20 @@ import { recordingOf } from "../../services/recordings/recordings.ts";
 import { RecordingInfoRef } from "./recording.ts";
 
 const SessionStatus = builder.enumType("SessionStatus", {
-  values: ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"] as const,
+  values: ["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"] as const,
 });
 const EndReason = builder.enumType("EndReason", {
-  values: ["CLIENT_RELEASE", "FORCE_STOP", "TIMEOUT", "IDLE_TIMEOUT", "BROWSER_CRASH", "NODE_SHUTDOWN", "LAUNCH_FAILED", "API_KEY_REVOKED"] as const,
+  values: [
+    "CLIENT_RELEASE",
+    "FORCE_STOP",
+    "TIMEOUT",
+    "IDLE_TIMEOUT",
+    "BROWSER_CRASH",
+    "NODE_SHUTDOWN",
+    "LAUNCH_FAILED",
+    "API_KEY_REVOKED",
+    "QUEUE_TIMEOUT",
+  ] as const,
 });
 
 export const SessionType = builder.objectRef<SessionView>("Session").implement({
@@ -63,6 +73,11 @@ export const SessionType = builder.objectRef<SessionView>("Session").implement({
     }),
     // Declared create options without a column of their own, as given (derived: no edit per option).
     ...storedOptionFields(t),
+    queuePosition: t.int({
+      nullable: true,
+      description: "While QUEUED: its place in the admission queue's fair order (1 = next to start); else null.",
+      resolve: (v) => v.queuePosition ?? null,
+    }),
     connectUrl: t.string({ nullable: true, resolve: (v) => v.connectUrl }),
     liveViewUrl: t.string({ nullable: true, resolve: (v) => v.liveViewUrl }),
   }),

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { closeCodeForEnd } from "../../browser/close-codes.ts";
 import type { EndCause } from "../../browser/runtime/runtime.ts";
 import { AppError } from "../../errors.ts";
@@ -7,14 +7,15 @@ import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspace, requirePrincipal } from "../../kernel/authz.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
 import { paginate, type Page } from "../../kernel/pagination.ts";
-import { SessionListQuery, type CreateSessionInput } from "./session-input.ts";
+import type { SessionListQuery, CreateSessionInput } from "./session-input.ts";
 import { saveProfileOnRelease } from "../profiles/profile-sessions.ts";
 import { newEvent, publishSessionChange, type NewEvent, type SessionEventType } from "../session-events/session-events.ts";
 import { endSessionStatement, releaseSessionStatement } from "./session-start.ts";
-import { type SessionView } from "./session-view.ts";
+import type { SessionView } from "./session-view.ts";
 import { prismaOf, queryStatement } from "../../kernel/support.ts";
+import { queuePositions } from "./queue/queue-sql.ts";
 
-const live: SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
+const live: SessionStatus[] = ["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE"];
 
 /** Live-view tokens live about 5 minutes (spec 5.3). */
 export const liveViewTokenSeconds = 300;
@@ -69,7 +70,9 @@ export async function addresses(
 }
 
 export async function getSession(ctx: ServiceContext, id: string): Promise<SessionView> {
-  return view(ctx, await findInWorkspace(ctx, id), true);
+  const session = await findInWorkspace(ctx, id);
+  if (session.status === "QUEUED") return { ...(await view(ctx, session, false)), queuePosition: (await queuePositions(ctx.deps.db, [id])).get(id) ?? null };
+  return view(ctx, session, true);
 }
 
 /**
@@ -227,6 +230,7 @@ const endWords: Record<string, string> = {
   NODE_SHUTDOWN: "its server shut down",
   LAUNCH_FAILED: "its browser could not start",
   API_KEY_REVOKED: "the API key that started it was revoked",
+  QUEUE_TIMEOUT: "it waited in the queue past its queue_timeout_seconds",
 };
 
 /** What a live viewer reads when the session ends under it. */

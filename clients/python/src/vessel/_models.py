@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Sequence, TypedDict
 
-SessionStatus = Literal["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]
-SessionEndReason = Literal["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"]
+SessionStatus = Literal["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]
+SessionEndReason = Literal["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked", "queue_timeout"]
 DownloadState = Literal["in_progress", "completed", "canceled", "refused"]
 
 
@@ -122,10 +122,16 @@ class Session:
     logs: bool
     #: Whether the session's screen is recorded (GET …/recording once it ends).
     recording: bool
+    #: While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise and in lists.
+    queue_position: int | None
     #: `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING.
     connect_url: str | None
     #: `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive.
     live_view_url: str | None
+    #: With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most 3600): the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429).
+    queue_timeout_seconds: int | None = None
+    #: Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest.
+    priority: int | None = None
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Session:
@@ -147,6 +153,9 @@ class Session:
             extension_ids=data["extension_ids"],
             logs=data["logs"],
             recording=data["recording"],
+            queue_timeout_seconds=data.get("queue_timeout_seconds"),
+            priority=data.get("priority"),
+            queue_position=data["queue_position"],
             connect_url=data["connect_url"],
             live_view_url=data["live_view_url"],
         )
@@ -353,3 +362,7 @@ class CreateSessionOptions(TypedDict, total=False):
     recording: bool
     #: Open this address in the session's first tab as it starts (not waited for; the egress policy judges it like any navigation).
     start_url: str
+    #: With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most 3600): the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429).
+    queue_timeout_seconds: int
+    #: Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest.
+    priority: int
