@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { QueueTimeoutError, Vessel } from "@vessel/client";
+import { runCli } from "@vessel/client/cli";
 import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, seedWorkspace, type Seeded, type TestApp, startTestApp } from "../support/app.ts";
@@ -112,5 +114,40 @@ describe.skipIf(!hasChromium)("the admission queue on one node, capacity 2", () 
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(/vessel_queue_wait_seconds_count 1/);
     for (const r of [running[1]!, third]) await release(t.url, ws.key, r.body.id);
+  });
+
+  it("the TS client's create(…, {queueTimeout}) returns once RUNNING, or rejects with a QueueTimeoutError; the CLI takes --queue-timeout", async () => {
+    await eventually(
+      () => Promise.resolve(t.app.deps.browsers.report().inUse),
+      (n) => n === 0,
+    );
+    const vessel = new Vessel({ apiKey: ws.key, baseUrl: t.url });
+    const held = [await vessel.sessions.create({ region: "us-east1" }), await vessel.sessions.create({ region: "us-east1" })];
+    const waiting = vessel.sessions.create({ region: "us-east1", queueTimeout: 30 });
+    await eventually(
+      () => t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id, status: "QUEUED" } }),
+      (n) => n === 1,
+    );
+    await vessel.sessions.release(held[0]!.id);
+    const started = await waiting;
+    expect(started).toMatchObject({ status: "RUNNING", queue_timeout_seconds: 30 });
+    expect(started.connect_url).toMatch(/^ws:/);
+
+    const timedOut = await vessel.sessions.create({ region: "us-east1", queueTimeout: 1 }).catch((err: unknown) => err);
+    expect(timedOut).toBeInstanceOf(QueueTimeoutError);
+    expect((timedOut as QueueTimeoutError).session).toMatchObject({ status: "TIMED_OUT", end_reason: "queue_timeout" });
+
+    // The CLI: queued, then timed out, said as an error (exit code non-zero).
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(["sessions", "create", "--region", "us-east1", "--queue-timeout", "1", "--json"], {
+      env: { VESSEL_API_KEY: ws.key, VESSEL_BASE_URL: t.url },
+      interactive: false,
+      out: (s: string) => out.push(s),
+      err: (s: string) => err.push(s),
+    });
+    expect(code).not.toBe(0);
+    expect(err.join("")).toMatch(/queue/);
+    for (const s of [held[1]!, started]) await vessel.sessions.release(s.id);
   });
 });
