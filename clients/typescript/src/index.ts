@@ -58,11 +58,7 @@ type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head
 export type CreateSessionOptions = { [K in keyof CreateSessionBody as K extends string ? Camel<K> : K]: CreateSessionBody[K] } & {
   /** How long to wait for a session that is not RUNNING yet (default 60 s), besides any time it waits in the queue. */
   waitSeconds?: number;
-  /**
-   * Seconds to wait in the server's admission queue when no browser is free (sent as
-   * `queue_timeout_seconds`, 0–3600): `create` resolves once the session is RUNNING, or rejects with a
-   * QueueTimeoutError when it ended waiting (`queue_timeout`).
-   */
+  /** Seconds to wait in the server's queue when no browser is free (`queue_timeout_seconds`); past it, a QueueTimeoutError. */
   queueTimeout?: number;
 };
 
@@ -178,8 +174,7 @@ export class Sessions {
     const body = createSessionBody(options);
     const session = await this.vessel.call(() => this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }));
     if (session.status === "RUNNING") return session;
-    const queued = body.queue_timeout_seconds ?? 0;
-    return this.waitUntilRunning(session.id, ((options.waitSeconds ?? 60) + queued) * 1000);
+    return this.waitUntilRunning(session.id, ((options.waitSeconds ?? 60) + (body.queue_timeout_seconds ?? 0)) * 1000);
   }
 
   private async waitUntilRunning(id: string, ms: number): Promise<Session> {
@@ -187,8 +182,7 @@ export class Sessions {
     for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
       const session = await this.get(id);
       if (session.status === "RUNNING") return session;
-      if (session.end_reason === "queue_timeout")
-        throw new QueueTimeoutError(`Session ${id} waited in the queue past its queue timeout without a browser freeing.`, session);
+      if (session.end_reason === "queue_timeout") throw new QueueTimeoutError(`Session ${id} waited in the queue past its timeout.`, session);
       if (!live.includes(session.status)) throw new VesselError(`Session ${id} ended (${session.status}) before it was running.`);
       if (Date.now() + delay > until) throw new TimeoutError(`Session ${id} was not running after ${Math.round(ms / 1000)} s.`);
       await sleep(delay);
