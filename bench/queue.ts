@@ -31,7 +31,11 @@ async function create(base: string, key: string, queued: boolean): Promise<{ id:
   return (await res.json()) as { id: string; status: string };
 }
 const release = (base: string, key: string, id: string) =>
-  fetch(`${base}/v1/sessions/${id}`, { method: "PATCH", headers: { ...bearer(key), "content-type": "application/json" }, body: '{"status":"REQUEST_RELEASE"}' });
+  fetch(`${base}/v1/sessions/${id}`, {
+    method: "PATCH",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    body: '{"status":"REQUEST_RELEASE"}',
+  });
 
 /** Resolves with the next `session.started` written on any of these nodes. */
 function nextStarted(apps: TestApp[]): Promise<string> {
@@ -75,7 +79,8 @@ async function releaseToStart(label: string, apps: TestApp[], releaseVia: TestAp
       `without a queue (release, then a create on that node at once; it waits for the slot and launches too): p50 ${f(median(floor), 0)} ms ` +
       `(the queue's own share: ${f(median(times) - median(floor), 0)} ms, ${f(median(times) / median(floor), 2)}×)`,
   );
-  for (const s of await prisma.session.findMany({ where: { workspaceId: ws.workspace.id, status: { in: ["RUNNING", "QUEUED"] } } })) await release(apps[0]!.url, ws.key, s.id);
+  for (const s of await prisma.session.findMany({ where: { workspaceId: ws.workspace.id, status: { in: ["RUNNING", "QUEUED"] } } }))
+    await release(apps[0]!.url, ws.key, s.id);
 }
 
 async function saturate(label: string, t: TestApp): Promise<void> {

@@ -71,7 +71,17 @@ describe.skipIf(!hasChromium)("the admission queue on one node, capacity 2", () 
 
     // Listed by status.
     const listed = (await (await fetch(`${t.url}/v1/sessions?status=QUEUED`, { headers: bearer(ws.key) })).json()) as { items: Body[] };
-    expect(listed.items.map((s) => s.id)).toEqual([third.body.id]);
+    expect(listed.items.map((s) => [s.id, s.queue_position])).toEqual([[third.body.id, 1]]);
+
+    // GraphQL shows the same place.
+    const gql = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { ...bearer(ws.key), "content-type": "application/json" },
+      body: JSON.stringify({ query: `{ sessions(status: QUEUED) { items { id status queuePosition connectUrl } } }` }),
+    });
+    expect(((await gql.json()) as { data: unknown }).data).toEqual({
+      sessions: { items: [{ id: third.body.id, status: "QUEUED", queuePosition: 1, connectUrl: null }] },
+    });
 
     const fourth = await create(t.url, ws.key, { queue_timeout_seconds: 2 });
     expect(fourth.res.status).toBe(202);

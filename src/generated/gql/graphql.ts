@@ -334,7 +334,7 @@ export type AuditLogQueryVariables = Exact<{
 
 export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, ip: string | null, requestId: string | null, clientRequestId: string | null, createdAt: string }> } };
 
-export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null };
+export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null };
 
 export type RegionsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -350,7 +350,7 @@ export type SessionsQueryVariables = Exact<{
 }>;
 
 
-export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, currentPage: { title: string, url: string } | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null }> } };
+export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, currentPage: { title: string, url: string } | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null }> } };
 
 export type SessionQueryVariables = Exact<{
   workspace: string;
@@ -358,14 +358,14 @@ export type SessionQueryVariables = Exact<{
 }>;
 
 
-export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, extensionIds: Array<string>, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null, browser: { userAgent: string | null, locale: string | null, timezone: string | null, viewport: { width: number, height: number, deviceScaleFactor: number | null, mobile: boolean | null } | null, geolocation: { latitude: number, longitude: number, accuracy: number | null } | null } | null } };
+export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, extensionIds: Array<string>, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null, browser: { userAgent: string | null, locale: string | null, timezone: string | null, viewport: { width: number, height: number, deviceScaleFactor: number | null, mobile: boolean | null } | null, geolocation: { latitude: number, longitude: number, accuracy: number | null } | null } | null } };
 
 export type WorkspaceSessionsSubscriptionVariables = Exact<{
   workspace: string;
 }>;
 
 
-export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
+export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
 
 export type CreateSessionMutationVariables = Exact<{
   workspace: string;
@@ -374,7 +374,7 @@ export type CreateSessionMutationVariables = Exact<{
 }>;
 
 
-export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
+export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
 
 export type ReleaseSessionMutationVariables = Exact<{
   workspace: string;
@@ -645,6 +645,7 @@ export const SessionFieldsFragmentDoc = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {
@@ -1002,6 +1003,7 @@ export const SessionsDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {
@@ -1040,6 +1042,7 @@ export const SessionDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {
@@ -1094,6 +1097,7 @@ export const WorkspaceSessionsDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {
@@ -1135,6 +1139,7 @@ export const CreateSessionDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {

@@ -1,4 +1,4 @@
-import type { Session } from "../../generated/prisma/client.ts";
+import type { ListedSession } from "../../services/sessions/sessions.ts";
 import type { Page } from "../../kernel/pagination.ts";
 import { CreateSessionInput, SessionListQuery } from "../../services/sessions/session-input.ts";
 import type { SessionView } from "../../services/sessions/session-view.ts";
@@ -83,9 +83,12 @@ export const SessionType = builder.objectRef<SessionView>("Session").implement({
   }),
 });
 
-const SessionPage = builder.objectRef<Page<Session>>("SessionPage").implement({
+const SessionPage = builder.objectRef<Page<ListedSession>>("SessionPage").implement({
   fields: (t) => ({
-    items: t.field({ type: [SessionType], resolve: (p) => p.items.map((session) => ({ session, connectUrl: null, liveViewUrl: null })) }),
+    items: t.field({
+      type: [SessionType],
+      resolve: (p) => p.items.map(({ queuePosition, ...session }) => ({ session, connectUrl: null, liveViewUrl: null, queuePosition })),
+    }),
     nextCursor: t.exposeString("nextCursor", { nullable: true }),
     hasMore: t.exposeBoolean("hasMore"),
   }),

@@ -94,7 +94,10 @@ export const sessionRoutes = [
     status: 200,
     response: listEnvelope(SessionDto, "SessionList"),
     problems: ["forbidden"],
-    handler: async (ctx, { query }, _http, run) => toPageDto(await run(ctx, query), (s) => toSessionDto(s, undefined, ctx.deps.runtime.viewerCount(s.id))),
+    handler: async (ctx, { query }, _http, run) =>
+      toPageDto(await run(ctx, query), (s) =>
+        toSessionDto(s, { connectUrl: null, liveViewUrl: null, queuePosition: s.queuePosition }, ctx.deps.runtime.viewerCount(s.id)),
+      ),
   }),
   defineRoute({
     method: "get",

@@ -38,11 +38,7 @@ export const SessionDto = z
     recording: z.boolean().describe("Whether the session's screen is recorded (GET …/recording once it ends)."),
     // Declared create options without a column of their own (session-options.ts), as given.
     ...StoredOptions.shape,
-    queue_position: z
-      .number()
-      .int()
-      .nullable()
-      .describe("While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise and in lists."),
+    queue_position: z.number().int().nullable().describe("While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise."),
     connect_url: z
       .string()
       .nullable()

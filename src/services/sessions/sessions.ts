@@ -79,9 +79,13 @@ export async function getSession(ctx: ServiceContext, id: string): Promise<Sessi
  * The workspace's sessions in ULID (creation) order, optionally by status. No tokens in lists.
  * `newestFirst` (the dashboard's list) reverses the order; cursors stay stable either way.
  */
-export async function listSessions(ctx: ServiceContext, q: z.output<typeof SessionListQuery>, opts: { newestFirst?: boolean } = {}): Promise<Page<Session>> {
+export async function listSessions(
+  ctx: ServiceContext,
+  q: z.output<typeof SessionListQuery>,
+  opts: { newestFirst?: boolean } = {},
+): Promise<Page<ListedSession>> {
   const workspaceId = await workspaceOf(ctx);
-  return paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
+  const page = await paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
     prismaOf(ctx).session.findMany({
       where: {
         workspaceId,
@@ -93,7 +97,15 @@ export async function listSessions(ctx: ServiceContext, q: z.output<typeof Sessi
       take: window.take,
     }),
   );
+  // Waiting sessions show their place (one read, only when the page holds any).
+  const queued = page.items.filter((s) => s.status === "QUEUED").map((s) => s.id);
+  if (queued.length === 0) return page;
+  const positions = await queuePositions(ctx.deps.db, queued);
+  return { ...page, items: page.items.map((s) => (s.status === "QUEUED" ? { ...s, queuePosition: positions.get(s.id) ?? null } : s)) };
 }
+
+/** A session as lists give it: its row, and while it waits its place in the queue. */
+export type ListedSession = Session & { queuePosition?: number | null };
 
 /** New tokens for a running session (never past its hard end); also counts as activity. */
 export async function keepaliveSession(ctx: ServiceContext, id: string): Promise<SessionView> {

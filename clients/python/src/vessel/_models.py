@@ -122,7 +122,7 @@ class Session:
     logs: bool
     #: Whether the session's screen is recorded (GET …/recording once it ends).
     recording: bool
-    #: While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise and in lists.
+    #: While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise.
     queue_position: int | None
     #: `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING.
     connect_url: str | None

@@ -834,7 +834,7 @@ export interface components {
             queue_timeout_seconds?: number;
             /** @description Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest. */
             priority?: number;
-            /** @description While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise and in lists. */
+            /** @description While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise. */
             queue_position: number | null;
             /** @description `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING. */
             connect_url: string | null;
