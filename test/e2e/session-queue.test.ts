@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { QueueTimeoutError, Vessel } from "@vessel/client";
 import { runCli } from "@vessel/client/cli";
 import puppeteer from "puppeteer-core";
@@ -159,5 +161,31 @@ describe.skipIf(!hasChromium)("the admission queue on one node, capacity 2", () 
     expect(code).not.toBe(0);
     expect(err.join("")).toMatch(/queue/);
     for (const s of [held[1]!, started]) await vessel.sessions.release(s.id);
+  });
+
+  it("MCP create_session waits in the queue and answers once the session runs", async () => {
+    await eventually(
+      () => Promise.resolve(t.app.deps.browsers.report().inUse),
+      (n) => n === 0,
+    );
+    const held = [(await create(t.url, ws.key)).body, (await create(t.url, ws.key)).body];
+    const client = new Client({ name: "vessel-queue-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: bearer(ws.key) } });
+    await client.connect(transport);
+    try {
+      const answer = client.callTool({ name: "create_session", arguments: { queue_timeout_seconds: 30 } });
+      await eventually(
+        () => t.app.deps.db.prisma.session.count({ where: { workspaceId: ws.workspace.id, status: "QUEUED" } }),
+        (n) => n === 1,
+      );
+      await release(t.url, ws.key, held[0]!.id);
+      const result = (await answer) as { structuredContent?: { id: string; status: string } };
+      expect(result.structuredContent).toMatchObject({ status: "RUNNING" });
+      await release(t.url, ws.key, result.structuredContent!.id);
+    } finally {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+      await release(t.url, ws.key, held[1]!.id);
+    }
   });
 });
