@@ -75,6 +75,10 @@ const ConfigSchema = z.object({
     .int("must be a whole number of seconds")
     .min(60, "must be at least 60 seconds")
     .max(SESSION_SECONDS_CEILING, `must be at most ${SESSION_SECONDS_CEILING} seconds (24 hours)`),
+  /** Most sessions one workspace may have waiting in the admission queue (services/sessions/queue). */
+  workspaceMaxQueued: z.coerce.number<string | number>({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1"),
+  /** Most sessions waiting in the admission queue across the deployment. */
+  maxQueued: z.coerce.number<string | number>({ error: "must be a whole number" }).int("must be a whole number").min(1, "must be at least 1"),
   database: z.object({
     url: z
       .string()

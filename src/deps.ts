@@ -27,6 +27,7 @@ import { SessionLogs } from "./services/session-logs/session-logs.ts";
 import type { AppDeps, ServiceContext, SignInLimits } from "./kernel/context.ts";
 import { endAllOnNode, endFromRuntime, endOrphans } from "./services/sessions/sessions.ts";
 import { Cluster } from "./cluster/cluster.ts";
+import { AdmissionQueue } from "./services/sessions/queue/dispatcher.ts";
 import { Metrics } from "./metrics.ts";
 import { registerNode } from "./services/nodes/nodes.ts";
 import { WebhookDispatcher } from "./services/webhooks/webhook-dispatcher.ts";
@@ -191,6 +192,8 @@ export async function createDeps(
   deps.cluster = cluster;
   peers = cluster;
   onEnd = endFromRuntime(deps);
+  const queue = new AdmissionQueue(deps);
+  if (serving) deps.queue = queue;
   // The owner closed a session's live views (on any node): drop the viewers this node holds.
   const stopRevocations = pubsub.subscribe(liveViewRevocations, (sessionId) => runtime.closeViewers(sessionId, revokedMessage));
   // A workspace's network rules changed (on any node): the sessions of it this node runs take them.
@@ -201,6 +204,7 @@ export async function createDeps(
     (id) => void extensions.drop(id).catch((err: unknown) => log.warn({ err, extension: id }, "a deleted extension's prepared copy was not removed")),
   );
   if (serving && (options.startBrowsers ?? true)) {
+    await queue.recover();
     const ended = await endOrphans(deps);
     const cleaned = await browsers.start();
     await recordings.start(deps);
@@ -208,6 +212,7 @@ export async function createDeps(
     if (ended > 0 || cleaned.orphansKilled > 0) log.warn({ sessions: ended, ...cleaned }, "ended what a previous run of this node left behind");
     // Only now does the node tell its peers it has room (and start watching its browsers).
     await cluster.start();
+    queue.start();
     webhooks.start();
   }
   return {
@@ -216,6 +221,7 @@ export async function createDeps(
     async close() {
       // Sessions end with node_shutdown, their clients closed with 1001. Should the database not
       // record that, the clients are still told the node is going away (the next start ends the rows).
+      await queue.stop();
       if (serving) await endAllOnNode(deps).catch((err: unknown) => log.error({ err }, "could not record the end of this node's sessions"));
       await Promise.all(runtime.ids().map((id) => runtime.teardown(id, "The session has ended: its server shut down.", CloseCode.goingAway)));
       // Their recordings are finished (encoded, sealed, stored) before the database closes.

@@ -198,6 +198,14 @@ export const problemTypes = {
       "`max_sessions`), counted across every node. Nothing was started and the Idempotency-Key was not used up: release a " +
       "session, or retry with the same key after `Retry-After` seconds.",
   },
+  "queue-full": {
+    status: 429,
+    title: "Admission queue full",
+    description:
+      "The admission queue already holds as many waiting sessions as it may: the workspace's (`VESSEL_WORKSPACE_MAX_QUEUED`) or the " +
+      "deployment's (`VESSEL_MAX_QUEUED`); `limit` says which. Nothing was queued and the Idempotency-Key was not used up: retry with the " +
+      "same key after `Retry-After` seconds (estimated from the rate sessions start at).",
+  },
   "internal-error": {
     status: 500,
     title: "Internal server error",

@@ -37,6 +37,8 @@ export class Metrics {
   /** Entries a batch writer set aside instead of storing (kernel/set-aside.ts). */
   readonly setAside: Counter<"writer">;
   readonly extensionZipsUnpacked: Counter;
+  /** From enqueue to start of each session the admission queue started on this node. */
+  readonly queueWait: Histogram;
   private deps: MetricsSources | undefined;
 
   constructor() {
@@ -88,6 +90,27 @@ export class Metrics {
       help: "Extension zips this node read and unpacked (off the event loop): one per upload, and one per stored extension a node prepares; never one per session.",
       registers,
     });
+    this.queueWait = new Histogram({
+      name: "vessel_queue_wait_seconds",
+      help: "Time sessions waited in the admission queue before they started (on the node that started them).",
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+      registers,
+    });
+    new Gauge({
+      name: "vessel_queue_length",
+      help: "Sessions waiting in the admission queue, cluster-wide, by workspace (id).",
+      labelNames: ["workspace"],
+      registers,
+      async collect() {
+        const deps = self.deps;
+        if (!deps) return;
+        const rows = await deps.db.prisma.$queryRaw<{ workspace: string; n: number }[]>`SELECT q."workspace_id" AS "workspace", count(*)::int AS "n"
+            FROM "session_queue" q JOIN "sessions" s ON s."id" = q."session_id" AND s."status" = 'QUEUED'::"SessionStatus" GROUP BY 1`.catch(() => undefined);
+        if (!rows) return;
+        this.reset();
+        for (const r of rows) this.set({ workspace: r.workspace }, r.n);
+      },
+    });
     // Read at scrape time from the parts attached once the app is composed.
     const self = this;
     const read = (fn: (deps: MetricsSources) => number) =>
@@ -122,7 +145,7 @@ export class Metrics {
           .catch(() => undefined);
         if (!rows) return;
         this.reset();
-        for (const status of ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]) {
+        for (const status of ["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]) {
           this.set({ status }, rows.find((r) => r.status === status)?._count._all ?? 0);
         }
       },

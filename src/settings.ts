@@ -82,6 +82,20 @@ export const settings: readonly Setting[] = [
       "The longest a session may live, in seconds (60 to 86400): the default and the most a create's `timeout_seconds` may ask (a workspace's `max_session_seconds` overrides it)",
     fallback: () => 1800,
   },
+  {
+    key: "workspaceMaxQueued",
+    env: "VESSEL_WORKSPACE_MAX_QUEUED",
+    kind: "number",
+    description: "Most sessions one workspace may have waiting in the admission queue (`queue_timeout_seconds`); beyond it a create is 429 `queue-full`",
+    fallback: () => 100,
+  },
+  {
+    key: "maxQueued",
+    env: "VESSEL_MAX_QUEUED",
+    kind: "number",
+    description: "Most sessions waiting in the admission queue across the deployment; beyond it a create is 429 `queue-full`",
+    fallback: () => 1000,
+  },
   { key: "database.url", env: "DATABASE_URL", kind: "string", description: "PostgreSQL URL; unset = embedded PGlite in the data folder" },
   {
     key: "database.dataDir",

@@ -10,6 +10,7 @@ import { operations } from "../services/operations.ts";
 import { BrowserSettingsInput } from "../services/sessions/browser-settings-input.ts";
 import { CreateSessionInput } from "../services/sessions/session-input.ts";
 import { toSessionDto } from "../services/sessions/session-wire.ts";
+import type { Session } from "../generated/prisma/client.ts";
 import type { McpState } from "./state.ts";
 import { ToolError, structured, text, toolCall, type ToolExtra } from "./tool-call.ts";
 
@@ -40,6 +41,7 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
         "Starts a new remote Chromium browser for this workspace and answers its id once it is running. Pass that id as " +
         "session_id to the other tools (they default to the session created last). A session lives at most " +
         `${config.maxSessionSeconds / 60} minutes (unless its workspace sets another limit); release it with release_session when done. ` +
+        "With queue_timeout_seconds, when no browser is free it waits in the queue up to that long and answers once the session runs (or ended waiting). " +
         `Regions: ${config.regions.join(", ")} (default ${config.nodeRegion}).`,
       inputSchema: createSessionShape(config.regions, config.nodeRegion),
     },
@@ -52,7 +54,8 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
           ...(settings && !args.browser ? { browser: settings } : {}),
         });
         const created = await operations.createSession.run(ctx, input, randomUUID());
-        const { session } = created.view;
+        // Queued: this call waits (up to the queue timeout) until it starts or ends waiting.
+        const session = created.view.session.status === "QUEUED" ? await untilStarted(ctx, created.view.session, extra as ToolExtra) : created.view.session;
         state.lastSession = session.id;
         const earlier = created.replayed ? " (answered from an earlier request)" : "";
         return structured(
@@ -68,7 +71,10 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
       title: "List sessions",
       description: "Lists this workspace's browser sessions (oldest first), optionally only those with one status, e.g. RUNNING.",
       inputSchema: {
-        status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional().describe("Only sessions in this status."),
+        status: z
+          .enum(["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"])
+          .optional()
+          .describe("Only sessions in this status."),
         limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 100)."),
       },
     },
@@ -133,4 +139,21 @@ export function registerSessionTools(server: McpServer, state: McpState): void {
         );
       }),
   );
+}
+
+/** A queued session as it is once it left the queue (started or ended), read until its queue deadline passes (and a little after: the sweep ends it). */
+async function untilStarted(ctx: Parameters<typeof operations.session.run>[0], queued: Session, extra: ToolExtra): Promise<Session> {
+  const waitMs = (queuedTimeout(queued) + 5) * 1000;
+  const until = Date.now() + waitMs;
+  let session = queued;
+  while ((session.status === "QUEUED" || session.status === "PENDING") && Date.now() < until && !extra.signal?.aborted) {
+    await new Promise((r) => setTimeout(r, 250));
+    session = (await operations.session.run(ctx, queued.id)).session;
+  }
+  return session;
+}
+
+function queuedTimeout(s: Session): number {
+  const value = (s.options as { queue_timeout_seconds?: unknown } | null)?.queue_timeout_seconds;
+  return typeof value === "number" ? value : 0;
 }

@@ -94,7 +94,7 @@ export const sessionCommands: Record<string, Command> = {
     },
   },
   "sessions create": {
-    usage: `vessel sessions create --region <region> [--profile <id>] [--metadata <key=value>]… [--recording] ${browserUsage} [--start-url <url>] [--interactive] [--instructions <text>] [--timeout <s>] [--wait-for-done] [--done-timeout <s>]`,
+    usage: `vessel sessions create --region <region> [--profile <id>] [--metadata <key=value>]… [--recording] ${browserUsage} [--start-url <url>] [--interactive] [--instructions <text>] [--timeout <s>] [--queue-timeout <s>] [--priority <n>] [--wait-for-done] [--done-timeout <s>]`,
     summary: "Start a session; with --wait-for-done, wait until a person clicks Done in its live view.",
     options: {
       region: { type: "string" },
@@ -104,6 +104,8 @@ export const sessionCommands: Record<string, Command> = {
       metadata: { type: "string", multiple: true },
       instructions: { type: "string" },
       timeout: { type: "string" },
+      "queue-timeout": { type: "string" },
+      priority: { type: "string" },
       "start-url": { type: "string" },
       "wait-for-done": { type: "boolean", default: false },
       "done-timeout": { type: "string" },
@@ -113,6 +115,11 @@ export const sessionCommands: Record<string, Command> = {
       if (typeof values.region !== "string") throw new UsageError("--region is required");
       const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
       if (timeout !== undefined && !Number.isInteger(timeout)) throw new UsageError("--timeout must be a whole number of seconds");
+      // With no free browser, wait in the server's queue this long (the server bounds it: 0–3600).
+      const queueTimeout = values["queue-timeout"] === undefined ? undefined : Number(values["queue-timeout"]);
+      if (queueTimeout !== undefined && !Number.isInteger(queueTimeout)) throw new UsageError("--queue-timeout must be a whole number of seconds");
+      const priority = values.priority === undefined ? undefined : Number(values.priority);
+      if (priority !== undefined && !Number.isInteger(priority)) throw new UsageError("--priority must be a whole number (-10…10)");
       const session = await spinning(
         io,
         "starting a session",
@@ -132,6 +139,8 @@ export const sessionCommands: Record<string, Command> = {
               }
             : {}),
           ...(timeout ? { timeoutSeconds: timeout } : {}),
+          ...(queueTimeout ? { queueTimeout } : {}),
+          ...(priority !== undefined ? { priority } : {}),
         }),
       );
       if (!values["wait-for-done"]) return print(io, json, session, () => sessionDetail(session));

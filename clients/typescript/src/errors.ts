@@ -73,6 +73,18 @@ export class TimeoutError extends VesselError {
   override name = "TimeoutError";
 }
 
+/** A queued session (`queueTimeout`) ended TIMED_OUT `queue_timeout`: no browser freed in time. */
+export class QueueTimeoutError extends TimeoutError {
+  override name = "QueueTimeoutError";
+  constructor(
+    message: string,
+    /** The session as it ended. */
+    readonly session: { id: string; status: string; end_reason?: string | null },
+  ) {
+    super(message);
+  }
+}
+
 /** The typed error for a problem answer. */
 export function errorFor(status: number, problem: Problem, retryAfter: number | undefined): VesselApiError {
   const slug = problem.type.split("/errors/")[1] ?? "";

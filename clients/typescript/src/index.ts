@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createClient, type Client } from "./api.ts";
-import { errorFor, TimeoutError, VesselError, type Problem } from "./errors.ts";
+import { errorFor, QueueTimeoutError, TimeoutError, VesselError, type Problem } from "./errors.ts";
 import { allPages } from "./pages.ts";
 import { Profiles } from "./profiles.ts";
 import type { components, operations, paths } from "./generated/openapi.ts";
@@ -57,18 +57,20 @@ type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head
  * values (`browser`, `liveView`, `proxy`, `metadata`) are sent as given, in the server's own form.
  */
 export type CreateSessionOptions = { [K in keyof CreateSessionBody as K extends string ? Camel<K> : K]: CreateSessionBody[K] } & {
-  /** How long to wait for a session that is not RUNNING yet (default 60 s). */
+  /** How long to wait for a session that is not RUNNING yet (default 60 s), besides any time it waits in the queue. */
   waitSeconds?: number;
+  /** Seconds to wait in the server's queue when no browser is free (`queue_timeout_seconds`); past it, a QueueTimeoutError. */
+  queueTimeout?: number;
 };
 
 /** `idleTimeoutSeconds` → `idle_timeout_seconds`. */
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** Options of the client itself, never sent. */
-const clientOnly = new Set(["waitSeconds"]);
+const clientOnly = new Set(["waitSeconds", "queueTimeout"]);
 
 /** The options as the create's body: top-level names in snake_case, an empty value (undefined, null, "", []) left out as not given. */
 function createSessionBody(options: CreateSessionOptions): CreateSessionBody {
-  const body: Record<string, unknown> = {};
+  const body: Record<string, unknown> = options.queueTimeout === undefined ? {} : { queue_timeout_seconds: options.queueTimeout };
   for (const [name, value] of Object.entries(options)) {
     if (clientOnly.has(name) || value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)) continue;
     body[snake(name)] = value;
@@ -76,7 +78,7 @@ function createSessionBody(options: CreateSessionOptions): CreateSessionBody {
   return body as CreateSessionBody;
 }
 
-const live: readonly SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
+const live: readonly SessionStatus[] = ["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE"];
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What the API answered: its data, or a typed error; `retryable` says whether the same call may succeed later. */
@@ -173,7 +175,7 @@ export class Sessions {
     const body = createSessionBody(options);
     const session = await this.vessel.call(() => this.vessel.api.POST("/v1/sessions", { body, params: { header: { "idempotency-key": idempotencyKey } } }));
     if (session.status === "RUNNING") return session;
-    return this.waitUntilRunning(session.id, (options.waitSeconds ?? 60) * 1000);
+    return this.waitUntilRunning(session.id, ((options.waitSeconds ?? 60) + (body.queue_timeout_seconds ?? 0)) * 1000);
   }
 
   private async waitUntilRunning(id: string, ms: number): Promise<Session> {
@@ -181,6 +183,7 @@ export class Sessions {
     for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
       const session = await this.get(id);
       if (session.status === "RUNNING") return session;
+      if (session.end_reason === "queue_timeout") throw new QueueTimeoutError(`Session ${id} waited in the queue past its timeout.`, session);
       if (!live.includes(session.status)) throw new VesselError(`Session ${id} ended (${session.status}) before it was running.`);
       if (Date.now() + delay > until) throw new TimeoutError(`Session ${id} was not running after ${Math.round(ms / 1000)} s.`);
       await sleep(delay);

@@ -61,6 +61,8 @@ export type CreateSessionInput = {
   metadata?: Array<MetadataEntryInput> | null | undefined;
   /** This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`. */
   networkPolicy?: CreateSessionNetworkPolicyInput | null | undefined;
+  /** Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest. */
+  priority?: number | null | undefined;
   /** Start from a saved profile of this workspace. */
   profileId?: string | null | undefined;
   /** An upstream proxy for this session's traffic. */
@@ -77,6 +79,8 @@ export type CreateSessionInput = {
   proxyServer?: string | null | undefined;
   /** @deprecated Use `proxy.username`. */
   proxyUsername?: string | null | undefined;
+  /** With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most 3600): the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429). */
+  queueTimeoutSeconds?: number | null | undefined;
   /** Record the session's screen into a video (GET …/recording once it ends). Default: the deployment's `VESSEL_RECORDING` (off). */
   recording?: boolean | null | undefined;
   /** A region this deployment serves (GET /v1/health lists them). */
@@ -113,6 +117,7 @@ export type EndReason =
   | 'IDLE_TIMEOUT'
   | 'LAUNCH_FAILED'
   | 'NODE_SHUTDOWN'
+  | 'QUEUE_TIMEOUT'
   | 'TIMEOUT';
 
 /** What navigator.geolocation reports (the permission is granted). */
@@ -184,13 +189,16 @@ export type SessionEventType =
   | 'RECORDING_FAILED'
   | 'RECORDING_READY'
   | 'SESSION_FAILED'
+  | 'SESSION_QUEUED'
   | 'SESSION_RELEASED'
   | 'SESSION_RUNNING'
+  | 'SESSION_STARTED'
   | 'SESSION_TIMED_OUT';
 
 export type SessionStatus =
   | 'FAILED'
   | 'PENDING'
+  | 'QUEUED'
   | 'RELEASED'
   | 'REQUEST_RELEASE'
   | 'RUNNING'
@@ -336,7 +344,7 @@ export type AuditLogQueryVariables = Exact<{
 
 export type AuditLogQuery = { auditLog: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, keyPrefix: string | null, actorUserId: string | null, action: string, target: string | null, httpStatus: number, ip: string | null, requestId: string | null, clientRequestId: string | null, createdAt: string }> } };
 
-export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null };
+export type SessionFieldsFragment = { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null };
 
 export type RegionsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -352,7 +360,7 @@ export type SessionsQueryVariables = Exact<{
 }>;
 
 
-export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, currentPage: { title: string, url: string } | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null }> } };
+export type SessionsQuery = { sessions: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, currentPage: { title: string, url: string } | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null }> } };
 
 export type SessionQueryVariables = Exact<{
   workspace: string;
@@ -360,14 +368,14 @@ export type SessionQueryVariables = Exact<{
 }>;
 
 
-export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, extensionIds: Array<string>, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null, browser: { userAgent: string | null, locale: string | null, timezone: string | null, viewport: { width: number, height: number, deviceScaleFactor: number | null, mobile: boolean | null } | null, geolocation: { latitude: number, longitude: number, accuracy: number | null } | null } | null } };
+export type SessionQuery = { session: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, extensionIds: Array<string>, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null, browser: { userAgent: string | null, locale: string | null, timezone: string | null, viewport: { width: number, height: number, deviceScaleFactor: number | null, mobile: boolean | null } | null, geolocation: { latitude: number, longitude: number, accuracy: number | null } | null } | null } };
 
 export type WorkspaceSessionsSubscriptionVariables = Exact<{
   workspace: string;
 }>;
 
 
-export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
+export type WorkspaceSessionsSubscription = { workspaceSessions: { id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
 
 export type CreateSessionMutationVariables = Exact<{
   workspace: string;
@@ -376,7 +384,7 @@ export type CreateSessionMutationVariables = Exact<{
 }>;
 
 
-export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
+export type CreateSessionMutation = { createSession: { connectUrl: string | null, liveViewUrl: string | null, id: string, status: SessionStatus, endReason: EndReason | null, region: string, createdAt: string, startedAt: string | null, expiresAt: string, endedAt: string | null, timeoutSeconds: number, idleTimeoutSeconds: number | null, profileId: string | null, liveViewInteractive: boolean, liveViewInstructions: string | null, liveViewViewers: number, queuePosition: number | null, logs: boolean, recording: boolean, profileLabel: string | null, metadata: Array<{ key: string, value: string }>, createdBy: { kind: string, keyPrefix: string | null, keyLabel: string | null, email: string | null } | null } };
 
 export type ReleaseSessionMutationVariables = Exact<{
   workspace: string;
@@ -663,6 +671,7 @@ export const SessionFieldsFragmentDoc = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {
@@ -1022,6 +1031,7 @@ export const SessionsDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {
@@ -1060,6 +1070,7 @@ export const SessionDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {
@@ -1114,6 +1125,7 @@ export const WorkspaceSessionsDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {
@@ -1155,6 +1167,7 @@ export const CreateSessionDocument = new TypedDocumentString(`
   liveViewInteractive
   liveViewInstructions
   liveViewViewers
+  queuePosition
   logs
   recording
   metadata {

@@ -1,4 +1,4 @@
-import type { Session } from "../../generated/prisma/client.ts";
+import type { ListedSession } from "../../services/sessions/sessions.ts";
 import type { Page } from "../../kernel/pagination.ts";
 import { CreateSessionInput, SessionListQuery } from "../../services/sessions/session-input.ts";
 import type { SessionView } from "../../services/sessions/session-view.ts";
@@ -15,10 +15,20 @@ import { recordingOf } from "../../services/recordings/recordings.ts";
 import { RecordingInfoRef } from "./recording.ts";
 
 const SessionStatus = builder.enumType("SessionStatus", {
-  values: ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"] as const,
+  values: ["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"] as const,
 });
 const EndReason = builder.enumType("EndReason", {
-  values: ["CLIENT_RELEASE", "FORCE_STOP", "TIMEOUT", "IDLE_TIMEOUT", "BROWSER_CRASH", "NODE_SHUTDOWN", "LAUNCH_FAILED", "API_KEY_REVOKED"] as const,
+  values: [
+    "CLIENT_RELEASE",
+    "FORCE_STOP",
+    "TIMEOUT",
+    "IDLE_TIMEOUT",
+    "BROWSER_CRASH",
+    "NODE_SHUTDOWN",
+    "LAUNCH_FAILED",
+    "API_KEY_REVOKED",
+    "QUEUE_TIMEOUT",
+  ] as const,
 });
 
 export const SessionType = builder.objectRef<SessionView>("Session").implement({
@@ -63,14 +73,22 @@ export const SessionType = builder.objectRef<SessionView>("Session").implement({
     }),
     // Declared create options without a column of their own, as given (derived: no edit per option).
     ...storedOptionFields(t),
+    queuePosition: t.int({
+      nullable: true,
+      description: "While QUEUED: its place in the admission queue's fair order (1 = next to start); else null.",
+      resolve: (v) => v.queuePosition ?? null,
+    }),
     connectUrl: t.string({ nullable: true, resolve: (v) => v.connectUrl }),
     liveViewUrl: t.string({ nullable: true, resolve: (v) => v.liveViewUrl }),
   }),
 });
 
-const SessionPage = builder.objectRef<Page<Session>>("SessionPage").implement({
+const SessionPage = builder.objectRef<Page<ListedSession>>("SessionPage").implement({
   fields: (t) => ({
-    items: t.field({ type: [SessionType], resolve: (p) => p.items.map((session) => ({ session, connectUrl: null, liveViewUrl: null })) }),
+    items: t.field({
+      type: [SessionType],
+      resolve: (p) => p.items.map(({ queuePosition, ...session }) => ({ session, connectUrl: null, liveViewUrl: null, queuePosition })),
+    }),
     nextCursor: t.exposeString("nextCursor", { nullable: true }),
     hasMore: t.exposeBoolean("hasMore"),
   }),

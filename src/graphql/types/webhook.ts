@@ -120,7 +120,8 @@ builder.mutationField(operations.createWebhook.id, (t) =>
       url: t.arg.string({ required: true }),
       events: t.arg.stringList({
         required: true,
-        description: "session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready",
+        description:
+          "session.queued, session.started, session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready",
       }),
       description: t.arg.string(),
       workspace: t.arg.string({ description: WORKSPACE }),

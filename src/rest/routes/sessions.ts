@@ -43,7 +43,15 @@ export const sessionRoutes = [
     input: { headers: z.object({ "idempotency-key": z.string().optional().describe("A UUID, one per logical request.") }), body: CreateSessionInput },
     status: 201,
     response: SessionDto,
-    alternatives: { 200: { description: "Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`)." } },
+    alternatives: {
+      200: { description: "Replay of the first answer for this Idempotency-Key (`Idempotent-Replayed: true`)." },
+      202: {
+        description:
+          "Queued (`queue_timeout_seconds` > 0 and no free browser, or the workspace at its cap): `status` QUEUED with `queue_position`, " +
+          "`Location` the session. It becomes RUNNING as soon as a browser frees anywhere (event `session.started`), or ends TIMED_OUT " +
+          "`queue_timeout`. A replay answers the session as it is now.",
+      },
+    },
     problems: [
       "idempotency-key-missing",
       "idempotency-key-invalid",
@@ -53,6 +61,7 @@ export const sessionRoutes = [
       "not-found",
       "forbidden",
       "workspace-session-limit",
+      "queue-full",
       "insufficient-capacity",
       "profile-unreadable",
       "extensions-unsupported",
@@ -64,6 +73,10 @@ export const sessionRoutes = [
     databaseBudget: true,
     handler: async (ctx, { headers, body }, _http, run) => {
       const created = await run(ctx, body, headers["idempotency-key"]);
+      const location = { Location: `/v1/sessions/${created.view.session.id}` };
+      if (created.view.session.status === "QUEUED") {
+        return new Reply(202, viewDto(created.view), created.replayed ? { ...location, "Idempotent-Replayed": "true" } : location);
+      }
       if (!created.replayed) return new Reply(201, viewDto(created.view));
       // The first answer again; an older stored answer is that REST body, replayed as it is.
       const replayed = created.storedBody !== undefined ? (created.storedBody as z.infer<typeof SessionDto>) : viewDto(created.view);
@@ -81,7 +94,10 @@ export const sessionRoutes = [
     status: 200,
     response: listEnvelope(SessionDto, "SessionList"),
     problems: ["forbidden"],
-    handler: async (ctx, { query }, _http, run) => toPageDto(await run(ctx, query), (s) => toSessionDto(s, undefined, ctx.deps.runtime.viewerCount(s.id))),
+    handler: async (ctx, { query }, _http, run) =>
+      toPageDto(await run(ctx, query), (s) =>
+        toSessionDto(s, { connectUrl: null, liveViewUrl: null, queuePosition: s.queuePosition }, ctx.deps.runtime.viewerCount(s.id)),
+      ),
   }),
   defineRoute({
     method: "get",

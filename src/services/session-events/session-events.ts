@@ -6,6 +6,9 @@ import type { AppDeps } from "../../kernel/context.ts";
 
 /** Everything that can happen to a session, in the order a reader sees it (event ids are ULIDs). */
 export const sessionEventTypes = [
+  // Waiting in the admission queue (queue_timeout_seconds), then started from it (waited_ms) just before session.running.
+  "session.queued",
+  "session.started",
   "session.running",
   "session.released",
   "session.timed_out",

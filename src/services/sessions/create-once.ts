@@ -5,6 +5,7 @@ import { knownProblem } from "../../kernel/problems.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { requireIdempotencyKey } from "../../kernel/idempotency.ts";
 import { createSession } from "./create-session.ts";
+import { startOrQueue } from "./queue/enqueue.ts";
 import { getSession } from "./sessions.ts";
 import type { CreateSessionInput } from "./session-input.ts";
 import { fromStoredView, storedSessionId, type SessionView } from "./session-view.ts";
@@ -34,16 +35,23 @@ export async function createSessionOnce(ctx: ServiceContext, input: CreateSessio
   const timer = ctx.deps.metrics?.sessionCreate.startTimer();
   let outcome: Awaited<ReturnType<typeof createSession>>;
   try {
-    outcome = await createSession(ctx, input, key);
+    // With queue_timeout_seconds, a refusal for lack of a browser (or of room in the workspace) waits in the queue instead.
+    outcome = await startOrQueue(ctx, input, key, () => createSession(ctx, input, key));
   } catch (err) {
     timer?.({ outcome: (knownProblem(err)?.status ?? 500) < 500 ? "refused" : "failed" });
     throw err;
   }
-  timer?.({ outcome: outcome.replayed ? "replayed" : "created" });
+  timer?.({ outcome: outcome.replayed ? "replayed" : outcome.result.session.status === "QUEUED" ? "queued" : "created" });
   if (!outcome.replayed) return { replayed: false, view: outcome.result };
   const stored = fromStoredView(outcome.body);
+  // A queued create's replay answers the session as it is now (waiting, started or ended).
+  if (stored?.session.status === "QUEUED") return { replayed: true, view: await getSession(withoutAudit(ctx), stored.session.id) };
   if (stored) return { replayed: true, view: stored };
   // An older answer names its session only: read as it is now (not the call's audit target: a replay names none).
+  return { replayed: true, view: await getSession(withoutAudit(ctx), storedSessionId(outcome.body)), storedBody: outcome.body };
+}
+
+function withoutAudit(ctx: ServiceContext): ServiceContext {
   const { audit: _unnamed, ...unaudited } = ctx;
-  return { replayed: true, view: await getSession(unaudited, storedSessionId(outcome.body)), storedBody: outcome.body };
+  return unaudited;
 }

@@ -32,5 +32,7 @@ declare module "../../kernel/context.ts" {
   interface AppDeps {
     /** The other nodes (absent in scripts): placement, forwarding, drain. See src/cluster/. */
     cluster?: ClusterHooks;
+    /** This node's part of the admission queue (absent in scripts): queue/dispatcher.ts. */
+    queue?: { wake(): void };
   }
 }

@@ -15,6 +15,8 @@ import { BrowserSettingsInput } from "./browser-settings-input.ts";
 export const maxSessionSeconds = SESSION_SECONDS_CEILING;
 /** Without a CDP client for this long, a session is released (peers' top complaint is zombie sessions). */
 export const defaultIdleSeconds = 300;
+/** The longest a create may wait in the admission queue (services/sessions/queue). */
+export const maxQueueSeconds = 3600;
 
 /** Metadata keys: lower-case letters, digits, `_`, `.` and `-`, as in the list filter `metadata[<key>]=<value>`. */
 const MetadataKey = z.string().regex(/^[a-z0-9_.-]{1,64}$/, "keys are 1–64 characters of a-z, 0-9, _ . -");
@@ -97,6 +99,23 @@ export const CreateSessionInput = z
     network_policy: NetworkPolicyInput.optional().describe(
       "This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`.",
     ),
+    queue_timeout_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(maxQueueSeconds)
+      .optional()
+      .describe(
+        `With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most ${maxQueueSeconds}): ` +
+          "the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429).",
+      ),
+    priority: z
+      .number()
+      .int()
+      .min(-10)
+      .max(10)
+      .optional()
+      .describe("Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest."),
   })
   .superRefine((v, ctx) => {
     if (v.save_profile_on_release && !v.profile_id)
@@ -105,7 +124,7 @@ export const CreateSessionInput = z
 export type CreateSessionInput = z.output<typeof CreateSessionInput>;
 
 export const SessionListQuery = PageQuery.extend({
-  status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional(),
+  status: z.enum(["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]).optional(),
   metadata: SessionMetadata.optional().describe(
     "Only sessions whose metadata has every one of these keys with exactly this value (`metadata[team]=qa&metadata[run]=42`).",
   ),

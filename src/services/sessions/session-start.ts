@@ -117,7 +117,8 @@ export function insertStartedSession(
     SELECT ${taken} AS "taken"`;
 }
 
-const liveStatuses = Prisma.raw(`'PENDING', 'RUNNING', 'REQUEST_RELEASE'`);
+// QUEUED too: a waiting session is released (client_release) or timed out (queue_timeout) by the same statements.
+const liveStatuses = Prisma.raw(`'QUEUED', 'PENDING', 'RUNNING', 'REQUEST_RELEASE'`);
 
 /**
  * The INSERT of an end's events, one row each per row of "ended" (the UPDATE's RETURNING): none when

@@ -5,6 +5,8 @@ export interface SessionView {
   session: Session;
   connectUrl: string | null;
   liveViewUrl: string | null;
+  /** While QUEUED: its place in the admission queue (queue/queue-order.ts), 1 = next; absent otherwise. */
+  queuePosition?: number | null;
 }
 
 /**

@@ -14,9 +14,9 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export const SessionDto = z
   .object({
     id: z.string().describe("`ses_<ULID>`"),
-    status: z.enum(["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]),
+    status: z.enum(["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]),
     end_reason: z
-      .enum(["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"])
+      .enum(["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked", "queue_timeout"])
       .nullable(),
     region: z.string(),
     created_at: z.string(),
@@ -38,6 +38,7 @@ export const SessionDto = z
     recording: z.boolean().describe("Whether the session's screen is recorded (GET …/recording once it ends)."),
     // Declared create options without a column of their own (session-options.ts), as given.
     ...StoredOptions.shape,
+    queue_position: z.number().int().nullable().describe("While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise."),
     connect_url: z
       .string()
       .nullable()
@@ -53,7 +54,7 @@ export type SessionDto = z.infer<typeof SessionDto>;
  */
 export function toSessionDto(
   s: Session,
-  urls: { connectUrl: string | null; liveViewUrl: string | null } = { connectUrl: null, liveViewUrl: null },
+  urls: { connectUrl: string | null; liveViewUrl: string | null; queuePosition?: number | null } = { connectUrl: null, liveViewUrl: null },
   viewers = 0,
 ): SessionDto {
   return {
@@ -75,6 +76,7 @@ export function toSessionDto(
     logs: s.logs,
     recording: s.recording,
     ...storedOptions(s.options),
+    queue_position: s.status === "QUEUED" ? (urls.queuePosition ?? null) : null,
     connect_url: urls.connectUrl,
     live_view_url: urls.liveViewUrl,
   };

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { closeCodeForEnd } from "../../browser/close-codes.ts";
 import type { EndCause } from "../../browser/runtime/runtime.ts";
 import { AppError } from "../../errors.ts";
@@ -7,14 +7,15 @@ import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspace, requirePrincipal } from "../../kernel/authz.ts";
 import type { AppDeps, ServiceContext } from "../../kernel/context.ts";
 import { paginate, type Page } from "../../kernel/pagination.ts";
-import { SessionListQuery, type CreateSessionInput } from "./session-input.ts";
+import type { SessionListQuery, CreateSessionInput } from "./session-input.ts";
 import { saveProfileOnRelease } from "../profiles/profile-sessions.ts";
 import { newEvent, publishSessionChange, type NewEvent, type SessionEventType } from "../session-events/session-events.ts";
 import { endSessionStatement, releaseSessionStatement } from "./session-start.ts";
-import { type SessionView } from "./session-view.ts";
+import type { SessionView } from "./session-view.ts";
 import { prismaOf, queryStatement } from "../../kernel/support.ts";
+import { queuePositions } from "./queue/queue-sql.ts";
 
-const live: SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE"];
+const live: SessionStatus[] = ["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE"];
 
 /** Live-view tokens live about 5 minutes (spec 5.3). */
 export const liveViewTokenSeconds = 300;
@@ -69,16 +70,22 @@ export async function addresses(
 }
 
 export async function getSession(ctx: ServiceContext, id: string): Promise<SessionView> {
-  return view(ctx, await findInWorkspace(ctx, id), true);
+  const session = await findInWorkspace(ctx, id);
+  if (session.status === "QUEUED") return { ...(await view(ctx, session, false)), queuePosition: (await queuePositions(ctx.deps.db, [id])).get(id) ?? null };
+  return view(ctx, session, true);
 }
 
 /**
  * The workspace's sessions in ULID (creation) order, optionally by status. No tokens in lists.
  * `newestFirst` (the dashboard's list) reverses the order; cursors stay stable either way.
  */
-export async function listSessions(ctx: ServiceContext, q: z.output<typeof SessionListQuery>, opts: { newestFirst?: boolean } = {}): Promise<Page<Session>> {
+export async function listSessions(
+  ctx: ServiceContext,
+  q: z.output<typeof SessionListQuery>,
+  opts: { newestFirst?: boolean } = {},
+): Promise<Page<ListedSession>> {
   const workspaceId = await workspaceOf(ctx);
-  return paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
+  const page = await paginate(q, opts.newestFirst ? "desc" : "asc", (window) =>
     prismaOf(ctx).session.findMany({
       where: {
         workspaceId,
@@ -90,7 +97,15 @@ export async function listSessions(ctx: ServiceContext, q: z.output<typeof Sessi
       take: window.take,
     }),
   );
+  // Waiting sessions show their place (one read, only when the page holds any).
+  const queued = page.items.filter((s) => s.status === "QUEUED").map((s) => s.id);
+  if (queued.length === 0) return page;
+  const positions = await queuePositions(ctx.deps.db, queued);
+  return { ...page, items: page.items.map((s) => (s.status === "QUEUED" ? { ...s, queuePosition: positions.get(s.id) ?? null } : s)) };
 }
+
+/** A session as lists give it: its row, and while it waits its place in the queue. */
+export type ListedSession = Session & { queuePosition?: number | null };
 
 /** New tokens for a running session (never past its hard end); also counts as activity. */
 export async function keepaliveSession(ctx: ServiceContext, id: string): Promise<SessionView> {
@@ -227,6 +242,7 @@ const endWords: Record<string, string> = {
   NODE_SHUTDOWN: "its server shut down",
   LAUNCH_FAILED: "its browser could not start",
   API_KEY_REVOKED: "the API key that started it was revoked",
+  QUEUE_TIMEOUT: "it waited in the queue past its queue_timeout_seconds",
 };
 
 /** What a live viewer reads when the session ends under it. */

@@ -3,6 +3,8 @@ import { PageQuery } from "../../kernel/pagination.ts";
 
 /** The events an endpoint may subscribe to (a subset of the session events, plus nothing else). */
 export const webhookEventTypes = [
+  "session.queued",
+  "session.started",
   "session.running",
   "session.released",
   "session.timed_out",

@@ -13,6 +13,7 @@ from .errors import (
     InsufficientCapacityError,
     NotFoundError,
     PermissionDeniedError,
+    QueueTimeoutError,
     RateLimitError,
     ServerError,
     UnknownRegionError,
@@ -30,7 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AuthenticationError", "Download", "Extension", "Extensions", "IdempotencyError", "InsufficientCapacityError", "NotFoundError", "Page",
-    "PermissionDeniedError", "Profile", "Profiles", "RateLimitError", "Retry", "ServerError", "Session", "SessionEvent", "SessionFile",
+    "PermissionDeniedError", "Profile", "Profiles", "QueueTimeoutError", "RateLimitError", "Retry", "ServerError", "Session", "SessionEvent", "SessionFile",
     "SessionLiveView", "SessionLogEntry", "Sessions", "UnknownRegionError", "ValidationError", "Vessel", "VesselApiError", "VesselError",
     "VesselTimeoutError", "WebhookVerificationError", "__version__", "verify_webhook",
 ]

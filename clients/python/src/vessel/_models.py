@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Sequence, TypedDict
 
-SessionStatus = Literal["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]
-SessionEndReason = Literal["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked"]
+SessionStatus = Literal["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]
+SessionEndReason = Literal["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked", "queue_timeout"]
 DownloadState = Literal["in_progress", "completed", "canceled", "refused"]
 
 
@@ -139,12 +139,18 @@ class Session:
     logs: bool
     #: Whether the session's screen is recorded (GET …/recording once it ends).
     recording: bool
+    #: While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise.
+    queue_position: int | None
     #: `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING.
     connect_url: str | None
     #: `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive.
     live_view_url: str | None
     #: This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`.
     network_policy: SessionNetworkPolicy | None = None
+    #: With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most 3600): the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429).
+    queue_timeout_seconds: int | None = None
+    #: Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest.
+    priority: int | None = None
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Session:
@@ -167,6 +173,9 @@ class Session:
             logs=data["logs"],
             recording=data["recording"],
             network_policy=None if data.get("network_policy") is None else SessionNetworkPolicy.from_wire(data["network_policy"]),
+            queue_timeout_seconds=data.get("queue_timeout_seconds"),
+            priority=data.get("priority"),
+            queue_position=data["queue_position"],
             connect_url=data["connect_url"],
             live_view_url=data["live_view_url"],
         )
@@ -375,3 +384,7 @@ class CreateSessionOptions(TypedDict, total=False):
     start_url: str
     #: This session's own network rules, narrowing the workspace's (GET /v1/workspace/network-policy) and the node's: `{allow, deny}` of host names, `*.` patterns, addresses and CIDRs with optional `:port`. A bad rule → 422 `invalid-network-rule`.
     network_policy: Mapping[str, Any]
+    #: With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most 3600): the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429).
+    queue_timeout_seconds: int
+    #: Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest.
+    priority: int

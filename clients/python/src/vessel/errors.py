@@ -85,6 +85,14 @@ class VesselTimeoutError(VesselError, TimeoutError):
     """A wait (for a session to run, for a person to click Done) ran out (``TimeoutError`` in TypeScript)."""
 
 
+class QueueTimeoutError(VesselTimeoutError):
+    """A queued session (``queue_timeout``) ended TIMED_OUT ``queue_timeout``: no browser freed in time."""
+
+    def __init__(self, message: str, session: Any) -> None:
+        super().__init__(message)
+        self.session = session
+
+
 _VALIDATION = {"validation-failed", "malformed-json", "payload-too-large", "unsupported-media-type"}
 
 

@@ -13,9 +13,9 @@ from ._http import Transport
 from ._models import CreateSessionOptions, Download, Session, SessionEvent, SessionFile, SessionLogEntry, SessionStatus
 from ._pages import Page, all_pages
 from .session_data import bundle, recording, recording_to_file, session_files, session_logs, upload_file
-from .errors import VesselError, VesselTimeoutError
+from .errors import QueueTimeoutError, VesselError, VesselTimeoutError
 
-_LIVE = ("PENDING", "RUNNING", "REQUEST_RELEASE")
+_LIVE = ("QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE")
 
 
 def _path_id(value: str) -> str:
@@ -29,7 +29,9 @@ class Sessions:
     def __init__(self, transport: Transport) -> None:
         self._http = transport
 
-    def create(self, region: str, *, wait_seconds: float = 60, **options: Unpack[CreateSessionOptions]) -> Session:
+    def create(
+        self, region: str, *, wait_seconds: float = 60, queue_timeout: int | None = None, **options: Unpack[CreateSessionOptions]
+    ) -> Session:
         """Starts a session and returns it once RUNNING (with ``connect_url`` and ``live_view_url``).
 
         Every attempt carries the same Idempotency-Key, so a retry after a 503 or a lost answer can
@@ -39,11 +41,17 @@ class Sessions:
         agent, locale, time zone and geolocation of every tab (``{"viewport": {"width": 1280, "height": 800}}``);
         ``extension_ids`` extensions from ``vessel.extensions.upload`` (full Chromium only). An option
         given as None or empty is left out, as not given.
+
+        ``queue_timeout`` (seconds, 0–3600; sent as ``queue_timeout_seconds``): with no free browser, wait
+        in the server's admission queue this long; returns once the session is RUNNING, or raises
+        ``QueueTimeoutError`` when it ended waiting (``queue_timeout``).
         """
         unknown = sorted(set(options) - set(CreateSessionOptions.__annotations__))
         if unknown:
             raise TypeError(f"create() got unexpected keyword arguments: {', '.join(unknown)}")
         body: dict[str, Any] = {"region": region}
+        if queue_timeout is not None:
+            body["queue_timeout_seconds"] = queue_timeout
         for name, value in options.items():
             if value is None or (isinstance(value, (str, Mapping, Sequence)) and len(value) == 0):
                 continue
@@ -52,7 +60,7 @@ class Sessions:
         session = Session.from_wire(self._http.json("POST", "/v1/sessions", body=body, headers={"Idempotency-Key": key}))
         if session.status == "RUNNING":
             return session
-        return self._wait_until_running(session.id, wait_seconds)
+        return self._wait_until_running(session.id, wait_seconds + int(body.get("queue_timeout_seconds") or 0))
 
     def _wait_until_running(self, session_id: str, seconds: float) -> Session:
         until = time.monotonic() + seconds
@@ -61,6 +69,8 @@ class Sessions:
             session = self.get(session_id)
             if session.status == "RUNNING":
                 return session
+            if session.end_reason == "queue_timeout":
+                raise QueueTimeoutError(f"Session {session_id} waited in the queue past its queue timeout without a browser freeing.", session)
             if session.status not in _LIVE:
                 raise VesselError(f"Session {session_id} ended ({session.status}) before it was running.")
             if time.monotonic() + delay > until:

@@ -909,8 +909,8 @@ export interface components {
             /** @description `ses_<ULID>` */
             id: string;
             /** @enum {string} */
-            status: "PENDING" | "RUNNING" | "REQUEST_RELEASE" | "RELEASED" | "TIMED_OUT" | "FAILED";
-            end_reason: ("client_release" | "force_stop" | "timeout" | "idle_timeout" | "browser_crash" | "node_shutdown" | "launch_failed" | "api_key_revoked") | null;
+            status: "QUEUED" | "PENDING" | "RUNNING" | "REQUEST_RELEASE" | "RELEASED" | "TIMED_OUT" | "FAILED";
+            end_reason: ("client_release" | "force_stop" | "timeout" | "idle_timeout" | "browser_crash" | "node_shutdown" | "launch_failed" | "api_key_revoked" | "queue_timeout") | null;
             region: string;
             created_at: string;
             started_at: string | null;
@@ -974,6 +974,12 @@ export interface components {
                  */
                 deny: string[];
             };
+            /** @description With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most 3600): the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429). */
+            queue_timeout_seconds?: number;
+            /** @description Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest. */
+            priority?: number;
+            /** @description While QUEUED: its place in the admission queue's fair order (1 = next to start); null otherwise. */
+            queue_position: number | null;
             /** @description `wss://<host>/cdp?token=<JWT>` for any CDP client, valid until the session ends. Only in single-session answers while RUNNING. */
             connect_url: string | null;
             /** @description `https://<host>/?token=<JWT>`, valid about 5 minutes; re-mint with keepalive. */
@@ -1096,7 +1102,7 @@ export interface components {
             /** @description `whk_<ULID>` */
             id: string;
             url: string;
-            /** @description Of session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
+            /** @description Of session.queued, session.started, session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
             events: string[];
             description: string | null;
             /** @description false: nothing is sent (turned off, or disabled after failing for 3 days: see disabled_reason). */
@@ -1143,7 +1149,7 @@ export interface components {
             /** @description `whk_<ULID>` */
             id: string;
             url: string;
-            /** @description Of session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
+            /** @description Of session.queued, session.started, session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
             events: string[];
             description: string | null;
             /** @description false: nothing is sent (turned off, or disabled after failing for 3 days: see disabled_reason). */
@@ -1230,7 +1236,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque: the `next_cursor` of the previous page. Omit it for the first page. */
                 cursor?: string;
-                status?: "PENDING" | "RUNNING" | "REQUEST_RELEASE" | "RELEASED" | "TIMED_OUT" | "FAILED";
+                status?: "QUEUED" | "PENDING" | "RUNNING" | "REQUEST_RELEASE" | "RELEASED" | "TIMED_OUT" | "FAILED";
                 /** @description Only sessions whose metadata has every one of these keys with exactly this value (`metadata[team]=qa&metadata[run]=42`). */
                 metadata?: {
                     [key: string]: string;
@@ -1401,6 +1407,10 @@ export interface operations {
                          */
                         deny?: string[];
                     };
+                    /** @description With no free browser (or the workspace at its session cap), wait in the admission queue up to this long (at most 3600): the answer is then 202 QUEUED with `queue_position`. 0 (the default): refused at once (503/429). */
+                    queue_timeout_seconds?: number;
+                    /** @description Within its workspace, a queued session with a higher priority (−10…10, default 0) starts first; then the oldest. */
+                    priority?: number;
                 };
             };
         };
@@ -1421,6 +1431,15 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Queued (`queue_timeout_seconds` > 0 and no free browser, or the workspace at its cap): `status` QUEUED with `queue_position`, `Location` the session. It becomes RUNNING as soon as a browser frees anywhere (event `session.started`), or ends TIMED_OUT `queue_timeout`. A replay answers the session as it is now. */
+            202: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1499,7 +1518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `workspace-session-limit`: Workspace session limit; `rate-limited`: Too many requests */
+            /** @description `workspace-session-limit`: Workspace session limit; `queue-full`: Admission queue full; `rate-limited`: Too many requests */
             429: {
                 headers: {
                     /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
@@ -1818,7 +1837,7 @@ export interface operations {
             query?: {
                 /** @description Only events after this one: pass the previous answer's `next_cursor`. Omit it to read from the start. */
                 after?: string;
-                /** @description Only these types, comma-separated (session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected, cdp.refused, egress.refused, download.started, download.completed, download.canceled, download.refused, file.uploaded, recording.ready, recording.failed). */
+                /** @description Only these types, comma-separated (session.queued, session.started, session.running, session.released, session.timed_out, session.failed, live_view.opened, live_view.closed, live_view.done, cdp.connected, cdp.disconnected, cdp.refused, egress.refused, download.started, download.completed, download.canceled, download.refused, file.uploaded, recording.ready, recording.failed). */
                 type?: string;
                 /** @description At most this many events (1–100, default 100). */
                 limit?: number;
@@ -4077,8 +4096,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: an absolute http(s) URL. Checked against the egress policy at each delivery. */
                     url: string;
-                    /** @description The events sent to it: session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
-                    events: ("session.running" | "session.released" | "session.timed_out" | "session.failed" | "live_view.done" | "download.completed" | "recording.ready")[];
+                    /** @description The events sent to it: session.queued, session.started, session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
+                    events: ("session.queued" | "session.started" | "session.running" | "session.released" | "session.timed_out" | "session.failed" | "live_view.done" | "download.completed" | "recording.ready")[];
                     /** @description Your own note. */
                     description?: string;
                 };
@@ -4371,8 +4390,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: an absolute http(s) URL. Checked against the egress policy at each delivery. */
                     url?: string;
-                    /** @description The events sent to it: session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
-                    events?: ("session.running" | "session.released" | "session.timed_out" | "session.failed" | "live_view.done" | "download.completed" | "recording.ready")[];
+                    /** @description The events sent to it: session.queued, session.started, session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
+                    events?: ("session.queued" | "session.started" | "session.running" | "session.released" | "session.timed_out" | "session.failed" | "live_view.done" | "download.completed" | "recording.ready")[];
                     /** @description Your own note; null removes it. */
                     description?: string | null;
                     /** @description false stops deliveries; true turns a disabled endpoint back on. */

@@ -5,6 +5,7 @@ import { formatBytes, formatDuration } from "../lib/format.ts";
 export type SessionRow = SessionFieldsFragment;
 
 const statusLook: Record<SessionStatus, { label: string; tone: "green" | "amber" | "neutral" | "red" | "blue" }> = {
+  QUEUED: { label: "Queued", tone: "blue" },
   PENDING: { label: "Starting", tone: "amber" },
   RUNNING: { label: "Running", tone: "green" },
   REQUEST_RELEASE: { label: "Releasing", tone: "amber" },
@@ -13,7 +14,7 @@ const statusLook: Record<SessionStatus, { label: string; tone: "green" | "amber"
   FAILED: { label: "Failed", tone: "red" },
 };
 
-export const isLive = (s: SessionStatus) => s === "PENDING" || s === "RUNNING" || s === "REQUEST_RELEASE";
+export const isLive = (s: SessionStatus) => s === "QUEUED" || s === "PENDING" || s === "RUNNING" || s === "REQUEST_RELEASE";
 
 export function StatusBadge({ status }: { status: SessionStatus }) {
   const look = statusLook[status];
@@ -28,6 +29,7 @@ export function StatusBadge({ status }: { status: SessionStatus }) {
 
 export const statusOptions: Array<{ value: SessionStatus | ""; label: string }> = [
   { value: "", label: "All" },
+  { value: "QUEUED", label: "Queued" },
   { value: "RUNNING", label: "Running" },
   { value: "RELEASED", label: "Released" },
   { value: "TIMED_OUT", label: "Timed out" },
@@ -43,6 +45,7 @@ export const endReasonText: Record<EndReason, string> = {
   NODE_SHUTDOWN: "Its server shut down",
   LAUNCH_FAILED: "The browser could not start",
   API_KEY_REVOKED: "The API key that started it was revoked",
+  QUEUE_TIMEOUT: "Waited in the queue past its timeout",
 };
 
 type EventData = Record<string, unknown>;

@@ -74,6 +74,11 @@ export function SessionListRow({ s, slug, now, onPick }: { s: ListedSession; slu
       </td>
       <td data-label="Status">
         <StatusBadge status={s.status} />
+        {s.status === "QUEUED" ? (
+          <div className="muted small queue-place" data-queue-position={s.queuePosition ?? ""}>
+            {s.queuePosition ? `#${s.queuePosition} in line · ` : ""}waiting {formatDuration(Math.max(0, now - Date.parse(s.createdAt)))}
+          </div>
+        ) : null}
         {s.endReason ? <div className="muted small end-reason">{endReasonText[s.endReason]}</div> : null}
       </td>
       <td data-label="Started">
