@@ -383,7 +383,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook
-         * @description Events of the workspace's sessions are POSTed to `url` as `{"type", "timestamp", "data"}`, signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once. At most 20 per workspace.
+         * @description Events of the workspace's sessions are POSTed to `url` as `{"type", "timestamp", "data"}`, signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once. At most 20 per workspace. A URL whose deliveries the server would refuse (loopback, private or metadata addresses unless `VESSEL_WEBHOOK_ALLOW` opens them) answers 422 `webhook-address-refused`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -3731,7 +3731,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed: an absolute http(s) URL. Checked against the egress policy at each delivery. */
+                    /** @description Where events are POSTed: an absolute http(s) URL. Checked against the webhook address policy (`VESSEL_WEBHOOK_ALLOW`) when set and at each delivery. */
                     url: string;
                     /** @description The events sent to it: session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
                     events: ("session.running" | "session.released" | "session.timed_out" | "session.failed" | "live_view.done" | "download.completed" | "recording.ready")[];
@@ -3801,6 +3801,15 @@ export interface operations {
             };
             /** @description `unsupported-media-type`: Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `webhook-address-refused`: Webhook address refused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4025,7 +4034,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed: an absolute http(s) URL. Checked against the egress policy at each delivery. */
+                    /** @description Where events are POSTed: an absolute http(s) URL. Checked against the webhook address policy (`VESSEL_WEBHOOK_ALLOW`) when set and at each delivery. */
                     url?: string;
                     /** @description The events sent to it: session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
                     events?: ("session.running" | "session.released" | "session.timed_out" | "session.failed" | "live_view.done" | "download.completed" | "recording.ready")[];
@@ -4097,6 +4106,15 @@ export interface operations {
             };
             /** @description `unsupported-media-type`: Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `webhook-address-refused`: Webhook address refused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
