@@ -7,7 +7,7 @@ import type { components, operations, paths } from "./generated/openapi.ts";
 import { sessionLogs, type SessionLogEntry, type SessionLogsOptions } from "./session-logs.ts";
 import { Extensions } from "./extensions.ts";
 import { deleteRecording, recordingBytes, recordingStream, recordingToFile, type DownloadRecordingOptions } from "./recordings.ts";
-import { listSessionFiles, uploadSessionFile, type SessionFile } from "./session-files.ts";
+import { listSessionFiles, uploadSessionFile, type SessionFile, type UploadData } from "./session-files.ts";
 
 export * from "./errors.ts";
 /** Checks a webhook delivery's signature and timestamp (Standard Webhooks) and answers its event. */
@@ -249,8 +249,13 @@ export class Sessions {
     return sessionLogs(this.vessel.api, (attempt) => this.vessel.call(attempt), id, options);
   }
 
-  /** Puts a file into the running session's folder; give its `path` to Puppeteer's `uploadFile` or Playwright's `setInputFiles`. */
-  uploadFile(id: string, data: Uint8Array | ArrayBuffer | Blob, name: string): Promise<SessionFile> {
+  /**
+   * Puts a file into the running session's folder; give its `path` to Puppeteer's `uploadFile`.
+   * `file` is a local path (read here, named by its last part unless `name` says) or the bytes (then `name` is required).
+   */
+  uploadFile(id: string, file: string, name?: string): Promise<SessionFile>;
+  uploadFile(id: string, data: Uint8Array | ArrayBuffer | Blob, name: string): Promise<SessionFile>;
+  uploadFile(id: string, data: UploadData, name?: string): Promise<SessionFile> {
     return uploadSessionFile(this.vessel.api, (attempt) => this.vessel.call(attempt), id, data, name);
   }
 
@@ -292,4 +297,4 @@ export class Sessions {
   }
 }
 
-export type { SessionFile } from "./session-files.ts";
+export type { SessionFile, UploadData } from "./session-files.ts";

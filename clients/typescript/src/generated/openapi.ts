@@ -185,7 +185,7 @@ export interface paths {
         };
         /**
          * List a session's downloads
-         * @description Files the session's pages downloaded, oldest first. Chromium saves them in the session's own folder, whatever folder a CDP client asks for; together they may take at most `VESSEL_DOWNLOAD_MAX_BYTES` (a download that would pass it is cancelled and listed as `refused`). The list outlives the session; the files do not: fetch them before releasing it.
+         * @description Files the session's pages downloaded, oldest first. Chromium saves them in the session's own folder, whatever folder a CDP client asks for; together they may take at most `VESSEL_DOWNLOAD_MAX_BYTES` (a download that would pass it is cancelled and listed as `refused`). The list outlives the session; the files do not: fetch them before releasing it. The list envelope, always one page (`has_more: false`).
          */
         get: operations["sessionDownloads"];
         put?: never;
@@ -225,7 +225,7 @@ export interface paths {
         };
         /**
          * List the files uploaded into a session
-         * @description Oldest first. The list outlives the session; the files do not (`available`).
+         * @description Oldest first. The list outlives the session; the files do not (`available`). The list envelope, always one page (`has_more: false`): a session holds at most `VESSEL_UPLOAD_MAX_FILES`.
          */
         get: operations["sessionFiles"];
         put?: never;
@@ -247,7 +247,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace's extensions */
+        /**
+         * List the workspace's extensions
+         * @description The list envelope, always one page (`has_more: false`): a workspace holds few extensions (its quota).
+         */
         get: operations["extensions"];
         put?: never;
         /**
@@ -696,6 +699,8 @@ export interface components {
         };
         DownloadList: {
             items: components["schemas"]["Download"][];
+            next_cursor: string | null;
+            has_more: boolean;
         };
         Extension: {
             /** @description `ext_<ULID>` */
@@ -712,6 +717,8 @@ export interface components {
         };
         ExtensionList: {
             items: components["schemas"]["Extension"][];
+            next_cursor: string | null;
+            has_more: boolean;
         };
         Health: {
             /**
@@ -868,6 +875,8 @@ export interface components {
         };
         SessionFileList: {
             items: components["schemas"]["SessionFile"][];
+            next_cursor: string | null;
+            has_more: boolean;
         };
         SessionList: {
             items: components["schemas"]["Session"][];
@@ -1924,7 +1933,7 @@ export interface operations {
     sessionLogs: {
         parameters: {
             query?: {
-                /** @description Only these types, comma-separated (console, page_error, navigation, network, cdp); `logs.truncated` always comes too. */
+                /** @description Only these types, comma-separated (console, page_error, navigation, network, cdp); `logs.truncated` always comes too. Default: every type but `cdp` (name it to read the CDP methods). */
                 type?: string;
                 /** @description Only entries after this `seq`. */
                 after?: number;
