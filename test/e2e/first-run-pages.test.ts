@@ -78,6 +78,17 @@ describe.skipIf(!executablePath)("claiming, changes only, and the end of a sign-
     expect(problems).toEqual([]);
   });
 
+  it("takes a status typed into the address in any case, and says so when it names none", async () => {
+    await page.goto(`${t.url}/dashboard/w/default/sessions?status=released`);
+    await page.getByRole("button", { name: "Released" }).and(page.locator("[aria-pressed=true]")).waitFor();
+    expect(await page.getByText("Something went wrong").count()).toBe(0);
+    await page.goto(`${t.url}/dashboard/w/default/sessions?status=sleeping`);
+    await page.getByText("No status is called “sleeping”").waitFor();
+    expect(await page.getByText("Something went wrong").count()).toBe(0);
+    await page.getByRole("button", { name: "Clear the filter" }).click();
+    await page.waitForURL(/\/sessions$/);
+  });
+
   it("shows the audit log's changes by default, every call on asking", async () => {
     for (let i = 0; i < 3; i++) await fetch(`${t.url}/v1/sessions`, { headers: bearer(ws.key) });
     await t.app.deps.audit.flush();
