@@ -4,6 +4,8 @@
 //   VESSEL_WEBHOOK_SECRET=whsec_… PORT=3000 npx tsx examples/webhook-receiver.ts
 // Register it once: curl -X POST $VESSEL_BASE_URL/v1/webhooks -H "Authorization: Bearer $VESSEL_API_KEY" \
 //   -H 'content-type: application/json' -d '{"url":"https://you.example/hooks/vessel","events":["session.released","live_view.done"]}'
+// A receiver on the server's own machine (http://127.0.0.1:3000/) is refused (422 webhook-address-refused)
+// unless the server runs with VESSEL_WEBHOOK_ALLOW=127.0.0.1,localhost (docs/webhooks.md, local receivers).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyWebhook, WebhookVerificationError } from "@vessel/client";

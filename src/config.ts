@@ -140,6 +140,8 @@ const ConfigSchema = z.object({
       .int("must be a whole number of milliseconds")
       .min(10, "must be at least 10")
       .max(3_600_000),
+    /** Addresses (CIDRs) and host names deliveries may reach beyond the public internet (not the browsers' egress list). */
+    allow: z.array(z.string().min(1)),
   }),
   /** Outgoing mail (dashboard sign-in links, invitations). Without an SMTP host, mails go to the log. */
   mail: z.object({

@@ -127,6 +127,14 @@ export const problemTypes = {
     title: "Unknown region",
     description: "The region is not one this deployment serves. `GET /v1/health` lists the available regions.",
   },
+  "webhook-address-refused": {
+    status: 422,
+    title: "Webhook address refused",
+    description:
+      "Deliveries to this URL would be refused: its host is (or resolves only to) a loopback, private, link-local or other non-public " +
+      "address, or this server itself. `VESSEL_WEBHOOK_ALLOW` on the server opens addresses and host names for webhooks (for local " +
+      "development: `VESSEL_WEBHOOK_ALLOW=127.0.0.1,localhost`); the browsers' `VESSEL_EGRESS_ALLOW` does not. Nothing was changed.",
+  },
   "profile-unreadable": {
     status: 422,
     title: "Profile unreadable",

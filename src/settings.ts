@@ -202,6 +202,14 @@ export const settings: readonly Setting[] = [
     description: "Delay before a failed webhook delivery's first retry, in ms, doubled after each failed attempt (at most 4 hours apart) for 24 hours",
     fallback: () => 5000,
   },
+  {
+    key: "webhooks.allow",
+    env: "VESSEL_WEBHOOK_ALLOW",
+    kind: "list",
+    description:
+      "What webhook deliveries may reach besides the public internet: CIDRs and host names, comma-separated, as `VESSEL_EGRESS_ALLOW` is for the browsers (which this does not open). For a receiver on this machine: `127.0.0.1,localhost`",
+    fallback: () => [],
+  },
   ...mailSettings,
   { key: "graphiql", env: "VESSEL_GRAPHIQL", kind: "boolean", description: "Serve GraphiQL at `/graphql`", fallback: () => true },
   { key: "logLevel", env: "LOG_LEVEL", kind: "string", description: "Log level (`fatal` … `trace`, `silent`)", fallback: () => "info" },

@@ -39,6 +39,8 @@ export function maskError(error: unknown, message: string): Error {
  * out) is not the server's, so the log takes it at debug, without a stack; only the rest is an error.
  */
 export function clientErrorStatus(error: unknown): number | null {
+  // GraphQL's own refusals (a variable's value not of its type, `"released"` for an enum): maskError answers them 400.
+  if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return 400;
   const raw = error instanceof GraphQLError ? error.originalError : error;
   const known = knownProblem(raw);
   if (known && known.status < 500) return known.status;

@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import { validationError } from "../errors.ts";
+import { fieldErrorsOf } from "./zod-issues.ts";
 
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
@@ -140,5 +141,5 @@ export async function paginate<T extends { id: string }>(
 export function parseQuery<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw validationError(result.error.issues.map((i) => ({ field: ["query", ...i.path.map(String)].join("."), message: i.message })));
+  throw validationError(fieldErrorsOf(result.error, ["query"]));
 }

@@ -3,6 +3,7 @@ import { AppError, validationError } from "../errors.ts";
 import type { Database } from "../db/client.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { ServiceContext } from "./context.ts";
+import { fieldErrorsOf } from "./zod-issues.ts";
 
 /** What a service needs to reach the database: a request's context, or the database itself (scripts). */
 export type DbSource = ServiceContext | Pick<Database, "prisma">;
@@ -51,5 +52,5 @@ export async function conflictOnDuplicate<T>(write: () => Promise<T>, detail: st
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw validationError(result.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "input", message: i.message })));
+  throw validationError(fieldErrorsOf(result.error));
 }

@@ -54,6 +54,7 @@ export class Viewer {
   private ready = false;
   /** The person picked a tab: new tabs no longer take the view over. */
   private pinned = false;
+  private offFront: (() => void) | undefined;
   private lastTabs = "";
   private readonly opened = Date.now();
   private readonly log: Logger;
@@ -229,7 +230,13 @@ export class Viewer {
       destroyed: (id) => this.tabLost(id),
     });
     await this.tabs.start();
-    const first = await this.tabs.mostRecent();
+    // One active tab for the live view, the recording and the session's `page`: the one a client
+    // last brought to the front or drove (browser/cdp/pipe/channel.ts FRONT), followed unless the person picked one.
+    this.offFront = this.s.lease.cdp.onFront((id) => {
+      if (this.ready && !this.pinned && this.tabs?.has(id) && this.screencast?.target !== id) this.showTab(id);
+    });
+    const active = this.s.lease.cdp.activeTarget;
+    const first = active !== undefined && this.tabs.has(active) ? active : await this.tabs.mostRecent();
     this.sendTabs(first);
     // A tab that closes right now is reported by discovery, which moves the view on (tabLost).
     if (first) await this.screencast.show(first).catch((err: unknown) => this.log.debug({ err }, "live view: could not show the first tab"));
@@ -278,6 +285,7 @@ export class Viewer {
     clearInterval(this.heartbeat);
     this.leave?.();
     clearTimeout(this.sizeTimer);
+    this.offFront?.();
     this.screencast?.close();
     this.tabs?.close();
     this.cdp?.close();

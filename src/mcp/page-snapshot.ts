@@ -23,7 +23,7 @@ interface AXNode {
 }
 
 /** Roles that only group others: shown only when they carry a name. */
-const structural = new Set(["generic", "none", "presentation", "LineBreak", "InlineTextBox", "group", "paragraph", "Section", "div"]);
+const structural = new Set(["generic", "none", "presentation", "LineBreak", "group", "paragraph", "Section", "div"]);
 /** States worth telling the model about, as `[name]` or `[name=value]`. */
 const shownProperties = new Set(["checked", "disabled", "expanded", "selected", "pressed", "level", "required", "readonly", "focused", "invalid"]);
 
@@ -60,7 +60,8 @@ export async function snapshotText(cdp: CDPSession): Promise<string> {
   const out: string[] = [];
   let size = 0;
   const walk = (node: AXNode, depth: number) => {
-    if (size > maxSnapshotChars) return;
+    // A text's layout boxes, each repeating a piece of its StaticText parent: noise to a model.
+    if (size > maxSnapshotChars || node.role?.value === "InlineTextBox") return;
     const text = node.ignored ? null : line(node);
     if (text) {
       const l = `${"  ".repeat(depth)}- ${text}`;

@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { ProblemSlug } from "../errors.ts";
-import type { ServiceContext } from "../kernel/context.ts";
+import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import type { Operation } from "../kernel/operations.ts";
 import { operations } from "../services/operations.ts";
 
@@ -88,6 +88,11 @@ interface RouteFields<I extends RouteInput, R, Op extends Operation> {
    * is answered 503 within it, even when the key's record must be read first.
    */
   databaseBudget?: true;
+  /**
+   * Words the deployment adds to a validation message about these fields (`body.region` → the regions
+   * it serves): what a schema cannot know, as the values allowed here.
+   */
+  fieldHints?: (deps: AppDeps) => Record<string, string>;
   /** Largest accepted JSON body (bytes-style string for body-parser); default 1mb. */
   bodyLimit?: string;
   /**

@@ -1,4 +1,5 @@
 import { gatherDeepObjects } from "./deep-object.ts";
+import { foldQueryCase } from "./query-case.ts";
 import { pipeline } from "node:stream/promises";
 import { ANONYMOUS_BODY_LIMIT, BODY_CAP } from "../body-limits.ts";
 import bytes from "bytes";
@@ -8,8 +9,9 @@ import type { UserAuthenticator } from "../auth/request-auth.ts";
 import { authenticateRequest } from "../services/audit/request-audit.ts";
 import { auditedCall, type CallAudit } from "../services/audit/audited-call.ts";
 import { AppError, validationError, type FieldError } from "../errors.ts";
-import { actingIn, type ServiceContext } from "../kernel/context.ts";
+import { actingIn, type AppDeps, type ServiceContext } from "../kernel/context.ts";
 import { toAppError } from "../kernel/problems.ts";
+import { fieldErrorsOf } from "../kernel/zod-issues.ts";
 import { enterDatabaseBudget, restartDatabaseBudget } from "../db/budget.ts";
 import { textFaults } from "../kernel/text.ts";
 import { FileReply, MediaReply, Reply, type AnyRoute, type RouteInput } from "./define-route.ts";
@@ -17,15 +19,6 @@ import { FileReply, MediaReply, Reply, type AnyRoute, type RouteInput } from "./
 /** `/v1/sessions/{id}:keepalive` → `/v1/sessions/:id\:keepalive` (a literal colon must be escaped in Express 5). */
 export function toExpressPath(path: string): string {
   return path.replaceAll(":", "\\:").replace(/\{(\w+)\}/g, ":$1");
-}
-
-function issuesOf(where: string, error: z.ZodError, regions: readonly string[]): FieldError[] {
-  return error.issues.map((i) => {
-    const field = [where, ...i.path.map(String)].join(".");
-    // A missing or malformed region names the ones that would do (zod's own words cannot: they are per deployment).
-    if (field === "body.region") return { field, message: `required: one of the regions this deployment serves (${regions.join(", ")})` };
-    return { field, message: i.message };
-  });
 }
 
 /**
@@ -45,7 +38,7 @@ function declaredHeaders(schema: z.ZodObject, req: Request): Record<string, unkn
 }
 
 /** Parses every declared part of the request and reports all problems together. */
-function parseInput(route: AnyRoute, req: Request, regions: readonly string[]): Record<string, unknown> {
+function parseInput(route: AnyRoute, req: Request, deps: AppDeps): Record<string, unknown> {
   const parts: Record<keyof RouteInput, unknown> = { params: req.params, query: gatherDeepObjects(req.query), headers: req.headers, body: req.body };
   const parsed: Record<string, unknown> = {};
   const errors: FieldError[] = [];
@@ -62,11 +55,14 @@ function parseInput(route: AnyRoute, req: Request, regions: readonly string[]): 
     }
     if (!schema) continue;
     if (key === "body" || key === "query") protoKeys(parts[key], [key], errors);
-    const result = schema.safeParse(parts[key]);
+    const result = schema.safeParse(key === "query" ? foldQueryCase(schema, parts[key]) : parts[key]);
     if (result.success) parsed[key] = result.data;
-    else errors.push(...issuesOf(key, result.error, regions));
+    else errors.push(...fieldErrorsOf(result.error, [key]));
   }
-  if (errors.length > 0) throw validationError(errors);
+  if (errors.length > 0) {
+    const hints = route.fieldHints?.(deps) ?? {};
+    throw validationError(errors.map((e) => (hints[e.field] ? { ...e, message: `${e.message} (${hints[e.field]})` } : e)));
+  }
   return parsed;
 }
 
@@ -252,7 +248,7 @@ async function answerOf(
 ): Promise<Reply | MediaReply | FileReply> {
   deprecation(route, res, first.deps.now());
   if (body) await body(req, res);
-  const input = parseInput(route, req, first.deps.config.regions);
+  const input = parseInput(route, req, first.deps);
   // The workspace a route names, in its path (`{slug}`, the dashboard's routes) or as `?workspace=` (dashboard
   // users name the one they act in), reaches the services in the context, never as an argument of theirs.
   const named = (input.params as { slug?: string } | undefined)?.slug ?? (input.query as { workspace?: string } | undefined)?.workspace;

@@ -16,7 +16,7 @@ const phone = { width: 390, height: 844 };
 
 /**
  * Issue 25's other dashboard pages, in Chromium: an organization admin claims a workspace nobody
- * owns from the welcome page; the audit log's "Changes only" view leaves the reads out; the sign-in
+ * owns from the welcome page; the audit log's default "Changes" view leaves the reads out; the sign-in
  * page stops waiting once the link's lifetime has passed and says what to check.
  */
 describe.skipIf(!executablePath)("claiming, changes only, and the end of a sign-in wait", () => {
@@ -78,16 +78,28 @@ describe.skipIf(!executablePath)("claiming, changes only, and the end of a sign-
     expect(problems).toEqual([]);
   });
 
-  it("shows the audit log's changes only", async () => {
+  it("takes a status typed into the address in any case, and says so when it names none", async () => {
+    await page.goto(`${t.url}/dashboard/w/default/sessions?status=released`);
+    await page.getByRole("button", { name: "Released" }).and(page.locator("[aria-pressed=true]")).waitFor();
+    expect(await page.getByText("Something went wrong").count()).toBe(0);
+    await page.goto(`${t.url}/dashboard/w/default/sessions?status=sleeping`);
+    await page.getByText("No status is called “sleeping”").waitFor();
+    expect(await page.getByText("Something went wrong").count()).toBe(0);
+    await page.getByRole("button", { name: "Clear the filter" }).click();
+    await page.waitForURL(/\/sessions$/);
+  });
+
+  it("shows the audit log's changes by default, every call on asking", async () => {
     for (let i = 0; i < 3; i++) await fetch(`${t.url}/v1/sessions`, { headers: bearer(ws.key) });
     await t.app.deps.audit.flush();
     await page.goto(`${t.url}/dashboard/w/default/audit-log`);
-    await page.getByText("session.list").first().waitFor();
-    await page.getByRole("button", { name: "Changes only" }).click();
-    await page.waitForURL(/view=changes/);
     await page.getByText("workspace.claim").first().waitFor();
+    expect(await page.getByRole("button", { name: "Changes", exact: true }).getAttribute("aria-pressed")).toBe("true");
     expect(await page.locator("main").getByText("session.list", { exact: true }).count()).toBe(0);
     await shoot(page, "audit-changes-only");
+    await page.getByRole("button", { name: "All calls" }).click();
+    await page.waitForURL(/view=all/);
+    await page.getByText("session.list").first().waitFor();
   });
 
   it("stops waiting for a link once its lifetime has passed, and says what to check", async () => {

@@ -166,6 +166,8 @@ describe.skipIf(!executablePath || !viewerPath)("MCP server", () => {
         expect(textOf(navigated)).toContain("HTTP 200");
         const before = textOf(await call(client, "snapshot"));
         expect(before).toMatch(/heading "Waiting"/);
+        // Text boxes of the layout repeat their text: not in a snapshot (issue 45).
+        expect(before).not.toMatch(/InlineTextBox/);
         const field = refOf(before, /textbox "Name"/);
         const button = refOf(before, /button "Say hello"/);
 

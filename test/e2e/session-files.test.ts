@@ -126,6 +126,32 @@ describe.skipIf(!hasChromium)("files uploaded into a session", () => {
     ]);
   });
 
+  it("uploadFile(id, path) from plain JavaScript uploads the file at that path, under its name; the list is the envelope", async () => {
+    const { body: session } = await createSession(t, ws.key);
+    const vessel = new Vessel({ apiKey: ws.key, baseUrl: t.url });
+    const local = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vessel-upload-")), "report.txt");
+    fs.writeFileSync(local, "the file's own bytes");
+    try {
+      // What plain JavaScript may do: no type says the second argument must be bytes.
+      const upload = vessel.sessions.uploadFile as (id: string, data: unknown, name?: string) => Promise<Uploaded>;
+      const uploaded = await upload.call(vessel.sessions, session.id, local);
+      expect(uploaded).toMatchObject({ name: "report.txt", size: Buffer.byteLength("the file's own bytes") });
+      const renamed = await upload.call(vessel.sessions, session.id, local, "renamed.txt");
+      expect(renamed.name).toBe("renamed.txt");
+      await expect(upload.call(vessel.sessions, session.id, { not: "bytes" }, "x.txt")).rejects.toThrow(TypeError);
+      await expect(upload.call(vessel.sessions, session.id, new Uint8Array([1]))).rejects.toThrow(/name the file/);
+      const res = await fetch(`${t.url}/v1/sessions/${session.id}/files`, { headers: bearer(ws.key) });
+      const list = (await res.json()) as { items: Uploaded[]; next_cursor: unknown; has_more: unknown };
+      expect(list).toMatchObject({ next_cursor: null, has_more: false });
+      expect(list.items.map((f) => [f.name, f.size])).toEqual([
+        ["report.txt", 20],
+        ["renamed.txt", 20],
+      ]);
+    } finally {
+      await releaseSession(t, ws.key, session.id);
+    }
+  });
+
   it("refuses what is too large, alone or with the session's earlier files, leaving nothing on disk", async () => {
     const { body: session } = await createSession(t, ws.key);
     try {

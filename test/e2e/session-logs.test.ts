@@ -25,6 +25,8 @@ if (!hasChromium && servicesRequired) throw new Error("Chromium is required (VES
  */
 
 type Entry = { seq: number; type: string; at: string } & Record<string, unknown>;
+/** Every type: a read that names none leaves out `cdp` (issue 45). */
+const ALL = "type=console,page_error,navigation,network,cdp";
 interface LogList {
   items: Entry[];
   next_cursor: string | null;
@@ -128,7 +130,7 @@ describe.skipIf(!hasChromium)("session logs", () => {
     await browser.disconnect();
     expect((await releaseSession(t, ws.key, id)).status).toBe(204);
 
-    const { status, body } = await logs(id, "?limit=1000");
+    const { status, body } = await logs(id, `?limit=1000&${ALL}`);
     expect(status).toBe(200);
     expect(body.has_more).toBe(false);
     const items = body.items;
@@ -191,13 +193,13 @@ describe.skipIf(!hasChromium)("session logs", () => {
     // Filters: by type (logs.truncated would come too), and reading on with the cursor or a seq.
     const consoleOnly = await logs(id, "?type=console,page_error");
     expect(new Set(consoleOnly.body.items.map((e) => e.type))).toEqual(new Set(["console", "page_error"]));
-    const first = await logs(id, "?limit=3");
+    const first = await logs(id, `?limit=3&${ALL}`);
     expect(first.body.items.map((e) => e.seq)).toEqual([1, 2, 3]);
     expect(first.body.has_more).toBe(true);
-    const next = await logs(id, `?limit=3&cursor=${first.body.next_cursor}`);
+    const next = await logs(id, `?limit=3&cursor=${first.body.next_cursor}&${ALL}`);
     expect(next.body.items.map((e) => e.seq)).toEqual([4, 5, 6]);
-    expect((await logs(id, "?after=5&limit=1")).body.items.map((e) => e.seq)).toEqual([6]);
-    const end = await logs(id, `?cursor=${(await logs(id, "?after=0&limit=1000")).body.next_cursor}&wait=5`);
+    expect((await logs(id, `?after=5&limit=1&${ALL}`)).body.items.map((e) => e.seq)).toEqual([6]);
+    const end = await logs(id, `?cursor=${(await logs(id, `?after=0&limit=1000&${ALL}`)).body.next_cursor}&wait=5`);
     expect(end.body).toMatchObject({ items: [], has_more: false });
     for (const q of ["?type=nope", "?wait=31", "?after=-1", "?cursor=abc", "?limit=0", "?limit=1001"]) expect((await logs(id, q)).status, q).toBe(400);
 
@@ -215,7 +217,7 @@ describe.skipIf(!hasChromium)("session logs", () => {
     await browser.disconnect();
     await releaseSession(t, ws.key, id);
 
-    const rest = JSON.stringify((await logs(id, "?limit=1000")).body);
+    const rest = JSON.stringify((await logs(id, `?limit=1000&${ALL}`)).body);
     expect(rest).toContain("[redacted]");
     const gql = await fetch(`${t.url}/graphql`, {
       method: "POST",
@@ -254,7 +256,7 @@ describe.skipIf(!hasChromium)("session logs", () => {
       await page.waitForFunction(() => (window as unknown as { __done?: boolean }).__done === true);
       await browser.disconnect();
       await releaseSession(bounded, seeded.key, s.id);
-      const res = await fetch(`${bounded.url}/v1/sessions/${s.id}/logs?limit=1000`, { headers: bearer(seeded.key) });
+      const res = await fetch(`${bounded.url}/v1/sessions/${s.id}/logs?limit=1000&${ALL}`, { headers: bearer(seeded.key) });
       const { items } = (await res.json()) as LogList;
       expect(items).toHaveLength(100);
       expect(items.at(-1)).toMatchObject({ seq: 100, type: "logs.truncated", reason: "max_entries", max_entries: 100 });
@@ -359,6 +361,7 @@ describe.skipIf(!hasChromium)("session logs", () => {
       await releaseSession(t, ws.key, id);
       await done;
       expect(errors).toEqual([]);
+      // Both without types: the same default (every type but cdp).
       const all = (await logs(id, "?limit=1000")).body.items;
       expect(received.map((e) => e.seq)).toEqual(all.map((e) => e.seq));
       expect(JSON.parse(received.find((e) => e.type === "console" && e.data.includes("while subscribed"))!.data)).toMatchObject({
@@ -400,7 +403,7 @@ describe.skipIf(!hasChromium)("session logs", () => {
     expect(await runCli(["sessions", "logs", id, "--type", "console"], io)).toBe(0);
     expect(out.join("\n")).toMatch(/console\s+\[log\] from the library/);
     out.length = 0;
-    expect(await runCli(["sessions", "logs", id, "--json", "--follow"], io)).toBe(0);
+    expect(await runCli(["sessions", "logs", id, "--json", "--follow", "--type", "console,page_error,navigation,network,cdp"], io)).toBe(0);
     const lines = out.map((l) => JSON.parse(l) as Entry);
     expect(lines.map((e) => e.seq)).toEqual(lines.map((_, i) => i + 1));
     expect(lines.some((e) => e.type === "cdp")).toBe(true);

@@ -35,8 +35,8 @@ interface Delivery {
 
 /**
  * Webhooks end to end on one node (embedded database): a receiver on loopback (allowed by
- * VESSEL_EGRESS_ALLOW, as startTestApp sets it) gets session and live-view events with signatures
- * it checks itself; retries keep their webhook-id; a private address is refused at delivery.
+ * VESSEL_WEBHOOK_ALLOW, as startTestApp sets it) gets session and live-view events with signatures
+ * it checks itself; retries keep their webhook-id; a private address is refused at creation and at delivery.
  */
 describe.skipIf(!executablePath)("webhooks", () => {
   let t: TestApp;
@@ -357,19 +357,31 @@ describe.skipIf(!executablePath)("webhooks", () => {
     }
   }, 40_000);
 
-  it("refuses a private or metadata address at delivery and records why", async () => {
+  it("refuses a private or metadata address at creation (422, naming VESSEL_WEBHOOK_ALLOW) and at delivery", async () => {
+    const before = await t.app.deps.db.prisma.webhookEndpoint.count();
     for (const url of ["http://10.1.2.3/hook", "http://169.254.169.254/latest/meta-data", "http://[fd00::1]/hook"]) {
       const made = await api("POST", "/v1/webhooks", { url, events: ["session.released"] });
-      expect(made.status).toBe(201);
-      const id = (made.body as unknown as Webhook).id;
-      await api("POST", `/v1/webhooks/${id}:test`);
-      const [d] = await eventually(
-        () => deliveries(id),
-        (l) => l[0]?.status !== "pending",
-      );
-      expect(d).toMatchObject({ status: "refused", attempts: 1, last_response_code: null });
-      expect(d!.last_error).toMatch(/blocked-address/);
+      expect(made.status, url).toBe(422);
+      expect(made.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(made.body).toMatchObject({ type: expect.stringMatching(/\/errors\/webhook-address-refused$/), status: 422, setting: "VESSEL_WEBHOOK_ALLOW" });
+      expect(made.body.detail).toContain("VESSEL_WEBHOOK_ALLOW");
     }
+    expect(await t.app.deps.db.prisma.webhookEndpoint.count()).toBe(before);
+    // A PATCH to such a URL is refused the same way and changes nothing.
+    const hook = await create("/moved", ["session.released"]);
+    const patched = await api("PATCH", `/v1/webhooks/${hook.id}`, { url: "http://10.1.2.3/hook" });
+    expect(patched.status).toBe(422);
+    expect(patched.body.type).toMatch(/webhook-address-refused$/);
+    expect((await api("GET", `/v1/webhooks/${hook.id}`)).body.url).toBe(`${receiver.url}/moved`);
+    // An endpoint stored before the list changed: its deliveries are refused by the same rule.
+    await t.app.deps.db.prisma.webhookEndpoint.update({ where: { id: hook.id }, data: { url: "http://169.254.169.254/latest/meta-data" } });
+    await api("POST", `/v1/webhooks/${hook.id}:test`);
+    const [d] = await eventually(
+      () => deliveries(hook.id),
+      (l) => l[0]?.status !== "pending",
+    );
+    expect(d).toMatchObject({ status: "refused", attempts: 1, last_response_code: null });
+    expect(d!.last_error).toMatch(/blocked-address/);
   });
 
   it("signs with both secrets for 24 hours after a rotation", async () => {

@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "@vessel/client/cli";
 import { createLogger } from "../../src/logger.ts";
 import { seedWorkspace, startTestApp, type TestApp } from "../support/app.ts";
 
@@ -45,6 +46,50 @@ describe("the server log and client errors", () => {
     expect(logged.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
     expect(logged.filter((l) => l.err?.stack)).toEqual([]);
     expect(logged.some((l) => l.level === 20 && /^client error: /.test(l.msg))).toBe(true);
+  });
+
+  it("takes enum query values in any case and names the rule and the allowed values when refusing; no stack for any 4xx", async () => {
+    const { key } = await seedWorkspace(t);
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const before = lines.length;
+    const list = await fetch(`${t.url}/v1/sessions?status=running`, { headers: auth });
+    expect(list.status).toBe(200);
+    // The command line passes what was typed: `vessel sessions list --status running`.
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(["sessions", "list", "--status", "running", "--json"], {
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+      interactive: false,
+      env: { VESSEL_API_KEY: key, VESSEL_BASE_URL: t.url },
+    });
+    expect({ code, err }).toEqual({ code: 0, err: [] });
+    const bad = await fetch(`${t.url}/v1/sessions?status=sleeping`, { headers: auth });
+    expect(bad.status).toBe(400);
+    const badBody = (await bad.json()) as { errors: Array<{ field: string; message: string }> };
+    expect(badBody.errors[0]).toMatchObject({ field: "query.status", message: expect.stringContaining("RUNNING") });
+    const created = await fetch(`${t.url}/v1/sessions`, {
+      method: "POST",
+      headers: { ...auth, "idempotency-key": crypto.randomUUID() },
+      body: JSON.stringify({ metadata: { Team: "qa" } }),
+    });
+    expect(created.status).toBe(400);
+    const fields = ((await created.json()) as { errors: Array<{ field: string; message: string }> }).errors;
+    expect(fields.find((f) => f.field === "body.region")?.message).toMatch(/required.*us-east1/);
+    expect(fields.find((f) => f.field === "body.metadata.Team")?.message).toMatch(/lower case/);
+    // What the dashboard sends for `?status=released` typed into its address (before it learnt to fold the case).
+    const r = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({
+        query: "query Sessions($status: SessionStatus) { sessions(status: $status) { items { id } } }",
+        variables: { status: "released" },
+      }),
+    });
+    expect(r.status).toBeLessThan(500);
+    const logged = lines.slice(before);
+    expect(logged.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
+    expect(logged.filter((l) => l.err?.stack)).toEqual([]);
   });
 
   it("says when no sign-in mail went out (no SMTP, an address that may not sign in), without the address", async () => {

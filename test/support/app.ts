@@ -43,6 +43,8 @@ export async function startTestApp(options: AppOptions & { env?: Record<string, 
       // The fixture sites of the tests live on loopback, which the egress policy refuses by default;
       // the policy's own tests set this to what they need.
       VESSEL_EGRESS_ALLOW: "127.0.0.1/32,::1/128,localhost",
+      // The tests' webhook receivers are on loopback too (a list of its own: docs/webhooks.md).
+      VESSEL_WEBHOOK_ALLOW: "127.0.0.1/32,::1/128,localhost",
       // The browser watchdog holds a CDP connection of its own to every browser, which would blur
       // tests that count connections; its own tests (e2e/faults) switch it on.
       VESSEL_BROWSER_PING_SECONDS: "0",

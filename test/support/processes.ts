@@ -49,6 +49,7 @@ export async function spawnNode(env: Record<string, string>, timeoutMs = 90_000,
     VESSEL_BROWSER_WARM: "0",
     // The pages tests and benchmarks open live on loopback, which the egress policy refuses by default.
     VESSEL_EGRESS_ALLOW: "127.0.0.1/32,::1/128,localhost",
+    VESSEL_WEBHOOK_ALLOW: "127.0.0.1/32,::1/128,localhost",
     LOG_LEVEL: "info",
     ...env,
   };

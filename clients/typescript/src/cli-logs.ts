@@ -27,6 +27,17 @@ export const logsCommand = {
   },
 };
 
+/** A URL as a person reads it: percent-encoded text decoded, unless that would show control or direction characters (`--json` keeps it exact). */
+function readable(url: unknown): string {
+  const text = String(url);
+  try {
+    const decoded = decodeURI(text);
+    return /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(decoded) ? text : decoded;
+  } catch {
+    return text;
+  }
+}
+
 /** One log entry as one line of `vessel sessions logs` (without --json): seq, time, type and what matters of it. */
 export function logLine(e: SessionLogEntry): string {
   const f = e as Record<string, unknown>;
@@ -41,10 +52,10 @@ export function logLine(e: SessionLogEntry): string {
       what = `${String(f.message)}${where}`;
       break;
     case "navigation":
-      what = `${String(f.url)}${f.main_frame ? "" : " (frame)"}${f.same_document ? " (same document)" : ""}`;
+      what = `${readable(f.url)}${f.main_frame ? "" : " (frame)"}${f.same_document ? " (same document)" : ""}`;
       break;
     case "network":
-      what = `${String(f.method)} ${f.failure ? `failed: ${String(f.failure)}` : String(f.status)} ${String(f.url)}${ms}`;
+      what = `${String(f.method)} ${f.failure ? `failed: ${String(f.failure)}` : String(f.status)} ${readable(f.url)}${ms}`;
       break;
     case "cdp":
       what = `${String(f.method)}${f.refused ? " refused by the policy" : ms}`;

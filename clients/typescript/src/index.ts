@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createClient, type Client } from "./api.ts";
+import type { RetryOptions, VesselOptions } from "./client-options.ts";
 import { errorFor, QueueTimeoutError, TimeoutError, VesselError, type Problem } from "./errors.ts";
 import { allPages } from "./pages.ts";
 import { Profiles } from "./profiles.ts";
@@ -7,7 +8,7 @@ import type { components, operations, paths } from "./generated/openapi.ts";
 import { sessionLogs, type SessionLogEntry, type SessionLogsOptions } from "./session-logs.ts";
 import { Extensions } from "./extensions.ts";
 import { deleteRecording, recordingBytes, recordingStream, recordingToFile, type DownloadRecordingOptions } from "./recordings.ts";
-import { listSessionFiles, uploadSessionFile, type SessionFile } from "./session-files.ts";
+import { listSessionFiles, uploadSessionFile, type SessionFile, type UploadData } from "./session-files.ts";
 import { downloadBundle, sessionHar, type BundleDownload, type DownloadBundleOptions, type Har } from "./session-exports.ts";
 
 export * from "./errors.ts";
@@ -25,26 +26,7 @@ export type { Profile, StorageState, StorageStateExport } from "./profiles.ts";
 export type { Extension } from "./extensions.ts";
 export { Profiles };
 
-export interface RetryOptions {
-  /** Attempts in all, the first included (default 6). */
-  maxAttempts?: number;
-  /** Never keep retrying past this long since the first attempt (default 60 s). */
-  maxElapsedMs?: number;
-  /** First backoff; doubles each time, with full jitter (default 250 ms). */
-  baseDelayMs?: number;
-  /** Longest single backoff (default 10 s). */
-  maxDelayMs?: number;
-}
-
-export interface VesselOptions {
-  /** Default: `VESSEL_API_KEY`. */
-  apiKey?: string;
-  /** Default: `VESSEL_BASE_URL`, else http://localhost:8080. */
-  baseUrl?: string;
-  retry?: RetryOptions;
-  /** For tests and unusual runtimes. */
-  fetch?: typeof fetch;
-}
+export type { RetryOptions, VesselOptions } from "./client-options.ts";
 
 /** The create's body as the server declares it (schema/openapi.json, generated from its one declaration). */
 type CreateSessionBody = NonNullable<operations["createSession"]["requestBody"]>["content"]["application/json"];
@@ -257,8 +239,13 @@ export class Sessions {
     return sessionLogs(this.vessel.api, (attempt) => this.vessel.call(attempt), id, options);
   }
 
-  /** Puts a file into the running session's folder; give its `path` to Puppeteer's `uploadFile` or Playwright's `setInputFiles`. */
-  uploadFile(id: string, data: Uint8Array | ArrayBuffer | Blob, name: string): Promise<SessionFile> {
+  /**
+   * Puts a file into the running session's folder; give its `path` to Puppeteer's `uploadFile`.
+   * `file` is a local path (read here, named by its last part unless `name` says) or the bytes (then `name` is required).
+   */
+  uploadFile(id: string, file: string, name?: string): Promise<SessionFile>;
+  uploadFile(id: string, data: Uint8Array | ArrayBuffer | Blob, name: string): Promise<SessionFile>;
+  uploadFile(id: string, data: UploadData, name?: string): Promise<SessionFile> {
     return uploadSessionFile(this.vessel.api, (attempt) => this.vessel.call(attempt), id, data, name);
   }
 
@@ -300,4 +287,4 @@ export class Sessions {
   }
 }
 
-export type { SessionFile } from "./session-files.ts";
+export type { SessionFile, UploadData } from "./session-files.ts";

@@ -16,8 +16,9 @@ import type { EgressRefusal } from "../egress/shared.ts";
  * - `console`: level, text (≤ 8 KiB), where it was called, the page's URL;
  * - `page_error`: an uncaught error: message, stack (≤ 8 KiB), where, the page's URL;
  * - `navigation`: a frame committed a URL (or moved within its document), with its document's `loader_id`;
- * - `network`: one per finished or failed request (network.ts): headers with credential values
- *   masked and the phases of its time (network-detail.ts), never a body.
+ * - `network`: one per finished or failed request, or answered one whose body did not finish
+ *   (network.ts): headers with credential values masked and the phases of its time
+ *   (network-detail.ts), never a body.
  *
  * URLs and texts have credential query values masked (redaction.ts).
  */
@@ -134,9 +135,12 @@ export class SessionLogCapture {
     return this.cdp.isOpen;
   }
 
-  /** Stops reading: every target is detached (requests still in flight are not logged). Idempotent. */
+  /** Stops reading: every target is detached (requests answered are logged, those still waiting for an answer not). Idempotent. */
   close(): void {
-    for (const target of this.#targets.values()) clearTimeout(target.releaseTimer);
+    for (const target of this.#targets.values()) {
+      clearTimeout(target.releaseTimer);
+      target.network.flush();
+    }
     this.#targets.clear();
     this.cdp.close();
   }
@@ -172,7 +176,10 @@ export class SessionLogCapture {
 
   #detached(attachmentId: string): void {
     const target = this.#targets.get(attachmentId);
-    if (target) clearTimeout(target.releaseTimer);
+    if (target) {
+      clearTimeout(target.releaseTimer);
+      target.network.flush();
+    }
     this.#targets.delete(attachmentId);
   }
 

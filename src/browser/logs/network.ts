@@ -29,6 +29,10 @@ interface Request {
   protocol: string | null;
   remote: string | null;
   redirectUrl: string | null;
+  /** Chromium's clock when the response's headers arrived: the entry's end if the body never finishes. */
+  answered?: number;
+  /** Logs it as answered if its body has not finished by then (see `flush`). */
+  timer?: NodeJS.Timeout;
 }
 
 interface RequestParams {
@@ -50,6 +54,7 @@ interface RequestParams {
 }
 interface ResponseParams {
   requestId: string;
+  timestamp?: number;
   response: {
     status: number;
     statusText: string;
@@ -67,6 +72,13 @@ interface ResponseParams {
 
 /** A target holds at most this many requests in flight; beyond, the oldest is forgotten (never logged). */
 const MAX_PENDING = 2_000;
+/**
+ * A response whose body has not finished loading this long after its headers is logged as answered.
+ * Chromium says `loadingFinished` only once the page has read the body: a `fetch` whose body is
+ * never read, answered with `Cache-Control: no-store` (so the HTTP cache does not drain it either),
+ * would otherwise never be logged (issue 45). Streams and long downloads are logged at this point too.
+ */
+export const ANSWERED_FLUSH_MS = 3_000;
 
 export interface NetworkData {
   method: string;
@@ -137,7 +149,11 @@ export class NetworkTracker {
       this.#took(earlier, p.redirectResponse);
       this.#end(p.requestId, earlier, p.timestamp, p.redirectResponse.encodedDataLength ?? null, null);
     }
-    if (this.#pending.size >= MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value!);
+    if (this.#pending.size >= MAX_PENDING) {
+      const oldest = this.#pending.keys().next().value!;
+      clearTimeout(this.#pending.get(oldest)?.timer);
+      this.#pending.delete(oldest);
+    }
     this.#pending.set(p.requestId, {
       url: p.request.url,
       method: p.request.method,
@@ -165,6 +181,26 @@ export class NetworkTracker {
     if (!r) return;
     this.#took(r, p.response);
     if (!r.resourceType && p.type) r.resourceType = p.type.toLowerCase();
+    r.answered = p.timestamp ?? r.start;
+    clearTimeout(r.timer);
+    r.timer = setTimeout(() => this.#answeredOnly(p.requestId), ANSWERED_FLUSH_MS);
+    r.timer.unref();
+  }
+
+  /**
+   * Logs every request that has its response but not the end of its body: the target went away,
+   * or the capture stops. What never got a response is dropped, as before.
+   */
+  flush(): void {
+    for (const [id, r] of [...this.#pending]) {
+      if (r.answered !== undefined) this.#answeredOnly(id);
+      else clearTimeout(r.timer);
+    }
+  }
+
+  #answeredOnly(id: string): void {
+    const r = this.#pending.get(id);
+    if (r?.answered !== undefined) this.#end(id, r, r.answered, null, null);
   }
 
   servedFromCache(p: { requestId: string }): void {
@@ -198,6 +234,7 @@ export class NetworkTracker {
   }
 
   #end(id: string, r: Request, timestamp: number, responseBytes: number | null, failure: string | null, policy?: PolicyFailure): void {
+    clearTimeout(r.timer);
     this.#pending.delete(id);
     const duration = Math.max(0, ms(timestamp - r.start));
     this.emit({

@@ -5,9 +5,9 @@ import type { CdpPipe } from "../cdp/pipe/pipe.ts";
 /**
  * A session's screen, captured by the node over a CDP channel of its own on the browser's pipe
  * (invisible to the session's clients, who cannot stop it). It follows the active tab: the newest
- * page becomes active when it is created, a page anyone brings to the front (`Target.activateTarget`,
- * `Page.bringToFront`, which the pipe reports: the headless shell has no focus or visibility of its
- * own to poll) becomes active, and when the active page closes the most recently active one left
+ * page becomes active when it is created, a page anyone brings to the front or drives
+ * (`Target.activateTarget`, `Page.bringToFront`, a navigation, input: pipe/channel.ts FRONT, which
+ * the pipe reports; the headless shell has no focus or visibility of its own to poll) becomes active, and when the active page closes the most recently active one left
  * takes over. The active page runs a JPEG screencast (`Page.startScreencast`, an attachment of our own,
  * beside the live view's if someone watches): Chromium sends a frame only when the page changes, so
  * a still page costs next to nothing. Frames are acknowledged at most MAX_FPS times a second and only

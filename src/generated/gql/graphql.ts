@@ -1358,6 +1358,7 @@ export const SessionLogsDocument = new TypedDocumentString(`
     after: $after
     first: 1000
     cursor: $cursor
+    types: ["console", "page_error", "navigation", "network", "cdp"]
   ) {
     items {
       seq
@@ -1372,7 +1373,12 @@ export const SessionLogsDocument = new TypedDocumentString(`
     `) as unknown as TypedDocumentString<SessionLogsQuery, SessionLogsQueryVariables>;
 export const SessionLogsFeedDocument = new TypedDocumentString(`
     subscription SessionLogsFeed($workspace: String!, $id: String!, $after: Int) {
-  sessionLogs(workspace: $workspace, id: $id, after: $after) {
+  sessionLogs(
+    workspace: $workspace
+    id: $id
+    after: $after
+    types: ["console", "page_error", "navigation", "network", "cdp"]
+  ) {
     seq
     type
     at

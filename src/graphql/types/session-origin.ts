@@ -61,7 +61,8 @@ builder.objectFields(SessionType, (t) => ({
   currentPage: t.field({
     type: OpenPageType,
     nullable: true,
-    description: "While the session runs (on the node that answers): its first tab's title and address.",
+    description:
+      "While the session runs (on the node that answers): its active tab's title and address (the tab last brought to the front or driven, as the live view and the recording show; else the first).",
     resolve: (v, _a, ctx) => (v.session.status === "RUNNING" ? currentPageOf(ctx.services, v.session) : null),
   }),
 }));

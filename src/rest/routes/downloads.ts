@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { openDownload, type Download } from "../../services/downloads/downloads.ts";
-import { defineRoute, FileReply } from "../define-route.ts";
+import { defineRoute, FileReply, listEnvelope } from "../define-route.ts";
 import { operations } from "../../services/operations.ts";
 
 const DownloadDto = z
@@ -40,14 +40,15 @@ export const downloadRoutes = [
     description:
       "Files the session's pages downloaded, oldest first. Chromium saves them in the session's own folder, whatever folder a CDP " +
       "client asks for; together they may take at most `VESSEL_DOWNLOAD_MAX_BYTES` (a download that would pass it is cancelled and " +
-      "listed as `refused`). The list outlives the session; the files do not: fetch them before releasing it.",
+      "listed as `refused`). The list outlives the session; the files do not: fetch them before releasing it. " +
+      "The list envelope, always one page (`has_more: false`).",
     tags: ["Sessions"],
     input: { params: Params },
     status: 200,
-    response: z.object({ items: z.array(DownloadDto) }).meta({ id: "DownloadList" }),
+    response: listEnvelope(DownloadDto, "DownloadList"),
     problems: ["not-found"],
     auth: "apiKeyOrUser",
-    handler: async (ctx, { params }, _http, run) => ({ items: (await run(ctx, params.id)).map(toDownloadDto) }),
+    handler: async (ctx, { params }, _http, run) => ({ items: (await run(ctx, params.id)).map(toDownloadDto), next_cursor: null, has_more: false }),
   }),
   defineRoute({
     method: "get",

@@ -5,7 +5,7 @@ import { EXTENSION_ZIP_MAX_BYTES } from "../../services/extensions/extension-zip
 import type { ExtensionView } from "../../services/extensions/extensions.ts";
 import { operations } from "../../services/operations.ts";
 import { AppError } from "../../errors.ts";
-import { defineRoute, Reply } from "../define-route.ts";
+import { defineRoute, Reply, listEnvelope } from "../define-route.ts";
 import { withUploadedFile } from "../multipart.ts";
 import { readRawBody } from "../raw-body.ts";
 
@@ -66,11 +66,12 @@ export const extensionRoutes = [
     path: "/v1/extensions",
     operation: operations.extensions,
     summary: "List the workspace's extensions",
+    description: "The list envelope, always one page (`has_more: false`): a workspace holds few extensions (its quota).",
     tags: ["Extensions"],
     input: {},
     status: 200,
-    response: z.object({ items: z.array(ExtensionDto) }).meta({ id: "ExtensionList" }),
-    handler: async (ctx, _input, _http, run) => ({ items: (await run(ctx)).map(toDto) }),
+    response: listEnvelope(ExtensionDto, "ExtensionList"),
+    handler: async (ctx, _input, _http, run) => ({ items: (await run(ctx)).map(toDto), next_cursor: null, has_more: false }),
   }),
   defineRoute({
     method: "get",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { SessionFile } from "../../services/session-files/session-files.ts";
 import { operations } from "../../services/operations.ts";
-import { defineRoute, Reply } from "../define-route.ts";
+import { defineRoute, Reply, listEnvelope } from "../define-route.ts";
 import { withUploadedFile } from "../multipart.ts";
 
 const SessionFileDto = z
@@ -68,13 +68,15 @@ export const sessionFileRoutes = [
     path: "/v1/sessions/{id}/files",
     operation: operations.sessionFiles,
     summary: "List the files uploaded into a session",
-    description: "Oldest first. The list outlives the session; the files do not (`available`).",
+    description:
+      "Oldest first. The list outlives the session; the files do not (`available`). The list envelope, always one page (`has_more: false`): " +
+      "a session holds at most `VESSEL_UPLOAD_MAX_FILES`.",
     tags: ["Sessions"],
     input: { params: Params },
     status: 200,
-    response: z.object({ items: z.array(SessionFileDto) }).meta({ id: "SessionFileList" }),
+    response: listEnvelope(SessionFileDto, "SessionFileList"),
     problems: ["not-found"],
     auth: "apiKeyOrUser",
-    handler: async (ctx, { params }, _http, run) => ({ items: (await run(ctx, params.id)).map(toDto) }),
+    handler: async (ctx, { params }, _http, run) => ({ items: (await run(ctx, params.id)).map(toDto), next_cursor: null, has_more: false }),
   }),
 ];

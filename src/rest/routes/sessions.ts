@@ -41,6 +41,7 @@ export const sessionRoutes = [
       "with `Retry-After`; a replay is never refused by the cap.",
     tags: ["Sessions"],
     input: { headers: z.object({ "idempotency-key": z.string().optional().describe("A UUID, one per logical request.") }), body: CreateSessionInput },
+    fieldHints: (deps) => ({ "body.region": `this deployment serves: ${deps.config.regions.join(", ")}` }),
     status: 201,
     response: SessionDto,
     alternatives: {

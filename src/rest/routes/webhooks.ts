@@ -84,13 +84,15 @@ export const webhookRoutes = [
     summary: "Create a webhook",
     description:
       'Events of the workspace\'s sessions are POSTed to `url` as `{"type", "timestamp", "data"}`, signed the Standard Webhooks way ' +
-      "(`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once. At most 20 per workspace.",
+      "(`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once. At most 20 per workspace. " +
+      "A URL whose deliveries the server would refuse (loopback, private or metadata addresses unless `VESSEL_WEBHOOK_ALLOW` opens them) " +
+      "answers 422 `webhook-address-refused`.",
     tags,
     auth: "apiKeyOrUser",
     input: { query: Ws, body: CreateWebhookInput },
     status: 201,
     response: WebhookWithSecretDto,
-    problems: ["forbidden", "conflict"],
+    problems: ["forbidden", "conflict", "webhook-address-refused"],
     bodyLimit: "8kb",
     handler: async (ctx, { query, body }, _http, run) => new Reply(201, withSecret(await run(ctx, body)), noStore),
   }),
@@ -132,7 +134,7 @@ export const webhookRoutes = [
     input: { params: Id, query: Ws, body: UpdateWebhookInput },
     status: 200,
     response: WebhookDto,
-    problems: ["not-found", "forbidden"],
+    problems: ["not-found", "forbidden", "webhook-address-refused"],
     bodyLimit: "8kb",
     handler: async (ctx, { params, query, body }, _http, run) => toDto(await run(ctx, params.id, body)),
   }),

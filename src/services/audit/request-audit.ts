@@ -13,6 +13,7 @@ import { presentedKeyPrefix } from "../../auth/api-key-format.ts";
 import { authenticateCaller, type UserAuthenticator } from "../../auth/request-auth.ts";
 import { requestIdsOf } from "../../request-id.ts";
 import type { AuditRecord } from "./audit-row.ts";
+import { readGroupingOf } from "./read-grouping.ts";
 
 /**
  * The caller of a request, with one request of its budget spent (auth/request-auth.ts), its refusal
@@ -45,7 +46,7 @@ export function auditScope(operationAction: string, successStatus: number, targe
 
 /**
  * Writes the call's audit entry through the batched writer, unless the service already wrote it in
- * its transaction. A user's call refused before its service ran (bad input, say) is filed under the
+ * its transaction, or it is a person's read written already in this window (read-grouping.ts). A user's call refused before its service ran (bad input, say) is filed under the
  * workspace its path names, so that workspace's admins see it.
  */
 export async function finishAudit(ctx: ServiceContext, httpStatus: number): Promise<void> {
@@ -56,7 +57,8 @@ export async function finishAudit(ctx: ServiceContext, httpStatus: number): Prom
     const ws = await ctx.deps.db.prisma.workspace.findUnique({ where: { slug: scope.workspaceSlug }, select: { id: true } }).catch(() => null);
     if (ws) scope.workspaceId = ws.id;
   }
-  ctx.deps.audit.enqueue(auditRecord(ctx, scope, httpStatus));
+  const record = auditRecord(ctx, scope, httpStatus);
+  if (readGroupingOf(ctx.deps.audit).admit(record)) ctx.deps.audit.enqueue(record);
 }
 
 /** The entry of one call: who (a key's prefix or a user), what, the answer's status, and the request's ids. */

@@ -4,7 +4,7 @@ import type { ServiceContext } from "../../kernel/context.ts";
 import { sessionEnded } from "../session-events/event-feed.ts";
 import { channelOf, finalTypes } from "../session-events/session-events.ts";
 import { MAX_LOG_PAGE, logsChannel, readLogSignal, type SessionLogEntryView, type SessionLogType } from "./log-entries.ts";
-import { logKeyOf, logReadableSession, readLogPage } from "./log-reads.ts";
+import { logKeyOf, logReadableSession, defaultLogTypes, readLogPage } from "./log-reads.ts";
 
 /** After a session ends on another node, its last entries are waited for at most this long. */
 const LAST_WRITE_GRACE_MS = 4_000;
@@ -21,7 +21,7 @@ export async function followSessionLogs(
   opts: { after?: number; types?: SessionLogType[] },
 ): Promise<AsyncIterableIterator<SessionLogEntryView>> {
   const session = await logReadableSession(ctx, sessionId);
-  const feed = new LogFeed(ctx, sessionId, opts.after ?? 0, opts.types);
+  const feed = new LogFeed(ctx, sessionId, opts.after ?? 0, opts.types ?? defaultLogTypes);
   const stopLogs = ctx.deps.pubsub.subscribe(logsChannel(sessionId), (message) => {
     if (readLogSignal(message).finished) feed.end();
     else feed.poke();

@@ -29,8 +29,15 @@ const BAD_CURSOR = "is not a valid cursor: pass the next_cursor of the previous 
 
 export const logTypeList = knownNameList(sessionLogTypes, "log type", 200);
 
+/** What a read that names no type gets: the CDP methods a client sent are most of a driven session's entries, and rarely what one looks for. */
+export const defaultLogTypes: SessionLogType[] = sessionLogTypes.filter((t) => t !== "cdp");
+
 export const SessionLogQuery = z.object({
-  type: logTypeList.optional().describe(`Only these types, comma-separated (${sessionLogTypes.join(", ")}); \`${TRUNCATED}\` always comes too.`),
+  type: logTypeList
+    .optional()
+    .describe(
+      `Only these types, comma-separated (${sessionLogTypes.join(", ")}); \`${TRUNCATED}\` always comes too. Default: every type but \`cdp\` (name it to read the CDP methods).`,
+    ),
   after: z.coerce
     .number()
     .int()
@@ -126,7 +133,7 @@ export async function listSessionLogs(ctx: ServiceContext, sessionId: string, q:
     const last = read.items.at(-1)?.seq ?? (started ? after : undefined);
     return { ...read, nextCursor: last === undefined ? null : logCursor(last) };
   };
-  const read = async () => page(await readLogPage(ctx, sessionId, await logKeyOf(ctx, sessionId), { after, types: q.type, limit: q.limit }));
+  const read = async () => page(await readLogPage(ctx, sessionId, await logKeyOf(ctx, sessionId), { after, types: q.type ?? defaultLogTypes, limit: q.limit }));
   let ended = !live.includes(session.status);
   if (ended) await ctx.deps.sessionLogs.settled(sessionId);
   if (q.wait === 0 || ended || !session.logs) return read();

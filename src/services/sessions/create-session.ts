@@ -1,5 +1,4 @@
 // Starting a session: its browser, the row, its first event, the audit entry and the stored answer.
-import { createHmac } from "node:crypto";
 import { databaseBudgetLeft, enterDatabaseBudget, outsideDatabaseBudget, restartDatabaseBudget } from "../../db/budget.ts";
 import { isDatabaseUnavailable } from "../../db/errors.ts";
 import { ulid } from "../../ids.ts";
@@ -9,7 +8,8 @@ import type { Prisma, Session } from "../../generated/prisma/client.ts";
 import { auditedStatement } from "../audit/audited.ts";
 import { actingWorkspaceWithCap } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { fingerprint, KeyClaim, type Idempotent } from "../../kernel/idempotency.ts";
+import { KeyClaim, type Idempotent } from "../../kernel/idempotency.ts";
+import { createFingerprint } from "./create-fingerprint.ts";
 import {
   anySlow,
   applyLeased,
@@ -30,16 +30,6 @@ import { defaultIdleSeconds, type CreateSessionInput } from "./session-input.ts"
 import { checkSessionTimes, sessionLimit, timeoutOf } from "./session-limits.ts";
 import { optionsColumn } from "./session-options.ts";
 import { placeCreate } from "./placement.ts";
-
-/**
- * The request as the idempotency record fingerprints it: a proxy password is replaced by a keyed
- * digest, so the stored fingerprint cannot be used to guess it.
- */
-export function withoutSecrets(ctx: ServiceContext, input: CreateSessionInput): CreateSessionInput {
-  if (!input.proxy?.password) return input;
-  const digest = createHmac("sha256", ctx.deps.masterKey.key).update(input.proxy.password).digest("hex");
-  return { ...input, proxy: { ...input.proxy, password: digest } };
-}
 
 /** What a create decided before any browser is taken: the session's row, times, addresses, features and the workspace's room. */
 interface Plan {
@@ -187,7 +177,7 @@ function planSession(ctx: ServiceContext, input: CreateSessionInput, checked: Aw
  */
 async function startHere(plan: Plan, idempotencyKey: string): Promise<Idempotent<SessionView>> {
   const { ctx, input, workspaceId, cap, room, id } = plan;
-  const call = new KeyClaim(ctx, { workspaceId, key: idempotencyKey, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) });
+  const call = new KeyClaim(ctx, { workspaceId, key: idempotencyKey, fingerprint: createFingerprint(ctx, input) });
   const db = ctx.deps.db;
   const turn = anySlow(plan.features) ? undefined : await call.oneStatementTurn();
   if (turn) {

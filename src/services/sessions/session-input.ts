@@ -19,7 +19,7 @@ export const defaultIdleSeconds = 300;
 export const maxQueueSeconds = 3600;
 
 /** Metadata keys: lower-case letters, digits, `_`, `.` and `-`, as in the list filter `metadata[<key>]=<value>`. */
-const MetadataKey = z.string().regex(/^[a-z0-9_.-]{1,64}$/, "keys are 1–64 characters of a-z, 0-9, _ . -");
+const MetadataKey = z.string().regex(/^[a-z0-9_.-]{1,64}$/, "keys must be lower case: 1–64 characters of a-z, 0-9, _ . - (team, not Team)");
 const MetadataValue = z.string().max(512, "values are at most 512 characters");
 export const MAX_METADATA_KEYS = 16;
 

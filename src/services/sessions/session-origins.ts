@@ -2,7 +2,7 @@ import { encodeTime } from "ulid";
 import type { Session } from "../../generated/prisma/client.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
-import { firstPage, type OpenPage } from "../../browser/cdp/pipe/page-info.ts";
+import { activePage, type OpenPage } from "../../browser/cdp/pipe/page-info.ts";
 
 /**
  * What a list of sessions needs beyond their rows, from data that exists already: who started each
@@ -57,5 +57,5 @@ export async function profileLabelsOf(ctx: ServiceContext, sessions: Session[]):
 export async function currentPageOf(ctx: ServiceContext, session: Session): Promise<OpenPage | null> {
   const lease = ctx.deps.runtime.endpoint(session.id);
   if (!lease) return null;
-  return firstPage(lease.cdp).catch(() => null);
+  return activePage(lease.cdp).catch(() => null);
 }

@@ -1,4 +1,4 @@
-import { EgressPolicy, parseAllowlist } from "../../browser/egress/policy.ts";
+import type { EgressPolicy } from "../../browser/egress/policy.ts";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { AppDeps } from "../../kernel/context.ts";
 import { queryStatement } from "../../kernel/support.ts";
@@ -8,6 +8,7 @@ import { enqueueForEvents, type EnqueueDeps } from "./webhook-enqueue.ts";
 import { openSecret, signedHeaders } from "./webhook-secrets.ts";
 import { sendAttempt, type AttemptOutcome } from "./webhook-sender.ts";
 import { recordOutcome, type Claimed } from "./webhook-outcomes.ts";
+import { webhookPolicy } from "./webhook-address.ts";
 
 /**
  * Every node's sender of webhook deliveries. Deliveries are rows; a node claims the due ones in one
@@ -60,7 +61,7 @@ export class WebhookDispatcher {
     private readonly deps: Deps,
     private readonly options: DispatcherOptions,
   ) {
-    this.policy = new EgressPolicy(parseAllowlist(deps.config.browser.egressAllow));
+    this.policy = webhookPolicy(deps.config);
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.pollMs = options.pollMs ?? 1000;
     this.presence = new EndpointPresence(deps);

@@ -9,6 +9,7 @@ import { parseInput, prismaOf, queryStatement } from "../../kernel/support.ts";
 import { Prisma } from "../../generated/prisma/client.ts";
 import { CreateWebhookInput, UpdateWebhookInput, type WebhookListQuery } from "./webhook-input.ts";
 import { newSecret } from "./webhook-secrets.ts";
+import { checkWebhookAddress, webhookPolicy } from "./webhook-address.ts";
 
 /**
  * A workspace's webhook endpoints (POST /v1/webhooks): a URL, the events it wants, and a signing
@@ -77,6 +78,7 @@ export async function findEndpoint(ctx: ServiceContext, id: string): Promise<Web
 export async function createWebhook(ctx: ServiceContext, raw: z.input<typeof CreateWebhookInput>): Promise<WebhookEndpointWithSecret> {
   const workspaceId = await webhookWorkspace(ctx);
   const input = parseInput(CreateWebhookInput, raw);
+  await checkWebhookAddress(webhookPolicy(ctx.deps.config), input.url);
   const id = `whk_${ulid()}`;
   const secret = newSecret(ctx.deps.masterKey, id);
   const now = ctx.deps.now();
@@ -112,6 +114,7 @@ export async function getWebhook(ctx: ServiceContext, id: string): Promise<Webho
 export async function updateWebhook(ctx: ServiceContext, id: string, raw: z.input<typeof UpdateWebhookInput>): Promise<WebhookEndpointView> {
   const input = parseInput(UpdateWebhookInput, raw);
   const row = await findEndpoint(ctx, id);
+  if (input.url !== undefined) await checkWebhookAddress(webhookPolicy(ctx.deps.config), input.url);
   const now = ctx.deps.now();
   const turnedOn = input.enabled === true && !row.enabled;
   const turnedOff = input.enabled === false && row.enabled;

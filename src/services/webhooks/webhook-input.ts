@@ -37,7 +37,9 @@ export const WebhookUrl = z
     else if (url.username || url.password)
       ctx.addIssue({ code: "custom", message: "must not carry a user name or password (put a token in the path instead)" });
   })
-  .describe("Where events are POSTed: an absolute http(s) URL. Checked against the egress policy at each delivery.");
+  .describe(
+    "Where events are POSTed: an absolute http(s) URL. Checked against the webhook address policy (`VESSEL_WEBHOOK_ALLOW`) when set and at each delivery.",
+  );
 
 const Events = z
   .array(z.enum(webhookEventTypes, { error: `must be one of ${webhookEventTypes.join(", ")}` }))

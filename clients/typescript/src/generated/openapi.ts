@@ -225,7 +225,7 @@ export interface paths {
         };
         /**
          * List a session's downloads
-         * @description Files the session's pages downloaded, oldest first. Chromium saves them in the session's own folder, whatever folder a CDP client asks for; together they may take at most `VESSEL_DOWNLOAD_MAX_BYTES` (a download that would pass it is cancelled and listed as `refused`). The list outlives the session; the files do not: fetch them before releasing it.
+         * @description Files the session's pages downloaded, oldest first. Chromium saves them in the session's own folder, whatever folder a CDP client asks for; together they may take at most `VESSEL_DOWNLOAD_MAX_BYTES` (a download that would pass it is cancelled and listed as `refused`). The list outlives the session; the files do not: fetch them before releasing it. The list envelope, always one page (`has_more: false`).
          */
         get: operations["sessionDownloads"];
         put?: never;
@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * List the files uploaded into a session
-         * @description Oldest first. The list outlives the session; the files do not (`available`).
+         * @description Oldest first. The list outlives the session; the files do not (`available`). The list envelope, always one page (`has_more: false`): a session holds at most `VESSEL_UPLOAD_MAX_FILES`.
          */
         get: operations["sessionFiles"];
         put?: never;
@@ -287,7 +287,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace's extensions */
+        /**
+         * List the workspace's extensions
+         * @description The list envelope, always one page (`has_more: false`): a workspace holds few extensions (its quota).
+         */
         get: operations["extensions"];
         put?: never;
         /**
@@ -423,7 +426,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook
-         * @description Events of the workspace's sessions are POSTed to `url` as `{"type", "timestamp", "data"}`, signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once. At most 20 per workspace.
+         * @description Events of the workspace's sessions are POSTed to `url` as `{"type", "timestamp", "data"}`, signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once. At most 20 per workspace. A URL whose deliveries the server would refuse (loopback, private or metadata addresses unless `VESSEL_WEBHOOK_ALLOW` opens them) answers 422 `webhook-address-refused`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -760,6 +763,8 @@ export interface components {
         };
         DownloadList: {
             items: components["schemas"]["Download"][];
+            next_cursor: string | null;
+            has_more: boolean;
         };
         Extension: {
             /** @description `ext_<ULID>` */
@@ -776,6 +781,8 @@ export interface components {
         };
         ExtensionList: {
             items: components["schemas"]["Extension"][];
+            next_cursor: string | null;
+            has_more: boolean;
         };
         /** @description HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): its `log` with `pages` and `entries`. */
         Har: {
@@ -1018,6 +1025,8 @@ export interface components {
         };
         SessionFileList: {
             items: components["schemas"]["SessionFile"][];
+            next_cursor: string | null;
+            has_more: boolean;
         };
         SessionList: {
             items: components["schemas"]["Session"][];
@@ -2100,7 +2109,7 @@ export interface operations {
     sessionLogs: {
         parameters: {
             query?: {
-                /** @description Only these types, comma-separated (console, page_error, navigation, network, cdp); `logs.truncated` always comes too. */
+                /** @description Only these types, comma-separated (console, page_error, navigation, network, cdp); `logs.truncated` always comes too. Default: every type but `cdp` (name it to read the CDP methods). */
                 type?: string;
                 /** @description Only entries after this `seq`. */
                 after?: number;
@@ -4094,7 +4103,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed: an absolute http(s) URL. Checked against the egress policy at each delivery. */
+                    /** @description Where events are POSTed: an absolute http(s) URL. Checked against the webhook address policy (`VESSEL_WEBHOOK_ALLOW`) when set and at each delivery. */
                     url: string;
                     /** @description The events sent to it: session.queued, session.started, session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
                     events: ("session.queued" | "session.started" | "session.running" | "session.released" | "session.timed_out" | "session.failed" | "live_view.done" | "download.completed" | "recording.ready")[];
@@ -4164,6 +4173,15 @@ export interface operations {
             };
             /** @description `unsupported-media-type`: Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `webhook-address-refused`: Webhook address refused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4388,7 +4406,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed: an absolute http(s) URL. Checked against the egress policy at each delivery. */
+                    /** @description Where events are POSTed: an absolute http(s) URL. Checked against the webhook address policy (`VESSEL_WEBHOOK_ALLOW`) when set and at each delivery. */
                     url?: string;
                     /** @description The events sent to it: session.queued, session.started, session.running, session.released, session.timed_out, session.failed, live_view.done, download.completed, recording.ready. */
                     events?: ("session.queued" | "session.started" | "session.running" | "session.released" | "session.timed_out" | "session.failed" | "live_view.done" | "download.completed" | "recording.ready")[];
@@ -4460,6 +4478,15 @@ export interface operations {
             };
             /** @description `unsupported-media-type`: Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `webhook-address-refused`: Webhook address refused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,8 +16,23 @@ export type PipeMessage = Buffer;
 const ATTACHED = Buffer.from('{"method":"Target.attachedToTarget"', "latin1");
 const DETACHED = Buffer.from('{"method":"Target.detachedFromTarget"', "latin1");
 const CLOSE_BRACE = Buffer.from("}", "latin1");
-/** Commands that bring a page to the front: the pipe tells its listeners (onFront). */
-const FRONT = new Set(["Target.activateTarget", "Page.bringToFront"]);
+/**
+ * Commands that make a page the active tab: bringing it to the front, and driving it (navigating,
+ * typing, clicking in it). The pipe tells its listeners (onFront): the recording, the live view and
+ * the session's `page` follow the tab a client works in, not the one it opened last (issue 45).
+ * Runtime calls are not among them: clients evaluate in every page they track, driven or not.
+ */
+export const FRONT = new Set([
+  "Target.activateTarget",
+  "Page.bringToFront",
+  "Page.navigate",
+  "Page.reload",
+  "Page.navigateToHistoryEntry",
+  "Input.dispatchMouseEvent",
+  "Input.dispatchKeyEvent",
+  "Input.dispatchTouchEvent",
+  "Input.insertText",
+]);
 
 /**
  * A user of the pipe: a browser-level (or target-level) attachment of its own, and the targets it
@@ -58,7 +73,7 @@ export class CdpChannel {
     if (message.sessionId !== undefined && !this.#attachments.has(message.sessionId)) return false;
     if (FRONT.has(message.method)) {
       const target =
-        message.method === "Page.bringToFront"
+        message.method !== "Target.activateTarget"
           ? message.sessionId === undefined
             ? this.rootTarget
             : this.#attachments.get(message.sessionId)

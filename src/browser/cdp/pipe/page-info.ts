@@ -33,10 +33,14 @@ async function withClient<T>(pipe: CdpPipe, work: (cdp: CdpClient) => Promise<T>
 const pagesOf = async (cdp: CdpClient): Promise<TargetInfo[]> =>
   ((await cdp.send<{ targetInfos: TargetInfo[] }>("Target.getTargets")).targetInfos ?? []).filter((t) => t.type === "page");
 
-/** The browser's first page tab now (title and address, cut to a sane length), or null when it has none. */
-export async function firstPage(pipe: CdpPipe): Promise<OpenPage | null> {
+/**
+ * The active tab (the one last brought to the front or driven: pipe.activeTarget, which the live
+ * view and the recording show too), else the first page tab; null when there is none.
+ */
+export async function activePage(pipe: CdpPipe): Promise<OpenPage | null> {
   return withClient(pipe, async (cdp) => {
-    const page = (await pagesOf(cdp))[0];
+    const pages = await pagesOf(cdp);
+    const page = pages.find((p) => p.targetId === pipe.activeTarget) ?? pages[0];
     return page ? pageSummary(page) : null;
   });
 }

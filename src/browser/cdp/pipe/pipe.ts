@@ -45,6 +45,7 @@ export class CdpPipe {
   readonly #owners = new Map<string, CdpChannel>();
   readonly #calls = new Map<number, RootCall>();
   readonly #front = new Set<(targetId: string) => void>();
+  #active: string | undefined;
   #nextId: number;
   #open = true;
   #corked = false;
@@ -150,9 +151,15 @@ export class CdpPipe {
     return () => void this.#front.delete(listener);
   }
 
-  /** @internal a channel sent a command that brings `targetId` to the front. */
+  /** @internal a channel sent a command that brings `targetId` to the front or drives it. */
   fronted(targetId: string): void {
+    this.#active = targetId;
     for (const listener of this.#front) listener(targetId);
+  }
+
+  /** The page last brought to the front or driven by any user of the pipe (it may have closed since); undefined before any. */
+  get activeTarget(): string | undefined {
+    return this.#active;
   }
 
   /** A command of the pipe's own, outside any attachment (the browser's version, its close, attaches). */

@@ -3,6 +3,7 @@ import type { CommandLog } from "./command-log.ts";
 import { commandOutcome, errorAnswer, type Outcome } from "../policy/command.ts";
 import { judgeOffLoop, OFF_LOOP_BYTES, type JudgeResult } from "../policy/judge-thread.ts";
 import type { CdpChannel } from "../pipe/pipe.ts";
+import { FRONT } from "../pipe/channel.ts";
 import { CloseCode } from "../../close-codes.ts";
 
 /**
@@ -47,8 +48,8 @@ export interface RelayOptions {
 }
 
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
-/** Methods the channel looks into as they are sent (browser/cdp/pipe/pipe.ts: the front page) or that are answered here. */
-const NEEDS_CHANNEL = new Set(["Target.activateTarget", "Page.bringToFront", "Browser.close"]);
+/** Methods the channel looks into as they are sent (browser/cdp/pipe/channel.ts FRONT: the active page) or that are answered here. */
+const NEEDS_CHANNEL = new Set([...FRONT, "Browser.close"]);
 
 /** Writes a command judged and serialised on the judging thread, as CdpChannel.send would have. */
 function sendBytes(channel: CdpChannel, bytes: Buffer, sessionId: string | undefined): boolean {

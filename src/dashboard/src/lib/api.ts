@@ -50,6 +50,7 @@ const titles: Record<string, string> = {
   IDEMPOTENCY_KEY_IN_USE: "Still working on it",
   INTERNAL_SERVER_ERROR: "Something went wrong",
   GRAPHQL_VALIDATION_FAILED: "The dashboard sent a request the server does not understand",
+  WEBHOOK_ADDRESS_REFUSED: "Vessel does not send to this address",
 };
 
 interface GraphQLErrorShape {

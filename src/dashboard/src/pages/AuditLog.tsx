@@ -43,8 +43,8 @@ function AuditLog() {
     since: search.get("since") ?? "",
     until: search.get("until") ?? "",
   };
-  // Browsing makes many reads; this view leaves them out so the changes stand out.
-  const changesOnly = search.get("view") === "changes";
+  // Browsing makes many reads; the default view leaves them out so the changes stand out (`?view=all` shows every call).
+  const changesOnly = search.get("view") !== "all";
   const variables: AuditLogQueryVariables = {
     workspace: ws.slug,
     keyPrefix: filters.keyPrefix || null,
@@ -136,11 +136,11 @@ function AuditLog() {
       />
 
       <div className="segmented audit-view" role="group" aria-label="Which entries">
-        <button type="button" className={`segment${changesOnly ? "" : " active"}`} aria-pressed={!changesOnly} onClick={() => setSearch({ view: undefined })}>
-          All calls
+        <button type="button" className={`segment${changesOnly ? " active" : ""}`} aria-pressed={changesOnly} onClick={() => setSearch({ view: undefined })}>
+          Changes
         </button>
-        <button type="button" className={`segment${changesOnly ? " active" : ""}`} aria-pressed={changesOnly} onClick={() => setSearch({ view: "changes" })}>
-          Changes only
+        <button type="button" className={`segment${changesOnly ? "" : " active"}`} aria-pressed={!changesOnly} onClick={() => setSearch({ view: "all" })}>
+          All calls
         </button>
       </div>
 

@@ -8,7 +8,7 @@ import { METADATA_PARAM, formatPair, matchesAll, metadataFilters, setMetadataFil
 import { setSearch, useLocation } from "../lib/router.tsx";
 import { LiveDot } from "../components/Shell.tsx";
 import { statusOptions, type SessionRow } from "../components/session-bits.tsx";
-import { Button, EmptyState, ErrorNotice, PageHeader, SkeletonRows } from "../components/ui.tsx";
+import { Button, EmptyState, ErrorNotice, Notice, PageHeader, SkeletonRows } from "../components/ui.tsx";
 import { PlusIcon, SessionsIcon } from "../components/icons.tsx";
 import { StartSessionCurl } from "../components/start-session-curl.tsx";
 import { NewSessionDialog } from "./NewSessionDialog.tsx";
@@ -33,10 +33,25 @@ function upsert(page: Page, s: SessionRow, status: SessionStatus | "", filters: 
   return fits ? { ...page, items: [{ currentPage: null, ...s }, ...page.items] } : page;
 }
 
+const statuses: readonly SessionStatus[] = ["PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"];
+
+/**
+ * The status filter as typed into the address, in any case (`?status=released`, `timed-out`); one
+ * that names no status filters nothing and is said so, rather than sent to the server to refuse.
+ */
+function statusFromAddress(asked: string): SessionStatus | "" {
+  const folded = asked
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, "_");
+  return statuses.find((s) => s === folded) ?? "";
+}
+
 export function SessionsPage() {
   const ws = useWorkspace();
   const { search } = useLocation();
-  const status = (search.get("status") ?? "") as SessionStatus | "";
+  const asked = search.get("status") ?? "";
+  const status = statusFromAddress(asked);
   const filter = search.get("q") ?? "";
   // One array per distinct set of filters (the live subscription restarts only when they change).
   const metaParams = search.getAll(METADATA_PARAM).join("\n");
@@ -114,6 +129,18 @@ export function SessionsPage() {
           </Button>
         }
       />
+
+      {asked && !status ? (
+        <Notice tone="warning" title={`No status is called “${asked}”`}>
+          {`Showing every session instead. The list filters by ${statusOptions
+            .filter((o) => o.value)
+            .map((o) => o.label.toLowerCase())
+            .join(", ")}. `}
+          <Button size="sm" onClick={() => setSearch({ status: undefined })}>
+            Clear the filter
+          </Button>
+        </Notice>
+      ) : null}
 
       {noneAtAll ? null : (
         <div className="toolbar" role="search">

@@ -1,5 +1,8 @@
 import { describeEvent } from "../components/session-bits.tsx";
 import { safeJson, type TimelineEvent } from "./session-timeline.ts";
+import { readableUrl, shortUrl } from "../lib/readable-url.ts";
+
+export { readableUrl, shortUrl };
 
 /**
  * What the session inspector shows, read from the session's logs (GET …/logs, the `sessionLogs`
@@ -100,19 +103,6 @@ export function statusClass(n: Pick<NetworkData, "status" | "failure">): "ok" | 
 
 export const requestFailed = (n: NetworkData) => n.failure !== null || (n.status !== null && n.status >= 400);
 
-/** `https://shop.test/cart?x=1` → `/cart?x=1` on the page's own origin, else the whole URL without its scheme. */
-export function shortUrl(url: string | null, pageUrl?: string): string {
-  if (!url) return "(no URL)";
-  try {
-    const u = new URL(url);
-    const page = pageUrl ? new URL(pageUrl) : undefined;
-    if (page && page.origin === u.origin) return `${u.pathname}${u.search}`;
-    return `${u.host}${u.pathname}${u.search}`;
-  } catch {
-    return url;
-  }
-}
-
 function sourceOf(data: Record<string, unknown>): string | undefined {
   const url = str(data.source_url);
   if (!url) return undefined;
@@ -159,7 +149,7 @@ export function logItem(e: LogEntry): Item {
     case "navigation":
       return {
         ...base,
-        title: str(data.url) ?? "(no URL)",
+        title: readableUrl(str(data.url) ?? "(no URL)"),
         tag: data.same_document === true ? "within the page" : data.main_frame === false ? "frame" : undefined,
         tone: "violet",
         lane: "navigation",

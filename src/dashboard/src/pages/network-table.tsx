@@ -1,6 +1,6 @@
 import { memo, useState } from "react";
 import { formatBytes } from "../lib/format.ts";
-import { formatOffset, networkOf, shortUrl, statusClass, type Item } from "./inspector-model.ts";
+import { formatOffset, networkOf, readableUrl, shortUrl, statusClass, type Item } from "./inspector-model.ts";
 
 const PAGE = 300;
 
@@ -65,7 +65,7 @@ export const NetworkTable = memo(function NetworkTable({
                   {n.method}
                 </td>
                 <td data-label="URL" className="url-cell">
-                  <button type="button" className="link-btn url-btn" title={n.url ?? undefined} onClick={() => onPick(item)}>
+                  <button type="button" className="link-btn url-btn" title={n.url ? readableUrl(n.url) : undefined} onClick={() => onPick(item)}>
                     <span className="visually-hidden">{`At ${formatOffset(item.at - start)}: `}</span>
                     {shortUrl(n.url, pageUrl)}
                   </button>

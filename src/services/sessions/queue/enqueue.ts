@@ -7,12 +7,12 @@ import { Prisma, type Session } from "../../../generated/prisma/client.ts";
 import { ulid } from "../../../ids.ts";
 import { actingWorkspace } from "../../../kernel/authz.ts";
 import type { ServiceContext } from "../../../kernel/context.ts";
-import { fingerprint, type Idempotent, KeyClaim } from "../../../kernel/idempotency.ts";
+import { type Idempotent, KeyClaim } from "../../../kernel/idempotency.ts";
 import { knownProblem } from "../../../kernel/problems.ts";
 import { executeStatement } from "../../../kernel/support.ts";
 import { auditedStatement } from "../../audit/audited.ts";
 import { newEvent, publishSessionChange } from "../../session-events/session-events.ts";
-import { withoutSecrets } from "../create-session.ts";
+import { createFingerprint } from "../create-fingerprint.ts";
 import { defaultIdleSeconds, maxSessionSeconds, type CreateSessionInput } from "../session-input.ts";
 import { optionsColumn } from "../session-options.ts";
 import { insertStartedSession, roomHolds } from "../session-start.ts";
@@ -47,7 +47,7 @@ export async function startOrQueue(
 
 async function enqueue(ctx: ServiceContext, input: CreateSessionInput, key: string): Promise<Idempotent<SessionView>> {
   const workspaceId = await actingWorkspace(ctx, "use its sessions");
-  const idem = { workspaceId, key, fingerprint: fingerprint("createSession", withoutSecrets(ctx, input)) };
+  const idem = { workspaceId, key, fingerprint: createFingerprint(ctx, input) };
   const call = new KeyClaim(ctx, idem);
   const claim = await call.claim();
   if (claim.replayed) return claim;
