@@ -186,7 +186,7 @@ try {
     GROUP,
     "round trip p50 ÷ direct, under load",
     p50("proxy") / p50("direct"),
-    1.25,
+    1.4, // issue 44 (issue 24 asked 1.25×, below what one bare hop costs here)
     "×",
     `${f(p50("proxy"), 3)} vs ${f(p50("direct"), 3)} ms; ${loadNote}`,
   );
@@ -195,8 +195,8 @@ try {
     name: "round trip p50 ÷ plain ws proxy, under load",
     value: p50("proxy") / p50("peer"),
     unit: "×",
-    goal: "< 1×",
-    pass: p50("proxy") < p50("peer"),
+    goal: "≤ 1×",
+    pass: p50("proxy") <= p50("peer"),
     detail: `${f(p50("proxy"), 3)} vs ${f(p50("peer"), 3)} ms`,
   });
   atMost(GROUP, "round trip p99 ÷ direct p99, under load", p99("proxy") / p99("direct"), 2, "×", `${f(p99("proxy"), 2)} vs ${f(p99("direct"), 2)} ms`);
@@ -204,7 +204,7 @@ try {
     GROUP,
     "pipelined throughput ÷ direct, under load",
     (rateOf("proxy") / rateOf("direct")) * 100,
-    95,
+    100,
     "%",
     `${Math.round(rateOf("proxy"))} vs ${Math.round(rateOf("direct"))} msg/s`,
   );
