@@ -12,7 +12,10 @@
 //   v8-small        + --js-flags=--optimize-for-size --max-semi-space-size=1 (V8 favours size over speed)
 //   network-in-process + NetworkServiceInProcess (measured only: it takes the network service out of its
 //                   own sandboxed process, a layer the jail does not replace)
-//   lean            in-process-gpu + v8-small + the pressure signal together
+//   no-zygote       + --no-zygote: each child process started on its own instead of forked from the zygote
+//                   (the zygote exists for the renderer sandbox, off as root, where chromiumArgs adds
+//                   --no-sandbox; where the sandbox is on Chromium needs it)
+//   lean            in-process-gpu + no-zygote
 //   browserless     one browser per connection as browserless runs it: full Chromium (new headless),
 //                   puppeteer's default flags, no spare
 // Sessions per GiB = (1024 MiB − the spares' PSS) ÷ PSS per session, with VESSEL_BROWSER_WARM spares
@@ -99,7 +102,9 @@ const variants: Record<string, Variant> = {
   pressure: { executable: shell, args: (p) => chromiumArgs(shell, p), pressure: true, warmUp: true, spares: warm },
   "v8-small": { executable: shell, args: (p) => chromiumArgs(shell, p, [V8_SMALL]), warmUp: true, spares: warm },
   "network-in-process": { executable: shell, args: (p) => chromiumArgs(shell, p, [NETWORK_IN_PROCESS]), warmUp: true, spares: warm },
-  lean: { executable: shell, args: (p) => chromiumArgs(shell, p, ["--in-process-gpu", V8_SMALL]), pressure: true, warmUp: true, spares: warm },
+  // Only where the renderer sandbox is off already (as root: chromiumArgs adds --no-sandbox); with the sandbox on, Chromium needs its zygote.
+  "no-zygote": { executable: shell, args: (p) => chromiumArgs(shell, p, ["--no-zygote"]), warmUp: true, spares: warm },
+  lean: { executable: shell, args: (p) => chromiumArgs(shell, p, ["--in-process-gpu", "--no-zygote"]), warmUp: true, spares: warm },
   browserless: {
     executable: full,
     args: (p) => [...PUPPETEER_ARGS, `--user-data-dir=${p}`, ...(process.getuid?.() === 0 ? ["--no-sandbox"] : []), "about:blank"],
@@ -189,22 +194,32 @@ async function openPage(b: Browser, kind: string): Promise<BenchCdp> {
   return cdp;
 }
 
-function pssMiB(leaders: number[]): number {
+/** PSS (MiB) of every process of the browsers' groups, and by process kind (Chromium's --type=, "browser" without). */
+function pssMiB(leaders: number[]): { total: number; byKind: Map<string, number> } {
   let kib = 0;
+  const byKind = new Map<string, number>();
   for (const leader of leaders) {
     for (const p of liveGroupMembers(leader)) {
       try {
         const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p.pid}/smaps_rollup`, "utf8"));
-        if (m) kib += Number(m[1]);
+        if (!m) continue;
+        kib += Number(m[1]);
+        const cmdline = fs.readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split(/[\0 ]/); // Chromium rewrites its title: one string, spaces
+        const kind =
+          (cmdline.find((a) => a.startsWith("--type="))?.slice(7) ?? "browser") +
+          (cmdline.some((a) => a.startsWith("--utility-sub-type=network")) ? ":network" : "");
+        byKind.set(kind, (byKind.get(kind) ?? 0) + Number(m[1]) / 1024);
       } catch {
         // gone meanwhile
       }
     }
   }
-  return kib / 1024;
+  return { total: kib / 1024, byKind };
 }
 
 /** PSS per browser with N of `name` running at once, each with a client's page of `kind`. */
+/** The last measurement's PSS per session by process kind (printed with it). */
+let kinds = "";
 async function measure(name: string, kind: string): Promise<{ perSession: number; processes: number }> {
   const v = variants[name]!;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `vessel-bench-density-`));
@@ -217,7 +232,9 @@ async function measure(name: string, kind: string): Promise<{ perSession: number
       await Promise.all(browsers.map((b) => b.cdp.call("Memory.simulatePressureNotification", { level: "critical" }).catch(() => undefined)));
       await sleep(SETTLE_MS / 2);
     }
-    const perSession = pssMiB(browsers.map((b) => b.pid)) / n;
+    const pss = pssMiB(browsers.map((b) => b.pid));
+    const perSession = pss.total / n;
+    kinds = [...pss.byKind].map(([kind, mib]) => `${kind} ${f(mib / n, 1)}`).join(", ");
     const processes = browsers.reduce((sum, b) => sum + liveGroupMembers(b.pid).length, 0) / n;
     await Promise.all(clients.map((c) => c.close()));
     return { perSession, processes };
@@ -237,7 +254,7 @@ for (let r = 0; r < rounds; r++) {
       const { perSession, processes } = await measure(name, kind);
       ((results[kind] ??= {})[name] ??= []).push(perSession);
       procs[name] = processes;
-      console.log(`round ${r + 1} ${kind} ${name}: ${f(perSession, 1)} MiB PSS per session (${n} at once, ${f(processes, 1)} processes each)`);
+      console.log(`round ${r + 1} ${kind} ${name}: ${f(perSession, 1)} MiB PSS per session (${n} at once, ${f(processes, 1)} processes each: ${kinds} MiB)`);
     }
   }
 }

@@ -42,6 +42,7 @@ const PROFILE_LOAD_MS = 4000;
 const executablePath = findChromium(process.env.BENCH_CHROMIUM);
 if (!executablePath) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
 const GROUP = "CDP relay";
+const PASSED = ["VESSEL_CDP_RELAY_HOSTS", "VESSEL_BROWSER_SCHEDULING", "VESSEL_LOGS", "VESSEL_CDP_POLICY"];
 const print = (line = "") => console.log(line);
 const children: ChildProcess[] = [];
 
@@ -106,7 +107,8 @@ try {
       VESSEL_BROWSER_WARM: String(warm),
       VESSEL_BROWSER_CAPACITY: "10",
       VESSEL_CHROMIUM_PATH: executablePath,
-      ...(process.env.VESSEL_CDP_RELAY_HOSTS ? { VESSEL_CDP_RELAY_HOSTS: process.env.VESSEL_CDP_RELAY_HOSTS } : {}),
+      // What a run may switch to find where the time goes (docs/decisions/0370): hosts, scheduling, logs, policy.
+      ...Object.fromEntries(PASSED.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : []))),
     },
     checkResponses: false,
   });
