@@ -220,7 +220,7 @@ function pssMiB(leaders: number[]): { total: number; byKind: Map<string, number>
 /** PSS per browser with N of `name` running at once, each with a client's page of `kind`. */
 /** The last measurement's PSS per session by process kind (printed with it). */
 let kinds = "";
-async function measure(name: string, kind: string): Promise<{ perSession: number; processes: number }> {
+async function measure(name: string, kind: string): Promise<{ perSession: number; processes: number; newPageMs: number }> {
   const v = variants[name]!;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `vessel-bench-density-`));
   const browsers: Browser[] = [];
@@ -236,8 +236,15 @@ async function measure(name: string, kind: string): Promise<{ perSession: number
     const perSession = pss.total / n;
     kinds = [...pss.byKind].map(([kind, mib]) => `${kind} ${f(mib / n, 1)}`).join(", ");
     const processes = browsers.reduce((sum, b) => sum + liveGroupMembers(b.pid).length, 0) / n;
+    // A new page's cost with these flags (a renderer started: forked from the zygote, or exec'd without it), after the PSS is read.
+    const newPage: number[] = [];
+    for (const c of clients) {
+      const t0 = performance.now();
+      await c.send("Target.createTarget", { url: "about:blank" });
+      newPage.push(performance.now() - t0);
+    }
     await Promise.all(clients.map((c) => c.close()));
-    return { perSession, processes };
+    return { perSession, processes, newPageMs: median(newPage) };
   } finally {
     await Promise.all(browsers.map((b) => b.close()));
     fs.rmSync(root, { recursive: true, force: true });
@@ -247,14 +254,18 @@ async function measure(name: string, kind: string): Promise<{ perSession: number
 const loadStart = os.loadavg()[0]!.toFixed(1);
 const results: Record<string, Record<string, number[]>> = {};
 const procs: Record<string, number> = {};
+const newPages: Record<string, number[]> = {};
 for (let r = 0; r < rounds; r++) {
   for (const kind of pages) {
     const order = chosen.map((_, i) => chosen[(i + r) % chosen.length]!);
     for (const name of order) {
-      const { perSession, processes } = await measure(name, kind);
+      const { perSession, processes, newPageMs } = await measure(name, kind);
       ((results[kind] ??= {})[name] ??= []).push(perSession);
+      (newPages[name] ??= []).push(newPageMs);
       procs[name] = processes;
-      console.log(`round ${r + 1} ${kind} ${name}: ${f(perSession, 1)} MiB PSS per session (${n} at once, ${f(processes, 1)} processes each: ${kinds} MiB)`);
+      console.log(
+        `round ${r + 1} ${kind} ${name}: ${f(perSession, 1)} MiB PSS per session (${n} at once, ${f(processes, 1)} processes each: ${kinds} MiB; a new page ${f(newPageMs, 1)} ms)`,
+      );
     }
   }
 }
