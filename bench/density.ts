@@ -35,6 +35,7 @@ import { CdpPipe } from "../src/browser/cdp/pipe/pipe.ts";
 import { chromiumArgs, chromiumEnv, findChromium } from "../src/browser/launch/command.ts";
 import { liveGroupMembers, signalGroup } from "../src/browser/launch/processes.ts";
 import { warmUpProfile } from "../src/browser/pool/warm-up.ts";
+import { PUPPETEER_ARGS } from "./browserless-args.ts";
 import { atLeast, reportFigure } from "./figures.ts";
 import { BenchCdp, f, median, num } from "./support.ts";
 
@@ -46,43 +47,6 @@ const shell = findChromium(process.env.BENCH_CHROMIUM);
 if (!shell) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
 const full = findChromium(process.env.BENCH_FULL_CHROMIUM ?? "/usr/lib/chromium/chromium") ?? shell;
 const GROUP = "Density";
-
-/** Puppeteer's default flags (what browserless launches a connection's browser with), pipe instead of a port. */
-const PUPPETEER_ARGS = [
-  "--disable-field-trial-config",
-  "--disable-background-networking",
-  "--disable-background-timer-throttling",
-  "--disable-backgrounding-occluded-windows",
-  "--disable-back-forward-cache",
-  "--disable-breakpad",
-  "--disable-client-side-phishing-detection",
-  "--disable-component-extensions-with-background-pages",
-  "--disable-component-update",
-  "--no-default-browser-check",
-  "--disable-default-apps",
-  "--disable-dev-shm-usage",
-  "--disable-extensions",
-  "--disable-features=Translate,AcceptCHFrame,MediaRouter,OptimizationHints,ProcessPerSiteUpToMainFrameThreshold,IsolateSandboxedIframes",
-  "--enable-features=PdfOopif",
-  "--disable-hang-monitor",
-  "--disable-infobars",
-  "--disable-ipc-flooding-protection",
-  "--disable-popup-blocking",
-  "--disable-prompt-on-repost",
-  "--disable-renderer-backgrounding",
-  "--disable-search-engine-choice-screen",
-  "--disable-sync",
-  "--enable-automation",
-  "--force-color-profile=srgb",
-  "--metrics-recording-only",
-  "--no-first-run",
-  "--password-store=basic",
-  "--use-mock-keychain",
-  "--headless=new",
-  "--hide-scrollbars",
-  "--mute-audio",
-  "--remote-debugging-pipe",
-];
 
 /** V8 sized for memory over speed: a smaller young generation, and size-favouring heuristics. */
 const V8_SMALL = "--js-flags=--optimize-for-size --max-semi-space-size=1";
