@@ -248,7 +248,7 @@ for (const kind of pages) {
       `  ${kind} ${name}: ${f(per, 1)} MiB per session, ${f(perGiB, 1)} sessions per GiB (${v.spares} spare${v.spares === 1 ? "" : "s"} of ${f(idle(name), 1)} MiB)`,
     );
     const detail = `${f(per, 1)} MiB PSS per session, ${v.spares} spare(s); ${n} at once, ${f(procs[name] ?? NaN, 1)} processes each; load average ${loadStart}`;
-    if (kind === "blank" && name === "shipped") atLeast(GROUP, "idle sessions per GiB (blank page, spares included)", perGiB, 20, "", detail);
+    if (kind === "blank" && name === "shipped") atLeast(GROUP, "idle sessions per GiB (blank page, spares included)", perGiB, 20, "/GiB", detail);
     else
       reportFigure({
         group: GROUP,
