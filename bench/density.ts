@@ -254,7 +254,7 @@ for (const kind of pages) {
         group: GROUP,
         name: `${kind === "blank" ? "idle sessions" : "sessions on the 2 MB-JS fixture"} per GiB: ${name}`,
         value: perGiB,
-        unit: "",
+        unit: "/GiB",
         detail,
       });
   }
