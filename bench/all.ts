@@ -58,6 +58,20 @@ const benches: BenchRun[] = [
     quick: { BENCH_FRONT_DOOR_ROUNDS: "1", BENCH_FRONT_DOOR_BASELINE_MS: "1000" },
     timeoutMin: 4,
   },
+  {
+    name: "wire-floor",
+    script: "bench/wire-floor.ts",
+    env: { BENCH_WIRE_ROUNDS: "6", BENCH_WIRE_SEQ: "300", BENCH_WIRE_CALLS: "100000" },
+    quick: { BENCH_WIRE_ROUNDS: "3", BENCH_WIRE_SEQ: "150", BENCH_WIRE_CALLS: "20000" },
+    timeoutMin: 3,
+  },
+  {
+    name: "density",
+    script: "bench/density.ts",
+    env: { BENCH_DENSITY_N: "6", BENCH_DENSITY_ROUNDS: "3", BENCH_DENSITY_VARIANTS: "shipped,in-process-gpu,lean,browserless" },
+    quick: { BENCH_DENSITY_N: "3", BENCH_DENSITY_ROUNDS: "1" },
+    timeoutMin: 10,
+  },
   { name: "profiles", script: "bench/profiles.ts", env: { BENCH_PROFILE_RUNS: "5" }, quick: { BENCH_PROFILE_RUNS: "2" }, timeoutMin: 5 },
   {
     name: "bursts",
@@ -73,6 +87,7 @@ const headlines: [string, string][] = [
   ["Lifecycle", "create → connect → newPage → goto → release p50 ÷ already-running Chromium"],
   ["CDP relay", "round trip p50 ÷ direct, under load"],
   ["CDP relay", "pipelined throughput ÷ direct, under load"],
+  ["Density", "idle sessions per GiB (blank page, spares included)"],
 ];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -80,7 +95,8 @@ const quick = process.env.BENCH_ALL_QUICK === "1";
 const only = process.env.BENCH_ALL_ONLY === undefined ? undefined : commaList(process.env.BENCH_ALL_ONLY, { dropEmpty: true });
 const selected = only ? benches.filter((b) => only.includes(b.name)) : benches;
 const write = process.env.BENCH_ALL_WRITE !== "0" && !only;
-type Row = NonNullable<ReturnType<typeof parseFigure>> & { bench: string };
+/** `load`: the machine's 1-minute load average when the figure was printed (its run's noise, beside it). */
+type Row = NonNullable<ReturnType<typeof parseFigure>> & { bench: string; load: number };
 
 /** Runs one bench, its output passed through; resolves with its figures and how it ended. */
 function run(bench: BenchRun): Promise<{ figures: Row[]; outcome: string; seconds: number }> {
@@ -101,7 +117,7 @@ function run(bench: BenchRun): Promise<{ figures: Row[]; outcome: string; second
     partial = lines.pop()!;
     for (const line of lines) {
       const figure = parseFigure(line);
-      if (figure) figures.push({ ...figure, bench: bench.name });
+      if (figure) figures.push({ ...figure, bench: bench.name, load: os.loadavg()[0]! });
     }
   });
   let timedOut = false;
@@ -117,7 +133,7 @@ function run(bench: BenchRun): Promise<{ figures: Row[]; outcome: string; second
     child.once("close", (code, signal) => {
       clearTimeout(timer);
       const figure = parseFigure(partial);
-      if (figure) figures.push({ ...figure, bench: bench.name });
+      if (figure) figures.push({ ...figure, bench: bench.name, load: os.loadavg()[0]! });
       const outcome = timedOut ? `stopped after ${bench.timeoutMin} min` : code === 0 ? "ok" : `failed (${signal ?? `exit ${code}`})`;
       resolve({ figures, outcome, seconds: (performance.now() - started) / 1000 });
     });
@@ -133,9 +149,11 @@ const result = (r: Row) => (r.pass === undefined ? "—" : r.pass ? "PASS" : "**
 const cell = (s: string) => s.replace(/\|/g, "\\|");
 
 function markdownTable(rows: Row[]): string {
-  const lines = ["| Group | Figure | Value | Goal | Result | Detail |", "|---|---|---|---|---|---|"];
+  const lines = ["| Group | Figure | Value | Goal | Result | Load | Detail |", "|---|---|---|---|---|---|---|"];
   for (const r of rows) {
-    lines.push(`| ${cell(r.group)} | ${cell(r.name)} | ${fmt(r.value, r.unit)} | ${cell(r.goal ?? "—")} | ${result(r)} | ${cell(r.detail ?? "")} |`);
+    lines.push(
+      `| ${cell(r.group)} | ${cell(r.name)} | ${fmt(r.value, r.unit)} | ${cell(r.goal ?? "—")} | ${result(r)} | ${r.load.toFixed(1)} | ${cell(r.detail ?? "")} |`,
+    );
   }
   return lines.join("\n");
 }
@@ -182,7 +200,8 @@ if (write) {
     "| What | Figure | Goal |",
     "|---|---|---|",
     ...picked.map(
-      (r) => `| ${cell(r.group)}: ${cell(r.name)} | ${fmt(r.value, r.unit)}${r.detail ? ` (${cell(r.detail)})` : ""} | ${cell(r.goal ?? "—")}: ${result(r)} |`,
+      (r) =>
+        `| ${cell(r.group)}: ${cell(r.name)} | ${fmt(r.value, r.unit)}${r.detail ? ` (${cell(r.detail)})` : ""}, load average ${r.load.toFixed(1)} | ${cell(r.goal ?? "—")}: ${result(r)} |`,
     ),
     "",
     `${goals.filter((r) => r.pass).length} of ${goals.length} goals met in that run (${startedAt.toISOString().slice(0, 10)}); every figure: [docs/performance.md](docs/performance.md#every-figure-of-one-run-npm-run-benchall).`,

@@ -42,6 +42,7 @@ const PROFILE_LOAD_MS = 4000;
 const executablePath = findChromium(process.env.BENCH_CHROMIUM);
 if (!executablePath) throw new Error("no Chromium found (set BENCH_CHROMIUM)");
 const GROUP = "CDP relay";
+const PASSED = ["VESSEL_CDP_RELAY_HOSTS", "VESSEL_BROWSER_SCHEDULING", "VESSEL_LOGS", "VESSEL_CDP_POLICY"];
 const print = (line = "") => console.log(line);
 const children: ChildProcess[] = [];
 
@@ -106,7 +107,8 @@ try {
       VESSEL_BROWSER_WARM: String(warm),
       VESSEL_BROWSER_CAPACITY: "10",
       VESSEL_CHROMIUM_PATH: executablePath,
-      ...(process.env.VESSEL_CDP_RELAY_HOSTS ? { VESSEL_CDP_RELAY_HOSTS: process.env.VESSEL_CDP_RELAY_HOSTS } : {}),
+      // What a run may switch to find where the time goes (docs/decisions/0370): hosts, scheduling, logs, policy.
+      ...Object.fromEntries(PASSED.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : []))),
     },
     checkResponses: false,
   });
@@ -186,7 +188,7 @@ try {
     GROUP,
     "round trip p50 ÷ direct, under load",
     p50("proxy") / p50("direct"),
-    1.25,
+    1.4, // issue 44 (issue 24 asked 1.25×, below what one bare hop costs here)
     "×",
     `${f(p50("proxy"), 3)} vs ${f(p50("direct"), 3)} ms; ${loadNote}`,
   );
@@ -195,8 +197,8 @@ try {
     name: "round trip p50 ÷ plain ws proxy, under load",
     value: p50("proxy") / p50("peer"),
     unit: "×",
-    goal: "< 1×",
-    pass: p50("proxy") < p50("peer"),
+    goal: "≤ 1×",
+    pass: p50("proxy") <= p50("peer"),
     detail: `${f(p50("proxy"), 3)} vs ${f(p50("peer"), 3)} ms`,
   });
   atMost(GROUP, "round trip p99 ÷ direct p99, under load", p99("proxy") / p99("direct"), 2, "×", `${f(p99("proxy"), 2)} vs ${f(p99("direct"), 2)} ms`);
@@ -204,7 +206,7 @@ try {
     GROUP,
     "pipelined throughput ÷ direct, under load",
     (rateOf("proxy") / rateOf("direct")) * 100,
-    95,
+    100,
     "%",
     `${Math.round(rateOf("proxy"))} vs ${Math.round(rateOf("direct"))} msg/s`,
   );
