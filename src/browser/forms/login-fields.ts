@@ -1,5 +1,7 @@
 import type { CdpClient } from "../cdp/pipe/client.ts";
-import type { LoginField } from "./login-fill.ts";
+
+export const loginFields = ["username", "password", "totp"] as const;
+export type LoginField = (typeof loginFields)[number];
 
 /**
  * Finds one login field in the top document (never inside a frame: querySelector does not enter one),
@@ -53,7 +55,7 @@ export async function fieldFinder(
   selectors: Partial<Record<LoginField, string>>,
 ): Promise<Partial<Record<LoginField, string>>> {
   const found: Partial<Record<LoginField, string>> = {};
-  for (const field of ["username", "password", "totp"] as const) {
+  for (const field of loginFields) {
     const { result } = await cdp.send<{ result: { objectId?: string; subtype?: string } }>(
       "Runtime.callFunctionOn",
       { functionDeclaration: FIND, executionContextId, arguments: [{ value: field }, { value: selectors[field] ?? null }], silent: true },

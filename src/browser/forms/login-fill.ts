@@ -1,7 +1,7 @@
 import { CdpClient } from "../cdp/pipe/client.ts";
 import type { CdpPipe } from "../cdp/pipe/pipe.ts";
 import { activeTab } from "./active-tab.ts";
-import { fieldFinder, focusField, submitForm } from "./login-fields.ts";
+import { fieldFinder, focusField, loginFields, submitForm, type LoginField } from "./login-fields.ts";
 
 /**
  * Fills a login form in a browser's active tab from the server's own connection to the browser (a
@@ -13,8 +13,7 @@ import { fieldFinder, focusField, submitForm } from "./login-fields.ts";
  * the keydown, input and keyup events a person's typing makes.
  */
 
-export const loginFields = ["username", "password", "totp"] as const;
-export type LoginField = (typeof loginFields)[number];
+export type { LoginField };
 
 export interface LoginFill {
   origins: readonly string[];

@@ -1,4 +1,4 @@
-import { ApiKeyLabel, ApiKeyScopes, type ApiKeyRecord, type CreatedApiKey } from "../../services/api-keys/api-keys.ts";
+import { ApiKeyLabel, type ApiKeyRecord, type CreatedApiKey } from "../../services/api-keys/api-keys.ts";
 import { parseInput } from "../../kernel/support.ts";
 import { audited } from "../audited.ts";
 import { builder } from "../builder.ts";
@@ -15,7 +15,10 @@ const ApiKey = builder.objectRef<ApiKeyRecord>("ApiKey").implement({
     lastUsedAt: t.field({ type: "DateTime", nullable: true, resolve: (k) => k.lastUsedAt }),
     revokedAt: t.field({ type: "DateTime", nullable: true, resolve: (k) => k.revokedAt }),
     revokedByUserId: t.exposeString("revokedById", { nullable: true }),
-    scopes: t.stringList({ description: "What the key may do beyond sessions and profiles: `credentials:use`, `credentials:manage`.", resolve: (k) => [...k.scopes] }),
+    scopes: t.stringList({
+      description: "What the key may do beyond sessions and profiles: `credentials:use`, `credentials:manage`.",
+      resolve: (k) => [...k.scopes],
+    }),
   }),
 });
 
@@ -47,7 +50,7 @@ builder.mutationField(operations.createApiKey.id, (t) =>
       scopes: t.arg.stringList({ required: false, description: "Granted to the key: `credentials:use`, `credentials:manage`; none by default." }),
     },
     resolve: (_root, { workspace, label, scopes }, ctx) =>
-      audited(ctx, operations.createApiKey, (svc, run) => run(svc, parseInput(ApiKeyLabel, label), parseInput(ApiKeyScopes, scopes ?? [])), workspace),
+      audited(ctx, operations.createApiKey, (svc, run) => run(svc, parseInput(ApiKeyLabel, label), scopes ?? []), workspace),
   }),
 );
 

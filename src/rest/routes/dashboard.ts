@@ -81,7 +81,13 @@ export const dashboardRoutes = [
     description: `The response carries the whole key in \`secret\`, once. ${dashboard}`,
     tags: ["Dashboard"],
     auth: "apiKeyOrUser",
-    input: { params: Slug, body: z.strictObject({ label: ApiKeyLabel, scopes: ApiKeyScopes.optional().describe("Granted to the key: `credentials:use`, `credentials:manage`; none by default.") }) },
+    input: {
+      params: Slug,
+      body: z.strictObject({
+        label: ApiKeyLabel,
+        scopes: ApiKeyScopes.optional().describe("Granted to the key: `credentials:use`, `credentials:manage`; none by default."),
+      }),
+    },
     status: 201,
     response: CreatedApiKeyDto,
     problems: ["unauthenticated", "forbidden", "not-found"],

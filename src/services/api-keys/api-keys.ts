@@ -152,10 +152,10 @@ async function endSessionsOfKey(ctx: ServiceContext, workspaceId: string, keyId:
 }
 
 /** Dashboard: mint a key for a workspace (owners and admins; never an API key). */
-export async function createWorkspaceApiKey(ctx: ServiceContext, label: string, scopes: readonly string[] = []): Promise<CreatedApiKey> {
+export async function createWorkspaceApiKey(ctx: ServiceContext, label: string, scopes: unknown = []): Promise<CreatedApiKey> {
   const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "create API keys");
   const createdById = ctx.principal?.kind === "user" ? ctx.principal.userId : undefined;
-  return createApiKey(ctx, { workspaceId: ws.id, label, createdById, scopes });
+  return createApiKey(ctx, { workspaceId: ws.id, label, createdById, scopes: parseInput(ApiKeyScopes, scopes) });
 }
 
 /** Dashboard: every key of a workspace, revoked ones included with their revocation time (any member). */

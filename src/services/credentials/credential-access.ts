@@ -6,7 +6,10 @@ import type { ServiceContext } from "../../kernel/context.ts";
 import { prismaOf } from "../../kernel/support.ts";
 
 /** A credential as the service hands it out: never its sealed secrets or their keys. */
-export type CredentialRecord = Pick<Credential, "id" | "workspaceId" | "name" | "origins" | "usernameHint" | "hasTotp" | "createdAt" | "updatedAt" | "lastUsedAt">;
+export type CredentialRecord = Pick<
+  Credential,
+  "id" | "workspaceId" | "name" | "origins" | "usernameHint" | "hasTotp" | "createdAt" | "updatedAt" | "lastUsedAt"
+>;
 
 // Column by column, so a future secret-bearing column stays out by default.
 export const publicColumns = {

@@ -1,9 +1,10 @@
 import { fillLogin, type LoginField } from "../../browser/forms/login-fill.ts";
 import { AppError } from "../../errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
-import { prismaOf } from "../../kernel/support.ts";
+import { parseInput, prismaOf } from "../../kernel/support.ts";
+import type { z } from "zod";
 import { credentialWorkspace, notFound } from "./credential-access.ts";
-import { CREDENTIAL_ID, type FillCredentialInput } from "./credential-input.ts";
+import { CREDENTIAL_ID, FillCredentialInput } from "./credential-input.ts";
 import { openSecrets, totpCode } from "./credential-secrets.ts";
 
 export interface FillOutcome {
@@ -20,7 +21,14 @@ export const FILL_LOG_METHOD = "Vessel.fillCredential";
  * an answer, a log line or the audit entry (`credential.fill`, on the credential's id). `credential`
  * is an id (`cred_…`) or, for agents that know logins by name, the credential's name.
  */
-export async function fillCredential(ctx: ServiceContext, sessionId: string, credential: string, input: FillCredentialInput): Promise<FillOutcome> {
+export async function fillCredential(
+  ctx: ServiceContext,
+  sessionId: string,
+  credential: string,
+  raw: z.input<typeof FillCredentialInput>,
+): Promise<FillOutcome> {
+  // Parsed here as well as by the transport: GraphQL and MCP hand their arguments over as they came.
+  const input = parseInput(FillCredentialInput, raw);
   const workspaceId = await credentialWorkspace(ctx, "use");
   const where = CREDENTIAL_ID.test(credential) ? { id: credential, workspaceId } : { name: credential, workspaceId };
   const [session, row] = await Promise.all([

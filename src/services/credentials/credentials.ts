@@ -2,10 +2,10 @@ import { ulid } from "../../ids.ts";
 import type { z } from "zod";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { paginate, type Page } from "../../kernel/pagination.ts";
-import { conflictOnDuplicate, prismaOf } from "../../kernel/support.ts";
+import { conflictOnDuplicate, parseInput, prismaOf } from "../../kernel/support.ts";
 import { auditedTransaction } from "../audit/audited.ts";
 import { credentialWorkspace, findCredential, notFound, publicColumns, type CredentialRecord } from "./credential-access.ts";
-import type { CreateCredentialInput, CredentialListQuery, UpdateCredentialInput } from "./credential-input.ts";
+import { CreateCredentialInput, type CredentialListQuery, UpdateCredentialInput } from "./credential-input.ts";
 import { openSecrets, sealSecrets, usernameHint } from "./credential-secrets.ts";
 
 /**
@@ -16,7 +16,9 @@ import { openSecrets, sealSecrets, usernameHint } from "./credential-secrets.ts"
 
 const duplicate = "A credential with this name exists in this workspace.";
 
-export async function createCredential(ctx: ServiceContext, input: CreateCredentialInput): Promise<CredentialRecord> {
+export async function createCredential(ctx: ServiceContext, raw: z.input<typeof CreateCredentialInput>): Promise<CredentialRecord> {
+  // Parsed here as well as by the transport: GraphQL hands its arguments over as they came.
+  const input = parseInput(CreateCredentialInput, raw);
   const workspaceId = await credentialWorkspace(ctx, "manage");
   const id = `cred_${ulid()}`;
   const { sealed, wrappedKey, masterKeyId } = sealSecrets(ctx.deps.masterKey, workspaceId, id, {
@@ -70,7 +72,8 @@ export async function getCredential(ctx: ServiceContext, id: string): Promise<Cr
 }
 
 /** Renames, re-scopes or replaces secrets; secrets not named are kept, and all of them are sealed afresh under a new data key. */
-export async function updateCredential(ctx: ServiceContext, id: string, input: UpdateCredentialInput): Promise<CredentialRecord> {
+export async function updateCredential(ctx: ServiceContext, id: string, raw: z.input<typeof UpdateCredentialInput>): Promise<CredentialRecord> {
+  const input = parseInput(UpdateCredentialInput, raw);
   const workspaceId = await credentialWorkspace(ctx, "manage");
   if (ctx.audit) ctx.audit.target = id;
   const replacing = input.username !== undefined || input.password !== undefined || input.totp_secret !== undefined;
@@ -90,7 +93,11 @@ export async function updateCredential(ctx: ServiceContext, id: string, input: U
             password: input.password ?? old.password,
             totp_secret: input.totp_secret === undefined ? old.totp_secret : input.totp_secret,
           };
-          secrets = { ...sealSecrets(ctx.deps.masterKey, workspaceId, id, next), usernameHint: usernameHint(next.username), hasTotp: next.totp_secret !== null };
+          secrets = {
+            ...sealSecrets(ctx.deps.masterKey, workspaceId, id, next),
+            usernameHint: usernameHint(next.username),
+            hasTotp: next.totp_secret !== null,
+          };
         }
         const updated = await tx.credential.update({
           where: { id },

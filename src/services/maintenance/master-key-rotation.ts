@@ -3,7 +3,16 @@ import type { MasterKey } from "../../crypto/master-key.ts";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import type { Logger } from "../../logger.ts";
 import { rotateSealedRows, type SealedRowsRotation } from "./sealed-key-rows.ts";
-import { credentialKeys, extensionKeys, profileKeys, recordingKeys, sessionLogKeys, signingKeys, webhookPreviousSecrets, webhookSecrets } from "./sealed-tables.ts";
+import {
+  credentialKeys,
+  extensionKeys,
+  profileKeys,
+  recordingKeys,
+  sessionLogKeys,
+  signingKeys,
+  webhookPreviousSecrets,
+  webhookSecrets,
+} from "./sealed-tables.ts";
 
 /**
  * Master-key rotation: everything sealed by the master key is re-sealed under the new one, and no
