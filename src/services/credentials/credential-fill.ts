@@ -1,4 +1,5 @@
 import { fillLogin, type LoginField } from "../../browser/forms/login-fill.ts";
+import { withholdPostData } from "../../browser/cdp/relay/withheld-post-data.ts";
 import { AppError } from "../../errors.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { parseInput, prismaOf } from "../../kernel/support.ts";
@@ -46,6 +47,8 @@ export async function fillCredential(
   if (!lease) throw new AppError("conflict", "The session's browser does not run on this node, or is ending; call the node that runs it.");
 
   const secrets = openSecrets(ctx.deps.masterKey, row);
+  // Before the first key press: a page may submit on its own (on input, on Enter).
+  withholdPostData(lease.cdp);
   const started = Date.now();
   let result: Awaited<ReturnType<typeof fillLogin>>;
   try {
