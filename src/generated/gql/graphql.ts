@@ -352,10 +352,11 @@ export type ApiKeysQuery = { apiKeys: Array<{ id: string, label: string, prefix:
 export type CreateApiKeyMutationVariables = Exact<{
   workspace: string;
   label: string;
+  scopes?: Array<string> | string | null | undefined;
 }>;
 
 
-export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, label: string, prefix: string, createdAt: string } } };
+export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, label: string, prefix: string, createdAt: string, scopes: Array<string> } } };
 
 export type RevokeApiKeyMutationVariables = Exact<{
   workspace: string;
@@ -1025,14 +1026,15 @@ export const ApiKeysDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<ApiKeysQuery, ApiKeysQueryVariables>;
 export const CreateApiKeyDocument = new TypedDocumentString(`
-    mutation CreateApiKey($workspace: String!, $label: String!) {
-  createApiKey(workspace: $workspace, label: $label) {
+    mutation CreateApiKey($workspace: String!, $label: String!, $scopes: [String!]) {
+  createApiKey(workspace: $workspace, label: $label, scopes: $scopes) {
     secret
     apiKey {
       id
       label
       prefix
       createdAt
+      scopes
     }
   }
 }
