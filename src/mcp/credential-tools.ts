@@ -2,13 +2,10 @@
  * `fill_credential`: the server signs the agent in. The agent names a credential (by name or id);
  * the server types it into the session's active tab through its own connection to the browser, so
  * the secrets never reach the model, its context, or the agent's CDP socket. The result says which
- * fields were filled and on which origin, nothing more. `list_credentials` tells the agent which
- * logins exist (names, origins), never a secret.
+ * fields were filled and on which origin, nothing more.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { parseInput } from "../kernel/support.ts";
-import { CredentialListQuery } from "../services/credentials/credential-input.ts";
 import { operations } from "../services/operations.ts";
 import type { McpState } from "./state.ts";
 import { structured, toolCall, type ToolExtra } from "./tool-call.ts";
@@ -25,7 +22,7 @@ export function registerCredentialTools(server: McpServer, state: McpState): voi
         "With submit: true the form is submitted too; take a new snapshot afterwards.",
       inputSchema: {
         session_id: z.string().min(1).max(64).optional().describe("The session (default: the one created or used last)."),
-        credential: z.string().min(1).max(100).describe("The credential's name (see list_credentials) or id (`cred_…`)."),
+        credential: z.string().min(1).max(100).describe("The credential's name or id (`cred_…`)."),
         submit: z.boolean().optional().describe("Submit the form once filled (default false)."),
         username_selector: z.string().min(1).max(500).optional().describe("CSS selector of the username field, when it cannot be found."),
         password_selector: z.string().min(1).max(500).optional().describe("CSS selector of the password field, when it cannot be found."),
@@ -50,23 +47,6 @@ export function registerCredentialTools(server: McpServer, state: McpState): voi
           filled: outcome.filled,
           origin: outcome.origin,
         });
-      }),
-  );
-
-  server.registerTool(
-    "list_credentials",
-    {
-      title: "List stored credentials",
-      description: "The logins of the workspace's vault that fill_credential can use: their names and origins, never a secret.",
-      inputSchema: {},
-      annotations: { readOnlyHint: true },
-    },
-    (_args, extra) =>
-      toolCall(extra as ToolExtra, operations.credentials.action, null, async (ctx) => {
-        const page = await operations.credentials.run(ctx, parseInput(CredentialListQuery, { limit: 100 }));
-        const items = page.items.map((c) => ({ name: c.name, id: c.id, origins: c.origins, has_totp: c.hasTotp }));
-        const lines = items.map((c) => `- ${c.name} (${c.origins.join(", ")})`).join("\n");
-        return structured(items.length > 0 ? `Credentials:\n${lines}` : "The workspace has no credentials.", { credentials: items });
       }),
   );
 }
