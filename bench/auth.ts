@@ -36,7 +36,7 @@ const unauthenticated = defineRoute({
     toHealthDto(
       await run({
         ...ctx,
-        principal: { kind: "apiKey", keyId: "bench", keyPrefix: "vs_bench", workspaceId: "bench", rateLimitPerMinute: 1e9, maxSessions: null, scopes: [] },
+        principal: { kind: "apiKey", keyId: "bench", keyPrefix: "vs_bench", workspaceId: "bench", rateLimitPerMinute: 1e9, maxSessions: null },
       }),
     ),
 });

@@ -10,7 +10,7 @@ type Source = { deps: { db: { prisma: PrismaClient } } } | { prisma: PrismaClien
 const prismaOf = (source: Source): PrismaClient => ("deps" in source ? source.deps.db.prisma : source.prisma);
 
 /** What authentication needs to check a presented key. Only for the auth layer; never serialised. */
-export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix" | "secretHash" | "secretTag" | "revokedAt" | "scopes"> & {
+export type ApiKeyForVerification = Pick<ApiKey, "id" | "workspaceId" | "prefix" | "secretHash" | "secretTag" | "revokedAt"> & {
   /** The workspace's own request budget per minute; null = the default. */
   rateLimitPerMinute: number | null;
   /** The workspace's own cap on live sessions; null = the deployment's. */
@@ -29,7 +29,6 @@ export async function findKeyForVerification(source: Source, id: string): Promis
       secretHash: true,
       secretTag: true,
       revokedAt: true,
-      scopes: true,
       workspace: { select: { rateLimitPerMinute: true, maxSessions: true } },
     },
   });

@@ -80,7 +80,6 @@ export class ApiKeyAuthenticator {
       workspaceId: record.workspaceId,
       rateLimitPerMinute: record.rateLimitPerMinute ?? this.deps.defaultRatePerMinute,
       maxSessions: record.maxSessions,
-      scopes: record.scopes,
     };
     const [revoked, extra] = await Promise.allSettled([this.isRevoked(record.id), alongside?.(principal)]);
     if (revoked.status === "rejected") throw revoked.reason;

@@ -31,8 +31,6 @@ const Principal = z.discriminatedUnion("kind", [
     rateLimitPerMinute: z.number().int(),
     // Optional: a node of the previous release sends none, and the cap is then the deployment's.
     maxSessions: z.number().int().nullable().default(null),
-    // Optional: a node of the previous release sends none, and the key then has none (src/auth/scopes.ts).
-    scopes: z.array(z.string()).default([]),
   }),
   z.object({ kind: z.literal("user"), userId: z.string().min(1), email: z.string() }),
 ]);

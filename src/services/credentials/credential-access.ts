@@ -1,4 +1,4 @@
-import { requireScope } from "../../auth/scopes.ts";
+import type { ApiKeyScope } from "../../auth/scopes.ts";
 import { AppError } from "../../errors.ts";
 import type { Credential } from "../../generated/prisma/client.ts";
 import { actingWorkspace, requirePrincipal, requireWorkspaceRole } from "../../kernel/authz.ts";
@@ -32,11 +32,16 @@ export const publicColumns = {
 export async function credentialWorkspace(ctx: ServiceContext, need: "read" | "use" | "manage"): Promise<string> {
   const principal = requirePrincipal(ctx);
   if (principal.kind === "apiKey") {
-    if (need === "read") {
-      if (!principal.scopes.includes("credentials:use") && !principal.scopes.includes("credentials:manage")) {
-        throw new AppError("forbidden", "This API key lacks the scope `credentials:use` or `credentials:manage` needed to read credentials.");
-      }
-    } else requireScope(principal, need === "use" ? "credentials:use" : "credentials:manage", need === "use" ? "fill credentials" : "manage credentials");
+    const key = await prismaOf(ctx).apiKey.findUnique({ where: { id: principal.keyId }, select: { scopes: true } });
+    const has = (scope: ApiKeyScope) => key?.scopes.includes(scope) === true;
+    if (need === "read" && !has("credentials:use") && !has("credentials:manage")) {
+      throw new AppError("forbidden", "This API key lacks the scope `credentials:use` or `credentials:manage` needed to read credentials.");
+    }
+    if (need === "use" && !has("credentials:use"))
+      throw new AppError("forbidden", "This API key lacks the scope `credentials:use` needed to fill credentials.");
+    if (need === "manage" && !has("credentials:manage")) {
+      throw new AppError("forbidden", "This API key lacks the scope `credentials:manage` needed to manage credentials.");
+    }
     return actingWorkspace(ctx, "use its credentials");
   }
   if (need === "manage") return (await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "manage credentials")).id;
