@@ -16,7 +16,17 @@ interface JsonSchema {
 }
 
 /** The resources the Python client returns; list envelopes become its generic `Page`. */
-export const pythonResources = ["Session", "SessionEvent", "Profile", "Download", "SessionLogEntry", "SessionFile", "Extension"] as const;
+export const pythonResources = [
+  "Session",
+  "SessionEvent",
+  "Profile",
+  "Download",
+  "SessionLogEntry",
+  "SessionFile",
+  "Extension",
+  "Credential",
+  "CredentialFill",
+] as const;
 
 const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 

@@ -48,7 +48,9 @@ async function main(): Promise<number> {
         `${report.extensions.otherKey} under another key, ${report.extensions.failed.length} failed\n` +
         `  webhook secrets:     ${report.webhookSecrets.rewrapped + report.webhookPreviousSecrets.rewrapped} re-sealed, ` +
         `${report.webhookSecrets.alreadyNew + report.webhookPreviousSecrets.alreadyNew} already under the new key, ` +
-        `${report.webhookSecrets.otherKey + report.webhookPreviousSecrets.otherKey} under another key, ${report.webhookSecrets.failed.length + report.webhookPreviousSecrets.failed.length} failed\n`,
+        `${report.webhookSecrets.otherKey + report.webhookPreviousSecrets.otherKey} under another key, ${report.webhookSecrets.failed.length + report.webhookPreviousSecrets.failed.length} failed\n` +
+        `  credentials:         ${report.credentials.rewrapped} re-wrapped, ${report.credentials.alreadyNew} already under the new key, ` +
+        `${report.credentials.otherKey} under another key, ${report.credentials.failed.length} failed\n`,
     );
     const failed =
       report.profiles.failed.length +
@@ -57,7 +59,8 @@ async function main(): Promise<number> {
       report.sessionLogKeys.failed.length +
       report.extensions.failed.length +
       report.webhookSecrets.failed.length +
-      report.webhookPreviousSecrets.failed.length;
+      report.webhookPreviousSecrets.failed.length +
+      report.credentials.failed.length;
     if (failed === 0 && !config.database.url && !process.env.VESSEL_MASTER_KEY) await replaceKeyFile(config.database.dataDir, oldKey, newKey);
     else if (failed === 0) process.stderr.write("  Now run every node with VESSEL_MASTER_KEY set to the new key.\n");
     return failed === 0 ? 0 : 1;

@@ -143,6 +143,20 @@ export const problemTypes = {
       "under a master key this deployment does not have (rotate with `scripts/rotate-master-key.ts`). No session was started; " +
       "delete the profile and save a new one.",
   },
+  "credential-origin-mismatch": {
+    status: 422,
+    title: "Credential origin mismatch",
+    description:
+      "The session's active tab shows a page whose top-level origin is not one of the credential's `origins`, so nothing was filled. " +
+      "Navigate the tab to the login page first, or add its origin to the credential.",
+  },
+  "credential-unreadable": {
+    status: 422,
+    title: "Credential unreadable",
+    description:
+      "The stored credential cannot be decrypted: its stored bytes were altered, or it was sealed under a master key this deployment " +
+      "does not have. Nothing was filled; replace its secrets (PATCH) or delete it.",
+  },
   "extensions-unsupported": {
     status: 422,
     title: "Extensions unsupported",

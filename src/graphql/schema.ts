@@ -3,6 +3,7 @@ import { builder } from "./builder.ts";
 import { refuseUnstorableArguments } from "./text-arguments.ts";
 import "./types/api-key.ts";
 import "./types/audit.ts";
+import "./types/credential.ts";
 import "./types/auth.ts";
 import "./types/download.ts";
 import "./types/extension.ts";

@@ -20,6 +20,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AppDeps, ServiceContext } from "../kernel/context.ts";
 import { authenticateRequest } from "../services/audit/request-audit.ts";
+import { registerCredentialTools } from "./credential-tools.ts";
 import { registerHumanTools } from "./human-tools.ts";
 import { registerPageTools } from "./page-tools.ts";
 import { registerSessionTools } from "./session-tools.ts";
@@ -63,6 +64,7 @@ export function buildMcpServer(state: McpState): McpServer {
   registerSessionTools(server, state);
   registerPageTools(server, state);
   registerHumanTools(server, state);
+  registerCredentialTools(server, state);
   return server;
 }
 

@@ -4,6 +4,9 @@
 import { catalogue } from "../kernel/operations.ts";
 import { createWorkspaceApiKey, listWorkspaceApiKeys, revokeWorkspaceApiKey, ApiKeyLabel } from "./api-keys/api-keys.ts";
 import { AuditQuery } from "./audit/audit.ts";
+import { createCredential, deleteCredential, getCredential, listCredentials, updateCredential } from "./credentials/credentials.ts";
+import { fillCredential } from "./credentials/credential-fill.ts";
+import { CreateCredentialInput, CredentialListQuery, FillCredentialInput, UpdateCredentialInput } from "./credentials/credential-input.ts";
 import { auditLog } from "./audit/audit-log.ts";
 import { getDownload, listDownloads } from "./downloads/downloads.ts";
 import { getHealth } from "./health/health.ts";
@@ -106,6 +109,12 @@ export const operations = catalogue({
   updateProfile: { action: "profile.update", input: UpdateProfileInput, run: updateProfile },
   deleteProfile: { action: "profile.delete", run: deleteProfile },
   profileStorageState: { action: "profile.export", run: exportProfileStorageState },
+  createCredential: { action: "credential.create", input: CreateCredentialInput, run: createCredential },
+  credentials: { action: "credential.list", input: CredentialListQuery, run: listCredentials },
+  credential: { action: "credential.get", run: getCredential },
+  updateCredential: { action: "credential.update", input: UpdateCredentialInput, run: updateCredential },
+  deleteCredential: { action: "credential.delete", run: deleteCredential },
+  fillCredential: { action: "credential.fill", input: FillCredentialInput, run: fillCredential },
 });
 
 export type OperationId = keyof typeof operations;

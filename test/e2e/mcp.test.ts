@@ -38,6 +38,7 @@ const expectedTools = [
   "save_profile",
   "ask_human",
   "wait_for_human",
+  "fill_credential",
 ];
 
 /** A form whose button writes the typed name into the heading: the change a click must cause. */

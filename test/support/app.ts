@@ -107,19 +107,19 @@ export function uniqueSlug(base = "ws"): string {
 }
 
 /** A workspace with one API key, made through the real services. */
-export async function seedWorkspace(t: TestApp, opts: { slug?: string; rateLimitPerMinute?: number } = {}): Promise<Seeded> {
+export async function seedWorkspace(t: TestApp, opts: { slug?: string; rateLimitPerMinute?: number; scopes?: string[] } = {}): Promise<Seeded> {
   const ctx = internalContext(t.app.deps, "seed");
   const workspace = await createWorkspace(ctx, { slug: opts.slug ?? uniqueSlug(), name: "Test" });
   if (opts.rateLimitPerMinute !== undefined) {
     await t.app.deps.db.prisma.workspace.update({ where: { id: workspace.id }, data: { rateLimitPerMinute: opts.rateLimitPerMinute } });
   }
-  const { apiKey, secret } = await createApiKey(ctx, { workspaceId: workspace.id, label: "test" });
+  const { apiKey, secret } = await createApiKey(ctx, { workspaceId: workspace.id, label: "test", ...(opts.scopes ? { scopes: opts.scopes } : {}) });
   return { workspace, key: secret, prefix: apiKey.prefix, keyId: apiKey.id };
 }
 
 /** Another key in an existing workspace. */
-export async function addKey(t: TestApp, workspaceId: string): Promise<{ key: string; prefix: string; keyId: string }> {
-  const { apiKey, secret } = await createApiKey(internalContext(t.app.deps, "seed"), { workspaceId, label: "extra" });
+export async function addKey(t: TestApp, workspaceId: string, scopes?: string[]): Promise<{ key: string; prefix: string; keyId: string }> {
+  const { apiKey, secret } = await createApiKey(internalContext(t.app.deps, "seed"), { workspaceId, label: "extra", ...(scopes ? { scopes } : {}) });
   return { key: secret, prefix: apiKey.prefix, keyId: apiKey.id };
 }
 

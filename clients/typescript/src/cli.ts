@@ -8,6 +8,7 @@ import { UsageError, type Command, type Io } from "./cli-command.ts";
 import { sessionCommands } from "./cli-sessions.ts";
 import { mcpCommand } from "./mcp-bridge.ts";
 import { profileCommands } from "./cli-profiles.ts";
+import { credentialCommands } from "./cli-credentials.ts";
 import { exitCodes, groupHelp, help as helpOf, parseErrorLine } from "./cli-help.ts";
 import { clientVersion } from "./version.ts";
 import { runAdmin } from "./cli-admin.ts";
@@ -26,7 +27,7 @@ const commands: Record<string, Command> = { ...sessionCommands };
 
 Object.assign(commands, { "sessions logs": logsCommand, "sessions recording": recordingCommand, mcp: mcpCommand }, extensionCommands);
 
-Object.assign(commands, profileCommands, exportCommands);
+Object.assign(commands, profileCommands, exportCommands, credentialCommands());
 
 const help = (): string => helpOf(commands);
 

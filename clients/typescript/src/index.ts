@@ -3,6 +3,7 @@ import { createClient, type Client } from "./api.ts";
 import type { RetryOptions, VesselOptions } from "./client-options.ts";
 import { errorFor, QueueTimeoutError, TimeoutError, VesselError, type Problem } from "./errors.ts";
 import { allPages } from "./pages.ts";
+import { Credentials } from "./credentials.ts";
 import { Profiles } from "./profiles.ts";
 import type { components, operations, paths } from "./generated/openapi.ts";
 import { sessionLogs, type SessionLogEntry, type SessionLogsOptions } from "./session-logs.ts";
@@ -23,8 +24,9 @@ export type SessionEvent = components["schemas"]["SessionEvent"];
 export type SessionStatus = Session["status"];
 type SessionListQuery = NonNullable<operations["sessions"]["parameters"]["query"]>;
 export type { Profile, StorageState, StorageStateExport } from "./profiles.ts";
+export type { Credential, CredentialFill } from "./credentials.ts";
 export type { Extension } from "./extensions.ts";
-export { Profiles };
+export { Credentials, Profiles };
 
 export type { RetryOptions, VesselOptions } from "./client-options.ts";
 
@@ -80,6 +82,8 @@ interface Outcome<T> {
 export class Vessel {
   readonly sessions: Sessions;
   readonly profiles: Profiles;
+  /** Logins the server fills into sessions; their secrets never come back. */
+  readonly credentials: Credentials;
   readonly extensions: Extensions;
   readonly baseUrl: string;
   /** @internal */
@@ -98,6 +102,7 @@ export class Vessel {
     this.retry = { maxAttempts: 6, maxElapsedMs: 60_000, baseDelayMs: 250, maxDelayMs: 10_000, ...options.retry };
     this.sessions = new Sessions(this);
     this.profiles = new Profiles(this);
+    this.credentials = new Credentials(this);
     this.extensions = new Extensions(this);
   }
 

@@ -12,6 +12,7 @@ import { SignInPage } from "./pages/SignIn.tsx";
 import { SessionsPage } from "./pages/Sessions.tsx";
 import { SessionPage } from "./pages/Session.tsx";
 import { ProfilesPage } from "./pages/Profiles.tsx";
+import { CredentialsPage } from "./pages/Credentials.tsx";
 import { ExtensionsPage } from "./pages/Extensions.tsx";
 import { ApiKeysPage } from "./pages/ApiKeys.tsx";
 import { WebhooksPage } from "./pages/Webhooks.tsx";
@@ -139,6 +140,7 @@ function Routes({ path }: { path: string }) {
   else if (section === "sessions") page = <SessionsPage />;
   else if (section === "profiles" && !id) page = <ProfilesPage />;
   else if (section === "extensions" && !id) page = <ExtensionsPage />;
+  else if (section === "credentials" && !id) page = <CredentialsPage />;
   else if (section === "api-keys" && !id) page = <ApiKeysPage />;
   else if (section === "webhooks" && !id) page = <WebhooksPage />;
   else if (section === "members" && !id) page = <MembersPage />;

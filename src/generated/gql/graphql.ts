@@ -37,6 +37,17 @@ export type CookieSameSite =
   | 'None'
   | 'Strict';
 
+export type CreateCredentialInput = {
+  name: string;
+  origins: Array<string>;
+  /** Write-only. */
+  password: string;
+  /** Base32 (RFC 6238). Write-only. */
+  totpSecret?: string | null | undefined;
+  /** Write-only. */
+  username: string;
+};
+
 export type CreateSessionInput = {
   /** Browser settings for this session: they hold in every tab, frame and worker it opens, whichever CDP client connects. */
   browser?: BrowserSettingsInput | null | undefined;
@@ -204,6 +215,51 @@ export type SessionStatus =
   | 'RUNNING'
   | 'TIMED_OUT';
 
+export type UpdateCredentialInput = {
+  name?: string | null | undefined;
+  origins?: Array<string> | null | undefined;
+  /** Write-only. */
+  password?: string | null | undefined;
+  /** Base32 (RFC 6238); null removes it. Write-only. */
+  totpSecret?: string | null | undefined;
+  /** Write-only. */
+  username?: string | null | undefined;
+};
+
+export type CredentialFieldsFragment = { id: string, name: string, origins: Array<string>, usernameHint: string, hasTotp: boolean, createdAt: string, updatedAt: string, lastUsedAt: string | null };
+
+export type CredentialsQueryVariables = Exact<{
+  workspace: string;
+}>;
+
+
+export type CredentialsQuery = { credentials: { nextCursor: string | null, hasMore: boolean, items: Array<{ id: string, name: string, origins: Array<string>, usernameHint: string, hasTotp: boolean, createdAt: string, updatedAt: string, lastUsedAt: string | null }> } };
+
+export type CreateCredentialMutationVariables = Exact<{
+  workspace: string;
+  input: CreateCredentialInput;
+}>;
+
+
+export type CreateCredentialMutation = { createCredential: { id: string, name: string, origins: Array<string>, usernameHint: string, hasTotp: boolean, createdAt: string, updatedAt: string, lastUsedAt: string | null } };
+
+export type UpdateCredentialMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+  input: UpdateCredentialInput;
+}>;
+
+
+export type UpdateCredentialMutation = { updateCredential: { id: string, name: string, origins: Array<string>, usernameHint: string, hasTotp: boolean, createdAt: string, updatedAt: string, lastUsedAt: string | null } };
+
+export type DeleteCredentialMutationVariables = Exact<{
+  workspace: string;
+  id: string;
+}>;
+
+
+export type DeleteCredentialMutation = { deleteCredential: boolean };
+
 export type RequestSignInMutationVariables = Exact<{
   email: string;
   codeChallenge: string;
@@ -314,10 +370,11 @@ export type ApiKeysQuery = { apiKeys: Array<{ id: string, label: string, prefix:
 export type CreateApiKeyMutationVariables = Exact<{
   workspace: string;
   label: string;
+  scopes?: Array<string> | string | null | undefined;
 }>;
 
 
-export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, label: string, prefix: string, createdAt: string } } };
+export type CreateApiKeyMutation = { createApiKey: { secret: string, apiKey: { id: string, label: string, prefix: string, createdAt: string, scopes: Array<string> } } };
 
 export type RevokeApiKeyMutationVariables = Exact<{
   workspace: string;
@@ -655,6 +712,18 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
+export const CredentialFieldsFragmentDoc = new TypedDocumentString(`
+    fragment CredentialFields on Credential {
+  id
+  name
+  origins
+  usernameHint
+  hasTotp
+  createdAt
+  updatedAt
+  lastUsedAt
+}
+    `, {"fragmentName":"CredentialFields"}) as unknown as TypedDocumentString<CredentialFieldsFragment, unknown>;
 export const SessionFieldsFragmentDoc = new TypedDocumentString(`
     fragment SessionFields on Session {
   id
@@ -771,6 +840,63 @@ export const WebhookDeliveryFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
 }
     `, {"fragmentName":"WebhookDeliveryFields"}) as unknown as TypedDocumentString<WebhookDeliveryFieldsFragment, unknown>;
+export const CredentialsDocument = new TypedDocumentString(`
+    query Credentials($workspace: String!) {
+  credentials(workspace: $workspace, limit: 100) {
+    items {
+      ...CredentialFields
+    }
+    nextCursor
+    hasMore
+  }
+}
+    fragment CredentialFields on Credential {
+  id
+  name
+  origins
+  usernameHint
+  hasTotp
+  createdAt
+  updatedAt
+  lastUsedAt
+}`) as unknown as TypedDocumentString<CredentialsQuery, CredentialsQueryVariables>;
+export const CreateCredentialDocument = new TypedDocumentString(`
+    mutation CreateCredential($workspace: String!, $input: CreateCredentialInput!) {
+  createCredential(workspace: $workspace, input: $input) {
+    ...CredentialFields
+  }
+}
+    fragment CredentialFields on Credential {
+  id
+  name
+  origins
+  usernameHint
+  hasTotp
+  createdAt
+  updatedAt
+  lastUsedAt
+}`) as unknown as TypedDocumentString<CreateCredentialMutation, CreateCredentialMutationVariables>;
+export const UpdateCredentialDocument = new TypedDocumentString(`
+    mutation UpdateCredential($workspace: String!, $id: String!, $input: UpdateCredentialInput!) {
+  updateCredential(workspace: $workspace, id: $id, input: $input) {
+    ...CredentialFields
+  }
+}
+    fragment CredentialFields on Credential {
+  id
+  name
+  origins
+  usernameHint
+  hasTotp
+  createdAt
+  updatedAt
+  lastUsedAt
+}`) as unknown as TypedDocumentString<UpdateCredentialMutation, UpdateCredentialMutationVariables>;
+export const DeleteCredentialDocument = new TypedDocumentString(`
+    mutation DeleteCredential($workspace: String!, $id: String!) {
+  deleteCredential(workspace: $workspace, id: $id)
+}
+    `) as unknown as TypedDocumentString<DeleteCredentialMutation, DeleteCredentialMutationVariables>;
 export const RequestSignInDocument = new TypedDocumentString(`
     mutation RequestSignIn($email: String!, $codeChallenge: String!, $redirectTo: String) {
   requestSignIn(
@@ -937,14 +1063,15 @@ export const ApiKeysDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<ApiKeysQuery, ApiKeysQueryVariables>;
 export const CreateApiKeyDocument = new TypedDocumentString(`
-    mutation CreateApiKey($workspace: String!, $label: String!) {
-  createApiKey(workspace: $workspace, label: $label) {
+    mutation CreateApiKey($workspace: String!, $label: String!, $scopes: [String!]) {
+  createApiKey(workspace: $workspace, label: $label, scopes: $scopes) {
     secret
     apiKey {
       id
       label
       prefix
       createdAt
+      scopes
     }
   }
 }

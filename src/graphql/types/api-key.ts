@@ -15,6 +15,10 @@ const ApiKey = builder.objectRef<ApiKeyRecord>("ApiKey").implement({
     lastUsedAt: t.field({ type: "DateTime", nullable: true, resolve: (k) => k.lastUsedAt }),
     revokedAt: t.field({ type: "DateTime", nullable: true, resolve: (k) => k.revokedAt }),
     revokedByUserId: t.exposeString("revokedById", { nullable: true }),
+    scopes: t.stringList({
+      description: "What the key may do beyond sessions and profiles: `credentials:use`, `credentials:manage`.",
+      resolve: (k) => [...k.scopes],
+    }),
   }),
 });
 
@@ -40,8 +44,13 @@ builder.mutationField(operations.createApiKey.id, (t) =>
     extensions: { operation: operations.createApiKey },
     type: CreatedApiKeyType,
     description: "Mint an API key (owners and admins; API keys are refused).",
-    args: { workspace: t.arg.string({ required: true }), label: t.arg.string({ required: true }) },
-    resolve: (_root, { workspace, label }, ctx) => audited(ctx, operations.createApiKey, (svc, run) => run(svc, parseInput(ApiKeyLabel, label)), workspace),
+    args: {
+      workspace: t.arg.string({ required: true }),
+      label: t.arg.string({ required: true }),
+      scopes: t.arg.stringList({ required: false, description: "Granted to the key: `credentials:use`, `credentials:manage`; none by default." }),
+    },
+    resolve: (_root, { workspace, label, scopes }, ctx) =>
+      audited(ctx, operations.createApiKey, (svc, run) => run(svc, parseInput(ApiKeyLabel, label), scopes ?? []), workspace),
   }),
 );
 

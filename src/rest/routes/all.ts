@@ -1,3 +1,4 @@
+import { credentialRoutes } from "./credentials.ts";
 import { dashboardRoutes } from "./dashboard.ts";
 import { downloadRoutes } from "./downloads.ts";
 import { sessionFileRoutes } from "./session-files.ts";
@@ -23,6 +24,7 @@ export const routes: readonly AnyRoute[] = [
   ...sessionFileRoutes,
   ...extensionRoutes,
   ...profileRoutes,
+  ...credentialRoutes,
   ...webhookRoutes,
   ...networkPolicyRoutes,
   ...dashboardRoutes,

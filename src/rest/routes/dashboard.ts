@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiKeyLabel, type ApiKeyRecord } from "../../services/api-keys/api-keys.ts";
+import { ApiKeyLabel, ApiKeyScopes, type ApiKeyRecord } from "../../services/api-keys/api-keys.ts";
 import { AuditQuery } from "../../services/audit/audit.ts";
 import { AuditEntryDto, auditDto } from "../presenters/audit-entry.ts";
 import { defineRoute, listEnvelope } from "../define-route.ts";
@@ -18,6 +18,7 @@ export const ApiKeyDto = z
     last_used_at: z.string().nullable().describe("Updated at most once a minute."),
     revoked_at: z.string().nullable(),
     revoked_by_user_id: z.string().nullable(),
+    scopes: z.array(z.string()).describe("What the key may do beyond sessions and profiles: `credentials:use` (fill), `credentials:manage`."),
   })
   .meta({ id: "ApiKey" });
 
@@ -45,6 +46,7 @@ export function toApiKeyDto(k: ApiKeyRecord): z.infer<typeof ApiKeyDto> {
     last_used_at: iso(k.lastUsedAt),
     revoked_at: iso(k.revokedAt),
     revoked_by_user_id: k.revokedById,
+    scopes: [...k.scopes],
   };
 }
 
@@ -79,12 +81,18 @@ export const dashboardRoutes = [
     description: `The response carries the whole key in \`secret\`, once. ${dashboard}`,
     tags: ["Dashboard"],
     auth: "apiKeyOrUser",
-    input: { params: Slug, body: z.strictObject({ label: ApiKeyLabel }) },
+    input: {
+      params: Slug,
+      body: z.strictObject({
+        label: ApiKeyLabel,
+        scopes: ApiKeyScopes.optional().describe("Granted to the key: `credentials:use`, `credentials:manage`; none by default."),
+      }),
+    },
     status: 201,
     response: CreatedApiKeyDto,
     problems: ["unauthenticated", "forbidden", "not-found"],
     handler: async (ctx, { params, body }, _http, run) => {
-      const { apiKey, secret } = await run(ctx, body.label);
+      const { apiKey, secret } = await run(ctx, body.label, body.scopes ?? []);
       return { ...toApiKeyDto(apiKey), secret };
     },
   }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { generateApiKey } from "../../auth/api-key-format.ts";
+import { apiKeyScopes } from "../../auth/scopes.ts";
 import { hashSecret, secretTag } from "../../auth/api-key-hash.ts";
 import { AppError } from "../../errors.ts";
 import type { ApiKey } from "../../generated/prisma/client.ts";
@@ -15,9 +16,12 @@ export type ApiKeyRecord = Omit<ApiKey, "secretHash" | "secretTag">;
 /** Trimmed, 1–100 characters. */
 export const ApiKeyLabel = z.string({ error: "must be a string" }).trim().min(1, "cannot be empty").max(100, "must be at most 100 characters");
 
+/** What a key may do beyond sessions and profiles (src/auth/scopes.ts); none by default. */
+export const ApiKeyScopes = z.array(z.enum(apiKeyScopes, { error: `must be one of ${apiKeyScopes.join(", ")}` })).max(apiKeyScopes.length);
+
 const Id = z.string({ error: "must be a string" }).min(1, "cannot be empty");
 
-const CreateApiKeyInput = z.object({ workspaceId: Id, label: ApiKeyLabel, createdById: Id.optional() });
+const CreateApiKeyInput = z.object({ workspaceId: Id, label: ApiKeyLabel, createdById: Id.optional(), scopes: ApiKeyScopes.optional() });
 const RevokeApiKeyInput = z.object({ workspaceId: Id, id: Id, revokedById: Id.optional(), endSessions: z.boolean().optional() });
 
 // Selecting column by column (rather than omitting the hash) keeps a future secret-bearing column out by default.
@@ -31,12 +35,14 @@ const publicColumns = {
   lastUsedAt: true,
   revokedAt: true,
   revokedById: true,
+  scopes: true,
 } as const satisfies Record<keyof ApiKeyRecord, true>;
 
 export interface CreateApiKeyInput {
   workspaceId: string;
   label: string;
   createdById?: string;
+  scopes?: readonly string[];
 }
 
 export interface CreatedApiKey {
@@ -50,7 +56,7 @@ export interface CreatedApiKey {
  * and returns the full key once. Unknown workspace (or creator) → AppError("not-found").
  */
 export async function createApiKey(ctx: ServiceContext, input: CreateApiKeyInput): Promise<CreatedApiKey> {
-  const { workspaceId, label, createdById } = parseInput(CreateApiKeyInput, input);
+  const { workspaceId, label, createdById, scopes } = parseInput(CreateApiKeyInput, input);
   const generated = generateApiKey();
   // Hash before the transaction: argon2 takes tens of milliseconds and PGlite has one connection.
   const secretHash = await hashSecret(generated.secret);
@@ -68,6 +74,7 @@ export async function createApiKey(ctx: ServiceContext, input: CreateApiKeyInput
               secretHash,
               secretTag: secretTag(generated.secret),
               createdById: createdById ?? null,
+              scopes: [...new Set(scopes ?? [])],
             },
             select: publicColumns,
           });
@@ -145,10 +152,10 @@ async function endSessionsOfKey(ctx: ServiceContext, workspaceId: string, keyId:
 }
 
 /** Dashboard: mint a key for a workspace (owners and admins; never an API key). */
-export async function createWorkspaceApiKey(ctx: ServiceContext, label: string): Promise<CreatedApiKey> {
+export async function createWorkspaceApiKey(ctx: ServiceContext, label: string, scopes: unknown = []): Promise<CreatedApiKey> {
   const ws = await requireWorkspaceRole(ctx, ["OWNER", "ADMIN"], "create API keys");
   const createdById = ctx.principal?.kind === "user" ? ctx.principal.userId : undefined;
-  return createApiKey(ctx, { workspaceId: ws.id, label, createdById });
+  return createApiKey(ctx, { workspaceId: ws.id, label, createdById, scopes: parseInput(ApiKeyScopes, scopes) });
 }
 
 /** Dashboard: every key of a workspace, revoked ones included with their revocation time (any member). */

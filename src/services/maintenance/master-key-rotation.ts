@@ -3,7 +3,16 @@ import type { MasterKey } from "../../crypto/master-key.ts";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import type { Logger } from "../../logger.ts";
 import { rotateSealedRows, type SealedRowsRotation } from "./sealed-key-rows.ts";
-import { extensionKeys, profileKeys, recordingKeys, sessionLogKeys, signingKeys, webhookPreviousSecrets, webhookSecrets } from "./sealed-tables.ts";
+import {
+  credentialKeys,
+  extensionKeys,
+  profileKeys,
+  recordingKeys,
+  sessionLogKeys,
+  signingKeys,
+  webhookPreviousSecrets,
+  webhookSecrets,
+} from "./sealed-tables.ts";
 
 /**
  * Master-key rotation: everything sealed by the master key is re-sealed under the new one, and no
@@ -18,6 +27,7 @@ import { extensionKeys, profileKeys, recordingKeys, sessionLogKeys, signingKeys,
  * - extensions' data keys (`extensions`): re-wrapped likewise; no zip is touched.
  * - webhook endpoints' signing secrets (`webhook_endpoints.secret`, and `previous_secret` during a
  *   secret rotation): re-sealed, same AAD.
+ * - credentials' data keys (`credentials`): re-wrapped likewise; no sealed secret is touched.
  *
  * Each row is rewritten only if it still names the old key (a compare-and-set on master_key_id,
  * sealed-key-rows.ts), so the run can be interrupted and repeated: rows already under the new key
@@ -33,6 +43,7 @@ export interface RotationReport {
   extensions: SealedRowsRotation;
   webhookSecrets: SealedRowsRotation;
   webhookPreviousSecrets: SealedRowsRotation;
+  credentials: SealedRowsRotation;
 }
 
 const idempotencyAad = (workspaceId: string, key: string) => `idempotency:${workspaceId}:${key}`;
@@ -48,6 +59,7 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
     recordings: await rotateSealedRows(recordingKeys(prisma), oldKey, newKey),
     webhookSecrets: await rotateSealedRows(webhookSecrets(prisma), oldKey, newKey),
     webhookPreviousSecrets: await rotateSealedRows(webhookPreviousSecrets(prisma), oldKey, newKey),
+    credentials: await rotateSealedRows(credentialKeys(prisma), oldKey, newKey),
   };
 
   // Stored answers name no key: a record that opens under the old key is re-sealed, anything else is left.

@@ -7,6 +7,7 @@ import { rewrapDataKey as rewrapProfileKey } from "../../crypto/profile-crypto.t
 import { rewrapRecordingKey } from "../../crypto/recording-crypto.ts";
 import { rewrapLogKey } from "../../crypto/session-log-crypto.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { credentialKeyAad } from "../credentials/credential-secrets.ts";
 import { extensionKeyAad } from "../extensions/extensions.ts";
 import { openSecret, secretAad } from "../webhooks/webhook-secrets.ts";
 import type { SealedKeyRows } from "./sealed-key-rows.ts";
@@ -116,6 +117,24 @@ export const extensionKeys = (prisma: PrismaClient): SealedKeyRows => ({
     (await prisma.extension.updateMany({ where: { id, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
   countUnder: (keyId) => prisma.extension.count({ where: { masterKeyId: keyId } }),
   countOutside: (ids) => prisma.extension.count({ where: outside(ids) }),
+});
+
+/** Credentials' data keys; no sealed secret is touched. */
+export const credentialKeys = (prisma: PrismaClient): SealedKeyRows => ({
+  page: async (keyId, after, take) =>
+    (
+      await prisma.credential.findMany({
+        where: { id: { gt: after }, masterKeyId: keyId },
+        select: { id: true, wrappedKey: true },
+        orderBy: { id: "asc" },
+        take,
+      })
+    ).map((r) => ({ id: r.id, sealed: r.wrappedKey })),
+  reseal: (current, next, id, sealed) => rewrapDataKey(current, next, credentialKeyAad(id), sealed),
+  swap: async (id, wrappedKey, from, to) =>
+    (await prisma.credential.updateMany({ where: { id, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
+  countUnder: (keyId) => prisma.credential.count({ where: { masterKeyId: keyId } }),
+  countOutside: (ids) => prisma.credential.count({ where: outside(ids) }),
 });
 
 /** Webhook endpoints' signing secrets (sealed themselves, bound to the endpoint's id). */

@@ -4,7 +4,7 @@ Standard library only. ``Vessel()`` reads ``VESSEL_API_KEY`` and ``VESSEL_BASE_U
 """
 
 from ._http import Retry
-from ._models import Download, Extension, Profile, Session, SessionEvent, SessionFile, SessionLiveView, SessionLogEntry
+from ._models import Credential, CredentialFill, Download, Extension, Profile, Session, SessionEvent, SessionFile, SessionLiveView, SessionLogEntry
 from ._pages import Page
 from .client import Vessel
 from .errors import (
@@ -23,6 +23,7 @@ from .errors import (
     VesselTimeoutError,
 )
 from .extensions import Extensions
+from .credentials import Credentials
 from .profiles import Profiles
 from .sessions import Sessions
 from .webhooks import WebhookVerificationError, verify_webhook
@@ -30,7 +31,7 @@ from .webhooks import WebhookVerificationError, verify_webhook
 __version__ = "0.1.0"
 
 __all__ = [
-    "AuthenticationError", "Download", "Extension", "Extensions", "IdempotencyError", "InsufficientCapacityError", "NotFoundError", "Page",
+    "AuthenticationError", "Credential", "CredentialFill", "Credentials", "Download", "Extension", "Extensions", "IdempotencyError", "InsufficientCapacityError", "NotFoundError", "Page",
     "PermissionDeniedError", "Profile", "Profiles", "QueueTimeoutError", "RateLimitError", "Retry", "ServerError", "Session", "SessionEvent", "SessionFile",
     "SessionLiveView", "SessionLogEntry", "Sessions", "UnknownRegionError", "ValidationError", "Vessel", "VesselApiError", "VesselError",
     "VesselTimeoutError", "WebhookVerificationError", "__version__", "verify_webhook",

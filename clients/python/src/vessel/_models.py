@@ -9,6 +9,7 @@ from typing import Any, Literal, Mapping, Sequence, TypedDict
 SessionStatus = Literal["QUEUED", "PENDING", "RUNNING", "REQUEST_RELEASE", "RELEASED", "TIMED_OUT", "FAILED"]
 SessionEndReason = Literal["client_release", "force_stop", "timeout", "idle_timeout", "browser_crash", "node_shutdown", "launch_failed", "api_key_revoked", "queue_timeout"]
 DownloadState = Literal["in_progress", "completed", "canceled", "refused"]
+CredentialFillFilled = Literal["username", "password", "totp"]
 
 
 @dataclass(frozen=True)
@@ -353,6 +354,55 @@ class Extension:
             size_bytes=data["size_bytes"],
             sha256=data["sha256"],
             created_at=data["created_at"],
+        )
+
+
+@dataclass(frozen=True)
+class Credential:
+    """The API's Credential resource."""
+
+    #: `cred_<ULID>`
+    id: str
+    name: str
+    #: The top-level origins it may be filled into.
+    origins: list[str]
+    #: The username masked for people (`al•••@example.com`); the username itself is never returned.
+    username_hint: str
+    #: Whether it holds a TOTP secret (codes are computed on the server at each fill).
+    has_totp: bool
+    created_at: str
+    updated_at: str
+    #: When it was last filled into a session.
+    last_used_at: str | None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Credential:
+        return cls(
+            id=data["id"],
+            name=data["name"],
+            origins=data["origins"],
+            username_hint=data["username_hint"],
+            has_totp=data["has_totp"],
+            created_at=data["created_at"],
+            updated_at=data["updated_at"],
+            last_used_at=data["last_used_at"],
+        )
+
+
+@dataclass(frozen=True)
+class CredentialFill:
+    """The API's CredentialFill resource."""
+
+    #: The fields typed into, in order; empty when the page's top document has none.
+    filled: list[CredentialFillFilled]
+    #: The top-level origin of the tab that was filled.
+    origin: str
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> CredentialFill:
+        return cls(
+            filled=data["filled"],
+            origin=data["origin"],
         )
 
 

@@ -7,6 +7,7 @@ import os
 from ._http import Retry, Transport
 from .errors import VesselError
 from .extensions import Extensions
+from .credentials import Credentials
 from .profiles import Profiles
 from .sessions import Sessions
 
@@ -28,6 +29,7 @@ class Vessel:
         self._transport = Transport(self.base_url, key, retry or Retry())
         self.sessions = Sessions(self._transport)
         self.profiles = Profiles(self._transport)
+        self.credentials = Credentials(self._transport)
         self.extensions = Extensions(self._transport)
 
     def __repr__(self) -> str:

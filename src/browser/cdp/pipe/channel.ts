@@ -9,6 +9,8 @@ export interface ChannelPipe {
   claim(attachmentId: string, channel: CdpChannel): boolean;
   unclaim(attachmentId: string, channel: CdpChannel): void;
   fronted(targetId: string): void;
+  /** Until when the relay withholds request bodies from clients (relay/withheld-post-data.ts); 0: never. */
+  readonly withholdPostDataUntil: number;
 }
 
 export type PipeMessage = Buffer;

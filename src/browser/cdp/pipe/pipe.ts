@@ -56,6 +56,12 @@ export class CdpPipe {
    * node's link to it, and the host's own messages (`{"vessel":…}`, never Chromium's) go to `onControl`.
    */
   link: RelayLink | undefined;
+  /**
+   * Until this time (ms since the epoch), the relay keeps request bodies (`postData`) from the
+   * session's CDP clients (relay/withheld-post-data.ts): the server has just filled a form, and its
+   * submission would otherwise show them what was typed.
+   */
+  withholdPostDataUntil = 0;
   onControl: ((message: Record<string, unknown>) => void) | undefined;
   readonly #end: () => void;
 

@@ -70,6 +70,11 @@ export class HostClients {
   /** A control message from the node about one of its browsers. */
   control(key: string, message: Control): void {
     if (message.vessel === "ahead") return this.#openAhead(key);
+    if (message.vessel === "withholdPostData" && typeof message.until === "number") {
+      const mux = this.muxOf(key);
+      if (mux) mux.pipe.withholdPostDataUntil = Math.max(mux.pipe.withholdPostDataUntil, message.until);
+      return;
+    }
     const client = typeof message.client === "string" ? this.#sockets.get(message.client) : undefined;
     if (!client) return;
     try {

@@ -5,6 +5,7 @@ import { judgeOffLoop, OFF_LOOP_BYTES, type JudgeResult } from "../policy/judge-
 import type { CdpChannel } from "../pipe/pipe.ts";
 import { FRONT } from "../pipe/channel.ts";
 import { CloseCode } from "../../close-codes.ts";
+import { withoutPostData } from "./withheld-post-data.ts";
 
 /**
  * One CDP client of a session, relayed to its channel on the browser's pipe (browser/cdp/pipe/pipe.ts).
@@ -72,7 +73,8 @@ export function relayClient(client: WebSocket, channel: CdpChannel, opts: RelayO
       client.close(1013, "the client does not read the browser's messages");
       return;
     }
-    client.send(message, { binary: false });
+    const pipe = channel.pipe;
+    client.send(pipe.withholdPostDataUntil > 0 && pipe.withholdPostDataUntil > Date.now() ? withoutPostData(message) : message, { binary: false });
   };
   channel.onClose = () => {
     if (client.readyState !== WebSocket.OPEN && client.readyState !== WebSocket.CONNECTING) return;

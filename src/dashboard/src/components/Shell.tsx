@@ -26,6 +26,7 @@ const sections = [
   { path: "sessions", label: "Sessions", icon: SessionsIcon },
   { path: "profiles", label: "Profiles", icon: ProfilesIcon },
   { path: "extensions", label: "Extensions", icon: PuzzleIcon },
+  { path: "credentials", label: "Credentials", icon: KeyIcon },
   { path: "api-keys", label: "API keys", icon: KeyIcon },
   { path: "webhooks", label: "Webhooks", icon: WebhookIcon, admin: true },
   { path: "members", label: "Members", icon: MembersIcon },

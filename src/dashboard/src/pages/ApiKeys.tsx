@@ -7,6 +7,7 @@ import { Link } from "../lib/router.tsx";
 import { Badge, Button, CopyButton, EmptyState, ErrorNotice, Field, Notice, PageHeader, SkeletonRows, fieldError } from "../components/ui.tsx";
 import { useToast } from "../components/toasts.tsx";
 import { ConfirmDialog, Dialog } from "../components/dialogs.tsx";
+import { ScopeChecks } from "./api-key-scopes.tsx";
 import { KeyIcon, PlusIcon } from "../components/icons.tsx";
 import { StartSessionCurl } from "../components/start-session-curl.tsx";
 
@@ -228,10 +229,12 @@ export function ApiKeysPage() {
 function CreateKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: () => void }) {
   const ws = useWorkspace();
   const [label, setLabel] = useState("");
+  const [scopes, setScopes] = useState<string[]>([]);
   const [secret, setSecret] = useState<string | null>(null);
   const create = useMutation(CreateApiKeyDocument);
   const close = () => {
     setLabel("");
+    setScopes([]);
     setSecret(null);
     create.reset();
     onClose();
@@ -269,7 +272,7 @@ function CreateKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose:
       title="Create API key"
       description="Name it after what will use it, so you know what breaks when you revoke it."
       onSubmit={async () => {
-        const done = await create.run({ workspace: ws.slug, label: label.trim() });
+        const done = await create.run({ workspace: ws.slug, label: label.trim(), scopes });
         if (done) {
           setSecret(done.createApiKey.secret);
           onCreated();
@@ -287,6 +290,7 @@ function CreateKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose:
       <Field id="key-label" label="Name" error={fieldError(create.error, "label")}>
         <input id="key-label" autoFocus value={label} maxLength={100} onChange={(e) => setLabel(e.target.value)} placeholder="Production backend" />
       </Field>
+      <ScopeChecks scopes={scopes} onChange={setScopes} />
       {create.error && !fieldError(create.error, "label") ? <ErrorNotice error={create.error} compact /> : null}
     </Dialog>
   );
