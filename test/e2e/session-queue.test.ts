@@ -65,6 +65,8 @@ describe.skipIf(!hasChromium)("the admission queue on one node, capacity 2", () 
     expect(third.res.status).toBe(202);
     expect(third.res.headers.get("location")).toBe(`/v1/sessions/${third.body.id}`);
     expect(third.body).toMatchObject({ status: "QUEUED", queue_position: 1, connect_url: null, live_view_url: null, queue_timeout_seconds: 30 });
+    // No timeout asked: the session limit, as for a create that starts at once (not the one-day ceiling).
+    expect(third.body.timeout_seconds).toBe(t.app.deps.config.maxSessionSeconds);
 
     // A replay answers the same session as it is now.
     const replay = await create(t.url, ws.key, { queue_timeout_seconds: 30 }, idem);

@@ -4,6 +4,7 @@
 // retention), and it says no more than the log does: header values of credentials and credential
 // query values are `[redacted]` (redaction.ts), bodies are never there.
 import { version } from "../../config.ts";
+import type { Timings } from "../../browser/logs/network-detail.ts";
 import { TRUNCATED as TRUNCATED_TYPE, type SessionLogEntryView } from "../session-logs/log-entries.ts";
 
 interface NameValue {
@@ -11,15 +12,8 @@ interface NameValue {
   value: string;
 }
 
-export interface HarTimings {
-  blocked: number;
-  dns: number;
-  connect: number;
-  ssl: number;
-  send: number;
-  wait: number;
-  receive: number;
-}
+/** HAR's phases of one request: the network log keeps them in HAR's own form (network-detail.ts). */
+export type HarTimings = Timings;
 
 export interface HarPage {
   startedDateTime: string;

@@ -26,9 +26,9 @@ import { insertStartedSession, roomHolds, type StartedAnswer } from "./session-s
 import { toStoredView, type SessionView } from "./session-view.ts";
 import { executeStatement, queryStatement } from "../../kernel/support.ts";
 import { addresses } from "./sessions.ts";
-import { defaultIdleSeconds, type CreateSessionInput } from "./session-input.ts";
+import type { CreateSessionInput } from "./session-input.ts";
 import { checkSessionTimes, sessionLimit, timeoutOf } from "./session-limits.ts";
-import { optionsColumn } from "./session-options.ts";
+import { sessionRow } from "./session-row.ts";
 import { placeCreate } from "./placement.ts";
 
 /** What a create decided before any browser is taken: the session's row, times, addresses, features and the workspace's room. */
@@ -137,34 +137,17 @@ function planSession(ctx: ServiceContext, input: CreateSessionInput, checked: Aw
   // turns out to be a replay or the node is full.)
   const urls = addresses(ctx, { id, workspaceId, status: "RUNNING", expiresAt, liveViewGeneration: 0 });
   urls.catch(() => {}); // awaited in prepare, or not at all when the call fails first
-  const session: Session = {
+  const session = sessionRow(ctx, input, {
     id,
     workspaceId,
     status: "RUNNING",
-    region: input.region,
-    endReason: null,
     nodeId: ctx.deps.nodeId,
-    apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null,
-    endedById: null,
-    profileId: input.profile_id ?? null,
-    saveProfileOnRelease: input.save_profile_on_release ?? false,
     timeoutSeconds,
-    idleTimeoutSeconds: input.idle_timeout_seconds ?? defaultIdleSeconds,
-    liveViewInteractive: input.live_view?.interactive ?? false,
-    liveViewInstructions: input.live_view?.instructions ?? null,
-    liveViewGeneration: 0,
-    metadata: input.metadata ?? {},
-    browser: input.browser ?? null,
-    extensionIds: input.extension_ids ?? [],
-    options: optionsColumn(input) as Session["options"],
-    logs: input.logs ?? ctx.deps.config.logs.enabled,
-    recording: input.recording ?? ctx.deps.config.recording.enabled,
     createdAt: now,
     startedAt: now,
     expiresAt,
-    lastActivityAt: null,
-    endedAt: null,
-  };
+  });
+
   const features = wantedFeatures(checked.features, { input, session });
   return { ctx, input, workspaceId, cap, room: cap === null ? null : roomFor(workspaceId, cap), id, now, expiresAt, urls, session, features };
 }

@@ -5,7 +5,7 @@ import { seal } from "../../../crypto/envelope.ts";
 import { AppError } from "../../../errors.ts";
 import { Prisma, type Session } from "../../../generated/prisma/client.ts";
 import { ulid } from "../../../ids.ts";
-import { actingWorkspace } from "../../../kernel/authz.ts";
+import { actingWorkspaceWithCap } from "../../../kernel/authz.ts";
 import type { ServiceContext } from "../../../kernel/context.ts";
 import { type Idempotent, KeyClaim } from "../../../kernel/idempotency.ts";
 import { knownProblem } from "../../../kernel/problems.ts";
@@ -13,8 +13,9 @@ import { executeStatement } from "../../../kernel/support.ts";
 import { auditedStatement } from "../../audit/audited.ts";
 import { newEvent, publishSessionChange } from "../../session-events/session-events.ts";
 import { createFingerprint } from "../create-fingerprint.ts";
-import { defaultIdleSeconds, maxSessionSeconds, type CreateSessionInput } from "../session-input.ts";
-import { optionsColumn } from "../session-options.ts";
+import type { CreateSessionInput } from "../session-input.ts";
+import { sessionLimit, timeoutOf } from "../session-limits.ts";
+import { sessionRow } from "../session-row.ts";
 import { insertStartedSession, roomHolds } from "../session-start.ts";
 import { toStoredView, type SessionView } from "../session-view.ts";
 import { queuePositions, queueRoomFor, recentStarts } from "./queue-sql.ts";
@@ -46,13 +47,15 @@ export async function startOrQueue(
 }
 
 async function enqueue(ctx: ServiceContext, input: CreateSessionInput, key: string): Promise<Idempotent<SessionView>> {
-  const workspaceId = await actingWorkspace(ctx, "use its sessions");
+  const { id: workspaceId, maxSessionSeconds } = await actingWorkspaceWithCap(ctx, "use its sessions");
+  // The same hard end as a create that starts at once: asked, else the workspace's (or the deployment's) limit.
+  const timeoutSeconds = timeoutOf(input, sessionLimit(ctx, maxSessionSeconds));
   const idem = { workspaceId, key, fingerprint: createFingerprint(ctx, input) };
   const call = new KeyClaim(ctx, idem);
   const claim = await call.claim();
   if (claim.replayed) return claim;
   try {
-    const session = queuedRow(ctx, input, workspaceId);
+    const session = queuedRow(ctx, input, workspaceId, timeoutSeconds);
     const { id } = session;
     const view: SessionView = { session, connectUrl: null, liveViewUrl: null, queuePosition: null };
     const answer = { status: 202, body: toStoredView(view), resourceId: id };
@@ -87,37 +90,18 @@ async function enqueue(ctx: ServiceContext, input: CreateSessionInput, key: stri
 }
 
 /** The row of a queued session: no node, not started; its hard end the latest it could be (re-set when it starts). */
-function queuedRow(ctx: ServiceContext, input: CreateSessionInput, workspaceId: string): Session {
+function queuedRow(ctx: ServiceContext, input: CreateSessionInput, workspaceId: string, timeoutSeconds: number): Session {
   const now = ctx.deps.now();
-  const timeoutSeconds = input.timeout_seconds ?? maxSessionSeconds;
-  return {
+  return sessionRow(ctx, input, {
     id: `ses_${ulid()}`,
     workspaceId,
     status: "QUEUED",
-    region: input.region,
-    endReason: null,
     nodeId: null,
-    apiKeyId: ctx.principal?.kind === "apiKey" ? ctx.principal.keyId : null,
-    endedById: null,
-    profileId: input.profile_id ?? null,
-    saveProfileOnRelease: input.save_profile_on_release ?? false,
     timeoutSeconds,
-    idleTimeoutSeconds: input.idle_timeout_seconds ?? defaultIdleSeconds,
-    liveViewInteractive: input.live_view?.interactive ?? false,
-    liveViewInstructions: input.live_view?.instructions ?? null,
-    liveViewGeneration: 0,
-    metadata: input.metadata ?? {},
-    browser: input.browser ?? null,
-    extensionIds: input.extension_ids ?? [],
-    options: optionsColumn(input) as Session["options"],
-    logs: input.logs ?? ctx.deps.config.logs.enabled,
-    recording: input.recording ?? ctx.deps.config.recording.enabled,
     createdAt: now,
     startedAt: null,
     expiresAt: new Date(now.getTime() + ((input.queue_timeout_seconds ?? 0) + timeoutSeconds) * 1000),
-    lastActivityAt: null,
-    endedAt: null,
-  };
+  });
 }
 
 function deadlineOf(session: Session, input: CreateSessionInput): Date {
