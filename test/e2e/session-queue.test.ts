@@ -23,6 +23,7 @@ type Body = {
   status: string;
   end_reason: string | null;
   queue_position: number | null;
+  timeout_seconds: number;
   connect_url: string | null;
   live_view_url: string | null;
   type?: string;
