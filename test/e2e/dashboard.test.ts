@@ -313,6 +313,9 @@ describe.skipIf(!executablePath)("the dashboard in Chromium", () => {
     expect((await context.cookies()).some((c) => c.name === accessCookie)).toBe(true);
     expect(page.url()).toContain("/audit-log");
     await shootBoth(page, "17-audit-log");
+    // The page opens on Changes; the key's calls include reads (its health check), shown under All calls.
+    await page.getByRole("button", { name: "All calls" }).click();
+    await page.waitForURL(/view=all/);
 
     await page.getByLabel("API key").fill(keyPrefix);
     await page.getByRole("button", { name: "Apply filters" }).click();
