@@ -50,7 +50,9 @@ async function main(): Promise<number> {
         `${report.webhookSecrets.alreadyNew + report.webhookPreviousSecrets.alreadyNew} already under the new key, ` +
         `${report.webhookSecrets.otherKey + report.webhookPreviousSecrets.otherKey} under another key, ${report.webhookSecrets.failed.length + report.webhookPreviousSecrets.failed.length} failed\n` +
         `  credentials:         ${report.credentials.rewrapped} re-wrapped, ${report.credentials.alreadyNew} already under the new key, ` +
-        `${report.credentials.otherKey} under another key, ${report.credentials.failed.length} failed\n`,
+        `${report.credentials.otherKey} under another key, ${report.credentials.failed.length} failed\n` +
+        `  queued sessions:     ${report.queuedSessions.rewrapped} re-sealed, ${report.queuedSessions.alreadyNew} already under the new key, ` +
+        `${report.queuedSessions.otherKey} under another key, ${report.queuedSessions.failed.length} failed\n`,
     );
     const failed =
       report.profiles.failed.length +
@@ -60,7 +62,8 @@ async function main(): Promise<number> {
       report.extensions.failed.length +
       report.webhookSecrets.failed.length +
       report.webhookPreviousSecrets.failed.length +
-      report.credentials.failed.length;
+      report.credentials.failed.length +
+      report.queuedSessions.failed.length;
     if (failed === 0 && !config.database.url && !process.env.VESSEL_MASTER_KEY) await replaceKeyFile(config.database.dataDir, oldKey, newKey);
     else if (failed === 0) process.stderr.write("  Now run every node with VESSEL_MASTER_KEY set to the new key.\n");
     return failed === 0 ? 0 : 1;

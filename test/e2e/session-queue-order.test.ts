@@ -124,3 +124,52 @@ describe.skipIf(!hasChromium)("durability: a restarted node starts what waited",
     expect(order).toEqual(queued.map((q) => q.id));
   });
 });
+
+describe.skipIf(!hasChromium)("waiters first: a create that did not wait cannot take the browser a waiting session is owed", () => {
+  let t: TestApp;
+  let a: Seeded;
+  let b: Seeded;
+  let c: Seeded;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { VESSEL_BROWSER_CAPACITY: "1" } });
+    [a, b, c] = [await seedWorkspace(t), await seedWorkspace(t), await seedWorkspace(t)];
+  });
+  afterAll(async () => t?.stop());
+
+  it("B waits; A's browser is released while C keeps creating without a queue timeout: B starts, C gets none until B has it", async () => {
+    const prisma = t.app.deps.db.prisma;
+    const running = await create(t.url, a.key);
+    expect(running.res.status).toBe(201);
+    const waiting = await create(t.url, b.key, { queue_timeout_seconds: 600 });
+    expect(waiting.body).toMatchObject({ status: "QUEUED", queue_position: 1 });
+
+    // C retries as hard as it can (four at a time) from the moment A's browser is released until B runs.
+    let started = false;
+    const statuses: number[] = [];
+    const hammer = async () => {
+      while (!started) statuses.push((await create(t.url, c.key)).res.status);
+    };
+    const hammers = [hammer(), hammer(), hammer(), hammer()];
+    expect((await release(t.url, a.key, running.body.id)).status).toBe(204);
+    await eventually(
+      () => prisma.session.findUnique({ where: { id: waiting.body.id } }),
+      (s) => s?.status === "RUNNING" || s?.status === "PENDING",
+      30_000,
+    ).finally(() => {
+      started = true;
+    });
+    await Promise.all(hammers);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(new Set(statuses)).toEqual(new Set([503]));
+    expect(await prisma.session.count({ where: { workspaceId: c.workspace.id } })).toBe(0);
+
+    // No one waits: a plain create takes the browser B frees, as it always did.
+    expect((await release(t.url, b.key, waiting.body.id)).status).toBe(204);
+    const plain = await eventually(
+      () => create(t.url, c.key),
+      (r) => r.res.status === 201,
+      30_000,
+    );
+    expect(plain.body.status).toBe("RUNNING");
+  });
+});

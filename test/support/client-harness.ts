@@ -4,6 +4,7 @@ import { chromium, type Browser } from "playwright-core";
 import puppeteer from "puppeteer-core";
 import { bearer, seedWorkspace, type TestApp } from "./app.ts";
 import { chromiumPath } from "./services.ts";
+import { eventually } from "./sessions.ts";
 
 /**
  * What clients/scenarios.json asks of the world around a client, served over HTTP so the Python and
@@ -96,6 +97,13 @@ export async function startClientHarness(t: TestApp): Promise<ClientHarness> {
     },
     release: async (args) => {
       await new Promise((r) => setTimeout(r, Number(args.after_ms ?? 0)));
+      // when_queued: only once a session of the workspace waits in the admission queue (the call beside it queued).
+      if (args.when_queued)
+        await eventually(
+          () => t.app.deps.db.prisma.session.count({ where: { workspaceId: primary.workspace.id, status: "QUEUED" } }),
+          (n) => n > 0,
+          30_000,
+        );
       const answer = await release(String(args.id));
       return { status: answer.status };
     },

@@ -7,6 +7,7 @@ import {
   credentialKeys,
   extensionKeys,
   profileKeys,
+  queuedInputs,
   recordingKeys,
   sessionLogKeys,
   signingKeys,
@@ -28,6 +29,8 @@ import {
  * - webhook endpoints' signing secrets (`webhook_endpoints.secret`, and `previous_secret` during a
  *   secret rotation): re-sealed, same AAD.
  * - credentials' data keys (`credentials`): re-wrapped likewise; no sealed secret is touched.
+ * - queued sessions' inputs (`session_queue.input`, sealed, AAD `session-queue:<id>`): re-sealed, so a
+ *   session waiting through the rotation still starts.
  *
  * Each row is rewritten only if it still names the old key (a compare-and-set on master_key_id,
  * sealed-key-rows.ts), so the run can be interrupted and repeated: rows already under the new key
@@ -44,6 +47,7 @@ export interface RotationReport {
   webhookSecrets: SealedRowsRotation;
   webhookPreviousSecrets: SealedRowsRotation;
   credentials: SealedRowsRotation;
+  queuedSessions: SealedRowsRotation;
 }
 
 const idempotencyAad = (workspaceId: string, key: string) => `idempotency:${workspaceId}:${key}`;
@@ -60,6 +64,7 @@ export async function rotateMasterKey(prisma: PrismaClient, oldKey: MasterKey, n
     webhookSecrets: await rotateSealedRows(webhookSecrets(prisma), oldKey, newKey),
     webhookPreviousSecrets: await rotateSealedRows(webhookPreviousSecrets(prisma), oldKey, newKey),
     credentials: await rotateSealedRows(credentialKeys(prisma), oldKey, newKey),
+    queuedSessions: await rotateSealedRows(queuedInputs(prisma), oldKey, newKey),
   };
 
   // Stored answers name no key: a record that opens under the old key is re-sealed, anything else is left.

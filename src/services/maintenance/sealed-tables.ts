@@ -9,6 +9,7 @@ import { rewrapLogKey } from "../../crypto/session-log-crypto.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { credentialKeyAad } from "../credentials/credential-secrets.ts";
 import { extensionKeyAad } from "../extensions/extensions.ts";
+import { queuedInputAad } from "../sessions/queue/enqueue.ts";
 import { openSecret, secretAad } from "../webhooks/webhook-secrets.ts";
 import type { SealedKeyRows } from "./sealed-key-rows.ts";
 
@@ -135,6 +136,34 @@ export const credentialKeys = (prisma: PrismaClient): SealedKeyRows => ({
     (await prisma.credential.updateMany({ where: { id, masterKeyId: from }, data: { wrappedKey, masterKeyId: to } })).count,
   countUnder: (keyId) => prisma.credential.count({ where: { masterKeyId: keyId } }),
   countOutside: (ids) => prisma.credential.count({ where: outside(ids) }),
+});
+
+/**
+ * Queued sessions' inputs (the create as asked, its proxy password too), sealed themselves, bound to
+ * the session id: a session waiting through a rotation must still open under the key its node runs with.
+ */
+export const queuedInputs = (prisma: PrismaClient): SealedKeyRows => ({
+  page: async (keyId, after, take) =>
+    (
+      await prisma.sessionQueueEntry.findMany({
+        where: { sessionId: { gt: after }, masterKeyId: keyId },
+        select: { sessionId: true, input: true },
+        orderBy: { sessionId: "asc" },
+        take,
+      })
+    ).map((r) => ({ id: r.sessionId, sealed: r.input })),
+  reseal: (current, next, id, sealed) => {
+    const plain = open(current.key, sealed, queuedInputAad(id));
+    try {
+      return bytes(seal(next.key, plain, queuedInputAad(id)));
+    } finally {
+      plain.fill(0);
+    }
+  },
+  swap: async (sessionId, input, from, to) =>
+    (await prisma.sessionQueueEntry.updateMany({ where: { sessionId, masterKeyId: from }, data: { input, masterKeyId: to } })).count,
+  countUnder: (keyId) => prisma.sessionQueueEntry.count({ where: { masterKeyId: keyId } }),
+  countOutside: (ids) => prisma.sessionQueueEntry.count({ where: outside(ids) }),
 });
 
 /** Webhook endpoints' signing secrets (sealed themselves, bound to the endpoint's id). */

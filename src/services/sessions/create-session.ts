@@ -166,7 +166,8 @@ async function startHere(plan: Plan, idempotencyKey: string): Promise<Idempotent
   if (turn) {
     try {
       const p = await start(plan, {
-        take: async () => ctx.deps.browsers.acquireSpare(id),
+        // Sessions waiting in line take a free browser here first (queue/dispatcher.ts, decision 0300).
+        take: async () => ((await ctx.deps.queue?.waitersFirst()) ? undefined : ctx.deps.browsers.acquireSpare(id)),
         answer: (outcome, when) => ({ claim: call.claimAnswer(outcome, when) }),
         // Not taken: the key was taken already, or (capped) there was no room; the two-statement way tells which.
         record: async (sql) => (await queryStatement<{ taken: boolean }>(db, sql))[0]?.taken === true,
@@ -182,7 +183,11 @@ async function startHere(plan: Plan, idempotencyKey: string): Promise<Idempotent
     // A workspace plainly at its cap is refused before a browser is taken (or launched).
     if (cap !== null && (await plainlyFull(ctx, workspaceId, cap))) throw workspaceFull(cap);
     const p = await start(plan, {
-      take: () => ctx.deps.browsers.acquire(id),
+      take: async () => {
+        // Full here and owed to someone waiting in line: this create does not wait for a browser to free.
+        if (await ctx.deps.queue?.waitersFirst()) throw new AppError("insufficient-capacity", owedText, {}, { "Retry-After": "1" });
+        return ctx.deps.browsers.acquire(id);
+      },
       answer: (outcome, when) => ({ also: call.storeAnswer(outcome, when) }),
       // Capped: nothing was written when another create took the last slot meanwhile.
       record: async (sql) => (await executeStatement(db, sql)) > 0 || room === null,
@@ -194,6 +199,8 @@ async function startHere(plan: Plan, idempotencyKey: string): Promise<Idempotent
     throw err;
   }
 }
+
+const owedText = "Every browser of this node is in use, the next one owed to a session waiting in the admission queue.";
 
 /** How one start takes its browser and records itself: the two ways differ only in these. */
 interface StartWay {

@@ -32,7 +32,11 @@ declare module "../../kernel/context.ts" {
   interface AppDeps {
     /** The other nodes (absent in scripts): placement, forwarding, drain. See src/cluster/. */
     cluster?: ClusterHooks;
-    /** This node's part of the admission queue (absent in scripts): queue/dispatcher.ts. */
-    queue?: { wake(): void };
+    /**
+     * This node's part of the admission queue (absent in scripts): queue/dispatcher.ts. waitersFirst:
+     * before a create takes a browser here, whoever waits in line takes one first; true when someone may
+     * still wait for this node and it has no free browser (the next one to free is owed to them).
+     */
+    queue?: { wake(): void; waitersFirst(): Promise<boolean> };
   }
 }

@@ -5,6 +5,7 @@ import { queryStatement } from "../../kernel/support.ts";
 import { isRefusedContent, noteSetAside, refusalOf, type SetAsideCounter } from "../../kernel/set-aside.ts";
 import { sampleOf } from "../../kernel/stored-text.ts";
 import type { SessionEventView } from "../session-events/session-events.ts";
+import { queuePositions } from "../sessions/queue/queue-sql.ts";
 import type { EndpointPresence } from "./endpoint-presence.ts";
 import { webhookEventTypes } from "./webhook-input.ts";
 import { carriesSession, deliveryBody, eventPayload, sessionPayload } from "./webhook-payload.ts";
@@ -74,9 +75,11 @@ export async function makeDeliveries(
   endpointsOf: (event: SessionEventView) => readonly string[],
 ): Promise<number> {
   const session = events.some((e) => carriesSession(e.type)) ? await deps.db.prisma.session.findUnique({ where: { id: sessionId } }) : null;
+  // A waiting session's place, as GET shows it (session.queued, or any event while it waits).
+  const position = session?.status === "QUEUED" ? ((await queuePositions(deps.db, [sessionId])).get(sessionId) ?? null) : null;
   const rows: Prisma.WebhookDeliveryCreateManyInput[] = [];
   for (const event of events) {
-    const data = carriesSession(event.type) ? (session ? sessionPayload(session) : null) : eventPayload(event);
+    const data = carriesSession(event.type) ? (session ? sessionPayload(session, position) : null) : eventPayload(event);
     if (!data) continue;
     const payload = deliveryBody(event.type, event.createdAt, data);
     for (const endpointId of endpointsOf(event)) {

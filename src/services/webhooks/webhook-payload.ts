@@ -7,10 +7,11 @@ import { toSessionDto } from "../sessions/session-wire.ts";
  * `session.*` events) or the event, in the same JSON as the REST API answers them (GET
  * /v1/sessions/{id}, GET …/events). Built once when the delivery is made and kept, so every attempt
  * sends (and signs) the same bytes. The session is the one wire shape (sessions/session-wire.ts); the
- * URLs are left out, as in a list's sessions: they carry tokens.
+ * URLs are left out, as in a list's sessions: they carry tokens. A waiting session carries its
+ * `queue_position` as GET answers it (the caller reads it: the place is not in the row).
  */
-export function sessionPayload(s: Session): Record<string, unknown> {
-  return toSessionDto(s);
+export function sessionPayload(s: Session, queuePosition: number | null = null): Record<string, unknown> {
+  return toSessionDto(s, { connectUrl: null, liveViewUrl: null, queuePosition });
 }
 
 export function eventPayload(e: SessionEventView): Record<string, unknown> {

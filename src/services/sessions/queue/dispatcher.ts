@@ -24,7 +24,8 @@ const STALE_CLAIM_MS = 120_000;
  */
 export class AdmissionQueue {
   #waiting = true;
-  #taking = false;
+  /** The take under way, if any (one at a time). */
+  #taking: Promise<void> | undefined;
   #timers: NodeJS.Timeout[] = [];
   #unsubscribe: (() => void) | undefined;
   #stopped = false;
@@ -72,12 +73,30 @@ export class AdmissionQueue {
   }
 
   #poll(): void {
-    if (this.#waiting && !this.#taking && this.#freeHere()) void this.#take();
+    if (this.#waiting && !this.#taking && this.#freeHere())
+      this.#taking = this.#take().finally(() => {
+        this.#taking = undefined;
+      });
+  }
+
+  /**
+   * Waiters first (docs/decisions/0300): a create about to take a browser here lets this node start
+   * whoever it may start from the queue first, so a create that did not wait in line cannot take the
+   * browser a waiting session is owed. Resolves once this node has no free browser or no one it may
+   * start (the claim says: region, deadline, workspace cap); costs nothing while no one waits. True
+   * when someone may still wait and no browser is free: the create must not wait for one to free (the
+   * pool hands an ending session's slot to whoever waits in acquire), it is theirs.
+   */
+  async waitersFirst(): Promise<boolean> {
+    for (let turn = 0; turn < 2 && this.#waiting && this.#freeHere(); turn++) {
+      this.#poll();
+      await this.#taking;
+    }
+    return this.#waiting && !this.#freeHere();
   }
 
   /** Takes and starts sessions while this node has a free browser and someone it may start waits. */
   async #take(): Promise<void> {
-    this.#taking = true;
     const { deps } = this;
     const ctx: ServiceContext = { deps, requestId: "admission-queue", log: deps.log.child({ component: "queue" }), principal: null, ip: null };
     try {
@@ -98,8 +117,6 @@ export class AdmissionQueue {
       }
     } catch (err) {
       deps.log.warn({ err }, "the admission queue could not start a session; the next sweep retries");
-    } finally {
-      this.#taking = false;
     }
   }
 
