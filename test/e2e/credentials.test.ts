@@ -158,7 +158,7 @@ describe.skipIf(!hasChromium)("credentials: logins the agent never sees", () => 
     // The session's log is written behind the calls: read until both fills are in it.
     await expect
       .poll(async () => {
-        const read = await api("GET", `/v1/sessions/${session.id}/logs?types=cdp&limit=500`);
+        const read = await api("GET", `/v1/sessions/${session.id}/logs?type=cdp&limit=500`);
         return (await read.text()).match(/Vessel\.fillCredential/g)?.length ?? 0;
       })
       .toBe(2);
