@@ -70,8 +70,13 @@ export class Tabs {
     return this.tabs.has(id);
   }
 
-  /** The tab a person most likely needs to see when no tab was driven yet (or the driven one closed): the same fallback as the session's active tab. */
-  async mostRecent(exclude?: string): Promise<string | undefined> {
+  /**
+   * The session's active tab (browser/cdp/pipe/active-tab.ts) among these tabs: the most recently
+   * driven one open (`driven`: the pipe's recentTargets), else the page loaded last.
+   */
+  async mostRecent(driven: readonly string[], exclude?: string): Promise<string | undefined> {
+    const open = driven.find((id) => id !== exclude && this.tabs.has(id));
+    if (open) return open;
     return mostRecentlyLoaded(
       this.cdp,
       this.list()

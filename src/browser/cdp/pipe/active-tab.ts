@@ -15,14 +15,17 @@ const isBlank = (url: string) => url === "" || url === "about:blank";
 
 /**
  * The session's one active tab, for the session's `page`, the credential fill and (through the same
- * pipe.activeTarget and mostRecentlyLoaded) the live view: the page a client last brought to the
- * front or drove (pipe/channel.ts FRONT), while it is open; else the page loaded most recently.
+ * pipe.recentTargets and mostRecentlyLoaded) the live view: the page a client last brought to the
+ * front or drove (pipe/channel.ts FRONT); when that one closed, the most recently driven one left
+ * (as the recording does); before any, the page loaded most recently.
  * Undefined when there is no page. `pages` when the caller has just read them.
  */
 export async function activeTab<T extends PageTarget = PageTarget>(cdp: CdpClient, pipe: CdpPipe, pages?: readonly T[]): Promise<T | undefined> {
   const open = pages ?? ((await cdp.send<{ targetInfos: T[] }>("Target.getTargets")).targetInfos ?? []).filter((t) => t.type === "page");
-  const driven = open.find((p) => p.targetId === pipe.activeTarget);
-  if (driven) return driven;
+  for (const id of pipe.recentTargets) {
+    const driven = open.find((p) => p.targetId === id);
+    if (driven) return driven;
+  }
   const id = await mostRecentlyLoaded(cdp, open);
   return open.find((p) => p.targetId === id);
 }
