@@ -1,4 +1,5 @@
 import type { CdpClient } from "../browser/cdp/pipe/client.ts";
+import { mostRecentlyLoaded } from "../browser/cdp/pipe/active-tab.ts";
 import { pageSummary, type TargetInfo } from "../browser/cdp/pipe/page-info.ts";
 import type { TabInfo } from "./protocol.ts";
 
@@ -10,9 +11,7 @@ const NOTIFY_EVERY_MS = 150;
  */
 const REREAD_AFTER_CHANGE_MS = [300, 1_500];
 const REREAD_EVERY_MS = 3_000;
-const LOADED_AT_TIMEOUT_MS = 1_000;
 
-const isBlank = (url: string) => url === "" || url === "about:blank";
 const toTab = (t: TargetInfo): TabInfo => ({ id: t.targetId, ...pageSummary(t) });
 
 /**
@@ -72,19 +71,18 @@ export class Tabs {
   }
 
   /**
-   * The tab a person most likely needs to see: one with a page loaded (not the browser's first blank
-   * tab), the one whose document was loaded most recently (the agent's latest navigation). Chromium
-   * has no notion of a focused tab in headless mode and lists targets in no useful order.
+   * The session's active tab (browser/cdp/pipe/active-tab.ts) among these tabs: the most recently
+   * driven one open (`driven`: the pipe's recentTargets), else the page loaded last.
    */
-  async mostRecent(exclude?: string): Promise<string | undefined> {
-    const candidates = this.list().filter((t) => t.id !== exclude);
-    if (candidates.length <= 1) return candidates[0]?.id;
-    const loaded = candidates.filter((t) => !isBlank(t.url));
-    const pool = loaded.length > 0 ? loaded : candidates;
-    if (pool.length === 1) return pool[0]!.id;
-    const ranked = await Promise.all(pool.map(async (t) => ({ id: t.id, at: await this.loadedAt(t.id) })));
-    ranked.sort((a, b) => b.at - a.at);
-    return ranked[0]!.id;
+  async mostRecent(driven: readonly string[], exclude?: string): Promise<string | undefined> {
+    const open = driven.find((id) => id !== exclude && this.tabs.has(id));
+    if (open) return open;
+    return mostRecentlyLoaded(
+      this.cdp,
+      this.list()
+        .filter((t) => t.id !== exclude)
+        .map((t) => ({ targetId: t.id, url: t.url })),
+    );
   }
 
   close(): void {
@@ -110,27 +108,6 @@ export class Tabs {
   }
 
   /** When the tab's document started loading (0 when it cannot be read). A short-lived session, read-only. */
-  private async loadedAt(targetId: string): Promise<number> {
-    let attachmentId: string | undefined;
-    try {
-      ({ sessionId: attachmentId } = await this.cdp.send<{ sessionId: string }>("Target.attachToTarget", { targetId, flatten: true }));
-      // A page that is busy (or shows a dialog) does not answer; it then simply ranks last.
-      const r = await Promise.race([
-        this.cdp.send<{ result: { value?: unknown } }>(
-          "Runtime.evaluate",
-          { expression: "performance.timeOrigin", returnByValue: true, silent: true },
-          attachmentId,
-        ),
-        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LOADED_AT_TIMEOUT_MS)),
-      ]);
-      return typeof r?.result.value === "number" ? r.result.value : 0;
-    } catch {
-      return 0;
-    } finally {
-      if (attachmentId) this.cdp.post("Target.detachFromTarget", { sessionId: attachmentId });
-    }
-  }
-
   /** Tells the viewer about the list, at most every NOTIFY_EVERY_MS and only when it changed. */
   private schedule(): void {
     if (this.notifyTimer) return;

@@ -235,8 +235,7 @@ export class Viewer {
     this.offFront = this.s.lease.cdp.onFront((id) => {
       if (this.ready && !this.pinned && this.tabs?.has(id) && this.screencast?.target !== id) this.showTab(id);
     });
-    const active = this.s.lease.cdp.activeTarget;
-    const first = active !== undefined && this.tabs.has(active) ? active : await this.tabs.mostRecent();
+    const first = await this.tabs.mostRecent(this.s.lease.cdp.recentTargets);
     this.sendTabs(first);
     // A tab that closes right now is reported by discovery, which moves the view on (tabLost).
     if (first) await this.screencast.show(first).catch((err: unknown) => this.log.debug({ err }, "live view: could not show the first tab"));
@@ -251,7 +250,7 @@ export class Viewer {
   private tabLost(id: string): void {
     if (this.closed || !this.screencast || !this.tabs) return;
     if (this.screencast.target !== undefined && this.screencast.target !== id) return;
-    void this.tabs.mostRecent(id).then((next) => {
+    void this.tabs.mostRecent(this.s.lease.cdp.recentTargets, id).then((next) => {
       if (next) this.showTab(next);
       else this.sendTabs();
     });

@@ -158,10 +158,39 @@ describe.skipIf(!hasChromium)("credentials: logins the agent never sees", () => 
     // The session's log is written behind the calls: read until both fills are in it.
     await expect
       .poll(async () => {
-        const read = await api("GET", `/v1/sessions/${session.id}/logs?types=cdp&limit=500`);
+        const read = await api("GET", `/v1/sessions/${session.id}/logs?type=cdp&limit=500`);
         return (await read.text()).match(/Vessel\.fillCredential/g)?.length ?? 0;
       })
       .toBe(2);
+  });
+
+  it("fills the tab the agent drove (the session's one active tab), not the one loaded last", async () => {
+    const { session, browser } = await agentSession();
+    const [login] = await browser.pages();
+    await login!.goto(`${site.origin}/login`);
+    // Loaded after the login page: the tab a "loaded last" guess would pick.
+    const elsewhere = await browser.newPage();
+    await elsewhere.goto(`${other.origin}/login`);
+    const values = (page: typeof elsewhere) => page.$$eval("input", (inputs) => inputs.map((i) => (i as HTMLInputElement).value.length));
+
+    // Clicking drives the login tab without bringing it to the front.
+    await login!.click("form");
+    const filled = await fill(session.id, { submit: false });
+    expect(filled.status).toBe(200);
+    expect(await filled.json()).toEqual({ filled: ["username", "password", "totp"], origin: site.origin });
+    expect(await values(login!)).toEqual([secret.username.length, secret.password.length, 6]);
+    // The same tab as the session's page (and so the live view and the recording).
+    const query = { query: "query ($id: String!) { session(id: $id) { currentPage { url } } }", variables: { id: session.id } };
+    const view = (await (await api("POST", "/graphql", query)).json()) as { data: { session: { currentPage: { url: string } | null } } };
+    expect(view.data.session.currentPage?.url).toBe(`${site.origin}/login`);
+
+    // Now the agent works in the other origin's tab: the fill refuses it and types nowhere.
+    await elsewhere.click("body");
+    const refused = await fill(session.id, { submit: true });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { type: string }).type).toMatch(/\/credential-origin-mismatch$/);
+    expect(await values(elsewhere)).toEqual([0, 0, 0]);
+    expect(other.posts).toEqual([]);
   });
 
   it("keeps workspaces apart (404) and needs the scopes (403)", async () => {

@@ -86,6 +86,7 @@ describe.skipIf(!executablePath)("the dashboard is accessible", () => {
     await check("extensions", at("extensions"), heading("Extensions"));
     await check("api-keys", at("api-keys"), heading("API keys"));
     await check("webhooks", at("webhooks"), heading("Webhooks"));
+    await check("credentials-empty", at("credentials"), () => page.getByRole("heading", { name: "No credentials yet" }).waitFor());
     await check("members", at("members"), heading("Members"));
     await check("audit-log", at("audit-log"), heading("Audit log"));
     await check("settings", at("settings"), heading("Settings"));
@@ -114,6 +115,26 @@ describe.skipIf(!executablePath)("the dashboard is accessible", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
     await page.getByRole("dialog", { name: "Your new API key" }).waitFor();
     findings.push(...(await axeEverywhere(page, "new-key")));
+    // The Credentials page's dialog, then its list with the credential it added.
+    await check("add-credential", at("credentials"), heading("Credentials"), openDialog(/Add credential/));
+    const dialog = page.getByRole("dialog", { name: "Add credential" });
+    await dialog.getByLabel("Name", { exact: true }).fill("a11y");
+    await dialog.getByLabel("Origins", { exact: true }).fill("https://login.example.com");
+    await dialog.getByLabel("Username", { exact: true }).fill("agent@example.com");
+    await dialog.getByLabel("Password", { exact: true }).fill("not-a-real-password");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await check("credentials", at("credentials"), () => page.getByRole("button", { name: "Replace a11y" }).waitFor());
+    await check(
+      "replace-credential",
+      at("credentials"),
+      () => page.getByRole("button", { name: "Replace a11y" }).waitFor(),
+      async () => {
+        if (await page.getByRole("dialog").isVisible()) return;
+        await page.getByRole("button", { name: "Replace a11y" }).click();
+        await page.getByRole("dialog").waitFor();
+      },
+    );
     expect(findings).toEqual([]);
   }, 300_000);
 

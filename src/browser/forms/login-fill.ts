@@ -1,10 +1,11 @@
 import { CdpClient } from "../cdp/pipe/client.ts";
 import type { CdpPipe } from "../cdp/pipe/pipe.ts";
-import { activeTab } from "./active-tab.ts";
+import { activeTab } from "../cdp/pipe/active-tab.ts";
 import { fieldFinder, focusField, loginFields, submitForm, type LoginField } from "./login-fields.ts";
 
 /**
- * Fills a login form in a browser's active tab from the server's own connection to the browser (a
+ * Fills a login form in a browser's active tab (cdp/pipe/active-tab.ts: the same tab the live view, the
+ * recording and the session's `page` show) from the server's own connection to the browser (a
  * channel of its own on the pipe, browser/cdp/pipe/client.ts): what is typed never passes through a
  * CDP client's socket, and no client sees these commands. Only the tab's top document is searched and
  * typed into, and only when its origin (the browser's own `securityOrigin`, which no page script can
@@ -38,7 +39,7 @@ const OPEN_TIMEOUT_MS = 5_000;
 export async function fillLogin(pipe: CdpPipe, fill: LoginFill): Promise<LoginFillResult> {
   const cdp = await CdpClient.open(pipe, OPEN_TIMEOUT_MS);
   try {
-    const tab = await activeTab(cdp);
+    const tab = (await activeTab(cdp, pipe))?.targetId;
     if (!tab) return { outcome: "no-tab" };
     let attachment: string | undefined;
     try {

@@ -53,7 +53,7 @@ export async function profileLabelsOf(ctx: ServiceContext, sessions: Session[]):
   return new Map(rows.map((p) => [p.id, p.label]));
 }
 
-/** The first tab's title and address of a session running on this node; null elsewhere, after its end, or if the browser is slow to say. */
+/** The active tab's title and address (browser/cdp/pipe/active-tab.ts) of a session running on this node; null elsewhere, after its end, or if the browser is slow to say. */
 export async function currentPageOf(ctx: ServiceContext, session: Session): Promise<OpenPage | null> {
   const lease = ctx.deps.runtime.endpoint(session.id);
   if (!lease) return null;

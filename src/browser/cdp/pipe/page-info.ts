@@ -1,3 +1,4 @@
+import { activeTab } from "./active-tab.ts";
 import { CdpClient } from "./client.ts";
 import type { CdpPipe } from "./pipe.ts";
 
@@ -33,14 +34,10 @@ async function withClient<T>(pipe: CdpPipe, work: (cdp: CdpClient) => Promise<T>
 const pagesOf = async (cdp: CdpClient): Promise<TargetInfo[]> =>
   ((await cdp.send<{ targetInfos: TargetInfo[] }>("Target.getTargets")).targetInfos ?? []).filter((t) => t.type === "page");
 
-/**
- * The active tab (the one last brought to the front or driven: pipe.activeTarget, which the live
- * view and the recording show too), else the first page tab; null when there is none.
- */
+/** The active tab's title and address (active-tab.ts: the tab the live view, the recording and the fill use); null when there is none. */
 export async function activePage(pipe: CdpPipe): Promise<OpenPage | null> {
   return withClient(pipe, async (cdp) => {
-    const pages = await pagesOf(cdp);
-    const page = pages.find((p) => p.targetId === pipe.activeTarget) ?? pages[0];
+    const page = await activeTab(cdp, pipe, await pagesOf(cdp));
     return page ? pageSummary(page) : null;
   });
 }

@@ -29,6 +29,8 @@ export type { PipeMessage } from "./channel.ts";
 
 /** How long a call of the pipe's own (attach, detach, version, close) may take before it fails. */
 const ROOT_CALL_TIMEOUT_MS = 10_000;
+/** How many recently driven pages the pipe remembers (a session with more tabs falls back to the page loaded last). */
+const RECENT_TARGETS = 32;
 
 interface RootCall {
   method: string;
@@ -45,7 +47,8 @@ export class CdpPipe {
   readonly #owners = new Map<string, CdpChannel>();
   readonly #calls = new Map<number, RootCall>();
   readonly #front = new Set<(targetId: string) => void>();
-  #active: string | undefined;
+  /** The pages brought to the front or driven, most recent last (a closed one stays until it ages out). */
+  readonly #recent: string[] = [];
   #nextId: number;
   #open = true;
   #corked = false;
@@ -159,13 +162,21 @@ export class CdpPipe {
 
   /** @internal a channel sent a command that brings `targetId` to the front or drives it. */
   fronted(targetId: string): void {
-    this.#active = targetId;
+    const at = this.#recent.indexOf(targetId);
+    if (at >= 0) this.#recent.splice(at, 1);
+    this.#recent.push(targetId);
+    if (this.#recent.length > RECENT_TARGETS) this.#recent.shift();
     for (const listener of this.#front) listener(targetId);
   }
 
   /** The page last brought to the front or driven by any user of the pipe (it may have closed since); undefined before any. */
   get activeTarget(): string | undefined {
-    return this.#active;
+    return this.#recent.at(-1);
+  }
+
+  /** The pages brought to the front or driven, most recent first (some may have closed since): when the active one closes, the next open one takes over. */
+  get recentTargets(): readonly string[] {
+    return this.#recent.toReversed();
   }
 
   /** A command of the pipe's own, outside any attachment (the browser's version, its close, attaches). */
