@@ -4,7 +4,8 @@ import { DEFAULT_KEY_LIMIT_PER_MINUTE } from "../../auth/rate-limit.ts";
 import { actingWorkspace, requirePrincipal, requireWorkspaceRole } from "../../kernel/authz.ts";
 import type { ServiceContext } from "../../kernel/context.ts";
 import { parseInput, prismaOf } from "../../kernel/support.ts";
-import { auditedTransaction } from "../audit/audited.ts";
+import { auditedTransaction, type Tx } from "../audit/audited.ts";
+import { writeAuditInTx } from "../audit/audit.ts";
 import { isOrganizationAdmin } from "../sign-ins/users.ts";
 import { hardBounds, limitFields, UpdateWorkspaceSettingsInput, type LimitField } from "./workspace-settings-input.ts";
 
@@ -90,10 +91,48 @@ export async function updateWorkspaceSettings(ctx: ServiceContext, input: Update
   if (principal.kind !== "user") throw new AppError("forbidden", "API keys cannot change workspace settings; this is a dashboard action for owners.");
   const orgAdmin = isOrganizationAdmin(ctx.deps, principal.email);
   const ws = orgAdmin ? await namedWorkspace(ctx) : await requireWorkspaceRole(ctx, ["OWNER"], "change the workspace's settings");
+  return applySettings(ctx, ws, input, !orgAdmin, (work) => auditedTransaction(ctx, work));
+}
+
+/**
+ * The operator's path (`npm run admin -- workspace <slug> ...` over the admin socket): the hard
+ * bounds only, as an organization admin. Audited as `workspace.update` with no actor (the
+ * operator is whoever can reach the data folder) and logged.
+ */
+export async function updateWorkspaceSettingsAsOperator(ctx: ServiceContext, slug: string, input: unknown): Promise<WorkspaceSettingsView> {
+  const ws = await prismaOf(ctx).workspace.findUnique({ where: { slug } });
+  if (!ws) throw new AppError("not-found", `No workspace has the slug "${slug}".`);
+  const entry = (target: string) => ({
+    workspaceId: ws.id,
+    keyPrefix: null,
+    actorUserId: null,
+    action: "workspace.update",
+    target,
+    httpStatus: 200,
+    requestId: ctx.requestId,
+    ip: null,
+  });
+  const view = await applySettings(ctx, ws, input, false, (work) =>
+    prismaOf(ctx).$transaction((tx) => work(tx, (target) => writeAuditInTx(tx, entry(target)))),
+  );
+  ctx.log.info({ workspace: slug, limits: view.limits }, "the admin command changed a workspace's settings");
+  return view;
+}
+
+/** Runs the change and its audit entry in one transaction. */
+type InTransaction = (work: (tx: Tx, audit: (target: string) => Promise<void>) => Promise<Workspace>) => Promise<Workspace>;
+
+async function applySettings(
+  ctx: ServiceContext,
+  ws: Workspace,
+  input: unknown,
+  asOwner: boolean,
+  inTransaction: InTransaction,
+): Promise<WorkspaceSettingsView> {
   const body = parseInput(UpdateWorkspaceSettingsInput, input);
   const current = limitsOf(ws);
   const changed = limitFields.filter((f) => body[f] !== undefined && body[f] !== current[f]);
-  if (!orgAdmin) checkOwnerBounds(ctx, changed, body);
+  if (asOwner) checkOwnerBounds(ctx, changed, body);
   const renamed = body.name !== undefined && body.name !== ws.name;
   const fields = [...(renamed ? ["name"] : []), ...changed];
   if (fields.length === 0) return toView(ctx, ws);
@@ -104,7 +143,7 @@ export async function updateWorkspaceSettings(ctx: ServiceContext, input: Update
     ...(changed.includes("queue_weight") ? { queueWeight: body.queue_weight ?? 1 } : {}),
     ...(changed.includes("rate_limit_per_minute") ? { rateLimitPerMinute: body.rate_limit_per_minute } : {}),
   };
-  const updated = await auditedTransaction(ctx, async (tx, audit) => {
+  const updated = await inTransaction(async (tx, audit) => {
     const row = await tx.workspace.update({ where: { id: ws.id }, data });
     await audit(`${ws.id}#${fields.join(",")}`);
     return row;
