@@ -54,8 +54,8 @@ export function WorkspaceLimitsForm() {
   // A value already set above the bound (by an organization admin) may be sent back unchanged: the server accepts it.
   const bound = (key: LimitKey): number => (me.organizationAdmin ? hard[key].max : (current?.ownerBounds[key] ?? hard[key].max));
   const hint = (key: LimitKey): string => {
-    const now = current?.effective[key];
-    const applies = now === null || now === undefined ? "no cap" : `${now}`;
+    const now = current ? current.effective[key] : undefined;
+    const applies = now === undefined ? "…" : now === null ? "no cap" : `${now}`;
     const who = me.organizationAdmin ? "organization admins" : "owners";
     return `Now ${applies}. Empty: the deployment’s default. ${hard[key].min}–${bound(key)} for ${who}.`;
   };
