@@ -9,6 +9,9 @@ import http from "node:http";
 import path from "node:path";
 import type { AppDeps } from "./kernel/context.ts";
 import { issueConsoleSignIn } from "./services/sign-ins/console-sign-in.ts";
+import { internalContext } from "./deps.ts";
+import { AppError } from "./errors.ts";
+import { updateWorkspaceSettingsAsOperator } from "./services/workspaces/workspace-settings.ts";
 
 export const ADMIN_SOCKET_NAME = "admin.sock";
 
@@ -26,9 +29,35 @@ const json = (res: http.ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 
-/** Answers `POST /sign-in-link` on the socket; anything else is 404. */
+const readBody = async (req: http.IncomingMessage): Promise<unknown> => {
+  let text = "";
+  for await (const chunk of req) {
+    text += String(chunk);
+    if (text.length > 16_384) throw new AppError("validation-failed", "The command is too long.");
+  }
+  return text ? JSON.parse(text) : {};
+};
+
+/**
+ * `POST /workspace` `{slug, ...settings}`: the operator sets a workspace's name and limits within
+ * the hard bounds, as an organization admin may (services/workspaces/workspace-settings.ts).
+ */
+async function workspaceCommand(deps: AppDeps, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const { slug, ...settings } = (await readBody(req)) as { slug?: unknown };
+  if (typeof slug !== "string") return json(res, 400, { error: "name the workspace: workspace <slug> --max-sessions N ..." });
+  try {
+    const view = await updateWorkspaceSettingsAsOperator(internalContext(deps, "admin-command"), slug, settings);
+    json(res, 200, { slug: view.workspace.slug, name: view.workspace.name, limits: view.limits, effective: view.effective });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    json(res, err.status, { error: err.detail, ...err.extensions });
+  }
+}
+
+/** Answers `POST /sign-in-link` and `POST /workspace` on the socket; anything else is 404. */
 async function handle(deps: AppDeps, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  if (req.method !== "POST" || req.url !== "/sign-in-link") return json(res, 404, { error: "POST /sign-in-link is the only command" });
+  if (req.method === "POST" && req.url === "/workspace") return workspaceCommand(deps, req, res);
+  if (req.method !== "POST" || req.url !== "/sign-in-link") return json(res, 404, { error: "POST /sign-in-link and POST /workspace are the commands" });
   if (deps.dashboard.mailer.kind === "smtp") {
     return json(res, 409, { error: "Mail is configured on this server: ask for a sign-in link on the sign-in page, it is mailed." });
   }
@@ -46,7 +75,7 @@ export async function openAdminSocket(deps: AppDeps, dataDir: string): Promise<A
   const server = http.createServer((req, res) => {
     handle(deps, req, res).catch((err: unknown) => {
       deps.log.error({ err }, "the admin command failed");
-      if (!res.headersSent) json(res, 500, { error: "The server could not issue a link; see its log." });
+      if (!res.headersSent) json(res, 500, { error: "The server could not do it; see its log." });
       else res.destroy();
     });
   });

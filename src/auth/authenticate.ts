@@ -126,6 +126,11 @@ export class ApiKeyAuthenticator {
   }
 
   /** Called after a revocation is committed: every node refuses the key from the next request on. */
+  /** A workspace's limits changed: its keys' records are read again on their next call here (other nodes within {@link recordTtlMs}). */
+  workspaceChanged(workspaceId: string): void {
+    for (const [id, entry] of this.records) if (entry.record?.workspaceId === workspaceId) this.records.delete(id);
+  }
+
   async revoked(keyId: string): Promise<void> {
     this.records.delete(keyId);
     this.verified.forget(keyId);

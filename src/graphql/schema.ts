@@ -21,6 +21,7 @@ import "./types/session-log.ts";
 import "./types/user.ts";
 import "./types/webhook.ts";
 import "./types/network-policy.ts";
+import "./types/workspace-settings.ts";
 import "./types/workspace.ts";
 
 /**

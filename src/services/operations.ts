@@ -46,6 +46,8 @@ import { exchangeSignIn, requestSignIn } from "./sign-ins/sign-in.ts";
 import { getMe } from "./sign-ins/users.ts";
 import { createWorkspaceAsAdmin, listMyWorkspaces } from "./workspaces/workspaces.ts";
 import { claimWorkspace } from "./workspaces/workspace-claims.ts";
+import { getWorkspaceSettings, updateWorkspaceSettings } from "./workspaces/workspace-settings.ts";
+import { UpdateWorkspaceSettingsInput } from "./workspaces/workspace-settings-input.ts";
 import { getNetworkPolicy, setNetworkPolicy } from "./network-policy/network-policy.ts";
 import { NetworkPolicyInput } from "./network-policy/network-policy-input.ts";
 
@@ -63,6 +65,8 @@ export const operations = catalogue({
   workspaces: { action: "workspace.list", run: listMyWorkspaces },
   createWorkspace: { action: "workspace.create", run: createWorkspaceAsAdmin },
   claimWorkspace: { action: "workspace.claim", run: claimWorkspace },
+  workspaceSettings: { action: "workspace.get", run: getWorkspaceSettings },
+  updateWorkspaceSettings: { action: "workspace.update", input: UpdateWorkspaceSettingsInput, run: updateWorkspaceSettings },
   networkPolicy: { action: "workspace.network_policy_read", run: getNetworkPolicy },
   setNetworkPolicy: { action: "workspace.network_policy_update", input: NetworkPolicyInput, run: setNetworkPolicy },
   members: { action: "member.list", run: listMembers },

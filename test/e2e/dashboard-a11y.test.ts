@@ -89,7 +89,8 @@ describe.skipIf(!executablePath)("the dashboard is accessible", () => {
     await check("credentials-empty", at("credentials"), () => page.getByRole("heading", { name: "No credentials yet" }).waitFor());
     await check("members", at("members"), heading("Members"));
     await check("audit-log", at("audit-log"), heading("Audit log"));
-    await check("settings", at("settings"), heading("Settings"));
+    // The whole page: the name-and-limits form and the network rules, once loaded.
+    await check("settings", at("settings"), () => page.getByLabel("Deny").waitFor());
     await check("not-found", `${t.url}/dashboard/nowhere`, () => page.locator("main h1").waitFor());
     await check("unknown-workspace", `${t.url}/dashboard/w/nowhere/sessions`, heading("Workspace not found"));
     await check("new-workspace", `${t.url}/dashboard/new-workspace`, () => page.locator("main h1").waitFor());

@@ -694,6 +694,29 @@ export type RetryWebhookDeliveryMutationVariables = Exact<{
 
 export type RetryWebhookDeliveryMutation = { retryWebhookDelivery: { id: string, webhookId: string, event: string, eventId: string | null, status: string, attempts: number, nextAttemptAt: string | null, lastAttemptAt: string | null, lastResponseCode: number | null, lastError: string | null, createdAt: string } };
 
+export type WorkspaceLimitsFieldsFragment = { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null };
+
+export type WorkspaceSettingsFieldsFragment = { id: string, slug: string, name: string, createdAt: string, limits: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null }, effective: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null }, ownerBounds: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null } };
+
+export type WorkspaceSettingsQueryVariables = Exact<{
+  workspace: string;
+}>;
+
+
+export type WorkspaceSettingsQuery = { workspaceSettings: { id: string, slug: string, name: string, createdAt: string, limits: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null }, effective: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null }, ownerBounds: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null } } };
+
+export type UpdateWorkspaceSettingsMutationVariables = Exact<{
+  workspace: string;
+  name?: string | null | undefined;
+  maxSessions?: number | null | undefined;
+  maxSessionSeconds?: number | null | undefined;
+  queueWeight?: number | null | undefined;
+  rateLimitPerMinute?: number | null | undefined;
+}>;
+
+
+export type UpdateWorkspaceSettingsMutation = { updateWorkspaceSettings: { id: string, slug: string, name: string, createdAt: string, limits: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null }, effective: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null }, ownerBounds: { maxSessions: number | null, maxSessionSeconds: number | null, queueWeight: number | null, rateLimitPerMinute: number | null } } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -840,6 +863,36 @@ export const WebhookDeliveryFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
 }
     `, {"fragmentName":"WebhookDeliveryFields"}) as unknown as TypedDocumentString<WebhookDeliveryFieldsFragment, unknown>;
+export const WorkspaceLimitsFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WorkspaceLimitsFields on WorkspaceLimits {
+  maxSessions
+  maxSessionSeconds
+  queueWeight
+  rateLimitPerMinute
+}
+    `, {"fragmentName":"WorkspaceLimitsFields"}) as unknown as TypedDocumentString<WorkspaceLimitsFieldsFragment, unknown>;
+export const WorkspaceSettingsFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WorkspaceSettingsFields on WorkspaceSettings {
+  id
+  slug
+  name
+  createdAt
+  limits {
+    ...WorkspaceLimitsFields
+  }
+  effective {
+    ...WorkspaceLimitsFields
+  }
+  ownerBounds {
+    ...WorkspaceLimitsFields
+  }
+}
+    fragment WorkspaceLimitsFields on WorkspaceLimits {
+  maxSessions
+  maxSessionSeconds
+  queueWeight
+  rateLimitPerMinute
+}`, {"fragmentName":"WorkspaceSettingsFields"}) as unknown as TypedDocumentString<WorkspaceSettingsFieldsFragment, unknown>;
 export const CredentialsDocument = new TypedDocumentString(`
     query Credentials($workspace: String!) {
   credentials(workspace: $workspace, limit: 100) {
@@ -1745,3 +1798,64 @@ export const RetryWebhookDeliveryDocument = new TypedDocumentString(`
   lastError
   createdAt
 }`) as unknown as TypedDocumentString<RetryWebhookDeliveryMutation, RetryWebhookDeliveryMutationVariables>;
+export const WorkspaceSettingsDocument = new TypedDocumentString(`
+    query WorkspaceSettings($workspace: String!) {
+  workspaceSettings(workspace: $workspace) {
+    ...WorkspaceSettingsFields
+  }
+}
+    fragment WorkspaceLimitsFields on WorkspaceLimits {
+  maxSessions
+  maxSessionSeconds
+  queueWeight
+  rateLimitPerMinute
+}
+fragment WorkspaceSettingsFields on WorkspaceSettings {
+  id
+  slug
+  name
+  createdAt
+  limits {
+    ...WorkspaceLimitsFields
+  }
+  effective {
+    ...WorkspaceLimitsFields
+  }
+  ownerBounds {
+    ...WorkspaceLimitsFields
+  }
+}`) as unknown as TypedDocumentString<WorkspaceSettingsQuery, WorkspaceSettingsQueryVariables>;
+export const UpdateWorkspaceSettingsDocument = new TypedDocumentString(`
+    mutation UpdateWorkspaceSettings($workspace: String!, $name: String, $maxSessions: Int, $maxSessionSeconds: Int, $queueWeight: Int, $rateLimitPerMinute: Int) {
+  updateWorkspaceSettings(
+    workspace: $workspace
+    name: $name
+    maxSessions: $maxSessions
+    maxSessionSeconds: $maxSessionSeconds
+    queueWeight: $queueWeight
+    rateLimitPerMinute: $rateLimitPerMinute
+  ) {
+    ...WorkspaceSettingsFields
+  }
+}
+    fragment WorkspaceLimitsFields on WorkspaceLimits {
+  maxSessions
+  maxSessionSeconds
+  queueWeight
+  rateLimitPerMinute
+}
+fragment WorkspaceSettingsFields on WorkspaceSettings {
+  id
+  slug
+  name
+  createdAt
+  limits {
+    ...WorkspaceLimitsFields
+  }
+  effective {
+    ...WorkspaceLimitsFields
+  }
+  ownerBounds {
+    ...WorkspaceLimitsFields
+  }
+}`) as unknown as TypedDocumentString<UpdateWorkspaceSettingsMutation, UpdateWorkspaceSettingsMutationVariables>;

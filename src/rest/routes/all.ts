@@ -11,6 +11,7 @@ import { sessionRoutes } from "./sessions.ts";
 import { sessionLogRoutes } from "./session-logs.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { networkPolicyRoutes } from "./network-policy.ts";
+import { workspaceSettingsRoutes } from "./workspace-settings.ts";
 import type { AnyRoute } from "../define-route.ts";
 
 /** Every /v1 operation. The same table registers Express handlers and builds /openapi.json. */
@@ -27,5 +28,6 @@ export const routes: readonly AnyRoute[] = [
   ...credentialRoutes,
   ...webhookRoutes,
   ...networkPolicyRoutes,
+  ...workspaceSettingsRoutes,
   ...dashboardRoutes,
 ];

@@ -639,6 +639,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the workspace's name and limits
+         * @description Any member, or a key of the workspace. `limits` are its own values (null: the deployment's default), `effective` what applies.
+         */
+        get: operations["workspaceSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename the workspace or change its limits
+         * @description Workspace owners, within what the deployment grants (`owner_bounds`; a value sent back unchanged is always accepted); organization admins within the hard bounds (max_sessions 1–10000, max_session_seconds 60–86400, queue_weight 1–1000, rate_limit_per_minute 1–100000). Above an owner's bound: 403 with `field`, `bound` and `setting` members. Absent fields are unchanged, null puts a limit back to the deployment's default. Admins, members and API keys: 403. New sessions take the new limits at once (a key's cached limits on another node within a minute); running sessions keep theirs.
+         */
+        patch: operations["updateWorkspaceSettings"];
+        trace?: never;
+    };
     "/v1/dashboard/ws/{slug}/api-keys": {
         parameters: {
             query?: never;
@@ -1209,6 +1233,18 @@ export interface components {
                 }[];
             }[];
         };
+        UpdateWorkspaceSettingsInput: {
+            /** @description The workspace's display name (1–100 characters). */
+            name?: string;
+            /** @description Most live sessions at once, cluster-wide. null = back to the deployment's default; absent = unchanged. */
+            max_sessions?: number | null;
+            /** @description The longest a session may live, in seconds. null = back to the deployment's default; absent = unchanged. */
+            max_session_seconds?: number | null;
+            /** @description The workspace's share of each turn of the admission queue (organization admins only may raise it above 1). null = back to the deployment's default; absent = unchanged. */
+            queue_weight?: number | null;
+            /** @description API requests per minute per key. null = back to the deployment's default; absent = unchanged. */
+            rate_limit_per_minute?: number | null;
+        };
         Webhook: {
             /** @description `whk_<ULID>` */
             id: string;
@@ -1273,6 +1309,57 @@ export interface components {
             updated_at: string;
             /** @description `whsec_<base64 of 32 bytes>`: shown only in this answer. Verify each delivery's `webhook-signature` with it. */
             secret: string;
+        };
+        /** @description What applies to its next session: its own value, else the deployment's default. */
+        WorkspaceEffectiveLimits: {
+            /** @description Most live sessions at once, cluster-wide (null: no cap). */
+            max_sessions: number | null;
+            /** @description The longest a session may live, in seconds. */
+            max_session_seconds: number | null;
+            /** @description Its share of each turn of the admission queue. */
+            queue_weight: number | null;
+            /** @description API requests per minute per key. */
+            rate_limit_per_minute: number | null;
+        };
+        /** @description The workspace's own values; null = the deployment's default applies. */
+        WorkspaceLimits: {
+            /** @description Most live sessions at once, cluster-wide (null: no cap). */
+            max_sessions: number | null;
+            /** @description The longest a session may live, in seconds. */
+            max_session_seconds: number | null;
+            /** @description Its share of each turn of the admission queue. */
+            queue_weight: number | null;
+            /** @description API requests per minute per key. */
+            rate_limit_per_minute: number | null;
+        };
+        /** @description The most an owner may set each limit to (what the deployment grants; null: only the hard bound). Organization admins may go up to the hard bounds. */
+        WorkspaceOwnerBounds: {
+            /** @description Most live sessions at once, cluster-wide (null: no cap). */
+            max_sessions: number | null;
+            /** @description The longest a session may live, in seconds. */
+            max_session_seconds: number | null;
+            /** @description Its share of each turn of the admission queue. */
+            queue_weight: number | null;
+            /** @description API requests per minute per key. */
+            rate_limit_per_minute: number | null;
+        };
+        WorkspaceSettings: {
+            id: string;
+            slug: string;
+            name: string;
+            created_at: string;
+            limits: components["schemas"]["WorkspaceLimits"];
+            effective: components["schemas"]["WorkspaceEffectiveLimits"];
+            owner_bounds: components["schemas"]["WorkspaceOwnerBounds"];
+        };
+        WorkspaceSettingsInput: {
+            id: string;
+            slug: string;
+            name: string;
+            created_at: string;
+            limits: components["schemas"]["WorkspaceLimits"];
+            effective: components["schemas"]["WorkspaceEffectiveLimits"];
+            owner_bounds: components["schemas"]["WorkspaceOwnerBounds"];
         };
     };
     responses: never;
@@ -5827,6 +5914,202 @@ export interface operations {
             };
             /** @description `invalid-network-rule`: Invalid network rule */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    workspaceSettings: {
+        parameters: {
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceSettings"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate-limited`: Too many requests */
+            429: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal-error`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWorkspaceSettings: {
+        parameters: {
+            query?: {
+                /** @description Dashboard users name the workspace (slug); API keys act in their own. */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspaceSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The caller's quota, for example `"default";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"default";r=<remaining>;t=<seconds until the window resets>` (draft-ietf-httpapi-ratelimit-headers-11). */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceSettingsInput"];
+                };
+            };
+            /** @description `validation-failed`: Validation failed; `malformed-json`: Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

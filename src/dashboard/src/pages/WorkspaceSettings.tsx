@@ -4,12 +4,13 @@ import { formatDate } from "../lib/format.ts";
 import { useQuery, useTitle } from "../lib/hooks.ts";
 import { roleLabel, useWorkspace } from "../lib/me.tsx";
 import { Notice, PageHeader } from "../components/ui.tsx";
+import { NetworkPolicySection } from "./network-policy-section.tsx";
+import { WorkspaceLimitsForm } from "./workspace-limits-form.tsx";
 
 /**
- * The workspace's settings for its owners: its name, the limits its sessions run under and how long
- * their data is kept. Only what the API can read is shown as a value; what it cannot read or change
- * yet (renaming, per-workspace limits, retention) names the server setting that decides it, so an
- * owner knows whom to ask and what for.
+ * The workspace's settings for its owners: its name and the limits its sessions run under (editable,
+ * within what the deployment grants), its network rules, and how long their data is kept (the
+ * server's setting, named so an owner knows whom to ask).
  */
 export function WorkspaceSettingsPage() {
   const ws = useWorkspace();
@@ -30,26 +31,23 @@ export function WorkspaceSettingsPage() {
 
   return (
     <>
-      <PageHeader title="Settings" description={`What ${ws.name} is called, the limits its sessions run under, and how long their data is kept.`} />
+      <PageHeader
+        title="Settings"
+        description={`What ${ws.name} is called, the limits its sessions run under, its network rules and how long their data is kept.`}
+      />
       <Section id="settings-general" title="General">
-        <Row label="Name">{ws.name}</Row>
         <Row label="Address">
           <code>{ws.slug}</code>
         </Row>
         <Row label="Created">{created ? formatDate(created) : "…"}</Row>
         <Row label="Your role">{roleLabel[ws.role]}</Row>
       </Section>
-      <p className="muted small">Renaming a workspace has no API yet: the name and address stay as they were created.</p>
-      <Section id="settings-limits" title="Limits">
-        <Row label="Live sessions at once">
-          The deployment’s cap, <code>VESSEL_WORKSPACE_MAX_SESSIONS</code>, unless the operator gave this workspace its own (<code>max_sessions</code>). Over
-          it, a new session is refused with 429 <code>workspace-session-limit</code>.
-        </Row>
-        <Row label="Longest session">
-          <code>timeout_seconds</code> of each session, at most the deployment’s longest (30 minutes unless the operator changed it).
-        </Row>
-        <Row label="API requests">Per key and minute, the deployment’s rate limit unless the operator gave this workspace its own; over it, 429.</Row>
-      </Section>
+      <WorkspaceLimitsForm />
+      <p className="muted small">
+        Over the live-session limit a new session is refused with 429 <code>workspace-session-limit</code>; a longer <code>timeout_seconds</code> than the
+        longest session is refused with 400. Running sessions keep the limits they started with.
+      </p>
+      <NetworkPolicySection />
       <Section id="settings-retention" title="Retention">
         <Row label="Session logs">
           Kept <code>VESSEL_LOGS_RETENTION_DAYS</code> days after the session starts (7 unless the operator changed it), then deleted.
@@ -59,7 +57,7 @@ export function WorkspaceSettingsPage() {
         </Row>
         <Row label="Audit log">Kept with the workspace.</Row>
       </Section>
-      <p className="muted small">These limits are the server’s settings: the API does not read or change them per workspace yet.</p>
+      <p className="muted small">Retention is the server’s setting: the API does not change it per workspace.</p>
     </>
   );
 }
