@@ -30,7 +30,8 @@ describe("a create's region problem names the valid regions", () => {
     const res = await create(body);
     expect(res.status).toBe(400);
     const problem = (await res.json()) as { detail: string; errors: Array<{ field: string; message: string }> };
-    expect(problem.errors).toEqual([{ field: "body.region", message: "required: one of the regions this deployment serves (us-east1, eu-west1)" }]);
+    expect(problem.errors).toHaveLength(1);
+    expect(problem.errors[0]).toMatchObject({ field: "body.region", message: expect.stringContaining("this deployment serves: us-east1, eu-west1") });
     expect(problem.detail).toContain("us-east1, eu-west1");
     expect(problem.detail).not.toMatch(/received undefined/);
   });

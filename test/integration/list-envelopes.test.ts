@@ -21,7 +21,8 @@ describe("list routes", () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    ws = await seedWorkspace(t);
+    // A key that may read every list, credentials included (their scopes are their own, issue 46).
+    ws = await seedWorkspace(t, { scopes: ["credentials:use", "credentials:manage"] });
     owner = await seedUser(t, ws.workspace.id, "OWNER");
     const session = sessionRow(ws.workspace.id, { status: "RELEASED", endedAt: new Date() });
     await t.app.deps.db.prisma.session.create({ data: session as never });
