@@ -5,9 +5,10 @@
 //                    bounds, as an organization admin may (`default` puts a limit back to the deployment's)
 // It asks the running server over its admin socket (src/admin-socket.ts) in the data folder
 // (VESSEL_DATA_DIR, `.data` by default), so it works while the server holds the database.
-import http from "node:http";
 import { parseArgs } from "node:util";
 import { adminSocketPath } from "../src/admin-socket.ts";
+// The client's `vessel admin` speaks to the same socket: one way to ask it.
+import { askAdminSocket } from "../clients/typescript/src/cli-admin.ts";
 
 const usage =
   "usage: npm run admin -- sign-in-link   (or: npm run sign-in-link)\n" +
@@ -20,27 +21,6 @@ const limitOptions = {
   "queue-weight": "queue_weight",
   "rate-limit-per-minute": "rate_limit_per_minute",
 } as const;
-
-function ask(socketPath: string, route: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, path: route, method: "POST" }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      res.on("end", () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> });
-        } catch (err) {
-          reject(err);
-        }
-      });
-    });
-    req.on("error", reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
 
 /** `workspace <slug> --queue-weight 4 ...` → the socket's body; null when the arguments are wrong. */
 function workspaceBody(args: string[]): Record<string, unknown> | null {
@@ -71,9 +51,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const socketPath = adminSocketPath(process.env.VESSEL_DATA_DIR || ".data");
-  let answer: Awaited<ReturnType<typeof ask>>;
+  let answer: Awaited<ReturnType<typeof askAdminSocket>>;
   try {
-    answer = await ask(socketPath, command === "workspace" ? "/workspace" : "/sign-in-link", body);
+    answer = await askAdminSocket(socketPath, command === "workspace" ? "/workspace" : "/sign-in-link", body);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" || code === "ECONNREFUSED" ? "is the server running (npm start), with the same VESSEL_DATA_DIR?" : (err as Error).message;

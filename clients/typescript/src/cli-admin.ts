@@ -8,9 +8,10 @@ import type { Io } from "./cli-command.ts";
 
 export const adminUsage = "vessel admin sign-in-link   (on the server's machine, in its folder, while it runs)";
 
-function ask(socketPath: string): Promise<{ status: number; body: Record<string, unknown> }> {
+/** One request to the server's admin socket: its status and JSON answer. Also used by the server's `npm run admin`. */
+export function askAdminSocket(socketPath: string, route: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, path: "/sign-in-link", method: "POST" }, (res) => {
+    const req = http.request({ socketPath, path: route, method: "POST" }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => {
@@ -25,7 +26,7 @@ function ask(socketPath: string): Promise<{ status: number; body: Record<string,
       });
     });
     req.on("error", reject);
-    req.end();
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
@@ -36,9 +37,9 @@ export async function runAdmin(argv: string[], io: Io): Promise<number> {
     return argv.includes("--help") || argv.includes("-h") ? 0 : 2;
   }
   const socketPath = path.join(path.resolve(io.env.VESSEL_DATA_DIR || ".data"), "admin.sock");
-  let answer: Awaited<ReturnType<typeof ask>>;
+  let answer: Awaited<ReturnType<typeof askAdminSocket>>;
   try {
-    answer = await ask(socketPath);
+    answer = await askAdminSocket(socketPath, "/sign-in-link");
   } catch (err) {
     const code = (err as { code?: string }).code;
     const why = code === "ENOENT" || code === "ECONNREFUSED" ? "is the server running (npm start), with the same VESSEL_DATA_DIR?" : (err as Error).message;
